@@ -1,0 +1,30 @@
+"""Card Referee: a REST API that referees the sequence family of table games.
+
+``create_app(config=None)`` is the application factory; gunicorn serves
+``'service:create_app()'``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask
+
+from service.config import database_url
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    """Build the Flask app. ``config`` overrides settings (tests pass DATABASE_URL)."""
+    from service.api import init_api
+
+    app = Flask(__name__)
+    app.config.update(
+        DATABASE_URL=database_url(),
+        MAX_CONTENT_LENGTH=64 * 1024,
+        API_TITLE="Card Referee",
+        API_VERSION="v1",
+        OPENAPI_VERSION="3.0.3",
+        JSON_SORT_KEYS=False,
+    )
+    app.config.update(config or {})
+    init_api(app)
+    return app

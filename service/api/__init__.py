@@ -1,0 +1,81 @@
+"""HTTP layer: flask-smorest Api, problem+json errors, one blueprint per module."""
+from __future__ import annotations
+
+import http
+
+import yaml
+from flask import Flask, Response, request
+from flask.json.provider import DefaultJSONProvider
+from flask_smorest import Api as _Api
+from flask_smorest.utils import prepare_response
+from marshmallow import Schema, fields
+from webargs.flaskparser import is_json_request
+
+from service.api.base import strict_loads
+from service.errors import PROBLEM_MIMETYPE, from_http_exception, problem
+
+
+class ProblemSchema(Schema):
+    """RFC 9457 problem details, as every error response carries them."""
+
+    type = fields.String(required=True)
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    code = fields.String(required=True, metadata={"description": "stable machine code"})
+    errors = fields.Dict(metadata={"description": "body/query validation: location -> field -> messages"})
+    version = fields.Integer(metadata={"description": "current game version (412)"})
+
+
+class Api(_Api):
+    """flask-smorest Api whose every HTTP error is RFC 9457 problem+json."""
+
+    ERROR_SCHEMA = ProblemSchema
+
+    def handle_http_exception(self, error):  # noqa: D102 - see service.errors
+        return from_http_exception(error)
+
+    def _register_responses(self):
+        """Document every error response as application/problem+json."""
+        for status in http.HTTPStatus:
+            response = {"description": status.phrase}
+            if not (100 <= status < 200) and status not in (204, 304):
+                response["schema"] = self.ERROR_SCHEMA
+            prepare_response(response, self.spec, PROBLEM_MIMETYPE)
+            self.spec.components.response(status.name, response, lazy=True)
+        response = {"description": "Problem details (RFC 9457)", "schema": self.ERROR_SCHEMA}
+        prepare_response(response, self.spec, PROBLEM_MIMETYPE)
+        self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
+
+
+class StrictJSONProvider(DefaultJSONProvider):
+    """``request.get_json()`` refuses NaN, duplicate keys and deep nesting (400)."""
+
+    def loads(self, s, **kwargs):
+        return strict_loads(s)
+
+
+def _require_json_body():
+    """A body sent with another content type than JSON is 415, not a 422 guess."""
+    if request.method in ("POST", "PUT", "PATCH") and request.content_length \
+            and not is_json_request(request):
+        return problem(415, detail="Send the body as application/json.")
+    return None
+
+
+def init_api(app: Flask) -> Api:
+    """Register the blueprints and error handling on ``app``; returns the Api."""
+    from service.api import games, meta, sequence, two_way
+
+    app.json = StrictJSONProvider(app)
+    api = Api(app)
+    app.before_request(_require_json_body)
+    for module in (meta, games, two_way, sequence):
+        api.register_blueprint(module.blp)
+
+    @app.get("/openapi.yaml")
+    def openapi_yaml() -> Response:
+        """The OpenAPI contract, generated from the code (same as openapi.yaml)."""
+        return Response(yaml.dump(api.spec.to_dict()), mimetype="application/yaml")
+
+    return api

@@ -1,0 +1,96 @@
+"""Shared API plumbing: the strict JSON parser and the Blueprint every module uses.
+
+Request bodies are parsed by :func:`strict_loads`, which refuses what Python's
+``json`` would accept or crash on: ``NaN``/``Infinity``, duplicate object keys and
+nesting deeper than :data:`MAX_DEPTH`. Each is a 400 problem, never a 500.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import flask_smorest
+from flask import Request
+from webargs import core
+from webargs.flaskparser import FlaskParser, abort, is_json_request
+
+MAX_DEPTH = 32  # arrays/objects nested deeper than this are refused (400)
+MAX_BODY_BYTES = 64 * 1024  # larger bodies are refused with 413
+
+
+class InvalidJSON(ValueError):
+    """The body is not strict JSON (see module docstring)."""
+
+
+def _reject_constant(name: str) -> Any:
+    raise InvalidJSON(f"{name} is not a JSON number")
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise InvalidJSON(f"duplicate key {key!r}")
+        result[key] = value
+    return result
+
+
+def _depth(text: str) -> int:
+    """Deepest nesting of [ and { outside strings (a linear scan, no recursion)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def strict_loads(data: bytes | str) -> Any:
+    """Parse strict JSON. Raises :class:`InvalidJSON` with a reason on any defect."""
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+    except UnicodeDecodeError as exc:
+        raise InvalidJSON("body is not UTF-8") from exc
+    if _depth(text) > MAX_DEPTH:
+        raise InvalidJSON(f"nested deeper than {MAX_DEPTH} levels")
+    try:
+        return json.loads(text, parse_constant=_reject_constant,
+                          object_pairs_hook=_no_duplicates)
+    except InvalidJSON:
+        raise
+    except (ValueError, RecursionError) as exc:
+        raise InvalidJSON(str(exc)) from exc
+
+
+class StrictParser(FlaskParser):
+    """webargs parser that reads JSON bodies with :func:`strict_loads`."""
+
+    def _raw_load_json(self, req: Request) -> Any:
+        if not is_json_request(req):
+            return core.missing
+        data = req.get_data(cache=True)
+        if not data:
+            return core.missing
+        try:
+            return strict_loads(data)
+        except InvalidJSON as exc:
+            abort(400, messages={"json": [f"Invalid JSON body: {exc}"]},
+                  code="invalid-json", detail=f"Invalid JSON body: {exc}")
+
+
+class Blueprint(flask_smorest.Blueprint):
+    """flask-smorest Blueprint using :class:`StrictParser` for arguments."""
+
+    ARGUMENTS_PARSER = StrictParser()

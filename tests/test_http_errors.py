@@ -1,0 +1,78 @@
+"""Every error is RFC 9457 problem+json, hostile JSON included (never a 500)."""
+import json
+
+import pytest
+
+from service.api.base import MAX_DEPTH, InvalidJSON, strict_loads
+
+PROBLEM = "application/problem+json"
+
+
+def assert_problem(response, status, code=None):
+    assert response.status_code == status, response.get_data(as_text=True)
+    assert response.mimetype == PROBLEM
+    body = response.get_json(force=True)
+    assert body["status"] == status
+    assert {"type", "title", "detail", "code"} <= body.keys()
+    if code:
+        assert body["code"] == code
+    return body
+
+
+def post_routes(app):
+    """Every POST route without path parameters (they take a JSON body)."""
+    routes = [r.rule for r in app.url_map.iter_rules()
+              if "POST" in r.methods and "<" not in r.rule]
+    assert routes, "no POST endpoint to test"
+    return routes
+
+
+def test_unknown_route_is_404_problem(client):
+    assert_problem(client.get("/v1/nothing-here"), 404, "not-found")
+
+
+def test_wrong_method_is_405_problem_and_keeps_allow(client):
+    response = client.delete("/healthz")
+    assert_problem(response, 405, "method-not-allowed")
+    assert "GET" in response.headers["Allow"]
+
+
+@pytest.mark.parametrize("raw, reason", [
+    ("[" * 1000 + "]" * 1000, "nested"),
+    ('{"cards": [' * 40 + "]}" * 40, "nested"),
+    ('{"cards": NaN}', "NaN"),
+    ('{"cards": Infinity}', "Infinity"),
+    ('{"cards": -Infinity}', "Infinity"),
+    ('{"cards": [], "cards": []}', "duplicate"),
+    ('{"cards": [', "Expecting"),
+    ("\xff", "UTF-8"),
+])
+def test_hostile_json_is_400_on_every_post(app, client, raw, reason):
+    data = raw.encode("latin-1") if raw == "\xff" else raw.encode()
+    for route in post_routes(app):
+        response = client.post(route, data=data, content_type="application/json")
+        body = assert_problem(response, 400, "invalid-json")
+        assert reason in body["detail"]
+
+
+def test_body_over_64_kib_is_413(app, client):
+    big = json.dumps({"cards": ["AS"] * 20000})
+    assert len(big) > 64 * 1024
+    for route in post_routes(app):
+        assert_problem(client.post(route, data=big, content_type="application/json"),
+                       413, "payload-too-large")
+
+
+def test_wrong_content_type_is_415(app, client):
+    for route in post_routes(app):
+        response = client.post(route, data="cards=AS", content_type="application/x-www-form-urlencoded")
+        assert_problem(response, 415, "unsupported-media-type")
+
+
+def test_strict_loads_accepts_plain_json_and_names_defects():
+    assert strict_loads('{"a": [1, 2.5, "x", null, true]}') == {"a": [1, 2.5, "x", None, True]}
+    assert strict_loads("[" * MAX_DEPTH + "]" * MAX_DEPTH) is not None
+    with pytest.raises(InvalidJSON, match="deeper"):
+        strict_loads("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1))
+    # brackets inside strings do not count towards the depth
+    assert strict_loads('["' + "[" * 100 + '"]') == ["[" * 100]
