@@ -54,7 +54,10 @@ def _solve_run(parsed: Parsed) -> list[str] | None:
     known = [(i, p[0]) for i, p in enumerate(parsed) if p]
     for step in (1, -1):
         start = (known[0][1] - step * known[0][0]) % 13 if known else 0
-        if all((start + step * i) % 13 == r for i, r in known):
+        for i, r in known:
+            if (start + step * i) % 13 != r:
+                break
+        else:
             return [RANKS[(start + step * i) % 13] + suit_ for i in range(len(parsed))]
     return None
 
@@ -123,14 +126,15 @@ def _solve_suit_set(parsed: Parsed) -> list[str] | None:
     if len(suits) > 1 or len(set(used)) != len(used):
         return None
     suit_ = suits.pop() if suits else SUITS[0]
+    if len(used) == len(parsed):  # no joker
+        return [RANKS[r] + suit_ for r in used]
     spare = iter(r for r in range(13) if r not in used)
     return [RANKS[p[0] if p else next(spare)] + suit_ for p in parsed]
 
 
-def _reasons(parsed: Parsed) -> tuple[str, ...]:
-    """Why an invalid line is invalid (vocabulary at the top of this region)."""
-    one_suit = len({p[1] for p in parsed if p}) <= 1
-    one_rank = len({p[0] for p in parsed if p}) <= 1
+def _reasons(one_suit: bool, one_rank: bool) -> tuple[str, ...]:
+    """Why an invalid line is invalid (vocabulary at the top of this region), given
+    whether its non-joker cards share one suit and whether they share one rank."""
     if not (one_suit or one_rank):
         return ("mixed-ranks-and-suits",)
     reasons = []
@@ -151,20 +155,22 @@ def _judge(cards: tuple[str, ...]) -> _Verdict:
     may be; ties can only arise with at most one non-joker card, and then the order
     run > same-rank > suit-set decides (Ruling).
     """
-    parsed = tuple(_PARSED[c] for c in cards)
+    parsed = tuple(map(_PARSED.__getitem__, cards))
     n = len(cards)
-    run = _solve_run(parsed)
+    one_suit = len({p[1] for p in parsed if p}) <= 1
+    one_rank = len({p[0] for p in parsed if p}) <= 1
+    run = _solve_run(parsed) if one_suit else None
     if run is not None:
         return "run", "high", HIGH_POINTS[n], tuple(run), ()
-    same = _solve_same_rank(parsed)
+    same = _solve_same_rank(parsed) if one_rank else None
     if same is not None and same[1]:
         return "same-rank", "high", HIGH_POINTS[n], tuple(same[0]), ()
     if same is not None:
         return "same-rank", "low", LOW_POINTS[n], tuple(same[0]), ()
-    suit_set = _solve_suit_set(parsed)
+    suit_set = _solve_suit_set(parsed) if one_suit else None
     if suit_set is not None:
         return "suit-set", "low", LOW_POINTS[n], tuple(suit_set), ()
-    return None, None, 0, cards, _reasons(parsed)
+    return None, None, 0, cards, _reasons(one_suit, one_rank)
 
 
 def classify_line(cards: list[str]) -> dict:
@@ -192,6 +198,75 @@ def classify_line(cards: list[str]) -> dict:
     return {"valid": kind is not None, "kind": kind, "tier": tier, "points": points,
             "length": len(line), "cards": list(line), "assignment": list(assignment),
             "reasons": list(reasons)}
+
+
+def _check_grid(grid: list[list[str | None]]) -> None:
+    """Raise ValueError unless ``grid`` is 7 x 7 of canonical codes or None (TW-C1)."""
+    if not isinstance(grid, list) or len(grid) != GRID_SIZE:
+        raise ValueError(f"the grid has {GRID_SIZE} rows")
+    for r, row in enumerate(grid):
+        if not isinstance(row, list) or len(row) != GRID_SIZE:
+            raise ValueError(f"row {r} does not have {GRID_SIZE} cells")
+        for c, card in enumerate(row):
+            if card is not None and card not in _PARSED:
+                raise ValueError(f"cell [{r}, {c}] is not a canonical card code: {card!r}")
+
+
+def scan_grid(grid: list[list[str | None]]) -> list[dict]:
+    """Every valid line of 3..6 occupied spaces on a 7 x 7 grid of one colour's faces.
+
+    ``grid[row][col]`` is a canonical card code or None (empty space). TW-D1: lines run
+    horizontally, vertically or along either diagonal, never across an empty space nor
+    past an edge; every contiguous sub-segment of a longer line is a line of its own.
+    Each line is listed once, its cells in reading order (row, then column: the end
+    nearer the top-left first, the upper end for an anti-diagonal) and its cards in that
+    order; reading the other way never changes the verdict (TW-S1 runs either way).
+
+    Returns ``[{"cells": [[r, c], ...], "cards": [...], "kind", "tier", "points",
+    "assignment"}, ...]`` ordered by first cell in reading order, then direction
+    (horizontal, vertical, diagonal down-right, anti-diagonal down-left), then length
+    ascending. Raises ValueError for a grid that is not 7 x 7 of codes/None.
+    """
+    _check_grid(grid)
+    found: list[dict] = []
+    for r in range(GRID_SIZE):
+        for c in range(GRID_SIZE):
+            if grid[r][c] is not None:
+                for dr, dc in DIRECTIONS:
+                    _scan_from(grid, r, c, dr, dc, found)
+    return found
+
+
+def _scan_from(grid: list[list[str | None]], r: int, c: int, dr: int, dc: int,
+               found: list[dict]) -> None:
+    """Append the valid lines starting at [r, c] in direction (dr, dc), shortest first.
+
+    Stops at an empty space, an edge, 6 cards, or once the cards (jokers aside) share
+    neither a suit nor a rank: then no longer line from here can be valid.
+    """
+    cells: list[list[int]] = []
+    cards: list[str] = []
+    suits: set[str] = set()
+    ranks: set[int] = set()
+    while len(cards) < max(LINE_LENGTHS) and 0 <= r < GRID_SIZE and 0 <= c < GRID_SIZE:
+        card = grid[r][c]
+        if card is None:
+            return
+        parsed = _PARSED[card]
+        if parsed is not None:
+            ranks.add(parsed[0])
+            suits.add(parsed[1])
+            if len(ranks) > 1 and len(suits) > 1:
+                return
+        cells.append([r, c])
+        cards.append(card)
+        if len(cards) >= 3:
+            kind, tier, points, assignment, _ = _judge(tuple(cards))
+            if kind is not None:
+                found.append({"cells": [list(x) for x in cells], "cards": list(cards),
+                              "kind": kind, "tier": tier, "points": points,
+                              "assignment": list(assignment)})
+        r, c = r + dr, c + dc
 
 
 # ===== game flow: setup, turns, declarations, end, views (TW-C, TW-T, TW-D, TW-E) =====
