@@ -4,18 +4,20 @@ Every game module exposes the same contract over plain JSON-able data
 (dicts, lists, str, int, bool, None), so the store can snapshot state as JSON::
 
     CATALOG: dict[str, dict]          # game name -> title, seats, options with defaults
-    new_game(game: str, options: dict, seed: str) -> tuple[dict, list[dict]]
+    new_game(game: str, options: dict, seed: str) -> list[dict]
         # validates/normalises options (RuleViolation "invalid-option" otherwise);
-        # returns the initial state and the setup events (deal...). ``seed`` is a
-        # hex string of >= 256 bits; all randomness derives from it (service.games.rng).
+        # returns the setup events: the first ("game-created") carries the options,
+        # seats and seed, and fold(None, it) is the initial state; then deals...
+        # ``seed`` is a hex string of >= 256 bits; all randomness derives from it
+        # (service.games.rng). Folding every event from None reproduces the state.
     apply(state: dict, actor: str, action: dict) -> list[dict]
         # actor: a seat name or "referee". Returns the events the action causes
         # (never mutates state); raises RuleViolation(code, detail) when refused.
-    fold(state: dict, event: dict) -> dict
+    fold(state: dict | None, event: dict) -> dict
         # the state after one event: events are the record, state is derived.
     view(state: dict, viewer: str | None) -> dict
         # what a seat ("blue"), the referee ("referee") or the public (None) may see.
-    view_event(event: dict, viewer: str | None) -> dict
+    view_event(state: dict, event: dict, viewer: str | None) -> dict | None
         # the same filter applied to one event of the log.
     legal_actions(state: dict, viewer: str) -> list[dict]
         # complete action bodies that ``apply`` accepts for that viewer now.
