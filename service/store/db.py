@@ -1,0 +1,101 @@
+"""Database engines for the game store: SQLite (default) and PostgreSQL.
+
+SQLite needs care to behave like a real transactional database:
+
+* the connection runs in WAL mode (readers never block the writer), with a
+  ``busy_timeout`` and foreign keys on (``connect`` event);
+* pysqlite's own transaction handling is switched off (``isolation_level = None``)
+  and SQLAlchemy's ``begin`` event emits ``BEGIN`` itself (the SQLAlchemy recipe
+  "Serializable isolation / Savepoints / Transactional DDL"), so every SELECT runs
+  inside the transaction and DDL is transactional (Alembic migrations roll back whole);
+* a write transaction starts with ``BEGIN IMMEDIATE`` (execution option
+  ``sqlite_begin="IMMEDIATE"``, see :func:`writer`): it takes the database write lock up
+  front, waiting up to ``busy_timeout`` for it, instead of failing at its first write
+  with "database is locked" when a reader tries to upgrade.
+
+:func:`is_conflict` tells the errors that a retry can cure (deadlock, serialization
+failure, lock time-out, "database is locked", unique violation on an event's seq)
+from real faults.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+
+BUSY_TIMEOUT_MS = 10_000  # how long an SQLite writer waits for the write lock
+
+# PostgreSQL SQLSTATEs worth a retry: serialization failure, deadlock, lock not available.
+_PG_RETRY_STATES = {"40001", "40P01", "55P03"}
+_SQLITE_RETRY_TEXT = ("database is locked", "database is busy", "database table is locked")
+
+
+def _is_memory(url: URL) -> bool:
+    return url.database in (None, "", ":memory:") or url.query.get("mode") == "memory"
+
+
+def make_engine(url: str | URL, **kwargs: Any) -> Engine:
+    """An :class:`Engine` for ``url`` with the store's connection settings.
+
+    SQLite: WAL (file databases), ``busy_timeout``, ``foreign_keys=ON``,
+    SQLAlchemy-controlled ``BEGIN`` (``BEGIN IMMEDIATE`` on :func:`writer` engines).
+    PostgreSQL (and others): ``pool_pre_ping``.
+    """
+    url = make_url(url)
+    if url.get_backend_name() != "sqlite":
+        return create_engine(url, pool_pre_ping=True, **kwargs)
+    connect_args = {"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False}
+    engine = create_engine(url, connect_args=connect_args, **kwargs)
+    wal = not _is_memory(url)
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # we emit BEGIN ourselves (see _on_begin)
+        cursor = dbapi_connection.cursor()
+        try:
+            if wal:
+                cursor.execute("PRAGMA journal_mode=WAL")
+                cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            cursor.execute("PRAGMA foreign_keys=ON")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
+        connection.exec_driver_sql(f"BEGIN {mode}")
+
+    return engine
+
+
+def writer(engine: Engine) -> Engine:
+    """The same engine (same pool) whose transactions start as writers:
+    ``BEGIN IMMEDIATE`` on SQLite; no difference elsewhere (rows are locked with
+    ``SELECT ... FOR UPDATE`` there)."""
+    if engine.dialect.name == "sqlite":
+        return engine.execution_options(sqlite_begin="IMMEDIATE")
+    return engine
+
+
+def is_conflict(error: BaseException) -> bool:
+    """True when ``error`` is a transient concurrency conflict that a retry may cure.
+
+    PostgreSQL: serialization failure, deadlock, lock not available, or a unique
+    violation (two writers raced for one event seq or one idempotency key).
+    SQLite: "database is locked"/"busy", or a UNIQUE constraint failure.
+    """
+    if not isinstance(error, DBAPIError):
+        return False
+    if isinstance(error, IntegrityError):
+        text = str(error.orig).lower()
+        return "unique" in text or "duplicate key" in text
+    state = getattr(error.orig, "sqlstate", None) or getattr(error.orig, "pgcode", None)
+    if state in _PG_RETRY_STATES:
+        return True
+    if isinstance(error, OperationalError):
+        text = str(error.orig).lower()
+        return any(fragment in text for fragment in _SQLITE_RETRY_TEXT)
+    return False
