@@ -1,7 +1,129 @@
-"""Stateless two-way validation endpoints (no database)."""
+"""Stateless two-way validation endpoints (no database).
+
+- ``POST /v1/two-way/sequences/check``: cards in line order -> verdict (TW-S1..TW-S10).
+- ``POST /v1/two-way/grid/sequences``: a 7 x 7 grid of one colour's faces -> every
+  declarable line (TW-D1).
+
+Card codes are read with :func:`service.cards.parse_card` (``10H``, ``TH``, ``th``,
+``JK``) and answered in canonical form. A body that does not match the schema is a 422
+problem whose ``errors`` names the field and index, e.g.
+``{"json": {"cards": {"1": ["unknown card code 'ZZ'"]}}}``; an invalid (but well-formed)
+line is a 200 with ``valid: false``.
+"""
 from __future__ import annotations
 
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate
+
 from service.api.base import Blueprint
+from service.cards import CardError, parse_card
+from service.games.two_way import GRID_SIZE, LINE_LENGTHS, classify_line, scan_grid
 
 blp = Blueprint("two-way", __name__, url_prefix="/v1/two-way",
                 description="two-way validation")
+
+KINDS = ("run", "same-rank", "suit-set")
+TIERS = ("high", "low")
+REASONS = ("mixed-ranks-and-suits", "not-consecutive", "identical-adjacent",
+           "duplicate-card")
+
+
+class CardField(fields.String):
+    """A card code parsed with :func:`service.cards.parse_card`; loads canonical.
+
+    Any non-string or unknown code fails with ``unknown card code '<input>'``.
+    """
+
+    def __init__(self, **kwargs: Any):
+        metadata = {"description": "card code: rank A 2-10 (or T) J Q K + suit S H D C, "
+                                   "or JK for a joker; case-insensitive",
+                    "example": "10H", **kwargs.pop("metadata", {})}
+        super().__init__(metadata=metadata, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        try:
+            return parse_card(value)
+        except CardError as exc:
+            raise ValidationError(str(exc)) from exc
+
+
+class LineCheckSchema(Schema):
+    cards = fields.List(
+        CardField(), required=True,
+        validate=validate.Length(min=min(LINE_LENGTHS), max=max(LINE_LENGTHS)),
+        metadata={"description": "3 to 6 cards in their order along the grid line",
+                  "example": ["KS", "AS", "2S", "3S"]})
+
+
+class LineVerdictSchema(Schema):
+    valid = fields.Boolean(required=True)
+    kind = fields.String(required=True, allow_none=True, validate=validate.OneOf(KINDS),
+                         metadata={"description": "null when invalid"})
+    tier = fields.String(required=True, allow_none=True, validate=validate.OneOf(TIERS),
+                         metadata={"description": "null when invalid"})
+    points = fields.Integer(required=True, metadata={
+        "description": "high 5/7/10/12, low 3/4/6/8 for 3/4/5/6 cards; 0 when invalid"})
+    length = fields.Integer(required=True)
+    cards = fields.List(fields.String(), required=True,
+                        metadata={"description": "the input, canonical"})
+    assignment = fields.List(fields.String(), required=True, metadata={
+        "description": "the cards with every joker replaced by the card it stands for "
+                       "in the best reading (TW-S8); the input when invalid"})
+    reasons = fields.List(fields.String(validate=validate.OneOf(REASONS)), required=True,
+                          metadata={"description": "why the line is invalid; empty when valid"})
+
+
+class GridSchema(Schema):
+    grid = fields.List(
+        fields.List(CardField(allow_none=True), validate=validate.Length(equal=GRID_SIZE)),
+        required=True, validate=validate.Length(equal=GRID_SIZE),
+        metadata={"description": "7 rows of 7 cells, row 0 at blue's side; a cell is the "
+                                 "card code of one colour's face, or null when empty"})
+
+
+class GridLineSchema(Schema):
+    cells = fields.List(fields.List(fields.Integer()), required=True, metadata={
+        "description": "[row, col] of each card, in reading order (top-left end first)",
+        "example": [[0, 0], [0, 1], [0, 2]]})
+    cards = fields.List(fields.String(), required=True)
+    kind = fields.String(required=True, validate=validate.OneOf(KINDS))
+    tier = fields.String(required=True, validate=validate.OneOf(TIERS))
+    points = fields.Integer(required=True)
+    assignment = fields.List(fields.String(), required=True)
+
+
+class GridSequencesSchema(Schema):
+    sequences = fields.List(fields.Nested(GridLineSchema), required=True)
+
+
+@blp.post("/sequences/check")
+@blp.arguments(LineCheckSchema)
+@blp.response(200, LineVerdictSchema)
+def check_sequence(body: dict) -> dict:
+    """Judge a line of 3 to 6 cards (RULES.md TW-S1..TW-S10).
+
+    The cards are given in their order along the grid line. Runs are one suit,
+    consecutive, ascending or descending (aces low, high or joining K-A-2); same-rank
+    lines are high when every suit differs (3/4 cards) or every suit is present (5/6
+    cards) and never have identical cards next to each other; suit sets are low.
+    Jokers are wild and the best reading is scored and reported as ``assignment``.
+    An invalid line is still a 200: ``valid`` false, ``points`` 0, ``reasons`` from
+    ``mixed-ranks-and-suits``, ``not-consecutive``, ``identical-adjacent``,
+    ``duplicate-card``.
+    """
+    return classify_line(body["cards"])
+
+
+@blp.post("/grid/sequences")
+@blp.arguments(GridSchema)
+@blp.response(200, GridSequencesSchema)
+def grid_sequences(body: dict) -> dict:
+    """Every declarable line of a 7 x 7 grid, in one colour (RULES.md TW-D1, TW-S).
+
+    Lines of 3 to 6 occupied spaces, horizontal, vertical or diagonal, each listed
+    once (every sub-segment of a longer line too) with its cells in reading order,
+    ordered by first cell, then direction (horizontal, vertical, down-right,
+    down-left), then length.
+    """
+    return {"sequences": scan_grid(body["grid"])}
