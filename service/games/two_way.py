@@ -270,3 +270,838 @@ def _scan_from(grid: list[list[str | None]], r: int, c: int, dr: int, dc: int,
 
 
 # ===== game flow: setup, turns, declarations, end, views (TW-C, TW-T, TW-D, TW-E) =====
+#
+# Contract: service/games/__init__.py. State, events and views are plain JSON data.
+#
+# State (what fold() builds; the store snapshots it as JSON):
+#   {"game": "two-way", "status": "active"|"finished", "seats": ["blue", "green"],
+#    "options": {dealing, variant, easy_extra_threes, win_condition, first_player},
+#    "custom_manifest": bool, "manifest": [{"blue": code, "green": code}] * 108,
+#    "seed": str, "slots": {"3": 1, ...} (TW-D3: length -> sequences one may hold),
+#    "bag": [tile ids, sorted], "hands": {seat: [tile ids, in draw order]},
+#    "grid": 7 x 7 of tile id | None, "bases": {seat: [removed sequence, ...]},
+#    "scores": {seat: int}, "pending_skips": {seat: int}, "dealt": [seats dealt],
+#    "turn": seat, "turn_number": int, "phase": "deal"|"place"|"draw"|"discard"|"over",
+#    "placed": placements made this turn, "draws": draws made so far (rng label),
+#    "winner": seat | None, "result": "win"|"draw"|None, "end_reason": str | None,
+#    "completer": seat | None}
+# A tile id is the tile's index in the manifest (0..107).
+#
+# Events ({"type", "seat", ...}; "by" names the actor: the seat itself or "referee"):
+#   game-created {game, options, seats, custom_manifest, manifest, seed}   (seat None)
+#   deal {tiles}         TW-T1 the 5 starting tiles of a seat
+#   place {tile, cell}   TW-T2
+#   draw {tiles}         TW-T2 (fewer than 4 when the bag holds fewer)
+#   discard {tiles}      TW-T2, ends the turn
+#   declared {cells, tiles, cards, kind, tier, points, length, assignment}   TW-D4
+#   declaration-rejected {cells, tiles, cards, reasons}                      TW-D5
+#   turn-skipped {}      TW-T5
+#   game-ended {reason: "set-complete"|"grid-full", scores, winner, result, completer}
+#
+# Rulings of this region (RULES.md is silent; each is repeated at its code):
+# - TW-T4: a placement is due while fewer than 2 were made this turn AND an empty space
+#   exists; when a declaration empties spaces before the draw, placements are due again.
+# - TW-T2 with few tiles: a draw takes min(4, bag) tiles (the bag cannot actually run
+#   that low: 108 - 49 grid - 36 in bases - 8 in hands leaves 15); a discard returns
+#   min(2, hand) tiles, so a TW-T4 turn with one placement ends with 6 in hand.
+# - TW-D5: penalties add up: each incorrect declaration costs one whole turn. After a
+#   discard, every next seat with a pending missed turn has one turn skipped (one
+#   turn-skipped event each), alternating, until a seat without one is to play: when
+#   both owe a turn, each misses exactly one and the discarder's opponent plays next.
+# - TW-D1: declaration cells are listed in order along the line (either direction);
+#   the same cells in another order are "not-a-line".
+# - TW-D3: easy_extra_threes requires variant easy (refused as invalid-option else).
+# - TW-E1: the game ends at once on the declaration that fills the last slot.
+# - TW-E3: a draw is winner None, result "draw"; with win_condition first_complete the
+#   completer wins, and a grid-full end is decided by the scores.
+# - Modes: in table mode the referee reports every draw (and the deal); seats may
+#   place, declare and discard themselves, or the referee may act for the seat to
+#   move. In server mode the referee may not act.
+# - Public view (viewer None): no faces at all (a face shown to the public would be a
+#   face of the other colour for one seat): occupancy, counts, scores, bases without
+#   cards. The seed is shown to seats/public only once the game is finished.
+# - legal_actions lists correct declarations only (an incorrect one is accepted by
+#   apply() and penalised, TW-D5, but never suggested), each in scan_grid's reading
+#   order; for the referee in table mode the draw/deal is one valid example (the
+#   lowest ids in the bag).
+
+import json  # noqa: E402
+from itertools import combinations  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from service.cards import CardError, parse_card  # noqa: E402
+from service.games import RuleViolation  # noqa: E402
+from service.games.rng import Stream, commitment  # noqa: E402
+
+GAME = "two-way"
+SEATS = ("blue", "green")
+REFEREE = "referee"
+TILE_COUNT = 108  # TW-C2, TW-E4
+HAND_SIZE = 5  # TW-T1
+PLACEMENTS = 2  # TW-T2
+DRAW_COUNT = 4  # TW-T2, TW-E4 (not two)
+DISCARD_COUNT = 2  # TW-T2
+PHASES = ("deal", "place", "draw", "discard", "over")
+MANIFEST_PATH = Path(__file__).resolve().parents[2] / "seeds" / "two-way-tiles.json"
+_FACE_COUNTS = {**{card: 2 for card in DECK}, JOKER: 4}  # TW-C2: per colour
+
+# TW-D3: (variant, easy_extra_threes) -> {length: removed sequences of it one may hold}
+SLOTS = {
+    ("standard", False): {"3": 1, "4": 1, "5": 1, "6": 1},
+    ("easy", False): {"3": 1, "4": 1, "5": 1},
+    ("easy", True): {"3": 3, "4": 1, "5": 1},
+}
+
+OPTIONS = [
+    {"name": "dealing", "type": "string", "default": "server", "choices": ["server", "table"],
+     "description": "server: the service deals and draws from the game's seed and keeps "
+                    "hands and bag secret; table: a referee reports the tiles drawn at a "
+                    "physical table (by manifest id)."},
+    {"name": "variant", "type": "string", "default": "standard",
+     "choices": ["standard", "easy"],
+     "description": "TW-D3: standard needs sequences of 3, 4, 5 and 6; easy of 3, 4 and 5."},
+    {"name": "easy_extra_threes", "type": "boolean", "default": False,
+     "description": "TW-D3, variant easy only: hold three sequences of 3, one of 4, one "
+                    "of 5."},
+    {"name": "win_condition", "type": "string", "default": "score",
+     "choices": ["score", "first_complete"],
+     "description": "TW-E3: score: the higher score wins even against the player who "
+                    "completed the set; first_complete: completing the set wins."},
+    {"name": "first_player", "type": "string", "default": "blue", "choices": list(SEATS),
+     "description": "TW-T1: the seat that plays first."},
+    {"name": "tile_manifest", "type": "array", "default": None,
+     "description": "TW-C2: 108 tiles [{\"blue\": card, \"green\": card}, ...] copying a "
+                    "physical set (tile id = index); each colour's faces are two 52-card "
+                    "decks plus 4 jokers, no tile shows one card on both faces. Default: "
+                    "seeds/two-way-tiles.json."},
+]
+
+CATALOG = {GAME: {"title": "2-Way Cards", "rules": "RULES.md §1", "seats": list(SEATS),
+                  "players": [2], "options": OPTIONS}}
+
+
+# ----- setup: options, manifest, new_game (TW-C2, TW-T1, TW-D3) -----
+
+def _invalid(name: str, detail: str) -> RuleViolation:
+    return RuleViolation("invalid-option", f"option {name!r}: {detail}", 422)
+
+
+def _choice(options: dict, spec: dict) -> object:
+    """The option's value (default when absent), checked against its type/choices."""
+    value = options.get(spec["name"], spec["default"])
+    if spec["type"] == "boolean" and not isinstance(value, bool):
+        raise _invalid(spec["name"], "must be true or false")
+    if "choices" in spec and value not in spec["choices"]:
+        raise _invalid(spec["name"], f"must be one of {', '.join(spec['choices'])}")
+    return value
+
+
+def default_manifest() -> list[dict]:
+    """The shipped manifest (seeds/two-way-tiles.json): a fresh list of 108 tiles."""
+    with MANIFEST_PATH.open(encoding="utf-8") as handle:
+        return [{"blue": t["blue"], "green": t["green"]} for t in json.load(handle)["tiles"]]
+
+
+def validate_manifest(manifest: object) -> list[dict]:
+    """TW-C2: the canonical manifest, or RuleViolation invalid-option (422).
+
+    108 tiles ``{"blue": code, "green": code}``; each colour's faces are exactly two
+    52-card decks plus 4 jokers; no tile shows the same card on both faces.
+    """
+    if not isinstance(manifest, list) or len(manifest) != TILE_COUNT:
+        raise _invalid("tile_manifest", f"must be a list of {TILE_COUNT} tiles")
+    tiles = []
+    for i, tile in enumerate(manifest):
+        if not isinstance(tile, dict) or set(tile) != set(SEATS):
+            raise _invalid("tile_manifest", f"tile {i} must be {{\"blue\": card, \"green\": card}}")
+        try:
+            faces = {seat: parse_card(tile[seat]) for seat in SEATS}
+        except CardError as error:
+            raise _invalid("tile_manifest", f"tile {i}: {error}") from None
+        if faces["blue"] == faces["green"]:
+            raise _invalid("tile_manifest", f"tile {i} shows {faces['blue']} on both faces")
+        tiles.append(faces)
+    for seat in SEATS:
+        counts: dict[str, int] = {}
+        for tile in tiles:
+            counts[tile[seat]] = counts.get(tile[seat], 0) + 1
+        if counts != _FACE_COUNTS:
+            wrong = sorted(c for c in set(counts) | set(_FACE_COUNTS)
+                           if counts.get(c, 0) != _FACE_COUNTS.get(c, 0))
+            raise _invalid("tile_manifest", f"the {seat} faces are not two decks plus 4 "
+                                            f"jokers (wrong counts: {', '.join(wrong[:6])})")
+    return tiles
+
+
+def normalise_options(options: object) -> tuple[dict, list[dict], bool]:
+    """(options with defaults, manifest, custom?) or RuleViolation invalid-option (422)."""
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise RuleViolation("invalid-option", "options must be an object", 422)
+    known = {spec["name"] for spec in OPTIONS}
+    for name in options:
+        if name not in known:
+            raise _invalid(name, f"unknown option (known: {', '.join(sorted(known))})")
+    chosen = {spec["name"]: _choice(options, spec) for spec in OPTIONS
+              if spec["name"] != "tile_manifest"}
+    if chosen["easy_extra_threes"] and chosen["variant"] != "easy":
+        # Ruling (TW-D3): the extra 3-slots are a rule of the easy variant only.
+        raise _invalid("easy_extra_threes", "requires variant easy")
+    custom = options.get("tile_manifest") is not None
+    manifest = validate_manifest(options["tile_manifest"]) if custom else default_manifest()
+    return chosen, manifest, custom
+
+
+def new_game(game: str, options: dict, seed: str) -> list[dict]:
+    """TW-T1 setup events: ``game-created`` (fold(None, it) is the initial state), then
+    in server mode one ``deal`` of 5 tiles per seat (first player first) drawn with the
+    seed; in table mode the referee reports the deals (``draw`` actions with 5 ids).
+
+    Raises RuleViolation ``invalid-option`` (422) naming a bad option, or
+    ``unknown-game`` (422).
+    """
+    if game != GAME:
+        raise RuleViolation("unknown-game", f"this engine plays {GAME!r}, not {game!r}", 422)
+    if not isinstance(seed, str) or not seed:
+        raise ValueError("seed must be a non-empty string")
+    chosen, manifest, custom = normalise_options(options)
+    created = {"type": "game-created", "seat": None, "game": GAME, "options": chosen,
+               "seats": list(SEATS), "custom_manifest": custom, "manifest": manifest,
+               "seed": seed}
+    events = [created]
+    if chosen["dealing"] == "server":
+        state = fold(None, created)
+        first = chosen["first_player"]
+        for seat in (first, _other(first)):
+            deal = {"type": "deal", "seat": seat, "by": None,
+                    "tiles": _server_draw(state, HAND_SIZE)}
+            events.append(deal)
+            state = fold(state, deal)
+    return events
+
+
+# ----- fold: events -> state -----
+
+def _other(seat: str) -> str:
+    return SEATS[1 - SEATS.index(seat)]
+
+
+def _initial_state(event: dict) -> dict:
+    options = event["options"]
+    return {
+        "game": GAME, "status": "active", "seats": list(event["seats"]),
+        "options": dict(options), "custom_manifest": event["custom_manifest"],
+        "manifest": [dict(t) for t in event["manifest"]], "seed": event["seed"],
+        "slots": dict(SLOTS[(options["variant"], options["easy_extra_threes"])]),
+        "bag": list(range(TILE_COUNT)), "hands": {s: [] for s in SEATS},
+        "grid": [[None] * GRID_SIZE for _ in range(GRID_SIZE)],
+        "bases": {s: [] for s in SEATS}, "scores": {s: 0 for s in SEATS},
+        "pending_skips": {s: 0 for s in SEATS}, "dealt": [],
+        "turn": options["first_player"], "turn_number": 0, "phase": "deal",
+        "placed": 0, "draws": 0,
+        "winner": None, "result": None, "end_reason": None, "completer": None,
+    }
+
+
+def _empty_cells(state: dict) -> list[list[int]]:
+    return [[r, c] for r in range(GRID_SIZE) for c in range(GRID_SIZE)
+            if state["grid"][r][c] is None]
+
+
+def _placement_phase(state: dict) -> str:
+    """TW-T2/TW-T4: "place" while a placement is due, else "draw".
+
+    Ruling (TW-T4): a placement is due while fewer than 2 were made this turn and an
+    empty space exists (so 0 or 1 placement when the grid is (nearly) full).
+    """
+    if state["placed"] < PLACEMENTS and _empty_cells(state):
+        return "place"
+    return "draw"
+
+
+def _start_turn(state: dict, seat: str) -> None:
+    state["turn"] = seat
+    state["turn_number"] += 1
+    state["placed"] = 0
+    state["phase"] = _placement_phase(state)
+
+
+def _fold_deal(state: dict, event: dict) -> None:
+    _fold_draw(state, event)
+    state["dealt"].append(event["seat"])
+    if len(state["dealt"]) == len(SEATS):
+        _start_turn(state, state["options"]["first_player"])
+    else:
+        state["phase"] = "deal"
+
+
+def _fold_place(state: dict, event: dict) -> None:
+    state["hands"][event["seat"]].remove(event["tile"])
+    r, c = event["cell"]
+    state["grid"][r][c] = event["tile"]
+    state["placed"] += 1
+    state["phase"] = _placement_phase(state)
+
+
+def _fold_draw(state: dict, event: dict) -> None:
+    for tile in event["tiles"]:
+        state["bag"].remove(tile)
+    state["hands"][event["seat"]].extend(event["tiles"])
+    state["draws"] += 1
+    state["phase"] = "discard"
+
+
+def _fold_discard(state: dict, event: dict) -> None:
+    for tile in event["tiles"]:
+        state["hands"][event["seat"]].remove(tile)
+    state["bag"] = sorted(state["bag"] + event["tiles"])
+    _start_turn(state, _other(event["seat"]))
+
+
+def _fold_declared(state: dict, event: dict) -> None:
+    for r, c in event["cells"]:
+        state["grid"][r][c] = None
+    entry = {k: event[k] for k in ("cells", "tiles", "cards", "kind", "tier", "points",
+                                   "length", "assignment")}
+    state["bases"][event["seat"]].append(json.loads(json.dumps(entry)))
+    state["scores"][event["seat"]] += event["points"]
+    if state["phase"] in ("place", "draw"):
+        state["phase"] = _placement_phase(state)
+
+
+def _fold_rejected(state: dict, event: dict) -> None:
+    state["pending_skips"][event["seat"]] += 1
+
+
+def _fold_skipped(state: dict, event: dict) -> None:
+    state["pending_skips"][event["seat"]] -= 1
+    _start_turn(state, _other(event["seat"]))
+
+
+def _fold_ended(state: dict, event: dict) -> None:
+    state["status"] = "finished"
+    state["phase"] = "over"
+    for key in ("winner", "result", "completer"):
+        state[key] = event[key]
+    state["end_reason"] = event["reason"]
+
+
+_FOLDERS = {
+    "deal": _fold_deal, "place": _fold_place, "draw": _fold_draw,
+    "discard": _fold_discard, "declared": _fold_declared,
+    "declaration-rejected": _fold_rejected, "turn-skipped": _fold_skipped,
+    "game-ended": _fold_ended,
+}
+
+
+def fold(state: dict | None, event: dict) -> dict:
+    """The state after one event (pure: ``state`` is not modified).
+
+    ``fold(None, game_created)`` is the initial state; any other event needs a state.
+    Events come from :func:`new_game`/:func:`apply` and are trusted (ValueError for an
+    unknown type).
+    """
+    kind = event.get("type")
+    if kind == "game-created":
+        if state is not None:
+            raise ValueError("game-created starts a game: fold it onto None")
+        return _initial_state(json.loads(json.dumps(event)))
+    if state is None or kind not in _FOLDERS:
+        raise ValueError(f"cannot fold event {kind!r} onto {'no state' if state is None else 'a state'}")
+    new = json.loads(json.dumps(state))
+    _FOLDERS[kind](new, event)
+    return new
+
+
+# ----- apply: actions -> events (TW-T, TW-D, TW-E) -----
+
+_FIELDS = {  # action type -> body fields besides type/seat/expected_version
+    "place": {"tile", "cell"}, "draw": {"tiles"}, "discard": {"tiles"}, "declare": {"cells"},
+}
+
+
+def _bad(detail: str, code: str = "invalid-action") -> RuleViolation:
+    return RuleViolation(code, detail, 422)
+
+
+def _check_body(action: object) -> str:
+    """The action's type, or 422 invalid-action for a malformed body."""
+    if not isinstance(action, dict):
+        raise _bad("an action is a JSON object with a 'type'")
+    kind = action.get("type")
+    if kind not in _FIELDS:
+        raise _bad(f"unknown action type {kind!r} (one of {', '.join(_FIELDS)})")
+    for key in action:
+        if key not in _FIELDS[kind] | {"type", "seat", "expected_version"}:
+            raise _bad(f"unknown field {key!r} in a {kind} action")
+    for key in _FIELDS[kind] - {"tiles"} if kind == "draw" else _FIELDS[kind]:
+        if key not in action:
+            raise _bad(f"a {kind} action needs {key!r}")
+    return kind
+
+
+def _acting_seat(state: dict, actor: str, action: dict, kind: str) -> str:
+    """The seat the action is for; 403 for a seat acting for another or referee misuse.
+
+    Modes: in server mode the referee may not act; in table mode the referee acts for
+    the seat named in the body and alone reports draws.
+    """
+    if actor in SEATS:
+        if action.get("seat", actor) != actor:
+            raise RuleViolation("not-your-seat", f"{actor} cannot act for another seat", 403)
+        if kind == "draw" and state["options"]["dealing"] == "table":
+            raise RuleViolation("referee-reports-draws",
+                                "in table mode the referee reports the tiles drawn", 403)
+        return actor
+    if state["options"]["dealing"] != "table":
+        raise RuleViolation("referee-cannot-act",
+                            "in server mode the seats act; the referee only watches", 403)
+    seat = action.get("seat")
+    if seat not in SEATS:
+        raise _bad("a referee action names the seat it is for: 'seat': 'blue' or 'green'")
+    return seat
+
+
+def _cell(value: object, what: str = "cell") -> list[int]:
+    """[row, col] (TW-C1) or 422: invalid-action for a bad shape, off-grid outside 0..6."""
+    if (not isinstance(value, (list, tuple)) or len(value) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in value)):
+        raise _bad(f"{what} must be [row, col] with integers")
+    r, c = value
+    if not (0 <= r < GRID_SIZE and 0 <= c < GRID_SIZE):
+        raise _bad(f"{what} [{r}, {c}] is off the 7 x 7 grid (rows and columns 0..6)",
+                   "off-grid")
+    return [r, c]
+
+
+def _tile_id(value: object) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < TILE_COUNT:
+        raise _bad(f"a referee names tiles by manifest id 0..{TILE_COUNT - 1}, not {value!r}",
+                   "invalid-tile")
+    return value
+
+
+def _hand_tiles(state: dict, seat: str, names: list, by_referee: bool) -> list[int]:
+    """Tile ids of the named hand tiles: ids from the referee; own-colour faces from a
+    seat, the earliest-drawn tile first when two show the same face. 409
+    tile-not-in-hand, 422 for a bad name."""
+    hand = state["hands"][seat]
+    taken: list[int] = []
+    for name in names:
+        if by_referee:
+            tile = _tile_id(name)
+            if tile in taken:
+                raise _bad(f"tile {tile} named twice")
+            if tile not in hand:
+                raise RuleViolation("tile-not-in-hand", f"tile {tile} is not in {seat}'s hand")
+        else:
+            try:
+                face = parse_card(name)
+            except CardError as error:
+                raise _bad(str(error), "invalid-card") from None
+            tile = next((t for t in hand if t not in taken
+                         and state["manifest"][t][seat] == face), None)
+            if tile is None:
+                raise RuleViolation("tile-not-in-hand", f"no (more) {face} in {seat}'s hand")
+        taken.append(tile)
+    return taken
+
+
+def _tile_list(action: dict, count: int, what: str) -> list:
+    names = action.get("tiles")
+    if not isinstance(names, list):
+        raise _bad(f"'tiles' must be a list of {count} tiles")
+    if len(names) != count:
+        raise _bad(f"{what} takes exactly {count} tiles, not {len(names)}", "wrong-tile-count")
+    return names
+
+
+def _require_phase(state: dict, *phases: str) -> None:
+    if state["phase"] not in phases:
+        raise RuleViolation("wrong-phase", f"the turn is in its {state['phase']} phase; "
+                                           f"this action needs {' or '.join(phases)} (TW-T2)")
+
+
+def _server_draw(state: dict, count: int) -> list[int]:
+    """``count`` tiles picked uniformly from the sorted bag with the seed's stream
+    ``draw:<n>`` (n = draws so far), so draws replay from the seed."""
+    bag = list(state["bag"])
+    stream = Stream(state["seed"], f"draw:{state['draws']}")
+    return [bag.pop(stream.randbelow(len(bag))) for _ in range(min(count, len(bag)))]
+
+
+def _reported_draw(state: dict, action: dict, count: int, what: str) -> list[int]:
+    """Table mode: the referee's tile ids, checked against the bag (409 tile-not-in-bag)."""
+    tiles = [_tile_id(t) for t in _tile_list(action, count, what)]
+    if len(set(tiles)) != len(tiles):
+        raise _bad("a tile is named twice")
+    for tile in tiles:
+        if tile not in state["bag"]:
+            raise RuleViolation("tile-not-in-bag", f"tile {tile} is not in the bag")
+    return tiles
+
+
+def _apply_deal(state: dict, seat: str, action: dict, actor: str) -> list[dict]:
+    """TW-T1 in table mode: the referee reports a seat's 5 starting tiles."""
+    if actor == REFEREE and action["type"] == "draw":
+        if seat in state["dealt"]:
+            raise RuleViolation("already-dealt", f"{seat} already holds the starting tiles")
+        count = min(HAND_SIZE, len(state["bag"]))
+        tiles = _reported_draw(state, action, count, "the deal")
+        return [{"type": "deal", "seat": seat, "by": actor, "tiles": tiles}]
+    raise RuleViolation("wrong-phase", "the starting tiles are being dealt (TW-T1): the "
+                                       "referee reports each seat's 5 tiles first")
+
+
+def _apply_place(state: dict, seat: str, action: dict, actor: str) -> list[dict]:
+    """TW-T2/TW-T4: put one hand tile on an empty space."""
+    cell = _cell(action["cell"])
+    _require_phase(state, "place")
+    tile = _hand_tiles(state, seat, [action["tile"]], actor == REFEREE)[0]
+    if state["grid"][cell[0]][cell[1]] is not None:
+        raise RuleViolation("space-occupied", f"space {cell} is occupied")
+    return [{"type": "place", "seat": seat, "by": actor, "tile": tile, "cell": cell}]
+
+
+def _apply_draw(state: dict, seat: str, action: dict, actor: str) -> list[dict]:
+    """TW-T2: draw 4 (TW-E4) after placing. Ruling: with fewer in the bag, draw them all."""
+    count = min(DRAW_COUNT, len(state["bag"]))
+    if state["options"]["dealing"] == "server":
+        if "tiles" in action:
+            raise _bad("in server mode the service draws: send {\"type\": \"draw\"}")
+        _require_phase(state, "draw")
+        tiles = _server_draw(state, count)
+    else:
+        _tile_list(action, count, "the draw")
+        _require_phase(state, "draw")
+        tiles = _reported_draw(state, action, count, "the draw")
+    return [{"type": "draw", "seat": seat, "by": actor, "tiles": tiles}]
+
+
+def _discard_count(state: dict, seat: str) -> int:
+    """TW-T2: 2 (Ruling: every tile held when fewer than 2)."""
+    return min(DISCARD_COUNT, len(state["hands"][seat]))
+
+
+def _apply_discard(state: dict, seat: str, action: dict, actor: str) -> list[dict]:
+    """TW-T2: discard 2 into the bag, ending the turn; then TW-E2 (grid full at the end
+    of a turn ends the game) or TW-T5 (skip every pending missed turn, one event each)."""
+    names = _tile_list(action, _discard_count(state, seat), "the discard")
+    _require_phase(state, "discard")
+    tiles = _hand_tiles(state, seat, names, actor == REFEREE)
+    event = {"type": "discard", "seat": seat, "by": actor, "tiles": tiles}
+    events = [event]
+    after = fold(state, event)
+    if not _empty_cells(after):
+        events.append(_end_event(after, "grid-full", None))
+        return events
+    while after["pending_skips"][after["turn"]] > 0:
+        skip = {"type": "turn-skipped", "seat": after["turn"], "by": None}
+        events.append(skip)
+        after = fold(after, skip)
+    return events
+
+
+def _line_cells(state: dict, value: object) -> list[list[int]]:
+    """TW-D1/TW-D3/TW-D5: the declared cells, or the request error refusing them."""
+    if not isinstance(value, list):
+        raise _bad("'cells' must be a list of [row, col]")
+    allowed = sorted(int(n) for n in state["slots"])
+    if len(value) not in allowed:
+        raise _bad(f"a declaration has {', '.join(map(str, allowed))} cells, not {len(value)}"
+                   f" (TW-D1, TW-D3)", "length-not-allowed")
+    cells = [_cell(v, "every cell") for v in value]
+    step = (cells[1][0] - cells[0][0], cells[1][1] - cells[0][1])
+    if step == (0, 0) or max(map(abs, step)) != 1 or any(
+            (b[0] - a[0], b[1] - a[1]) != step for a, b in zip(cells, cells[1:])):
+        raise _bad("the cells must be neighbours in one straight line (row, column or "
+                   "diagonal), listed in order along it (TW-D1)", "not-a-line")
+    return cells
+
+
+def _apply_declare(state: dict, seat: str, action: dict, actor: str) -> list[dict]:
+    """TW-T3/TW-D1..TW-D5: remove a sequence, judged on the declarer's faces.
+
+    Malformed (request error, nothing recorded): not a line, off-grid, wrong length
+    (422), empty space, length already held, not the turn / dealing (409). Correct:
+    ``declared`` (and ``game-ended`` when the set is complete, TW-E1). Incorrect:
+    ``declaration-rejected`` (tiles stay; one missed turn, TW-D5).
+    """
+    cells = _line_cells(state, action["cells"])
+    _require_phase(state, "place", "draw", "discard")
+    tiles = []
+    for r, c in cells:
+        if state["grid"][r][c] is None:
+            raise RuleViolation("empty-cell", f"space [{r}, {c}] is empty (TW-D1)")
+        tiles.append(state["grid"][r][c])
+    length = len(cells)
+    if _held(state, seat, length) >= state["slots"][str(length)]:
+        raise RuleViolation("length-already-held",
+                            f"{seat} already holds the sequences of {length} allowed (TW-D3)")
+    cards = [state["manifest"][t][seat] for t in tiles]
+    verdict = classify_line(cards)
+    base = {"seat": seat, "by": actor, "cells": cells, "tiles": tiles, "cards": cards}
+    if not verdict["valid"]:
+        return [{"type": "declaration-rejected", **base, "reasons": verdict["reasons"]}]
+    event = {"type": "declared", **base, "kind": verdict["kind"], "tier": verdict["tier"],
+             "points": verdict["points"], "length": length,
+             "assignment": verdict["assignment"]}
+    after = fold(state, event)
+    if all(_held(after, seat, int(n)) >= held for n, held in after["slots"].items()):
+        return [event, _end_event(after, "set-complete", seat)]
+    return [event]
+
+
+def _held(state: dict, seat: str, length: int) -> int:
+    return sum(entry["length"] == length for entry in state["bases"][seat])
+
+
+def _end_event(state: dict, reason: str, completer: str | None) -> dict:
+    """TW-E1..TW-E3: the game-ended event for ``state`` (scores already counted).
+
+    The higher score wins, equal scores draw (winner None); with win_condition
+    first_complete the completer of the set wins outright.
+    """
+    scores = dict(state["scores"])
+    blue, green = (scores[s] for s in SEATS)
+    if completer is not None and state["options"]["win_condition"] == "first_complete":
+        winner = completer
+    else:
+        winner = None if blue == green else SEATS[0] if blue > green else SEATS[1]
+    return {"type": "game-ended", "seat": None, "by": None, "reason": reason,
+            "scores": scores, "winner": winner, "result": "draw" if winner is None else "win",
+            "completer": completer}
+
+
+_APPLIERS = {"place": _apply_place, "draw": _apply_draw, "discard": _apply_discard,
+             "declare": _apply_declare}
+
+
+def apply(state: dict, actor: str, action: dict) -> list[dict]:
+    """The events ``action`` by ``actor`` ("blue", "green" or "referee") causes.
+
+    Never modifies ``state``. Raises RuleViolation: 422 for a malformed body
+    (invalid-action, invalid-card, invalid-tile, off-grid, not-a-line,
+    length-not-allowed, wrong-tile-count), 403 for acting for another seat
+    (not-your-seat), referee misuse (referee-cannot-act in server mode) or a seat
+    drawing in table mode (referee-reports-draws), 409 for what the state refuses
+    (game-over, not-your-turn, wrong-phase, space-occupied, tile-not-in-hand,
+    tile-not-in-bag, empty-cell, length-already-held, already-dealt).
+    ``expected_version`` in the body is ignored (the store checks it).
+    """
+    if actor not in (*SEATS, REFEREE):
+        raise RuleViolation("unknown-actor", f"{actor!r} is not blue, green or referee", 403)
+    kind = _check_body(action)
+    if state["status"] != "active":
+        raise RuleViolation("game-over", "the game is over (TW-E)")
+    seat = _acting_seat(state, actor, action, kind)
+    if state["phase"] == "deal":
+        return _apply_deal(state, seat, action, actor)
+    if seat != state["turn"]:
+        raise RuleViolation("not-your-turn", f"it is {state['turn']}'s turn")
+    return _APPLIERS[kind](state, seat, action, actor)
+
+
+# ----- legal actions -----
+
+def _face_grid(state: dict, colour: str) -> list[list[str | None]]:
+    return [[None if t is None else state["manifest"][t][colour] for t in row]
+            for row in state["grid"]]
+
+
+def _declarations(state: dict, seat: str) -> list[dict]:
+    """Every correct declaration now open to ``seat`` (scan_grid on its faces, lengths
+    with a free slot, TW-D3)."""
+    free = {int(n) for n, allowed in state["slots"].items()
+            if _held(state, seat, int(n)) < allowed}
+    return [{"type": "declare", "cells": line["cells"]}
+            for line in scan_grid(_face_grid(state, seat)) if len(line["cells"]) in free]
+
+
+def _unique_names(state: dict, seat: str, by_referee: bool) -> list:
+    """Hand tiles as an actor names them: ids (referee) or distinct faces (seat)."""
+    hand = state["hands"][seat]
+    if by_referee:
+        return list(hand)
+    return list(dict.fromkeys(state["manifest"][t][seat] for t in hand))
+
+
+def _discard_choices(state: dict, seat: str, by_referee: bool) -> list[list]:
+    hand = state["hands"][seat]
+    names = hand if by_referee else [state["manifest"][t][seat] for t in hand]
+    count = _discard_count(state, seat)
+    seen: set[tuple] = set()
+    out = []
+    for combo in combinations(names, count):
+        key = tuple(sorted(map(str, combo)))
+        if key not in seen:
+            seen.add(key)
+            out.append(list(combo))
+    return out
+
+
+def _turn_actions(state: dict, seat: str, by_referee: bool) -> list[dict]:
+    phase = state["phase"]
+    actions: list[dict] = []
+    if phase == "place":
+        actions = [{"type": "place", "tile": name, "cell": cell}
+                   for name in _unique_names(state, seat, by_referee)
+                   for cell in _empty_cells(state)]
+    elif phase == "draw" and state["options"]["dealing"] == "server":
+        actions = [{"type": "draw"}]
+    elif phase == "draw" and by_referee:
+        actions = [{"type": "draw",
+                    "tiles": state["bag"][:min(DRAW_COUNT, len(state["bag"]))]}]
+    elif phase == "discard":
+        actions = [{"type": "discard", "tiles": pair}
+                   for pair in _discard_choices(state, seat, by_referee)]
+    return actions + _declarations(state, seat)
+
+
+def legal_actions(state: dict, viewer: str | None) -> list[dict]:
+    """Complete action bodies :func:`apply` accepts from ``viewer`` now.
+
+    A seat: on its turn, every placement (distinct own face x empty space), the draw
+    (server mode), every discard (distinct by faces), every correct declaration
+    (TW-T3); else []. The referee (table mode only): the same for the seat to move,
+    naming tiles by id, each with "seat"; a draw (or, while dealing, a deal per seat
+    not yet dealt) is given as one valid example: the lowest ids in the bag.
+    """
+    if state["status"] != "active":
+        return []
+    table = state["options"]["dealing"] == "table"
+    if viewer == REFEREE and table:
+        if state["phase"] == "deal":
+            count = min(HAND_SIZE, len(state["bag"]))
+            return [{"type": "draw", "seat": s, "tiles": state["bag"][:count]}
+                    for s in SEATS if s not in state["dealt"]]
+        seat = state["turn"]
+        return [{**a, "seat": seat} for a in _turn_actions(state, seat, True)]
+    if viewer in SEATS and viewer == state["turn"] and state["phase"] != "deal":
+        return _turn_actions(state, viewer, False)
+    return []
+
+
+# ----- views (TW-C3) -----
+
+def _both(state: dict, tile: int) -> dict:
+    faces = state["manifest"][tile]
+    return {"tile": tile, "blue": faces["blue"], "green": faces["green"]}
+
+
+def _show(state: dict, tile: int, viewer: str | None) -> object:
+    """One tile as ``viewer`` sees it: its face in a seat's colour (TW-C3), both faces
+    and the id for the referee."""
+    if viewer == REFEREE:
+        return _both(state, tile)
+    return state["manifest"][tile][viewer]
+
+
+def _base_entry(state: dict, owner: str, entry: dict, viewer: str | None) -> dict:
+    shown = {k: entry[k] for k in ("cells", "kind", "tier", "points", "length")}
+    if viewer == REFEREE:
+        shown.update(tiles=[_both(state, t) for t in entry["tiles"]],
+                     cards=entry["cards"], assignment=entry["assignment"])
+    elif viewer in SEATS:
+        shown["cards"] = [_show(state, t, viewer) for t in entry["tiles"]]
+        if viewer == owner:
+            shown["assignment"] = entry["assignment"]
+    return shown
+
+
+def _slots_view(state: dict) -> dict:
+    return {s: {n: {"allowed": allowed, "held": _held(state, s, int(n))}
+                for n, allowed in state["slots"].items()} for s in SEATS}
+
+
+def view(state: dict, viewer: str | None) -> dict:
+    """What ``viewer`` may see (TW-C3).
+
+    Always: game, status, seats, options, turn, turn_number, phase, placements_left,
+    discards_due, pending_skips, slots ({seat: {length: {allowed, held}}}), scores,
+    winner, result, end_reason, bag_count, hand_counts, seed_commitment, seed (None
+    until the game is finished, except for the referee).
+    A seat ("blue"/"green"): "grid" (7 x 7 of face | None), "hands" {seat: [faces]}
+    and "bases" {seat: [{cells, cards, kind, tier, points, length}]}, every face in the
+    viewer's colour; the own base adds "assignment". Never a face of the other colour,
+    a tile id, the manifest or the bag's content.
+    The referee: tiles as {"tile": id, "blue", "green"} in grid, hands, bag and bases.
+    The public (None, or any other viewer): no faces: "grid" of booleans (occupied),
+    bases without cards.
+    """
+    if viewer not in (*SEATS, REFEREE):
+        viewer = None
+    finished = state["status"] == "finished"
+    placements = 0
+    if state["phase"] == "place":
+        placements = min(PLACEMENTS - state["placed"], len(_empty_cells(state)))
+    shown = {
+        "game": GAME, "viewer": viewer, "status": state["status"],
+        "seats": list(state["seats"]), "options": dict(state["options"]),
+        "custom_manifest": state["custom_manifest"], "turn": state["turn"],
+        "turn_number": state["turn_number"], "phase": state["phase"],
+        "placements_left": placements,
+        "discards_due": _discard_count(state, state["turn"]) if state["phase"] == "discard" else 0,
+        "pending_skips": dict(state["pending_skips"]), "slots": _slots_view(state),
+        "scores": dict(state["scores"]), "winner": state["winner"],
+        "result": state["result"], "end_reason": state["end_reason"],
+        "completer": state["completer"], "bag_count": len(state["bag"]),
+        "hand_counts": {s: len(state["hands"][s]) for s in SEATS},
+        "seed_commitment": commitment(state["seed"]),
+        "seed": state["seed"] if finished or viewer == REFEREE else None,
+    }
+    if viewer is None:
+        shown["grid"] = [[t is not None for t in row] for row in state["grid"]]
+    else:
+        shown["grid"] = [[None if t is None else _show(state, t, viewer) for t in row]
+                         for row in state["grid"]]
+        shown["hands"] = {s: [_show(state, t, viewer) for t in state["hands"][s]]
+                          for s in SEATS}
+    shown["bases"] = {s: [_base_entry(state, s, e, viewer) for e in state["bases"][s]]
+                      for s in SEATS}
+    if viewer == REFEREE:
+        shown["bag"] = [_both(state, t) for t in state["bag"]]
+        shown["dealt"] = list(state["dealt"])
+    return shown
+
+
+def view_event(state: dict, event: dict, viewer: str | None) -> dict | None:
+    """One logged event as ``viewer`` may see it (the filter of :func:`view`).
+
+    ``state`` is the game's current state (for the manifest and the status). The
+    referee sees the event whole, plus "faces" ({"tile", "blue", "green"} per tile).
+    A seat sees tiles as faces of its own colour under "card"/"cards" (a draw shows
+    the drawer its faces and the opponent the backs, which are the opponent's own
+    colour), never ids; game-created without manifest and (while the game is active)
+    seed; a declaration's assignment and a rejection's reasons only to the declarer.
+    The public sees no faces: a tile count instead. Never returns None (every event
+    is visible in some form).
+    """
+    if viewer not in (*SEATS, REFEREE):
+        viewer = None
+    kind = event["type"]
+    if viewer == REFEREE:
+        shown = json.loads(json.dumps(event))
+        tiles = event.get("tiles", [event["tile"]] if "tile" in event else None)
+        if tiles is not None and kind != "game-created":
+            shown["faces"] = [_both(state, t) for t in tiles]
+        return shown
+    shown = {k: v for k, v in event.items() if k not in ("tile", "tiles", "manifest", "seed",
+                                                          "cards", "assignment", "reasons")}
+    shown = json.loads(json.dumps(shown))
+    if kind == "game-created" and state["status"] == "finished":
+        shown["seed"] = event["seed"]
+    if "tile" in event:
+        if viewer is not None:
+            shown["card"] = _show(state, event["tile"], viewer)
+    if "tiles" in event and kind != "game-created":
+        if viewer is None:
+            shown["count"] = len(event["tiles"])
+        else:
+            shown["cards"] = [_show(state, t, viewer) for t in event["tiles"]]
+    if viewer is not None and viewer == event.get("seat"):
+        for key in ("assignment", "reasons"):
+            if key in event:
+                shown[key] = json.loads(json.dumps(event[key]))
+    return shown
