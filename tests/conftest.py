@@ -16,3 +16,107 @@ def app():
 @pytest.fixture()
 def client(app):
     return app.test_client()
+
+
+# ----- game store: databases built by the Alembic migrations (SQLite and PostgreSQL) -----
+# `db_url` is parametrised over "sqlite" (a temp file) and "postgresql" (only when
+# TEST_DATABASE_URL is set: each test session creates its own randomly named database
+# and drops it at the end, since other test sessions share the server).
+import os
+import secrets
+from pathlib import Path
+
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
+
+ROOT = Path(__file__).resolve().parent.parent
+_BACKENDS = ["sqlite"] + (["postgresql"] if os.environ.get("TEST_DATABASE_URL") else [])
+
+
+def migrate(url: str, revision: str = "head", down: bool = False) -> None:
+    """Run `alembic upgrade <revision>` (or downgrade) on ``url`` via the command API."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config(str(ROOT / "alembic.ini"))
+    config.attributes["url"] = url
+    config.attributes["configure_logger"] = False
+    (command.downgrade if down else command.upgrade)(config, revision)
+
+
+@pytest.fixture(scope="session")
+def new_database(tmp_path_factory):
+    """A factory: ``new_database(backend)`` -> the URL of a fresh, empty database."""
+    created: list[str] = []
+    admin_url = os.environ.get("TEST_DATABASE_URL")
+
+    def make(backend: str) -> str:
+        if backend == "sqlite":
+            path = tmp_path_factory.mktemp("db") / "store.sqlite3"
+            return f"sqlite:///{path}"
+        name = f"store_test_{secrets.token_hex(6)}"
+        admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+        admin.dispose()
+        created.append(name)
+        return make_url(admin_url).set(database=name).render_as_string(hide_password=False)
+
+    yield make
+    if created:
+        admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+        with admin.connect() as connection:
+            for name in created:
+                connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture(scope="session", params=_BACKENDS)
+def db_url(request, new_database):
+    """A migrated database (one per backend per session; tests make their own games)."""
+    url = new_database(request.param)
+    migrate(url)
+    return url
+
+
+@pytest.fixture()
+def counter_engine(monkeypatch):
+    """Registers the test engine tests/fake_engine.py as game "counter"."""
+    from service import games
+
+    monkeypatch.setitem(games.ENGINE_MODULES, "counter", "fake_engine")
+    return "counter"
+
+
+@pytest.fixture()
+def store_app(db_url, counter_engine):
+    """An app on the migrated test database, with the "counter" engine registered."""
+    from service.store import get_store
+
+    app = create_app({"TESTING": True, "DATABASE_URL": db_url})
+    yield app
+    get_store(app).dispose()
+
+
+@pytest.fixture()
+def store_client(store_app):
+    return store_app.test_client()
+
+
+@pytest.fixture()
+def make_game(store_client):
+    """Factory: ``make_game(game="counter", options=None, seed=None)`` -> the 201 body of
+    POST /v1/games plus ``auth``: {seat or "referee": Authorization headers}."""
+    def make(game: str = "counter", options: dict | None = None, seed: str | None = None):
+        body = {"game": game, "options": options or {}}
+        if seed:
+            body["seed"] = seed
+        response = store_client.post("/v1/games", json=body)
+        assert response.status_code == 201, response.get_data(as_text=True)
+        created = response.get_json()
+        tokens = {seat: entry["token"] for seat, entry in created["seats"].items()}
+        tokens["referee"] = created["referee_token"]
+        created["auth"] = {who: {"Authorization": f"Bearer {token}"}
+                           for who, token in tokens.items()}
+        return created
+    return make

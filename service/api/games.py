@@ -1,10 +1,22 @@
-"""Game catalog (and, from the store issue on, the game store endpoints)."""
+"""Game catalog and the game store endpoints (create, view, act, events, legal actions)."""
 from __future__ import annotations
 
-from marshmallow import Schema, fields
+import json
+import re
+from typing import Any
+
+from flask import Response, current_app, g, request, url_for
+from flask_smorest import abort
+from marshmallow import INCLUDE, Schema, ValidationError, fields
+from marshmallow.validate import Length, Range, Regexp
 
 from service.api.base import Blueprint
-from service.games import ENGINE_MODULES, engine
+from service.errors import PROBLEM_MIMETYPE, problem
+from service.games import ENGINE_MODULES, RuleViolation, engine
+from service.store import (REFEREE, GameNotFound, GameRecord, IdempotencyRequest,
+                           KeyInFlight, KeyReused, Refused, StoreError, Unauthenticated,
+                           Unavailable, UnknownGame, get_store, request_hash)
+from service.store.records import CREATE_ACTOR, CREATE_SCOPE
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games",
                 description="The games the service referees, and their records")
@@ -48,3 +60,392 @@ def catalog() -> list[dict]:
 def get_catalog():
     """The games the service knows, with their options and defaults."""
     return {"games": catalog()}
+
+
+# ===== the game store: create, view, act, events, legal actions =====================
+#
+# Auth: ``Authorization: Bearer <token>`` on every /v1/games/{game_id}... route, checked
+# before the body is parsed. Ruling (not revealing games): a missing, malformed or
+# unknown token is 401 whatever the game id; a valid token used on any other game id
+# (existing or not) is 404, exactly as an unknown id.
+
+BEARER_REALM = 'Bearer realm="card-referee"'
+_KEY_PATTERN = re.compile(r"^[\x21-\x7e]{1,255}$")
+_IF_MATCH = re.compile(r'^(?:W/)?"?(\d{1,9})"?$')
+_SEED = re.compile(r"^[0-9a-fA-F]{64}$")
+_HEADER_DOCS = {
+    "If-Match": {"in": "header", "name": "If-Match", "schema": {"type": "string"},
+                 "description": 'The version the action is based on, as the ETag ("7"); '
+                                "or send expected_version in the body. Stale: 412; "
+                                "neither: 428."},
+    "Idempotency-Key": {"in": "header", "name": "Idempotency-Key",
+                        "schema": {"type": "string", "maxLength": 255},
+                        "description": "Same key and body again: the first response "
+                                       "again, no second effect. Scoped per game and "
+                                       "caller. Another body: 422; still running: 409."},
+    "If-None-Match": {"in": "header", "name": "If-None-Match", "schema": {"type": "string"},
+                      "description": "The ETag you hold: 304 while the game is unchanged."},
+}
+SECURITY = [{"bearerAuth": []}]
+
+
+@blp.record_once
+def _register_security_scheme(state) -> None:
+    """Document the bearer tokens (components.securitySchemes.bearerAuth)."""
+    for entry in state.app.extensions.get("flask-smorest", {}).get("apis", {}).values():
+        entry["ext_obj"].spec.components.security_scheme("bearerAuth", {
+            "type": "http", "scheme": "bearer",
+            "description": "A seat token (acts as that seat) or the referee token, "
+                           "as returned by POST /v1/games."})
+
+
+class TileField(fields.Field):
+    """A tile: a face in card notation (``"7H"``) or a tile id (an integer)."""
+
+    def _deserialize(self, value, attr, data, **kwargs):
+        if isinstance(value, bool) or not isinstance(value, (str, int)):
+            raise ValidationError("A tile is a face (string) or a tile id (integer).")
+        return value
+
+
+def _cell() -> fields.List:
+    return fields.List(fields.Integer(strict=True, validate=Range(min=0)),
+                       validate=Length(equal=2), metadata={"description": "[row, col]"})
+
+
+class CreateGameSchema(Schema):
+    game = fields.String(required=True, metadata={"example": "two-way"})
+    options = fields.Dict(keys=fields.String(), load_default=dict,
+                          metadata={"description": "game options (see the catalog)"})
+    seed = fields.String(validate=Regexp(_SEED), metadata={
+        "description": "64 hex digits; drawn from a CSPRNG when absent. Its SHA-256 "
+                       "(seed_commitment) is shown from the start, the seed itself "
+                       "once the game is finished."})
+
+
+class SeatTokenSchema(Schema):
+    token = fields.String(required=True)
+
+
+class CreatedGameSchema(Schema):
+    id = fields.String(required=True)
+    game = fields.String(required=True)
+    version = fields.Integer(required=True)
+    status = fields.String(required=True)
+    seats = fields.Dict(keys=fields.String(), values=fields.Nested(SeatTokenSchema),
+                        required=True, metadata={"description": "seat -> its bearer token"})
+    referee_token = fields.String(required=True)
+    seed_commitment = fields.String(required=True)
+
+
+class GameViewSchema(Schema):
+    id = fields.String(required=True)
+    game = fields.String(required=True)
+    version = fields.Integer(required=True, metadata={"description": "also the ETag"})
+    status = fields.String(required=True, metadata={"example": "active"})
+    viewer = fields.String(required=True, metadata={"description": "a seat or referee"})
+    seed_commitment = fields.String(required=True)
+    seed = fields.String(metadata={"description": "only once the game is finished"})
+    view = fields.Dict(required=True, metadata={"description": "the engine's view for you"})
+
+
+class ActionSchema(Schema):
+    """One action: ``type`` plus its fields; the engine validates the rest. Fields of
+    other names are passed to the engine as they are."""
+
+    class Meta:
+        unknown = INCLUDE
+
+    type = fields.String(required=True, metadata={"example": "place"})
+    tile = TileField(metadata={"oneOf": [{"type": "string"}, {"type": "integer"}]})
+    tiles = fields.List(TileField(metadata={"oneOf": [{"type": "string"},
+                                                      {"type": "integer"}]}))
+    cell = _cell()
+    cells = fields.List(_cell())
+    seat = fields.String(metadata={"description": "the seat acted for or on"})
+    card = fields.String()
+    cards = fields.List(fields.String())
+    side = fields.String()
+    kind = fields.String()
+    expected_version = fields.Integer(strict=True, validate=Range(min=0), metadata={
+        "description": "the version the action is based on (or the If-Match header)"})
+
+
+class ActionResultSchema(Schema):
+    version = fields.Integer(required=True)
+    status = fields.String(required=True)
+    events = fields.List(fields.Dict(), required=True,
+                         metadata={"description": "the events appended, as you may see them"})
+    view = fields.Dict(required=True)
+    seed = fields.String(metadata={"description": "once the game is finished"})
+
+
+class EventsQuerySchema(Schema):
+    after = fields.Integer(load_default=0, validate=Range(min=0),
+                           metadata={"description": "return events with seq > after"})
+    limit = fields.Integer(load_default=1000, validate=Range(min=1, max=1000))
+
+
+class EventsSchema(Schema):
+    version = fields.Integer(required=True)
+    events = fields.List(fields.Dict(), required=True, metadata={
+        "description": '{"seq", "type", "seat", ...}: the log as you may see it (events '
+                       "hidden from you entirely are left out)"})
+    last_seq = fields.Integer(required=True, metadata={
+        "description": "the last seq examined: pass it as `after` for the next page"})
+
+
+class LegalActionsSchema(Schema):
+    version = fields.Integer(required=True)
+    actions = fields.List(fields.Dict(), required=True, metadata={
+        "description": "complete action bodies: POST one as it is, with If-Match "
+                       "or expected_version"})
+
+
+def _store():
+    return get_store(current_app)
+
+
+def _unauthorized(detail: str, error: str | None = None) -> Response:
+    challenge = BEARER_REALM + (f', error="{error}"' if error else "")
+    return problem(401, "unauthorized", detail, headers={"WWW-Authenticate": challenge})
+
+
+def _not_found(game_id: str) -> Response:
+    return problem(404, "game-not-found", "No game with that id is open to this token.")
+
+
+@blp.before_request
+def _authenticate():
+    """Resolve the bearer token of every /v1/games/{game_id}... request to an actor."""
+    game_id = (request.view_args or {}).get("game_id")
+    if game_id is None:
+        return None
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if not header:
+        return _unauthorized("Send Authorization: Bearer <token>.")
+    if scheme.lower() != "bearer" or not token or " " in token:
+        return _unauthorized("The Authorization header is not 'Bearer <token>'.",
+                             "invalid_request")
+    try:
+        g.actor = _store().authenticate(game_id, token)
+    except Unauthenticated:
+        return _unauthorized("The token is not valid.", "invalid_token")
+    return None
+
+
+@blp.errorhandler(StoreError)
+def _store_error(error: StoreError) -> Response:
+    if isinstance(error, GameNotFound):
+        return _not_found(str(error))
+    if isinstance(error, Unauthenticated):
+        return _unauthorized("The token is not valid.", "invalid_token")
+    if isinstance(error, UnknownGame):
+        return problem(422, "unknown-game", str(error))
+    if isinstance(error, KeyReused):
+        return problem(422, "idempotency-key-reused",
+                       "This Idempotency-Key was used with another request.")
+    if isinstance(error, KeyInFlight):
+        return problem(409, "idempotency-key-in-flight",
+                       "A request with this Idempotency-Key is still being processed.",
+                       headers={"Retry-After": "1"})
+    return problem(500)
+
+
+@blp.errorhandler(Unavailable)
+def _unavailable(error: Unavailable) -> Response:
+    return problem(503, "unavailable", "The game is busy; retry shortly.",
+                   headers={"Retry-After": "1"})
+
+
+@blp.errorhandler(RuleViolation)
+def _rule_violation(error: RuleViolation) -> Response:
+    return problem(error.status, error.code, error.detail)
+
+
+def _idempotency(scope: str, actor: str, payload: Any) -> IdempotencyRequest | None:
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not _KEY_PATTERN.match(key):
+        abort(400, code="invalid-idempotency-key",
+              detail="Idempotency-Key: 1 to 255 visible ASCII characters.")
+    return IdempotencyRequest(scope, actor, key, request_hash(payload))
+
+
+def _etag(version: int) -> str:
+    return f'"{version}"'
+
+
+def _reply(status: int, body: dict, replayed: bool = False) -> Response:
+    """A stored or fresh reply as a response (problem+json for errors)."""
+    if status >= 400:
+        response = Response(json.dumps(body), status=status, mimetype=PROBLEM_MIMETYPE)
+    else:
+        response = current_app.response_class(
+            json.dumps(body), status=status, mimetype="application/json")
+        if "version" in body:
+            response.headers["ETag"] = _etag(body["version"])
+    if replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    return response
+
+
+def _event_out(module, state: dict, stored, viewer: str) -> dict | None:
+    """``{"seq", "type", "seat", ...}`` as ``viewer`` may see it; None when hidden."""
+    viewed = module.view_event(state, stored.event, viewer)
+    if viewed is None:
+        return None
+    return {"seq": stored.seq, "type": stored.event["type"],
+            "seat": stored.event.get("seat"), **viewed}
+
+
+def _game_body(record: GameRecord, viewer: str) -> dict:
+    body = {"id": record.id, "game": record.game, "version": record.version,
+            "status": record.status, "viewer": viewer,
+            "seed_commitment": record.seed_commitment}
+    if record.finished:
+        body["seed"] = record.seed
+    body["view"] = record.engine.view(record.state, viewer)
+    return body
+
+
+@blp.post("")
+@blp.arguments(CreateGameSchema)
+@blp.response(201, CreatedGameSchema, headers={"Location": {"schema": {"type": "string"}}})
+@blp.alt_response(409, response="CONFLICT")
+@blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+@blp.doc(parameters=[_HEADER_DOCS["Idempotency-Key"]])
+def create_game(body: dict):
+    """Create a game: a bearer token per seat, a referee token, the seed's commitment.
+
+    Unknown ``game`` or options the engine refuses: 422 with the engine's code.
+    """
+    seed = body.get("seed", "").lower() or None
+    idempotency = _idempotency(CREATE_SCOPE, CREATE_ACTOR, body)
+    (status, reply), replayed = _store().create(body["game"], body["options"], seed,
+                                                idempotency)
+    response = _reply(status, reply, replayed)
+    response.headers["Location"] = url_for("games.get_game", game_id=reply["id"])
+    return response
+
+
+@blp.get("/<game_id>")
+@blp.response(200, GameViewSchema, headers={"ETag": {"schema": {"type": "string"}}})
+@blp.alt_response(304, description="Not modified (If-None-Match)")
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.doc(security=SECURITY, parameters=[_HEADER_DOCS["If-None-Match"]])
+def get_game(game_id: str):
+    """The game as the caller may see it: ``view`` from the engine, ``version`` (ETag)."""
+    record = _store().read(game_id)
+    if _etag(record.version) in _etags(request.headers.get("If-None-Match", "")):
+        response = current_app.response_class(status=304)
+        response.headers["ETag"] = _etag(record.version)
+        return response
+    return _reply(200, _game_body(record, g.actor))
+
+
+def _etags(header: str) -> set[str]:
+    """The ETags of an If-None-Match header, weak or strong (``"3"`` both ways)."""
+    return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
+
+
+def _expected_version(action: dict) -> int:
+    """The version the action is based on: If-Match and/or ``expected_version``."""
+    in_body = action.pop("expected_version", None)
+    header = request.headers.get("If-Match")
+    in_header = None
+    if header is not None and header.strip() != "*":
+        match = _IF_MATCH.match(header.strip())
+        if not match:
+            abort(400, code="invalid-if-match",
+                  detail='If-Match takes the ETag of GET /v1/games/{id}, e.g. "7".')
+        in_header = int(match.group(1))
+    if in_header is None and in_body is None:
+        abort(428, code="version-required",
+              detail="Name the version the action is based on: If-Match or expected_version.")
+    if in_header is not None and in_body is not None and in_header != in_body:
+        abort(400, code="conflicting-versions",
+              detail="If-Match and expected_version name different versions.")
+    return in_header if in_header is not None else in_body
+
+
+@blp.post("/<game_id>/actions")
+@blp.arguments(ActionSchema)
+@blp.response(200, ActionResultSchema, headers={"ETag": {"schema": {"type": "string"}}})
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(403, response="FORBIDDEN")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.alt_response(409, response="CONFLICT")
+@blp.alt_response(412, response="PRECONDITION_FAILED")
+@blp.alt_response(428, response="PRECONDITION_REQUIRED")
+@blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+@blp.doc(security=SECURITY, parameters=[_HEADER_DOCS["If-Match"],
+                                        _HEADER_DOCS["Idempotency-Key"]])
+def post_action(action: dict, game_id: str):
+    """Apply one action as the caller's seat (or as the referee).
+
+    The version check is explicit: ``If-Match`` or ``expected_version`` (stale: 412
+    with ``version``; missing: 428). A seat token acting for another ``seat``: 403.
+    A refused action is a problem with the engine's ``code``; nothing is written.
+    """
+    actor = g.actor
+    if actor != REFEREE and "seat" in action and action["seat"] != actor:
+        return problem(403, "seat-mismatch", "A seat token acts only as its own seat.")
+    expected = _expected_version(action)
+    idempotency = _idempotency(game_id, actor, {"action": action, "version": expected})
+    (status, body), replayed = _store().act(game_id, actor, action, expected,
+                                            _action_renderer(actor), idempotency)
+    return _reply(status, body, replayed)
+
+
+def _action_renderer(actor: str):
+    """The reply to an action's outcome, as ``actor`` may see it (run inside the
+    transaction, so the idempotency record keeps exactly this)."""
+    def render(outcome) -> tuple[int, dict]:
+        if isinstance(outcome, Refused):
+            refused = problem(outcome.status, outcome.code, outcome.detail, **outcome.extra)
+            return outcome.status, json.loads(refused.get_data())
+        record = outcome.game
+        module = record.engine
+        events = [_event_out(module, record.state, e, actor) for e in outcome.events]
+        body = {"version": record.version, "status": record.status,
+                "events": [e for e in events if e is not None],
+                "view": module.view(record.state, actor)}
+        if record.finished:
+            body["seed"] = record.seed
+        return 200, body
+    return render
+
+
+@blp.get("/<game_id>/events")
+@blp.arguments(EventsQuerySchema, location="query")
+@blp.response(200, EventsSchema)
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.doc(security=SECURITY)
+def get_events(query: dict, game_id: str):
+    """The caller's view of the event log after ``seq`` ``after`` (filtered by the
+    engine: hidden payload removed, events hidden entirely left out)."""
+    record, stored = _store().events(game_id, query["after"], query["limit"])
+    module = record.engine
+    events = [_event_out(module, record.state, e, g.actor) for e in stored]
+    last_seq = stored[-1].seq if stored else query["after"]
+    return {"version": record.version, "events": [e for e in events if e is not None],
+            "last_seq": last_seq}
+
+
+@blp.get("/<game_id>/legal-actions")
+@blp.response(200, LegalActionsSchema, headers={"ETag": {"schema": {"type": "string"}}})
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.doc(security=SECURITY)
+def get_legal_actions(game_id: str):
+    """Every action the caller may POST now, as complete bodies (add If-Match or
+    ``expected_version`` = ``version``)."""
+    record = _store().read(game_id)
+    actions = record.engine.legal_actions(record.state, g.actor)
+    return _reply(200, {"version": record.version, "actions": actions})

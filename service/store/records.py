@@ -1,0 +1,481 @@
+"""The game store: games, their event record, bearer tokens and idempotent actions.
+
+Generic over the engine contract of :mod:`service.games`: the store calls
+``engine(game).new_game / fold / apply`` and keeps
+
+* the events (append-only, ``seq`` = 1, 2, 3 ... per game) as the record, and
+* the snapshot (the state folded from every event) with a ``version`` bumped by 1 per
+  accepted action, so an action folds onto the snapshot instead of replaying the log.
+
+HTTP does not live here: :meth:`GameStore.act` takes a ``render`` callback that turns
+the outcome (:class:`Applied` or :class:`Refused`) into the reply ``(status, body)``,
+inside the transaction, so the idempotency record stores exactly what the client got.
+
+Tokens are ``secrets.token_urlsafe(32)``; only their SHA-256 hex digests are stored.
+"""
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from types import ModuleType
+from typing import Any, Union
+
+from sqlalchemy import delete, func, select, update
+from sqlalchemy.orm import Session, attributes
+
+from service.games import RuleViolation, engine
+from service.games.rng import commitment, new_seed
+from service.store.db import make_engine
+from service.store.models import DONE, IN_FLIGHT, Event, Game, IdempotencyKey, Seat, utcnow
+from service.store.uow import Unavailable, UnitOfWork, lock_game
+
+REFEREE = "referee"
+CREATE_SCOPE = "new-game"  # idempotency scope of POST /v1/games (no game id yet)
+CREATE_ACTOR = "-"
+
+Reply = tuple[int, dict[str, Any]]
+
+
+# ----- errors ---------------------------------------------------------------------
+
+
+class StoreError(Exception):
+    """Base of the store's refusals (the API maps each to a problem)."""
+
+
+class UnknownGame(StoreError):
+    """``game`` names no engine the service has (422)."""
+
+
+class GameNotFound(StoreError):
+    """No such game, or the caller's token belongs to another game (404)."""
+
+
+class Unauthenticated(StoreError):
+    """No token, a malformed one, or one that opens no game (401)."""
+
+
+class KeyReused(StoreError):
+    """The idempotency key was used with another request body (422)."""
+
+
+class KeyInFlight(StoreError):
+    """A request with this idempotency key is still being processed (409)."""
+
+
+__all__ = ["Applied", "GameNotFound", "GameRecord", "GameStore", "IdempotencyRequest",
+           "KeyInFlight", "KeyReused", "REFEREE", "Refused", "ReplayReport", "Reply",
+           "StoreError", "Unauthenticated", "Unavailable", "UnknownGame", "hash_token",
+           "request_hash"]
+
+
+# ----- values ---------------------------------------------------------------------
+
+
+def hash_token(token: str) -> str:
+    """SHA-256 hex digest of a bearer token (what the database keeps)."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def request_hash(payload: Any) -> str:
+    """SHA-256 of the canonical JSON of ``payload`` (sorted keys, no spaces)."""
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A game row as read in one transaction (``state`` is the snapshot)."""
+
+    id: str
+    game: str
+    options: dict[str, Any]
+    status: str
+    version: int
+    state: dict[str, Any]
+    seed: str
+
+    @property
+    def seed_commitment(self) -> str:
+        """SHA-256 of the seed, published from the start (service.games.rng.commitment)."""
+        return commitment(self.seed)
+
+    @property
+    def finished(self) -> bool:
+        return self.status == "finished"
+
+    @property
+    def engine(self) -> ModuleType:
+        return engine(self.game)
+
+    @classmethod
+    def of(cls, row: Game) -> GameRecord:
+        return cls(id=row.id, game=row.game, options=row.options, status=row.status,
+                   version=row.version, state=row.snapshot, seed=row.seed)
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """One event of the record: ``seq`` and the event ``{"type", "seat", ...}``."""
+
+    seq: int
+    event: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Applied:
+    """An action was accepted: the new game record and the events it appended."""
+
+    game: GameRecord
+    events: list[StoredEvent]
+
+
+@dataclass(frozen=True)
+class Refused:
+    """An action was refused; nothing was written. ``extra`` goes into the problem."""
+
+    status: int
+    code: str
+    detail: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+Outcome = Union[Applied, Refused]
+
+
+@dataclass(frozen=True)
+class IdempotencyRequest:
+    """An ``Idempotency-Key`` in its scope (a game id, or :data:`CREATE_SCOPE`) and
+    for one caller (a seat, the referee, or :data:`CREATE_ACTOR`)."""
+
+    scope: str
+    actor: str
+    key: str
+    request_hash: str
+
+
+@dataclass(frozen=True)
+class ReplayReport:
+    """:meth:`GameStore.replay`: every stored event folded from ``None``."""
+
+    game_id: str
+    events: int
+    seqs_consecutive: bool
+    matches: bool
+    replayed: dict[str, Any]
+    snapshot: dict[str, Any]
+
+    @property
+    def ok(self) -> bool:
+        return self.matches and self.seqs_consecutive
+
+
+# ----- helpers --------------------------------------------------------------------
+
+
+def _engine_for(game: str) -> ModuleType:
+    try:
+        return engine(game)
+    except (KeyError, ImportError) as error:
+        raise UnknownGame(f"unknown game {game!r}") from error
+
+
+def _fold_all(module: ModuleType, state: dict | None, events: list[dict]) -> dict:
+    for event in events:
+        state = module.fold(state, event)
+    return state
+
+
+def _event_row(game_id: str, seq: int, event: dict[str, Any]) -> Event:
+    payload = {k: v for k, v in event.items() if k not in ("type", "seat")}
+    return Event(game_id=game_id, seq=seq, type=event["type"], seat=event.get("seat"),
+                 payload=payload, created_at=utcnow())
+
+
+def _event_of(row: Event) -> dict[str, Any]:
+    return {"type": row.type, "seat": row.seat, **row.payload}
+
+
+def _json_copy(value: Any) -> Any:
+    """``value`` as it will read back from a JSON column (lists, not tuples...)."""
+    return json.loads(json.dumps(value))
+
+
+# ----- the store ------------------------------------------------------------------
+
+
+class GameStore:
+    """Durable games over one database URL (SQLite file or PostgreSQL)."""
+
+    def __init__(self, url: str, *, attempts: int = 6, in_flight_seconds: float = 60.0,
+                 **engine_kwargs: Any):
+        self.uow = UnitOfWork(make_engine(url, **engine_kwargs), attempts=attempts)
+        self.in_flight = timedelta(seconds=in_flight_seconds)
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.uow.engine.dispose()
+
+    # ----- create ---------------------------------------------------------------
+
+    def create(self, game: str, options: dict[str, Any], seed: str | None = None,
+               idempotency: IdempotencyRequest | None = None) -> tuple[Reply, bool]:
+        """Create a game: ``((201, {"id", "game", "version", "status", "seats": {seat:
+        {"token"}}, "referee_token", "seed_commitment"}), replayed)``.
+
+        Raises :class:`UnknownGame`, :class:`RuleViolation` (the engine refused the
+        options; nothing stored), :class:`KeyReused`, :class:`KeyInFlight`,
+        :class:`Unavailable`. With ``idempotency``, a repeat returns the first reply
+        (``replayed`` True).
+        """
+        module = _engine_for(game)
+        if idempotency is not None:
+            stored = self.claim(idempotency)
+            if stored is not None:
+                return stored, True
+        try:
+            seed = seed or new_seed()
+            events = module.new_game(game, options, seed)
+            state = _fold_all(module, None, events)
+            reply = self.uow.run(lambda s: self._insert_game(
+                s, game, options, seed, events, state, idempotency))
+        except BaseException:
+            if idempotency is not None:
+                self.release(idempotency)
+            raise
+        return reply, False
+
+    def _insert_game(self, session: Session, game: str,
+                     options: dict[str, Any], seed: str, events: list[dict],
+                     state: dict[str, Any], idempotency: IdempotencyRequest | None) -> Reply:
+        game_id = secrets.token_urlsafe(16)
+        tokens = {seat: secrets.token_urlsafe(32) for seat in state["seats"]}
+        referee_token = secrets.token_urlsafe(32)
+        now = utcnow()
+        session.add(Game(id=game_id, game=game, options=state.get("options", options),
+                         status=state["status"], version=1, snapshot=_json_copy(state),
+                         seed=seed, referee_token_hash=hash_token(referee_token),
+                         created_at=now, updated_at=now))
+        session.flush()
+        session.add_all(Seat(game_id=game_id, seat=seat, token_hash=hash_token(token))
+                        for seat, token in tokens.items())
+        session.add_all(_event_row(game_id, seq, event) for seq, event in enumerate(events, 1))
+        reply = (201, {
+            "id": game_id, "game": game, "version": 1, "status": state["status"],
+            "seats": {seat: {"token": token} for seat, token in tokens.items()},
+            "referee_token": referee_token, "seed_commitment": commitment(seed),
+        })
+        if idempotency is not None:
+            self._finish(session, idempotency, reply, game_id)
+        return reply
+
+    # ----- authentication and reads ---------------------------------------------
+
+    def authenticate(self, game_id: str, token: str | None) -> str:
+        """The actor (a seat name or ``"referee"``) that ``token`` opens in game
+        ``game_id``. :class:`Unauthenticated` when the token opens no game at all;
+        :class:`GameNotFound` when it opens another game (or ``game_id`` is unknown):
+        a caller learns nothing about games that are not theirs."""
+        if not token:
+            raise Unauthenticated("a bearer token is required")
+        return self.uow.run(lambda s: self._actor(s, game_id, hash_token(token)), write=False)
+
+    @staticmethod
+    def _actor(session: Session, game_id: str, token_hash: str) -> str:
+        seat = session.execute(select(Seat.game_id, Seat.seat)
+                               .where(Seat.token_hash == token_hash)).first()
+        if seat is not None:
+            if seat.game_id != game_id:
+                raise GameNotFound(game_id)
+            return seat.seat
+        owner = session.execute(select(Game.id)
+                                .where(Game.referee_token_hash == token_hash)).scalar()
+        if owner is None:
+            raise Unauthenticated("the token opens no game")
+        if owner != game_id:
+            raise GameNotFound(game_id)
+        return REFEREE
+
+    def read(self, game_id: str) -> GameRecord:
+        """The game as it is now. :class:`GameNotFound`."""
+        def fn(session: Session) -> GameRecord:
+            row = session.get(Game, game_id)
+            if row is None:
+                raise GameNotFound(game_id)
+            return GameRecord.of(row)
+        return self.uow.run(fn, write=False)
+
+    def events(self, game_id: str, after: int = 0,
+               limit: int | None = None) -> tuple[GameRecord, list[StoredEvent]]:
+        """The game and its events with ``seq > after`` (in order, at most ``limit``),
+        read in one transaction. :class:`GameNotFound`."""
+        def fn(session: Session) -> tuple[GameRecord, list[StoredEvent]]:
+            row = session.get(Game, game_id)
+            if row is None:
+                raise GameNotFound(game_id)
+            statement = (select(Event).where(Event.game_id == game_id, Event.seq > after)
+                         .order_by(Event.seq))
+            if limit is not None:
+                statement = statement.limit(limit)
+            events = [StoredEvent(e.seq, _event_of(e)) for e in session.scalars(statement)]
+            return GameRecord.of(row), events
+        return self.uow.run(fn, write=False)
+
+    # ----- actions --------------------------------------------------------------
+
+    def act(self, game_id: str, actor: str, action: dict[str, Any], expected_version: int,
+            render: Callable[[Outcome], Reply],
+            idempotency: IdempotencyRequest | None = None) -> tuple[Reply, bool]:
+        """Apply one action of ``actor`` if the game is still at ``expected_version``.
+
+        In one transaction: lock the game row, check the version (stale ->
+        ``Refused(412, "version-mismatch", version=current)``), ``apply`` on the snapshot
+        (RuleViolation -> ``Refused(status, code)``, nothing written), fold the events,
+        append them with consecutive ``seq``, bump the version by 1, store the reply
+        under the idempotency key, commit. Returns ``(reply, replayed)``: ``replayed``
+        is True when the reply is the stored answer to an earlier identical request.
+        Raises :class:`GameNotFound`, :class:`KeyReused`, :class:`KeyInFlight`,
+        :class:`Unavailable`.
+        """
+        if idempotency is not None:
+            stored = self.claim(idempotency)
+            if stored is not None:
+                return stored, True
+        try:
+            reply = self.uow.run(lambda s: self._act(
+                s, game_id, actor, action, expected_version, render, idempotency))
+        except BaseException:
+            if idempotency is not None:
+                self.release(idempotency)
+            raise
+        return reply, False
+
+    def _act(self, session: Session, game_id: str, actor: str, action: dict[str, Any],
+             expected_version: int, render: Callable[[Outcome], Reply],
+             idempotency: IdempotencyRequest | None) -> Reply:
+        row = lock_game(session, game_id)
+        if row is None:
+            raise GameNotFound(game_id)
+        outcome = self._decide(session, row, actor, action, expected_version)
+        reply = render(outcome)
+        if idempotency is not None:
+            self._finish(session, idempotency, reply, game_id)
+        return reply
+
+    def _decide(self, session: Session, row: Game, actor: str, action: dict[str, Any],
+                expected_version: int) -> Outcome:
+        if row.version != expected_version:
+            return Refused(412, "version-mismatch",
+                           f"the game is at version {row.version}, not {expected_version}",
+                           {"version": row.version})
+        module = engine(row.game)
+        state = row.snapshot
+        try:
+            new_events = module.apply(copy.deepcopy(state), actor, copy.deepcopy(action))
+        except RuleViolation as violation:
+            return Refused(violation.status, violation.code, violation.detail)
+        state = _json_copy(_fold_all(module, state, new_events))
+        last = session.execute(select(func.max(Event.seq))
+                               .where(Event.game_id == row.id)).scalar() or 0
+        stored = [StoredEvent(last + i, _json_copy(e)) for i, e in enumerate(new_events, 1)]
+        session.add_all(_event_row(row.id, e.seq, e.event) for e in stored)
+        row.snapshot = state
+        attributes.flag_modified(row, "snapshot")
+        row.status = state["status"]
+        row.version += 1
+        row.updated_at = utcnow()
+        session.flush()
+        return Applied(GameRecord.of(row), stored)
+
+    # ----- idempotency ----------------------------------------------------------
+
+    def claim(self, request: IdempotencyRequest) -> Reply | None:
+        """Claim ``request.key`` (state in-flight, committed at once) and return None,
+        or return the stored reply of the earlier identical request.
+
+        :class:`KeyReused` if the key came with another request; :class:`KeyInFlight`
+        if that request is still running (an in-flight claim older than
+        ``in_flight_seconds`` is taken over: its process died).
+        """
+        existing = self.uow.run(lambda s: self._lookup(s, request), write=False)
+        if existing is not None:
+            return existing
+        return self.uow.run(lambda s: self._claim(s, request))
+
+    def _lookup(self, session: Session, request: IdempotencyRequest) -> Reply | None:
+        row = session.execute(select(IdempotencyKey).where(
+            IdempotencyKey.scope == request.scope, IdempotencyKey.actor == request.actor,
+            IdempotencyKey.key == request.key)).scalar_one_or_none()
+        if row is None:
+            return None
+        if row.request_hash != request.request_hash:
+            raise KeyReused(request.key)
+        if row.state == DONE:
+            return row.status_code, row.response_body
+        if _aware(row.updated_at) + self.in_flight > utcnow():
+            raise KeyInFlight(request.key)
+        return None  # abandoned: _claim takes it over
+
+    def _claim(self, session: Session, request: IdempotencyRequest) -> Reply | None:
+        existing = self._lookup(session, request)  # again, now as the writer
+        if existing is not None:
+            return existing
+        now = utcnow()
+        session.execute(delete(IdempotencyKey).where(
+            IdempotencyKey.scope == request.scope, IdempotencyKey.actor == request.actor,
+            IdempotencyKey.key == request.key))
+        session.add(IdempotencyKey(
+            scope=request.scope, actor=request.actor, key=request.key,
+            game_id=None if request.scope == CREATE_SCOPE else request.scope,
+            request_hash=request.request_hash, state=IN_FLIGHT, created_at=now,
+            updated_at=now))
+        return None
+
+    @staticmethod
+    def _finish(session: Session, request: IdempotencyRequest, reply: Reply,
+                game_id: str) -> None:
+        session.execute(update(IdempotencyKey).where(
+            IdempotencyKey.scope == request.scope, IdempotencyKey.actor == request.actor,
+            IdempotencyKey.key == request.key).values(
+                state=DONE, status_code=reply[0], response_body=reply[1], game_id=game_id,
+                updated_at=utcnow()))
+
+    def release(self, request: IdempotencyRequest) -> None:
+        """Forget an in-flight claim whose request failed without a reply (so a retry
+        can run). Best effort: a database still in conflict leaves it to expire."""
+        try:
+            self.uow.run(lambda s: s.execute(delete(IdempotencyKey).where(
+                IdempotencyKey.scope == request.scope, IdempotencyKey.actor == request.actor,
+                IdempotencyKey.key == request.key, IdempotencyKey.state == IN_FLIGHT)))
+        except Unavailable:
+            pass
+
+    # ----- integrity ------------------------------------------------------------
+
+    def replay(self, game_id: str) -> ReplayReport:
+        """Fold every stored event of the game from ``None`` and compare the result
+        with the stored snapshot (and check that seqs run 1, 2, 3 ... without gaps).
+        :class:`GameNotFound`."""
+        record, stored = self.events(game_id)
+        module = record.engine
+        replayed = _json_copy(_fold_all(module, None, [e.event for e in stored]))
+        return ReplayReport(
+            game_id=game_id, events=len(stored),
+            seqs_consecutive=[e.seq for e in stored] == list(range(1, len(stored) + 1)),
+            matches=replayed == record.state, replayed=replayed, snapshot=record.state)
+
+    def game_ids(self) -> list[str]:
+        """Every game id, oldest first (for integrity sweeps)."""
+        return self.uow.run(lambda s: list(s.scalars(
+            select(Game.id).order_by(Game.created_at, Game.id))), write=False)
+
+
+def _aware(moment: Any) -> Any:
+    """SQLite returns naive datetimes for timezone-aware columns: read them as UTC."""
+    from datetime import timezone
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
