@@ -321,7 +321,7 @@ def _game_body(record: GameRecord, viewer: str) -> dict:
 def create_game(body: dict):
     """Create a game: a bearer token per seat, a referee token, the seed's commitment.
 
-    Unknown ``game`` or options the engine refuses: 422 with the engine's code.
+    Unknown `game` or options the engine refuses: 422 with the engine's code.
     """
     seed = body.get("seed", "").lower() or None
     idempotency = _idempotency(CREATE_SCOPE, CREATE_ACTOR, body)
@@ -339,7 +339,7 @@ def create_game(body: dict):
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=SECURITY, parameters=[_HEADER_DOCS["If-None-Match"]])
 def get_game(game_id: str):
-    """The game as the caller may see it: ``view`` from the engine, ``version`` (ETag)."""
+    """The game as the caller may see it: `view` from the engine, `version` (ETag)."""
     record = _store().read(game_id)
     if _etag(record.version) in _etags(request.headers.get("If-None-Match", "")):
         response = current_app.response_class(status=304)
@@ -388,9 +388,9 @@ def _expected_version(action: dict) -> int:
 def post_action(action: dict, game_id: str):
     """Apply one action as the caller's seat (or as the referee).
 
-    The version check is explicit: ``If-Match`` or ``expected_version`` (stale: 412
-    with ``version``; missing: 428). A seat token acting for another ``seat``: 403.
-    A refused action is a problem with the engine's ``code``; nothing is written.
+    The version check is explicit: `If-Match` or `expected_version` (stale: 412
+    with `version`; missing: 428). A seat token acting for another `seat`: 403.
+    A refused action is a problem with the engine's `code`; nothing is written.
     """
     actor = g.actor
     if actor != REFEREE and "seat" in action and action["seat"] != actor:
@@ -428,7 +428,7 @@ def _action_renderer(actor: str):
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=SECURITY)
 def get_events(query: dict, game_id: str):
-    """The caller's view of the event log after ``seq`` ``after`` (filtered by the
+    """The caller's view of the event log after `seq` `after` (filtered by the
     engine: hidden payload removed, events hidden entirely left out)."""
     record, stored = _store().events(game_id, query["after"], query["limit"])
     module = record.engine
@@ -445,7 +445,7 @@ def get_events(query: dict, game_id: str):
 @blp.doc(security=SECURITY)
 def get_legal_actions(game_id: str):
     """Every action the caller may POST now, as complete bodies (add If-Match or
-    ``expected_version`` = ``version``)."""
+    `expected_version` = `version`)."""
     record = _store().read(game_id)
     actions = record.engine.legal_actions(record.state, g.actor)
     return _reply(200, {"version": record.version, "actions": actions})
