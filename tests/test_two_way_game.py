@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+from itertools import combinations
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -18,6 +19,7 @@ from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant,
 from service.cards import DECK, JOKER
 from service.games import RuleViolation, engine
 from service.games import two_way as tw
+from service.games.rng import Stream
 
 SEED = "5e" * 32
 MANIFEST = tw.default_manifest()
@@ -100,8 +102,12 @@ def table_game(targets: list[tuple[list[int], int]], options: dict | None = None
     """A table-mode game in which the seats, turn by turn from the first player, placed
     ``targets`` ([cell, tile id]) two per turn; the referee deals and draws so each
     seat holds its tiles in time, and discards other tiles. ``finish_last_turn``
-    False stops the last turn after its placements (its seat may still declare)."""
-    assert len(targets) % 2 == 0
+    False stops the last turn after its placements (its seat may still declare).
+    An odd number of targets gets one more: the lowest free id on the last free space."""
+    if len(targets) % 2:
+        used = [cell for cell, _ in targets]
+        free = [[r, c] for r in range(7) for c in range(7) if [r, c] not in used][-1]
+        targets = [*targets, (free, min(set(range(108)) - {t for _, t in targets}))]
     game = Game({"dealing": "table", **(options or {})})
     reserved = {t for _, t in targets}
     turns = [targets[i:i + 2] for i in range(0, len(targets), 2)]
@@ -444,3 +450,436 @@ def test_tw_t3_declaration_is_refused_out_of_turn():
     assert game.turn == "blue"
     error = game.refused("green", {"type": "declare", "cells": row(0, 0, 3)})
     assert (error.code, error.status) == ("not-your-turn", 409)
+
+
+def nearly_full(taken: set[int]) -> Game:
+    """A table game whose grid is full but for [6, 6], blue to move: [6, 0..2] hold a
+    blue run AH 2H 3H, the other spaces the lowest other ids."""
+    targets = line(row(6, 0, 3), ["AH", "2H", "3H"], taken)
+    cells = [[r, c] for r in range(7) for c in range(7) if r < 6 or 3 <= c < 6]
+    others = [i for i in range(108) if i not in taken]
+    targets += list(zip(cells, others[:len(cells)]))
+    taken.update(others[:len(cells)])
+    game = table_game(targets)  # 48 placements: 24 turns, blue moves next
+    assert game.turn == "blue" and sum(t is None for r in game.state["grid"] for t in r) == 1
+    return game
+
+
+def test_tw_t4_with_one_empty_space_the_player_places_one_then_draws():
+    game = nearly_full(set())
+    assert tw.view(game.state, "blue")["placements_left"] == 1
+    game.ref({"type": "place", "tile": game.hand("blue")[0], "cell": [6, 6]})
+    assert game.state["phase"] == "draw" and tw.view(game.state, "blue")["placements_left"] == 0
+    assert game.refused("referee", {"type": "place", "tile": game.hand("blue")[0],
+                                    "cell": [6, 6], "seat": "blue"}).code == "wrong-phase"
+    game.ref({"type": "draw", "tiles": game.state["bag"][:4]})
+    assert len(game.hand("blue")) == 8  # 5 - 1 placed + 4 drawn
+
+
+def test_tw_t4_ruling_spaces_emptied_by_a_declaration_take_the_second_placement():
+    game = nearly_full(set())
+    game.ref({"type": "place", "tile": game.hand("blue")[0], "cell": [6, 6]})
+    game.ref({"type": "declare", "cells": row(6, 0, 3)})
+    assert game.state["phase"] == "place" and tw.view(game.state, "blue")["placements_left"] == 1
+    assert game.refused("referee", {"type": "draw", "tiles": game.state["bag"][:4],
+                                    "seat": "blue"}).code == "wrong-phase"
+    game.ref({"type": "place", "tile": game.hand("blue")[0], "cell": [6, 1]})
+    assert game.state["phase"] == "draw"
+
+
+def wrong_line_game() -> Game:
+    """Blue to move; [0, 0..2] hold blue faces 2C 9H 5D (no valid sequence); blue
+    faces AH 2H 3H on [2, 0..2]."""
+    taken: set[int] = set()
+    return table_game(line(row(0, 0, 3), ["2C", "9H", "5D"], taken)
+                      + line(row(2, 0, 3), ["AH", "2H", "3H"], taken), {"first_player": "green"})
+
+
+def test_tw_t5_a_missed_turn_is_skipped_with_an_event():
+    game = wrong_line_game()
+    rejected = game.ref({"type": "declare", "cells": row(0, 0, 3)})
+    assert [e["type"] for e in rejected] == ["declaration-rejected"]
+    assert game.state["pending_skips"] == {"blue": 1, "green": 0}
+    filler_turn(game, [[5, 0], [5, 1]])  # blue finishes this turn normally
+    assert game.turn == "green"
+    events = filler_turn(game, [[5, 2], [5, 3]])
+    assert [(e["type"], e["seat"]) for e in events] == [("discard", "green"),
+                                                        ("turn-skipped", "blue")]
+    assert game.turn == "green" and game.state["pending_skips"] == {"blue": 0, "green": 0}
+    events = filler_turn(game, [[5, 4], [5, 5]])
+    assert [e["type"] for e in events] == ["discard"] and game.turn == "blue"
+
+
+def test_tw_t5_ruling_when_both_owe_a_turn_each_misses_one():
+    game = wrong_line_game()
+    game.ref({"type": "declare", "cells": row(0, 0, 3)})
+    filler_turn(game, [[5, 0], [5, 1]])
+    green_faces = [MANIFEST[game.state["grid"][0][c]]["green"] for c in (2, 1, 0)]
+    assert not tw.classify_line(green_faces)["valid"]  # precondition: wrong for green too
+    game.ref({"type": "declare", "cells": row(0, 0, 3)[::-1]})
+    assert game.state["pending_skips"] == {"blue": 1, "green": 1}
+    events = filler_turn(game, [[5, 2], [5, 3]])
+    assert [(e["type"], e["seat"]) for e in events] == [
+        ("discard", "green"), ("turn-skipped", "blue"), ("turn-skipped", "green")]
+    assert game.turn == "blue" and game.state["pending_skips"] == {"blue": 0, "green": 0}
+
+
+def test_tw_t5_ruling_penalties_add_up():
+    game = wrong_line_game()
+    game.ref({"type": "declare", "cells": row(0, 0, 3)})
+    game.ref({"type": "declare", "cells": row(0, 0, 3)})
+    assert game.state["pending_skips"]["blue"] == 2
+    filler_turn(game, [[5, 0], [5, 1]])
+    assert [e["type"] for e in filler_turn(game, [[5, 2], [5, 3]])][-1] == "turn-skipped"
+    assert [e["type"] for e in filler_turn(game, [[5, 4], [5, 5]])][-1] == "turn-skipped"
+    assert game.turn == "green" and game.state["pending_skips"]["blue"] == 0
+
+
+# ----- TW-D: declarations -----
+
+@pytest.mark.parametrize("cells", [
+    row(3, 1, 3),                      # horizontal
+    [[1, 4], [2, 4], [3, 4]],          # vertical
+    [[1, 1], [2, 2], [3, 3]],          # diagonal
+    [[1, 5], [2, 4], [3, 3]],          # anti-diagonal
+])
+@pytest.mark.parametrize("backwards", [False, True])
+def test_tw_d1_lines_in_four_directions_read_either_way(cells, backwards):
+    taken: set[int] = set()
+    game = table_game(line(cells, ["4C", "5C", "6C"], taken) + line([[6, 6]], ["KD"], taken))
+    events = game.ref({"type": "declare", "cells": cells[::-1] if backwards else cells})
+    assert events[0]["type"] == "declared" and events[0]["kind"] == "run"
+    assert all(game.state["grid"][r][c] is None for r, c in cells)
+
+
+@pytest.mark.parametrize("cells, code, status", [
+    ([[3, 1], [3, 2], [3, 4]], "not-a-line", 422),          # gap
+    ([[3, 1], [3, 2], [4, 2]], "not-a-line", 422),          # bent
+    ([[3, 2], [3, 1], [3, 3]], "not-a-line", 422),          # not in line order
+    ([[3, 1], [3, 1], [3, 2]], "not-a-line", 422),          # repeated space
+    ([[3, 1], [3, 2]], "length-not-allowed", 422),          # too short
+    ([[3, 0], [3, 1], [3, 2], [3, 3], [3, 4], [3, 5], [3, 6]], "length-not-allowed", 422),
+    ([[3, 5], [3, 6], [3, 7]], "off-grid", 422),
+    ([[3, 2], [3, 3], [3, 4]], "empty-cell", 409),
+    ([[3, 1], [3, 2], "x"], "invalid-action", 422),
+])
+def test_tw_d5_malformed_declarations_are_refused_and_nothing_is_recorded(cells, code, status):
+    taken: set[int] = set()
+    game = table_game(line(row(3, 0, 3), ["4C", "5C", "6C"], taken)
+                      + line([[3, 5], [3, 6], [0, 0]], ["2D", "3D", "KD"], taken)[:1]
+                      + line([[3, 6]], ["QD"], taken))
+    error = game.refused("referee", {"type": "declare", "cells": cells, "seat": game.turn})
+    assert (error.code, error.status) == (code, status)
+    assert game.state["pending_skips"] == {"blue": 0, "green": 0}
+
+
+def test_tw_d2_judged_on_the_declarers_faces_using_the_opponents_tiles():
+    taken: set[int] = set()
+    targets = line(row(3, 0, 3), ["4C", "5C", "6C"], taken)
+    # blue places 4C and 5C, green the 6C tile and a tile elsewhere
+    game = table_game(targets + line([[6, 6]], ["KD"], taken))
+    placed_by = {e["tile"]: e["seat"] for e in game.log if e["type"] == "place"}
+    assert placed_by[game.state["grid"][3][2]] == "green"
+    green_faces = [MANIFEST[game.state["grid"][3][c]]["green"] for c in range(3)]
+    assert not tw.classify_line(green_faces)["valid"]  # precondition of the test
+    filler_turn(game, [[5, 0], [5, 1]])  # blue
+    rejected = game.ref({"type": "declare", "cells": row(3, 0, 3)})  # green: its faces
+    assert rejected[0]["type"] == "declaration-rejected" and rejected[0]["cards"] == green_faces
+    filler_turn(game, [[5, 2], [5, 3]])  # green
+    declared = game.ref({"type": "declare", "cells": row(3, 0, 3)})  # blue
+    assert declared[0]["type"] == "declared" and declared[0]["cards"] == ["4C", "5C", "6C"]
+
+
+def test_tw_d3_a_length_already_held_is_refused_without_penalty():
+    taken: set[int] = set()
+    game = table_game(line(row(0, 0, 3), ["4C", "5C", "6C"], taken)
+                      + line(row(2, 0, 3), ["9S", "9H", "9D"], taken), {"first_player": "green"})
+    game.ref({"type": "declare", "cells": row(0, 0, 3)})
+    error = game.refused("referee", {"type": "declare", "cells": row(2, 0, 3), "seat": "blue"})
+    assert (error.code, error.status) == ("length-already-held", 409)
+    assert game.state["pending_skips"]["blue"] == 0
+    assert tw.view(game.state, "blue")["slots"]["blue"] == {
+        "3": {"allowed": 1, "held": 1}, "4": {"allowed": 1, "held": 0},
+        "5": {"allowed": 1, "held": 0}, "6": {"allowed": 1, "held": 0}}
+
+
+def test_tw_d3_easy_variant_has_no_six_slot():
+    taken: set[int] = set()
+    game = table_game(line(row(0, 0, 6), ["AS", "2S", "3S", "4S", "5S", "6S"], taken),
+                      {"variant": "easy"})
+    error = game.refused("referee", {"type": "declare", "cells": row(0, 0, 6), "seat": "green"})
+    assert (error.code, error.status) == ("length-not-allowed", 422)
+    assert set(tw.view(game.state, None)["slots"]["blue"]) == {"3", "4", "5"}
+
+
+def test_tw_d3_easy_extra_threes_hold_three_sequences_of_three():
+    taken: set[int] = set()
+    targets = []
+    for r, suit in zip((0, 2, 4, 6), "SHDC"):
+        targets += line(row(r, 0, 3), [f"4{suit}", f"5{suit}", f"6{suit}"], taken)
+    game = table_game(targets, {"variant": "easy", "easy_extra_threes": True})
+    for r in (0, 2, 4):
+        assert game.ref({"type": "declare", "cells": row(r, 0, 3)})[0]["type"] == "declared"
+    error = game.refused("referee", {"type": "declare", "cells": row(6, 0, 3), "seat": "blue"})
+    assert error.code == "length-already-held"
+    assert tw.view(game.state, "green")["slots"]["blue"]["3"] == {"allowed": 3, "held": 3}
+
+
+def test_tw_d3_extra_threes_need_the_easy_variant():
+    with pytest.raises(RuleViolation) as info:
+        tw.new_game("two-way", {"easy_extra_threes": True}, SEED)
+    assert info.value.code == "invalid-option" and "easy_extra_threes" in info.value.detail
+
+
+def test_tw_d4_correct_declaration_moves_tiles_to_the_base_and_scores():
+    taken: set[int] = set()
+    game = table_game(line(row(3, 0, 3), ["QS", "JK", "10S"], taken)
+                      + line([[6, 6]], ["KD"], taken))
+    ids = [game.state["grid"][3][c] for c in range(3)]
+    event = game.ref({"type": "declare", "cells": row(3, 0, 3)})[0]
+    assert (event["kind"], event["tier"], event["points"]) == ("run", "high", 5)
+    assert event["assignment"] == ["QS", "JS", "10S"] and event["tiles"] == ids
+    assert [game.state["grid"][3][c] for c in range(3)] == [None, None, None]
+    base = game.state["bases"]["blue"]
+    assert base == [{"cells": row(3, 0, 3), "tiles": ids, "cards": ["QS", "JK", "10S"],
+                     "kind": "run", "tier": "high", "points": 5, "length": 3,
+                     "assignment": ["QS", "JS", "10S"]}]
+    assert game.state["scores"] == {"blue": 5, "green": 0}
+    assert sorted(tile_places(game.state)) == list(range(108))
+    green_view = tw.view(game.state, "green")["bases"]["blue"][0]
+    assert green_view["cards"] == [MANIFEST[t]["green"] for t in ids]
+    assert "assignment" not in green_view and "tiles" not in green_view
+
+
+def test_tw_d5_incorrect_declaration_leaves_the_tiles_and_is_recorded():
+    game = wrong_line_game()
+    grid = json.loads(json.dumps(game.state["grid"]))
+    events = game.ref({"type": "declare", "cells": row(0, 0, 3)})
+    assert events == [{"type": "declaration-rejected", "seat": "blue", "by": "referee",
+                       "cells": row(0, 0, 3), "tiles": [grid[0][c] for c in range(3)],
+                       "cards": ["2C", "9H", "5D"],
+                       "reasons": tw.classify_line(["2C", "9H", "5D"])["reasons"]}]
+    assert game.state["grid"] == grid and game.state["scores"]["blue"] == 0
+    assert game.state["pending_skips"]["blue"] == 1
+    # the turn goes on: a correct declaration is still possible this turn
+    assert game.ref({"type": "declare", "cells": row(2, 0, 3)})[0]["type"] == "declared"
+
+
+# ----- TW-E: end of game -----
+
+def test_tw_e1_easy_set_complete_ends_the_game_at_once():
+    taken: set[int] = set()
+    targets = (line(row(0, 0, 3), ["AH", "2H", "3H"], taken)
+               + line(row(2, 0, 4), ["4S", "5S", "6S", "7S"], taken)
+               + line(row(4, 0, 5), ["5D", "6D", "7D", "8D", "9D"], taken)
+               + line([[6, 6]], ["KC"], taken))
+    game = table_game(targets, {"variant": "easy"}, finish_last_turn=False)
+    assert game.turn == "blue" and game.state["phase"] == "draw"
+    game.ref({"type": "declare", "cells": row(0, 0, 3)})
+    game.ref({"type": "declare", "cells": row(2, 0, 4)})
+    events = game.ref({"type": "declare", "cells": row(4, 0, 5)})
+    assert [e["type"] for e in events] == ["declared", "game-ended"]
+    assert events[1] == {"type": "game-ended", "seat": None, "by": None, "reason": "set-complete",
+                         "scores": {"blue": 22, "green": 0}, "winner": "blue", "result": "win",
+                         "completer": "blue"}
+    assert game.state["status"] == "finished" and tw.legal_actions(game.state, "blue") == []
+    error = game.refused("referee", {"type": "draw", "tiles": game.state["bag"][:4], "seat": "blue"})
+    assert error.code == "game-over"
+
+
+@pytest.mark.parametrize("win_condition, winner", [("score", "green"),
+                                                   ("first_complete", "blue")])
+def test_tw_e3_higher_score_wins_unless_first_complete(win_condition, winner):
+    taken: set[int] = set()
+    targets = (line(row(0, 0, 3), ["2C", "9C", "5C"], taken)                  # blue 3
+               + line(row(1, 0, 4), ["3D", "JD", "7D", "KD"], taken)          # blue 4
+               + line(row(2, 0, 5), ["AS", "4S", "9S", "QS", "6S"], taken)    # blue 6
+               + line(row(4, 0, 5), ["5H", "6H", "7H", "8H", "9H"], taken, "green")  # 10
+               + line(row(5, 0, 4), ["JC", "QC", "KC", "AC"], taken, "green")        # 7
+               + line([[6, 6]], ["KH"], taken))
+    game = table_game(targets, {"variant": "easy", "win_condition": win_condition})
+    assert game.turn == "green"
+    game.ref({"type": "declare", "cells": row(4, 0, 5)})
+    game.ref({"type": "declare", "cells": row(5, 0, 4)})
+    filler_turn(game, [[3, 0], [3, 1]])
+    for cells in (row(0, 0, 3), row(1, 0, 4), row(2, 0, 5)):
+        events = game.ref({"type": "declare", "cells": cells})
+    assert [e["tier"] for e in game.state["bases"]["blue"]] == ["low"] * 3
+    end = events[-1]
+    assert end["type"] == "game-ended" and end["completer"] == "blue"
+    assert end["scores"] == {"blue": 3 + 4 + 6, "green": 10 + 7}
+    assert end["winner"] == winner and game.state["winner"] == winner
+
+
+def play_by_choice(seed: str, choose, options: dict | None = None, limit: int = 2000) -> Game:
+    """A game in which the seat to move always takes ``choose(legal_actions)``."""
+    game = Game(options, seed)
+    for _ in range(limit):
+        if game.state["status"] != "active":
+            return game
+        actor = game.turn
+        actions = tw.legal_actions(game.state, actor)
+        if not actions:
+            actor = "referee"
+            actions = tw.legal_actions(game.state, actor)
+        game.act(actor, choose(actions))
+    raise AssertionError("the game did not end")
+
+
+def test_tw_e2_full_grid_at_the_end_of_a_turn_ends_the_game_and_equal_scores_draw():
+    game = play_by_choice(SEED, lambda actions: actions[0])  # never declares
+    assert game.state["end_reason"] == "grid-full"
+    assert all(t is not None for r in game.state["grid"] for t in r)
+    assert game.log[-2]["type"] == "discard"  # ended at the end of a turn
+    assert game.state["scores"] == {"blue": 0, "green": 0}
+    assert game.state["winner"] is None and game.state["result"] == "draw"
+    assert game.replay() == game.state
+
+
+def test_tw_e2_grid_filled_mid_turn_does_not_end_before_the_discard():
+    game = nearly_full(set())
+    game.ref({"type": "place", "tile": game.hand("blue")[0], "cell": [6, 6]})
+    game.ref({"type": "draw", "tiles": game.state["bag"][:4]})
+    assert game.state["status"] == "active"
+    events = game.ref({"type": "discard", "tiles": game.hand("blue")[:2]})
+    assert [e["type"] for e in events] == ["discard", "game-ended"]
+    assert events[1]["reason"] == "grid-full" and game.state["status"] == "finished"
+
+
+@pytest.mark.parametrize("seed", ["a1" * 32, "b2" * 32, "c3" * 32])
+def test_tw_e2_games_driven_by_legal_actions_end(seed):
+    rnd = random.Random(seed)
+
+    def choose(actions):
+        declarations = [a for a in actions if a["type"] == "declare"]
+        return rnd.choice(declarations) if declarations and rnd.random() < 0.8 else rnd.choice(actions)
+
+    for options in ({}, {"dealing": "table", "variant": "easy"}):
+        game = play_by_choice(seed, choose, options)
+        assert game.state["end_reason"] in ("grid-full", "set-complete")
+        assert game.replay() == game.state
+        assert sorted(tile_places(game.state)) == list(range(108))
+
+
+def test_tw_e4_draw_four_of_108_tiles_and_180_tiles_refused():
+    game = Game()
+    assert len(game.state["manifest"]) == 108 and len(tile_places(game.state)) == 108
+    events = server_turn(game)
+    draw = [e for e in game.log if e["type"] == "draw"][0]
+    assert len(draw["tiles"]) == 4 and events[0]["type"] == "discard"
+    tiles = (MANIFEST * 2)[:180]
+    with pytest.raises(RuleViolation) as info:
+        tw.new_game("two-way", {"tile_manifest": tiles}, SEED)
+    assert info.value.code == "invalid-option" and "108" in info.value.detail
+
+
+# ----- modes and actors -----
+
+def test_server_mode_refuses_the_referee_and_reported_tiles():
+    game = Game()
+    error = game.refused("referee", {"type": "draw", "seat": "blue"})
+    assert (error.code, error.status) == ("referee-cannot-act", 403)
+    seat = game.turn
+    for cell in ([0, 0], [0, 1]):
+        game.act(seat, {"type": "place", "tile": MANIFEST[game.hand(seat)[0]][seat], "cell": cell})
+    error = game.refused(seat, {"type": "draw", "tiles": [1, 2, 3, 4]})
+    assert error.status == 422
+    error = game.refused(seat, {"type": "draw", "seat": other(seat)})
+    assert (error.code, error.status) == ("not-your-seat", 403)
+    error = game.refused("dealer", {"type": "draw"})
+    assert error.status == 403
+    assert tw.legal_actions(game.state, "referee") == []
+
+
+def test_server_mode_draws_are_deterministic_from_the_seed():
+    one, two = Game(), Game()
+    server_turn(one)
+    server_turn(two)
+    assert one.log == two.log
+    # auditable: draw n takes randbelow(len(bag)) picks from the sorted bag, stream "draw:n"
+    draw = next(e for e in one.log if e["type"] == "draw")
+    bag = sorted(set(range(108)) - {t for e in one.log[1:3] for t in e["tiles"]}
+                 - {e["tile"] for e in one.log if e["type"] == "place"})
+    stream = Stream(SEED, "draw:2")
+    assert draw["tiles"] == [bag.pop(stream.randbelow(len(bag))) for _ in range(4)]
+
+
+def test_table_mode_draws_are_reported_by_the_referee_and_checked_against_the_bag():
+    taken: set[int] = set()
+    game = table_game(line(row(0, 0, 2), ["4C", "5C"], taken), finish_last_turn=False)
+    assert game.turn == "blue" and game.state["phase"] == "draw"
+    error = game.refused("blue", {"type": "draw"})
+    assert (error.code, error.status) == ("referee-reports-draws", 403)
+    in_hand = game.hand("green")[0]
+    error = game.refused("referee", {"type": "draw", "seat": "blue",
+                                     "tiles": [in_hand, *game.state["bag"][:3]]})
+    assert (error.code, error.status) == ("tile-not-in-bag", 409)
+    error = game.refused("referee", {"type": "draw", "seat": "blue", "tiles": [999, 1, 2, 3]})
+    assert error.status == 422
+    error = game.refused("referee", {"type": "draw", "seat": "green", "tiles": game.state["bag"][:4]})
+    assert error.code == "not-your-turn"
+    error = game.refused("referee", {"type": "draw", "tiles": game.state["bag"][:4]})
+    assert error.status == 422  # the referee must name the seat
+    bag = game.state["bag"][-4:]
+    assert game.ref({"type": "draw", "tiles": bag})[0]["tiles"] == bag
+    # seats may still act for themselves in table mode, by face
+    face = MANIFEST[game.hand("blue")[0]]["blue"]
+    game.act("blue", {"type": "discard", "tiles": [face, MANIFEST[game.hand("blue")[1]]["blue"]]})
+    assert game.turn == "green"
+
+
+def test_expected_version_in_a_body_is_ignored():
+    game = Game()
+    seat = game.turn
+    face = MANIFEST[game.hand(seat)[0]][seat]
+    events = game.act(seat, {"type": "place", "tile": face, "cell": [4, 4], "expected_version": 3})
+    assert events[0]["cell"] == [4, 4] and "expected_version" not in events[0]
+
+
+# ----- legal actions -----
+
+def test_legal_actions_are_complete_and_each_is_accepted():
+    taken: set[int] = set()
+    game = table_game(line(row(0, 0, 3), ["4C", "5C", "6C"], taken)
+                      + line(row(2, 0, 4), ["8D", "8S", "8H", "8C"], taken))
+    state = game.state
+    seat = game.turn
+    actions = tw.legal_actions(state, seat)
+    faces = {MANIFEST[t][seat] for t in game.hand(seat)}
+    empty = sum(t is None for r in state["grid"] for t in r)
+    places = [a for a in actions if a["type"] == "place"]
+    assert len(places) == len(faces) * empty
+    declares = [a["cells"] for a in actions if a["type"] == "declare"]
+    scanned = [x["cells"] for x in tw.scan_grid(game_faces(state, seat))]
+    assert declares == scanned and row(0, 0, 3) in declares and row(2, 0, 4) in declares
+    for action in actions:
+        tw.apply(state, seat, action)
+    referee = tw.legal_actions(state, "referee")
+    assert all(a["seat"] == seat for a in referee)
+    assert {a["tile"] for a in referee if a["type"] == "place"} == set(game.hand(seat))
+    for action in referee:
+        tw.apply(state, "referee", action)
+    assert tw.legal_actions(state, other(seat)) == []
+    assert tw.legal_actions(state, None) == []
+
+
+def game_faces(state: dict, colour: str) -> list[list[str | None]]:
+    return [[None if t is None else MANIFEST[t][colour] for t in r] for r in state["grid"]]
+
+
+def test_legal_discards_are_distinct_by_faces_and_skip_held_lengths():
+    taken: set[int] = set()
+    a, b = tile_ids(["7H", "7H"], "blue", taken)
+    game = Game({"dealing": "table"})
+    game.act("referee", {"type": "draw", "seat": "blue", "tiles": [a, b, *game.spare(3, taken)]})
+    game.act("referee", {"type": "draw", "seat": "green", "tiles": game.spare(5, taken)})
+    for cell in ([3, 3], [3, 4]):
+        game.ref({"type": "place", "tile": game.hand("blue")[-1], "cell": cell})
+    game.ref({"type": "draw", "tiles": game.spare(4, taken)})
+    discards = [a["tiles"] for a in tw.legal_actions(game.state, "blue") if a["type"] == "discard"]
+    faces = [MANIFEST[t]["blue"] for t in game.hand("blue")]
+    assert faces.count("7H") == 2 and ["7H", "7H"] in discards
+    keys = [tuple(sorted(d)) for d in discards]
+    assert len(keys) == len(set(keys)) == len({tuple(sorted(p)) for p in combinations(faces, 2)})
+    for body in discards:
+        tw.apply(game.state, "blue", {"type": "discard", "tiles": body})
