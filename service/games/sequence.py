@@ -1,0 +1,1399 @@
+"""Sequence (RULES.md §2) and Sequence Numbers (§3): one pure engine for both games.
+
+Pure: plain JSON-able data in and out; no Flask, no SQLAlchemy, no I/O except reading
+the reference data in ``seeds/`` once at import. The two games differ only by data:
+
+============  =====================================  ==================================
+              ``sequence``                           ``sequence-numbers``
+============  =====================================  ==================================
+board         ``seeds/sequence-board.json``          ``seeds/sequence-numbers-board.json``
+              (publisher's layout, see below)        or a custom board (option)
+deck          two 52-card decks (SQ-C2)              ``seeds/sequence-numbers-deck.json``
+                                                     or a custom deck (option)
+card -> label the card itself (``7H``)               the problem's answer (``6 x 7`` -> 42)
+wild          JD, JC (two-eyed Jacks, SQ-T2)         PLUS (SN-C2)
+remover       JS, JH (one-eyed Jacks, SQ-T3)         MINUS (SN-C2)
+players       2 3 4 6 8 9 10 12 (SQ-P1/P2)           2 3 4 6 (SN-P1)
+win           2 sides: 2 sequences; 3: 1 (SQ-S3)     2-3 players: 1; 4-6: 2 (SN-S1)
+============  =====================================  ==================================
+
+Board data: ``seeds/sequence-board.json`` is kept byte-for-byte as the publisher's
+layout (row 0 at the top, ``"XX"`` free corners, ``"T"`` for ten); the engine
+converts it at load time to canonical labels (``"10S"``) and ``"FREE"`` corners, and
+states, views and events only ever use the canonical form.
+
+Seats are ``p1..pN`` in seat (= turn) order; seat ``i`` plays for side
+``SIDES[i % sides]`` (``green``, ``blue``, ``red``), so team members sit alternately
+(SQ-P1). A cell is ``[row, col]`` with row 0 at the top.
+
+Dealing modes (option ``dealing``):
+
+* ``server``: the service shuffles (``service.games.rng``, label ``deck``; the n-th
+  reshuffle uses label ``reshuffle-n``), deals, and draws for the seats: a play's
+  draw is part of the play action, recorded as its own ``card-drawn`` event.
+* ``table``: the cards are physical. The deck is known only as a multiset; the
+  referee (or the seat itself) reports every card dealt or drawn with a ``draw``
+  action carrying ``"card"``. Play continues while a seat still owes its draw
+  (SQ-T5 lost draw).
+
+Actions (``apply``): ``play`` ``{"card", "cell", "sequence"?}``, ``remove-chip``
+``{"card", "cell"}``, ``exchange-dead-card`` ``{"card"}``, ``draw`` ``{"card"}``
+(table mode), ``pass`` (only without a legal play), ``penalty`` ``{"side",
+"offender"?}`` (referee only) and ``penalty-discard`` ``{"card"}``. In table mode the
+referee sends any seat's action with ``"seat"``; ``expected_version`` is ignored.
+
+Rulings (RULES.md is silent; documented here and in the tests):
+
+* Jacks, PLUS and MINUS are never dead cards (SQ-T4 speaks of a card's two spaces).
+* Playing onto a free corner is ``space-occupied``: a corner already counts as every
+  side's chip.
+* One placement may complete several sequences (different lines, or both halves of
+  a 9-long line through its middle); each is reported (SQ-S4, SQ-S5).
+* SQ-T5 in table mode: a seat that played owes one draw. It loses it (``draw-lost``)
+  when a seat that played after it reports its own post-play draw first, or when
+  its own next turn starts. Lost draws are never made up.
+* SQ-T6: the referee names the side; every member holding a card then owes one
+  ``penalty-discard`` of a card of their choice onto their discard pile, with no
+  replacement. A member who owes one may not play, remove, exchange or pass until
+  it is made. A side of one player cannot be penalised (``not-a-team``), and a
+  side still owing discards cannot be penalised again (``penalty-pending``).
+* SQ-E1, termination. A seat with no legal play or removal may ``pass`` (it need not
+  exchange a dead card first; a pass draws nothing). The game ends, the side with
+  more sequences winning and a tie being a draw, when (a) the draw deck and every
+  discard pile are empty and no seat has a legal play (the rule as written); (b) a
+  whole round of seats passes in a row (nothing can change any more: the rule's
+  "no seat has a legal play"); or (c) the deck runs out for a reshuffle (SQ-T7)
+  after ``stalemate_decks`` (default 2) consecutive whole decks without a new
+  sequence. (a) alone cannot end a real game: there are never enough cards in the
+  hands to empty the deck and the discard piles at once, and one-eyed Jacks and
+  reshuffles can otherwise go on for ever; (c) makes every game finite.
+* SQ-E1 outcome ``winner`` is ``null`` for a draw.
+* Seeds: the seed is revealed (in the view, the ``game-created`` event and the
+  ``game-finished`` event) only when the game is over; before that everyone,
+  the referee included, sees only ``seed_commitment`` (SHA-256). The referee sees
+  every hand but never the deck order.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from service.cards import DECK, CardError, parse_card
+from service.games import RuleViolation
+from service.games.arith import ProblemError, answer, canonical_problem
+from service.games.rng import commitment, shuffle
+
+# ===== data: boards, decks, cards -> spaces (SQ-C1..C3, SN-C0..C2) =====
+
+SIZE = 10
+FREE = "FREE"
+SIDES = ("green", "blue", "red")
+LAST = SIZE - 1
+CORNERS = frozenset({(0, 0), (0, LAST), (LAST, 0), (LAST, LAST)})
+DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # row, column, diagonal, anti-diagonal
+LENGTH = 5  # SQ-S1
+TWO_EYED = frozenset({"JD", "JC"})  # SQ-C2/SQ-T2 wild
+ONE_EYED = frozenset({"JS", "JH"})  # SQ-C2/SQ-T3 remove a chip
+PLUS, MINUS = "PLUS", "MINUS"  # SN-C2
+CLASSIC, NUMBERS = "sequence", "sequence-numbers"
+_SEEDS = Path(__file__).resolve().parents[2] / "seeds"
+
+Cell = tuple[int, int]
+
+
+def _read_seed(name: str) -> Any:
+    return json.loads((_SEEDS / name).read_text(encoding="utf-8"))
+
+
+def _classic_board(raw: list[list[str]]) -> list[list[str]]:
+    """Publisher's layout ("XX" corners, "T" tens) -> canonical labels, FREE corners."""
+    return [[FREE if code == "XX" else parse_card(code) for code in row] for row in raw]
+
+
+CLASSIC_BOARD: tuple[tuple[str, ...], ...] = tuple(
+    tuple(row) for row in _classic_board(_read_seed("sequence-board.json")))
+CLASSIC_DECK: tuple[str, ...] = DECK + DECK  # SQ-C2: 104 cards, no jokers
+NUMBERS_BOARD: tuple[tuple[int | str, ...], ...] = tuple(
+    tuple(row) for row in _read_seed("sequence-numbers-board.json")["grid"])
+NUMBERS_DECK: tuple[str, ...] = tuple(_read_seed("sequence-numbers-deck.json")["cards"])
+
+CLASSIC_HAND = {2: 7, 3: 6, 4: 6, 6: 5, 8: 4, 9: 4, 10: 3, 12: 3}  # SQ-P2
+NUMBERS_PLAYERS = (2, 3, 4, 6)  # SN-P1 (5 players cannot form 2 or 3 equal teams)
+MAX_CUSTOM_DECK = 400
+MAX_NUMBER = 10 ** 9
+
+
+def _board_data(board: Any) -> list[list[Any]]:
+    return [list(row) for row in board]
+
+
+def _option(name: str, type_: str, default: Any, description: str,
+            choices: list | None = None) -> dict:
+    entry = {"name": name, "type": type_, "default": default, "description": description}
+    if choices is not None:
+        entry["choices"] = choices
+    return entry
+
+
+_COMMON_OPTIONS = [
+    _option("sides", "integer", None, "2 or 3 sides (SQ-P1/SN-P1); null: 2 when the "
+            "players split into 2 equal teams, else 3; players <= 3 in Sequence "
+            "Numbers play individually", [2, 3]),
+    _option("dealing", "string", "server", "server: the service shuffles, deals and "
+            "draws; table: physical cards, the referee reports every card dealt or "
+            "drawn", ["server", "table"]),
+    _option("sequences_to_win", "integer", None, "null: as the rules say (SQ-S3 / SN-S1)",
+            [1, 2, 3, 4]),
+    _option("first_seat", "string", "p1", "the seat that plays first (p1..pN)"),
+    _option("stalemate_decks", "integer", 2, "SQ-E1 ruling: the game ends when the deck "
+            "runs out after this many whole decks in a row without a new sequence",
+            list(range(1, 11))),
+]
+
+CATALOG: dict[str, dict] = {
+    CLASSIC: {
+        "title": "Sequence",
+        "rules": "RULES.md §2 (SQ-*)",
+        "players": sorted(CLASSIC_HAND),
+        "options": [
+            _option("players", "integer", 2, "player count (SQ-P2)", sorted(CLASSIC_HAND)),
+            *_COMMON_OPTIONS,
+        ],
+    },
+    NUMBERS: {
+        "title": "Sequence Numbers",
+        "rules": "RULES.md §3 (SN-*)",
+        "players": list(NUMBERS_PLAYERS),
+        "options": [
+            _option("players", "integer", 2, "player count (SN-P1)", list(NUMBERS_PLAYERS)),
+            *_COMMON_OPTIONS,
+            _option("board", "array", None, "custom board: 10 rows of 10, the 4 corners "
+                    "FREE (or null), every other space an integer, each number on exactly "
+                    "two spaces; null: the shipped default (SN-C0)"),
+            _option("deck", "array", None, "custom deck: problem cards 'a + b', 'a - b', "
+                    "'a x b', 'a / b' whose answers are on the board, plus PLUS and MINUS "
+                    "cards; null: the shipped default (SN-C0)"),
+        ],
+    },
+}
+
+
+class InputError(RuleViolation):
+    """Malformed input (422) naming the offending ``field`` (``chips.green.3``...)."""
+
+    def __init__(self, code: str, detail: str, field: str):
+        super().__init__(code, detail, 422)
+        self.field = field
+
+
+def _invalid_option(detail: str) -> RuleViolation:
+    return RuleViolation("invalid-option", detail, 422)
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def parse_card_for(game: str, raw: Any, field: str = "card") -> str:
+    """Canonical card of ``game`` from input (``th`` -> ``10H``, ``6×7`` -> ``6 x 7``,
+    ``plus`` -> ``PLUS``). Raises InputError ``invalid-card`` (422)."""
+    if game == CLASSIC:
+        try:
+            card = parse_card(raw)
+        except CardError as exc:
+            raise InputError("invalid-card", str(exc), field) from exc
+        if card == "JK":
+            raise InputError("invalid-card", "Sequence has no jokers (SQ-C2)", field)
+        return card
+    if isinstance(raw, str) and raw.strip().upper() in (PLUS, MINUS):
+        return raw.strip().upper()
+    try:
+        return canonical_problem(raw)
+    except ProblemError as exc:
+        raise InputError("invalid-card", f"{exc} (SN-C1)", field) from exc
+
+
+def card_class(game: str, card: str) -> str:
+    """``"wild"`` (SQ-T2, SN-C2), ``"remover"`` (SQ-T3, SN-C2) or ``"face"``."""
+    if card in TWO_EYED or card == PLUS:
+        return "wild"
+    if card in ONE_EYED or card == MINUS:
+        return "remover"
+    return "face"
+
+
+def label_of(game: str, card: str) -> str | int:
+    """The board label a face card covers: the card (SQ-C1) or its answer (SN-C1)."""
+    return card if game == CLASSIC else answer(card)
+
+
+def spaces_index(board: list[list[Any]]) -> dict[Any, list[Cell]]:
+    """label -> its cells in reading order (corners left out)."""
+    index: dict[Any, list[Cell]] = {}
+    for r, row in enumerate(board):
+        for c, label in enumerate(row):
+            if label != FREE:
+                index.setdefault(label, []).append((r, c))
+    return index
+
+
+def _validate_board(raw: Any) -> list[list[int | str]]:
+    """A custom Sequence Numbers board (SN-C0/C1), normalised; invalid-option otherwise."""
+    if not (isinstance(raw, list) and len(raw) == SIZE
+            and all(isinstance(row, list) and len(row) == SIZE for row in raw)):
+        raise _invalid_option("board must be 10 rows of 10 spaces (SN-C0)")
+    grid: list[list[int | str]] = []
+    for r, row in enumerate(raw):
+        out: list[int | str] = []
+        for c, value in enumerate(row):
+            if (r, c) in CORNERS:
+                if value not in (None, FREE, "XX"):
+                    raise _invalid_option(f"board[{r}][{c}] is a corner: it must be FREE "
+                                          "(SN-C1: 4 free corners)")
+                out.append(FREE)
+            elif _is_int(value) and abs(value) <= MAX_NUMBER:
+                out.append(value)
+            else:
+                raise _invalid_option(f"board[{r}][{c}] must be an integer, not {value!r}")
+        grid.append(out)
+    counts = Counter(v for row in grid for v in row if v != FREE)
+    wrong = sorted(n for n, k in counts.items() if k != 2)
+    if wrong:
+        raise _invalid_option(f"every number must be on exactly two spaces (SN-C1); "
+                              f"not so for {wrong[:5]}")
+    return grid
+
+
+def _validate_deck(raw: Any, board: list[list[Any]]) -> list[str]:
+    """A Sequence Numbers deck, canonical; every problem's answer on the board."""
+    if not isinstance(raw, list) or not raw or len(raw) > MAX_CUSTOM_DECK:
+        raise _invalid_option(f"deck must be a list of 1 to {MAX_CUSTOM_DECK} cards")
+    on_board = spaces_index(board)
+    cards = []
+    for i, value in enumerate(raw):
+        try:
+            card = parse_card_for(NUMBERS, value, f"deck.{i}")
+        except InputError as exc:
+            raise _invalid_option(f"deck[{i}]: {exc.detail}") from exc
+        if card_class(NUMBERS, card) == "face" and label_of(NUMBERS, card) not in on_board:
+            raise _invalid_option(f"deck[{i}] {card!r}: its answer "
+                                  f"{label_of(NUMBERS, card)} is not on the board (SN-C1)")
+        cards.append(card)
+    return cards
+
+
+# ===== lines: sequences and their detection (SQ-S1, SQ-S2, SQ-S4, SQ-S5) =====
+
+
+def _in_board(r: int, c: int) -> bool:
+    return 0 <= r < SIZE and 0 <= c < SIZE
+
+
+def _counts_for(board: list[list[Any]], chips: list[list[str | None]], cell: Cell,
+                side: str) -> bool:
+    """The space holds ``side``'s chip or is a free corner (SQ-S1)."""
+    r, c = cell
+    return chips[r][c] == side or board[r][c] == FREE
+
+
+def _run_through(board: list[list[Any]], chips: list[list[str | None]], cell: Cell,
+                 side: str, d: tuple[int, int]) -> list[Cell]:
+    """The maximal run of ``side``/free spaces through ``cell`` along ``d``, in
+    reading order (its top-most, then left-most, end first)."""
+    dr, dc = d
+    r, c = cell
+    while _in_board(r - dr, c - dc) and _counts_for(board, chips, (r - dr, c - dc), side):
+        r, c = r - dr, c - dc
+    run = []
+    while _in_board(r, c) and _counts_for(board, chips, (r, c), side):
+        run.append((r, c))
+        r, c = r + dr, c + dc
+    return run
+
+
+def _compatible(window: set[Cell], others: Iterable[set[Cell]]) -> bool:
+    """SQ-S4: a side's two sequences share at most one space."""
+    return all(len(window & other) <= 1 for other in others)
+
+
+def _is_window(cells: list[Cell]) -> bool:
+    """Five distinct spaces, contiguous, in one straight line (sorted, a window's
+    cells are in reading order: the step is one of DIRECTIONS)."""
+    if len(cells) != LENGTH:
+        return False
+    cells = sorted(cells)
+    dr, dc = cells[1][0] - cells[0][0], cells[1][1] - cells[0][1]
+    return (dr, dc) in DIRECTIONS and all(
+        cells[i] == (cells[0][0] + i * dr, cells[0][1] + i * dc) for i in range(LENGTH))
+
+
+def new_sequences(board: list[list[Any]], chips: list[list[str | None]],
+                  sequences: list[dict], cell: Cell, side: str,
+                  named: list[Cell] | None = None) -> list[list[Cell]]:
+    """The sequences a chip of ``side`` just placed on ``cell`` completes.
+
+    ``chips`` already holds the new chip; ``sequences`` are the completed ones
+    (``{"side", "cells"}``). Only the four lines through ``cell`` are looked at.
+    SQ-S1: 5 in a line of the side's chips or free corners; SQ-S4: at most one
+    space shared with each of the side's sequences (so 9 in a row is two
+    sequences); SQ-S5: ``named`` (5 cells) is taken first when given, then in each
+    line the first window in reading order containing ``cell``. Raises
+    RuleViolation ``invalid-sequence`` (409) when ``named`` is not such a window.
+    """
+    held = [{tuple(x) for x in s["cells"]} for s in sequences if s["side"] == side]
+    chosen: list[list[Cell]] = []
+    if named is not None:
+        if not (_is_window(named) and cell in named
+                and all(_counts_for(board, chips, x, side) for x in named)
+                and _compatible(set(named), held)):
+            raise RuleViolation("invalid-sequence", "the named sequence is not 5 spaces in a "
+                                "line holding this chip, the side's chips or free corners, "
+                                "sharing at most one space with another of its sequences "
+                                "(SQ-S1, SQ-S4, SQ-S5)")
+        chosen.append(sorted(named))
+        held.append(set(named))
+    for d in DIRECTIONS:
+        run = _run_through(board, chips, cell, side, d)
+        if len(run) < LENGTH:
+            continue
+        at = run.index(cell)
+        for start in range(max(0, at - LENGTH + 1), min(at, len(run) - LENGTH) + 1):
+            window = run[start:start + LENGTH]
+            if _compatible(set(window), held):
+                chosen.append(window)
+                held.append(set(window))
+    return chosen
+
+
+def _lines() -> list[list[Cell]]:
+    """Every row, column and diagonal with at least 5 spaces, each in reading order."""
+    lines: list[list[Cell]] = []
+    for d in DIRECTIONS:
+        dr, dc = d
+        for r in range(SIZE):
+            for c in range(SIZE):
+                if _in_board(r - dr, c - dc):
+                    continue  # not the start of its line
+                line = []
+                rr, cc = r, c
+                while _in_board(rr, cc):
+                    line.append((rr, cc))
+                    rr, cc = rr + dr, cc + dc
+                if len(line) >= LENGTH:
+                    lines.append(line)
+    return lines
+
+
+LINES: tuple[tuple[Cell, ...], ...] = tuple(tuple(line) for line in _lines())
+
+
+def scan_sequences(board: list[list[Any]], chips: list[list[str | None]],
+                   sequences: list[dict], side: str) -> list[list[Cell]]:
+    """Every further sequence of ``side`` on the whole board (a full rescan).
+
+    Lines are independent (two lines share at most one space), so per line the
+    windows are taken greedily in reading order when compatible (SQ-S4) with the
+    given ``sequences`` of the side and those already taken: the most sequences.
+    """
+    held = [{tuple(x) for x in s["cells"]} for s in sequences if s["side"] == side]
+    found: list[list[Cell]] = []
+    for line in LINES:
+        for start in range(len(line) - LENGTH + 1):
+            window = list(line[start:start + LENGTH])
+            if any(chips[r][c] != side and board[r][c] != FREE for r, c in window):
+                continue
+            if all(board[r][c] == FREE for r, c in window):
+                continue
+            if _compatible(set(window), held):
+                found.append(window)
+                held.append(set(window))
+    return found
+
+
+def _locked_cells(sequences: list[dict]) -> set[Cell]:
+    """SQ-S2/SN-S2: every space of a completed sequence."""
+    return {tuple(x) for s in sequences for x in s["cells"]}
+
+
+# ===== stateless checks (the validation endpoints) =====
+
+
+def _cell(raw: Any, field: str) -> Cell:
+    if not (isinstance(raw, list | tuple) and len(raw) == 2 and all(_is_int(x) for x in raw)):
+        raise InputError("invalid-cell", f"{field}: a cell is [row, col], not {raw!r}", field)
+    r, c = raw
+    if not _in_board(r, c):
+        raise InputError("invalid-cell", f"{field}: {raw!r} is off the 10 x 10 board", field)
+    return (r, c)
+
+
+def _board_from_input(game: str, board: Any) -> list[list[Any]]:
+    if board is None:
+        return _board_data(CLASSIC_BOARD if game == CLASSIC else NUMBERS_BOARD)
+    if game == CLASSIC:
+        raise InputError("invalid-board", "Sequence has one board (SQ-C1)", "board")
+    try:
+        return _validate_board(board)
+    except RuleViolation as exc:
+        raise InputError("invalid-board", exc.detail, "board") from exc
+
+
+def _position(game: str, chips_in: Any, sequences_in: Any, board_in: Any = None
+              ) -> tuple[list[list[Any]], list[list[str | None]], list[dict]]:
+    """Validate a board position: ``chips`` {side: [cell...]}, ``sequences``
+    [{"side", "cells"}] (the completed, locked ones). Raises InputError naming
+    the field: unknown side, bad or repeated cell, chip on a corner, a sequence
+    that is not 5 in a line of its side (SQ-S1) or shares more than one space
+    with another of its side (SQ-S4)."""
+    board = _board_from_input(game, board_in)
+    chips: list[list[str | None]] = [[None] * SIZE for _ in range(SIZE)]
+    if not isinstance(chips_in, dict):
+        raise InputError("invalid-chips", "chips: {side: [[row, col], ...]}", "chips")
+    for side, cells in chips_in.items():
+        if side not in SIDES:
+            raise InputError("invalid-side", f"chips: unknown side {side!r} "
+                             f"(one of {', '.join(SIDES)})", f"chips.{side}")
+        if not isinstance(cells, list):
+            raise InputError("invalid-chips", "a side's chips are a list of cells",
+                             f"chips.{side}")
+        for i, raw in enumerate(cells):
+            r, c = _cell(raw, f"chips.{side}.{i}")
+            if (r, c) in CORNERS:
+                raise InputError("invalid-cell", f"chips.{side}.{i}: {[r, c]} is a free "
+                                 "corner, it holds no chip (SQ-C1)", f"chips.{side}.{i}")
+            if chips[r][c] is not None:
+                raise InputError("invalid-cell", f"chips.{side}.{i}: {[r, c]} already holds "
+                                 f"a {chips[r][c]} chip", f"chips.{side}.{i}")
+            chips[r][c] = side
+    sequences = _sequences_from_input(sequences_in, board, chips)
+    return board, chips, sequences
+
+
+def _sequences_from_input(raw: Any, board: list[list[Any]],
+                          chips: list[list[str | None]]) -> list[dict]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise InputError("invalid-sequence", "sequences: a list of {side, cells}",
+                         "sequences")
+    out: list[dict] = []
+    for i, item in enumerate(raw):
+        field = f"sequences.{i}"
+        if not (isinstance(item, dict) and set(item) == {"side", "cells"}):
+            raise InputError("invalid-sequence", f"{field}: {{side, cells}}", field)
+        side = item["side"]
+        if side not in SIDES:
+            raise InputError("invalid-side", f"{field}.side: unknown side {side!r}",
+                             f"{field}.side")
+        if not isinstance(item["cells"], list):
+            raise InputError("invalid-sequence", f"{field}.cells: 5 cells", f"{field}.cells")
+        cells = [_cell(x, f"{field}.cells.{j}") for j, x in enumerate(item["cells"])]
+        if not _is_window(cells) or len(set(cells)) != LENGTH:
+            raise InputError("invalid-sequence", f"{field}: not 5 spaces in a straight "
+                             "line (SQ-S1)", f"{field}.cells")
+        if not all(_counts_for(board, chips, x, side) for x in cells):
+            raise InputError("invalid-sequence", f"{field}: a space does not hold a "
+                             f"{side} chip or a free corner (SQ-S1)", f"{field}.cells")
+        held = [{tuple(x) for x in s["cells"]} for s in out if s["side"] == side]
+        if not _compatible(set(cells), held):
+            raise InputError("invalid-sequence", f"{field}: shares more than one space "
+                             f"with another {side} sequence (SQ-S4)", f"{field}.cells")
+        out.append({"side": side, "cells": [list(x) for x in sorted(cells)]})
+    return out
+
+
+def check_board(game: str, chips: Any, sequences: Any = None, board: Any = None) -> dict:
+    """Completed sequences per side of a position (SQ-S1, SQ-S2, SQ-S4; SN-S2).
+
+    In: ``chips`` {side: [[r, c]...]}, ``sequences`` the locked ones (kept as given),
+    ``board`` a custom Sequence Numbers board or None. Out: ``{"sequences": {side:
+    [{"cells", "locked"}]}, "counts": {side: n}}`` for every side named in ``chips``;
+    the locked ones first, then every further one found (a full rescan, greedy in
+    reading order per line). Raises InputError (422) naming the field.
+    """
+    grid, chip_grid, locked = _position(game, chips, sequences, board)
+    out: dict[str, list[dict]] = {}
+    for side in chips:
+        mine = [{"cells": s["cells"], "locked": True} for s in locked if s["side"] == side]
+        found = scan_sequences(grid, chip_grid, locked, side)
+        out[side] = mine + [{"cells": [list(x) for x in w], "locked": False} for w in found]
+    return {"sequences": out, "counts": {side: len(v) for side, v in out.items()}}
+
+
+def _target_refusal(game: str, board: list[list[Any]], chips: list[list[str | None]],
+                    locked: set[Cell], side: str, card: str, cell: Cell
+                    ) -> tuple[str, str] | None:
+    """Why ``card`` may not be used on ``cell`` by ``side`` (code, detail), or None.
+
+    SQ-T1/SN-C1 a face card on an open space showing its card/answer; SQ-T2/SN-C2 a
+    wild on any open space; SQ-T3/SN-C2 a remover on an opponent's chip that is not
+    in a completed sequence (SQ-S2)."""
+    r, c = cell
+    kind = card_class(game, card)
+    if kind == "remover":
+        owner = chips[r][c]
+        if owner is None:
+            return "no-chip", f"{[r, c]} holds no chip to remove"
+        if owner == side:
+            return "own-chip", f"{[r, c]} holds your side's chip"
+        if cell in locked:
+            return "chip-locked", f"{[r, c]} is part of a completed sequence (SQ-S2)"
+        return None
+    if board[r][c] == FREE:
+        return "space-occupied", f"{[r, c]} is a free corner: it already counts as every " \
+                                 "side's chip"
+    if chips[r][c] is not None:
+        return "space-occupied", f"{[r, c]} already holds a {chips[r][c]} chip"
+    if kind == "face" and board[r][c] != label_of(game, card):
+        return "card-not-on-space", f"{card} is not played on {[r, c]}, which shows " \
+                                    f"{board[r][c]}"
+    return None
+
+
+def check_move(game: str, chips: Any, sequences: Any, side: Any, card: Any, cell: Any,
+               board: Any = None, sequence: Any = None) -> dict:
+    """Would ``side`` playing ``card`` on ``cell`` be legal, and what would it complete?
+
+    Out: ``{"legal", "code", "detail", "action", "sequences": [{"side", "cells"}]}``;
+    ``action`` is ``remove-chip`` for a remover (JS/JH, MINUS), else ``play``;
+    ``code`` null when legal, else ``space-occupied``, ``card-not-on-space``,
+    ``no-chip``, ``own-chip``, ``chip-locked`` or ``invalid-sequence``. Raises
+    InputError (422) naming the field for malformed input.
+    """
+    grid, chip_grid, locked = _position(game, chips, sequences, board)
+    if side not in SIDES:
+        raise InputError("invalid-side", f"side: unknown side {side!r}", "side")
+    canonical = parse_card_for(game, card, "card")
+    target = _cell(cell, "cell")
+    named = None if sequence is None else _named_sequence(sequence)
+    if card_class(game, canonical) == "face" and label_of(game, canonical) not in \
+            spaces_index(grid):
+        raise InputError("invalid-card", f"{canonical}: no space of the board shows "
+                         f"{label_of(game, canonical)} (SN-C1)", "card")
+    action = "remove-chip" if card_class(game, canonical) == "remover" else "play"
+    verdict = {"legal": False, "code": None, "detail": None, "action": action,
+               "card": canonical, "sequences": []}
+    refusal = _target_refusal(game, grid, chip_grid, _locked_cells(locked), side,
+                              canonical, target)
+    if refusal:
+        verdict["code"], verdict["detail"] = refusal
+        return verdict
+    if action == "play":
+        chip_grid[target[0]][target[1]] = side
+        try:
+            made = new_sequences(grid, chip_grid, locked, target, side, named)
+        except RuleViolation as exc:
+            verdict["code"], verdict["detail"] = exc.code, exc.detail
+            return verdict
+        verdict["sequences"] = [{"side": side, "cells": [list(x) for x in w]} for w in made]
+    verdict["legal"] = True
+    return verdict
+
+
+def _named_sequence(raw: Any) -> list[Cell]:
+    """The SQ-S5 ``sequence`` of an action: 5 distinct cells (422 otherwise)."""
+    if not isinstance(raw, list) or len(raw) != LENGTH:
+        raise InputError("invalid-sequence", "sequence: 5 cells [[row, col], ...] (SQ-S5)",
+                         "sequence")
+    cells = [_cell(x, f"sequence.{i}") for i, x in enumerate(raw)]
+    if len(set(cells)) != LENGTH:
+        raise InputError("invalid-sequence", "sequence: 5 different cells (SQ-S5)",
+                         "sequence")
+    return cells
+
+
+# ===== setup: options, seats, the created state (SQ-P1, SQ-P2, SN-P1, SN-P2) =====
+
+
+def _players(game: str, options: dict) -> int:
+    players = options.get("players", 2)
+    allowed = sorted(CLASSIC_HAND) if game == CLASSIC else list(NUMBERS_PLAYERS)
+    if not _is_int(players) or players not in allowed:
+        why = " (5 players cannot form 2 or 3 equal teams)" if players == 5 else ""
+        raise _invalid_option(f"players must be one of {allowed}{why} "
+                              f"({'SQ-P2' if game == CLASSIC else 'SN-P1'})")
+    return players
+
+
+def allowed_sides(game: str, players: int) -> list[int]:
+    """Side counts a player count may form (SQ-P1; SN-P1: up to 3 play alone)."""
+    if game == NUMBERS and players <= 3:
+        return [players]
+    return [s for s in (2, 3) if players % s == 0 and (game == CLASSIC or players > s)]
+
+
+def hand_size(game: str, players: int) -> int:
+    """Cards dealt to each seat: SQ-P2 table, or SN-P2 (5 for 2-3, 4 for 4-6)."""
+    if game == CLASSIC:
+        return CLASSIC_HAND[players]
+    return 5 if players <= 3 else 4
+
+
+def sequences_needed(game: str, players: int, sides: int) -> int:
+    """SQ-S3: 2 sides need 2, 3 sides need 1; SN-S1: 2-3 players 1, 4-6 players 2."""
+    if game == CLASSIC:
+        return 2 if sides == 2 else 1
+    return 1 if players <= 3 else 2
+
+
+def _choice(options: dict, name: str, allowed: list, default: Any) -> Any:
+    value = options.get(name, default)
+    if value is None:
+        return default
+    if isinstance(value, bool) or value not in allowed:
+        raise _invalid_option(f"{name} must be one of {allowed}, not {value!r}")
+    return value
+
+
+def normalise_options(game: str, options: Any) -> dict:
+    """Validated options with every default filled in (RuleViolation invalid-option,
+    422, otherwise): players, sides, dealing, sequences_to_win, first_seat,
+    stalemate_decks, and for Sequence Numbers board and deck (null = default)."""
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise _invalid_option("options must be an object")
+    known = {o["name"] for o in CATALOG[game]["options"]}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise _invalid_option(f"unknown option {unknown[0]!r} (known: {sorted(known)})")
+    players = _players(game, options)
+    sides_ok = allowed_sides(game, players)
+    sides = _choice(options, "sides", sides_ok, sides_ok[0])
+    out = {
+        "players": players,
+        "sides": sides,
+        "dealing": _choice(options, "dealing", ["server", "table"], "server"),
+        "sequences_to_win": _choice(options, "sequences_to_win", [1, 2, 3, 4],
+                                    sequences_needed(game, players, sides)),
+        "first_seat": _choice(options, "first_seat",
+                              [f"p{i}" for i in range(1, players + 1)], "p1"),
+        "stalemate_decks": _choice(options, "stalemate_decks", list(range(1, 11)), 2),
+    }
+    if game == NUMBERS:
+        board = None if options.get("board") is None else _validate_board(options["board"])
+        grid = board or _board_data(NUMBERS_BOARD)
+        raw_deck = options.get("deck")
+        deck = None if raw_deck is None else _validate_deck(raw_deck, grid)
+        if deck is None and board is not None:
+            _validate_deck(list(NUMBERS_DECK), grid)
+        out["board"], out["deck"] = board, deck
+        if len(deck or NUMBERS_DECK) <= players * hand_size(game, players):
+            raise _invalid_option("the deck must hold more cards than the hands dealt")
+    return out
+
+
+def _setup(game: str, options: dict) -> dict:
+    """The created event's payload (minus the seed) from normalised options."""
+    players, sides = options["players"], options["sides"]
+    seats = [f"p{i}" for i in range(1, players + 1)]
+    side_of = {seat: SIDES[i % sides] for i, seat in enumerate(seats)}
+    teams = {side: [s for s in seats if side_of[s] == side] for side in SIDES[:sides]}
+    if game == CLASSIC:
+        board, deck = _board_data(CLASSIC_BOARD), list(CLASSIC_DECK)
+    else:
+        board = options["board"] or _board_data(NUMBERS_BOARD)
+        deck = list(options["deck"] or NUMBERS_DECK)
+    return {"options": options, "seats": seats, "sides": side_of, "teams": teams,
+            "hand_size": hand_size(game, players),
+            "sequences_to_win": options["sequences_to_win"], "board": board, "deck": deck}
+
+
+def new_game(game: str, options: Any, seed: str) -> list[dict]:
+    """The setup events of a new game of ``sequence`` or ``sequence-numbers``.
+
+    ``game-created`` (options, seats p1..pN, sides, teams, board, deck, seed) first;
+    in server mode then one ``cards-dealt`` per seat (each takes the next hand-size
+    cards from the top of the shuffled deck) and ``turn-started`` for the first
+    seat; in table mode the referee reports the deal with ``draw`` actions.
+    Raises RuleViolation ``invalid-option`` (422).
+    """
+    if game not in CATALOG:
+        raise _invalid_option(f"unknown game {game!r}")
+    normal = normalise_options(game, options)
+    created = {"type": "game-created", "seat": None, "game": game,
+               **_setup(game, normal), "seed": seed}
+    events = [created]
+    state = fold(None, created)
+    if normal["dealing"] == "server":
+        for seat in state["seats"]:
+            cards = state["deck"][:state["hand_size"]]
+            state = _emit(events, state, {"type": "cards-dealt", "seat": seat, "cards": cards})
+        _emit(events, state, {"type": "turn-started", "seat": normal["first_seat"]})
+    return events
+
+
+# ===== fold: events -> state =====
+
+
+def _created_state(event: dict) -> dict:
+    options = event["options"]
+    seats = list(event["seats"])
+    deck = list(event["deck"])
+    table = options["dealing"] == "table"
+    return {
+        "game": event["game"], "options": options, "seed": event["seed"],
+        "status": "active", "phase": "deal", "result": None,
+        "seats": seats, "sides": dict(event["sides"]),
+        "teams": {k: list(v) for k, v in event["teams"].items()},
+        "hand_size": event["hand_size"], "sequences_to_win": event["sequences_to_win"],
+        "board": [list(row) for row in event["board"]],
+        "chips": [[None] * SIZE for _ in range(SIZE)], "sequences": [],
+        "deck": sorted(deck) if table else shuffle(deck, event["seed"], "deck"),
+        "hands": {s: [] for s in seats}, "discards": {s: [] for s in seats},
+        "turn": None, "turn_number": 0, "exchanged": False,
+        "plays": 0, "pending_draws": {}, "replacement_due": None,
+        "lost_draws": {s: 0 for s in seats}, "penalty_due": [],
+        "passes": 0, "reshuffles": 0, "barren": 0, "mark": 0,
+    }
+
+
+def _copy(state: dict, *keys: str) -> dict:
+    """A shallow copy of ``state`` with fresh containers for ``keys`` (one level,
+    or rows for ``chips``): fold never mutates its input."""
+    out = dict(state)
+    for key in keys:
+        value = state[key]
+        if key == "chips":
+            out[key] = [row[:] for row in value]
+        elif isinstance(value, dict):
+            out[key] = {k: (v[:] if isinstance(v, list) else v) for k, v in value.items()}
+        else:
+            out[key] = value[:]
+    return out
+
+
+def _take(state: dict, card: str) -> None:
+    """Remove a drawn card from the deck: the top (server) or by value (table)."""
+    if state["options"]["dealing"] == "server":
+        if not state["deck"] or state["deck"][0] != card:
+            raise ValueError(f"event draws {card!r} but the deck top is not it")
+        del state["deck"][0]
+    else:
+        state["deck"].remove(card)
+
+
+def _to_discard(state: dict, seat: str, card: str) -> None:
+    state["hands"][seat].remove(card)
+    state["discards"][seat].append(card)
+
+
+def _fold_dealt(s: dict, e: dict) -> dict:
+    s = _copy(s, "deck", "hands")
+    for card in e["cards"]:
+        _take(s, card)
+    s["hands"][e["seat"]].extend(e["cards"])
+    return s
+
+
+def _fold_drawn(s: dict, e: dict) -> dict:
+    s = _copy(s, "deck", "hands", "pending_draws")
+    seat = e["seat"]
+    _take(s, e["card"])
+    s["hands"][seat].append(e["card"])
+    if s["replacement_due"] == seat:
+        s["replacement_due"] = None
+    else:
+        s["pending_draws"].pop(seat, None)
+    s["passes"] = 0
+    return s
+
+
+def _fold_turn(s: dict, e: dict) -> dict:
+    return {**s, "phase": "play", "turn": e["seat"], "turn_number": s["turn_number"] + 1,
+            "exchanged": False}
+
+
+def _after_play(s: dict, seat: str) -> None:
+    s["plays"] += 1
+    s["passes"] = 0
+    if s["options"]["dealing"] == "table":
+        s["pending_draws"][seat] = s["plays"]
+
+
+def _fold_placed(s: dict, e: dict) -> dict:
+    s = _copy(s, "chips", "hands", "discards", "pending_draws")
+    r, c = e["cell"]
+    s["chips"][r][c] = e["side"]
+    _to_discard(s, e["seat"], e["card"])
+    _after_play(s, e["seat"])
+    return s
+
+
+def _fold_removed(s: dict, e: dict) -> dict:
+    s = _copy(s, "chips", "hands", "discards", "pending_draws")
+    r, c = e["cell"]
+    s["chips"][r][c] = None
+    _to_discard(s, e["seat"], e["card"])
+    _after_play(s, e["seat"])
+    return s
+
+
+def _fold_sequence(s: dict, e: dict) -> dict:
+    s = _copy(s, "sequences")
+    s["sequences"].append({"side": e["side"], "cells": [list(x) for x in e["cells"]]})
+    return s
+
+
+def _fold_exchanged(s: dict, e: dict) -> dict:
+    s = _copy(s, "hands", "discards")
+    _to_discard(s, e["seat"], e["card"])
+    s["exchanged"] = True
+    s["passes"] = 0
+    if s["options"]["dealing"] == "table":
+        s["replacement_due"] = e["seat"]
+    return s
+
+
+def _fold_lost(s: dict, e: dict) -> dict:
+    s = _copy(s, "pending_draws", "lost_draws")
+    s["pending_draws"].pop(e["seat"], None)
+    s["lost_draws"][e["seat"]] += 1
+    return s
+
+
+def _fold_reshuffled(s: dict, e: dict) -> dict:
+    s = _copy(s, "discards")
+    cards = [card for seat in s["seats"] for card in s["discards"][seat]]
+    s["discards"] = {seat: [] for seat in s["seats"]}
+    if s["options"]["dealing"] == "server":
+        s["deck"] = shuffle(cards, s["seed"], f"reshuffle-{e['number']}")
+    else:
+        s["deck"] = sorted(s["deck"] + cards)
+    total = len(s["sequences"])
+    s["barren"] = s["barren"] + 1 if total == s["mark"] else 0
+    s["mark"] = total
+    s["reshuffles"] = e["number"]
+    return s
+
+
+def _fold_passed(s: dict, e: dict) -> dict:
+    return {**s, "passes": s["passes"] + 1}
+
+
+def _fold_penalty(s: dict, e: dict) -> dict:
+    return {**s, "penalty_due": s["penalty_due"] + list(e["seats"])}
+
+
+def _fold_penalty_discard(s: dict, e: dict) -> dict:
+    s = _copy(s, "hands", "discards", "penalty_due")
+    _to_discard(s, e["seat"], e["card"])
+    s["penalty_due"].remove(e["seat"])
+    s["passes"] = 0
+    return s
+
+
+def _fold_finished(s: dict, e: dict) -> dict:
+    return {**s, "status": "finished", "turn": None,
+            "result": {"winner": e["winner"], "reason": e["reason"],
+                       "sequences": dict(e["sequences"])}}
+
+
+_FOLDS = {
+    "cards-dealt": _fold_dealt, "card-drawn": _fold_drawn, "turn-started": _fold_turn,
+    "chip-placed": _fold_placed, "chip-removed": _fold_removed,
+    "sequence-completed": _fold_sequence, "dead-card-exchanged": _fold_exchanged,
+    "draw-lost": _fold_lost, "deck-reshuffled": _fold_reshuffled, "passed": _fold_passed,
+    "penalty": _fold_penalty, "penalty-discarded": _fold_penalty_discard,
+    "game-finished": _fold_finished,
+}
+
+
+def fold(state: dict | None, event: dict) -> dict:
+    """The state after ``event`` (never mutates ``state``); ``fold(None, created)``
+    is the initial state. Raises ValueError for an event that does not fit."""
+    if event["type"] == "game-created":
+        return _created_state(event)
+    if state is None:
+        raise ValueError("the first event must be game-created")
+    return _FOLDS[event["type"]](state, event)
+
+
+def _emit(events: list[dict], state: dict, event: dict) -> dict:
+    events.append(event)
+    return fold(state, event)
+
+
+# ===== turns: apply and its rules (SQ-T1..T7, SQ-S3, SN-S1, SQ-E1) =====
+
+_ACTION_KEYS = {
+    "play": {"card", "cell", "sequence"},
+    "remove-chip": {"card", "cell"},
+    "exchange-dead-card": {"card"},
+    "draw": {"card"},
+    "pass": set(),
+    "penalty": {"side", "offender"},
+    "penalty-discard": {"card"},
+}
+_ALWAYS = {"type", "seat", "expected_version"}
+
+
+def _malformed(detail: str, code: str = "invalid-action") -> RuleViolation:
+    return RuleViolation(code, detail, 422)
+
+
+def _refuse(code: str, detail: str) -> RuleViolation:
+    return RuleViolation(code, detail, 409)
+
+
+def _acting_seat(state: dict, actor: str, action: dict, kind: str) -> str | None:
+    """The seat an action is for (None for the referee's penalty). 403 when a seat
+    acts for another, a seat sends a referee action, or the referee acts for a seat
+    in server mode."""
+    named = action.get("seat")
+    if actor == "referee":
+        if kind == "penalty":
+            return None
+        if state["options"]["dealing"] != "table":
+            raise RuleViolation("referee-not-allowed", "in server mode the referee only "
+                                "records penalties (SQ-T6); seats make their own moves", 403)
+        if named is None:
+            raise _malformed("the referee names the seat it acts for: \"seat\"",
+                             "seat-required")
+        if named not in state["seats"]:
+            raise _malformed(f"unknown seat {named!r}", "invalid-seat")
+        return named
+    if actor not in state["seats"]:
+        raise RuleViolation("unknown-actor", f"{actor!r} is not a seat of this game", 403)
+    if kind == "penalty":
+        raise RuleViolation("referee-only", "only the referee records a penalty (SQ-T6)", 403)
+    if named is not None and named != actor:
+        raise RuleViolation("not-your-seat", f"{actor} may not act for {named!r}", 403)
+    return actor
+
+
+def _on_turn(state: dict, seat: str) -> None:
+    """Refuse unless ``seat`` may make a turn move now (409)."""
+    if state["phase"] != "play":
+        raise _refuse("deal-not-finished", "the deal is not finished: report it with draws")
+    if seat in state["penalty_due"]:
+        raise _refuse("penalty-due", f"{seat} must first discard a card for the table-talk "
+                      "penalty (SQ-T6)")
+    if state["turn"] != seat:
+        raise _refuse("not-your-turn", f"it is {state['turn']}'s turn")
+    if state["replacement_due"] == seat:
+        raise _refuse("draw-first", "report the replacement for the dead card first (SQ-T4)")
+
+
+def _in_hand(state: dict, seat: str, card: str) -> None:
+    if card not in state["hands"][seat]:
+        raise _refuse("card-not-in-hand", f"{card} is not in {seat}'s hand")
+
+
+def _side_count(state: dict, side: str) -> int:
+    return sum(1 for s in state["sequences"] if s["side"] == side)
+
+
+def _counts(state: dict) -> dict[str, int]:
+    return {side: _side_count(state, side) for side in state["teams"]}
+
+
+def _finish(events: list[dict], state: dict, reason: str, winner: str | None = None) -> dict:
+    """Emit game-finished. Without a winner (SQ-E1): most sequences wins, a tie draws."""
+    counts = _counts(state)
+    if winner is None:
+        best = max(counts.values())
+        leaders = [side for side, n in counts.items() if n == best]
+        winner = leaders[0] if len(leaders) == 1 else None
+    return _emit(events, state, {"type": "game-finished", "seat": None, "winner": winner,
+                                 "reason": reason, "sequences": counts,
+                                 "seed": state["seed"]})
+
+
+def _reshuffle(events: list[dict], state: dict) -> dict:
+    """SQ-T7: the deck ran out: the discard piles become the new deck, unless SQ-E1 (c)
+    ends the game (too many whole decks in a row without a new sequence)."""
+    total = len(state["sequences"])
+    barren = state["barren"] + 1 if total == state["mark"] else 0
+    if barren >= state["options"]["stalemate_decks"]:
+        return _finish(events, state, "stalemate")
+    count = sum(len(p) for p in state["discards"].values())
+    return _emit(events, state, {"type": "deck-reshuffled", "seat": None,
+                                 "number": state["reshuffles"] + 1, "cards": count})
+
+
+def _server_draw(events: list[dict], state: dict, seat: str) -> dict:
+    """Server mode: the seat draws the top card (reshuffling first if needed)."""
+    if not state["deck"]:
+        if not any(state["discards"].values()):
+            return state  # nothing left anywhere to draw (SQ-E1 (a) may follow)
+        state = _reshuffle(events, state)
+        if state["status"] != "active":
+            return state
+    return _emit(events, state, {"type": "card-drawn", "seat": seat,
+                                 "card": state["deck"][0]})
+
+
+def _next_seat(state: dict, seat: str) -> str:
+    seats = state["seats"]
+    return seats[(seats.index(seat) + 1) % len(seats)]
+
+
+def _start_turn(events: list[dict], state: dict, seat: str) -> dict:
+    """Lose the seat's stale draw (SQ-T5), start its turn, then SQ-E1 (a)."""
+    if seat in state["pending_draws"]:
+        state = _emit(events, state, {"type": "draw-lost", "seat": seat})
+    state = _emit(events, state, {"type": "turn-started", "seat": seat})
+    if not state["deck"] and not any(state["discards"].values()) \
+            and not any(_plays(state, s) for s in state["seats"]):
+        state = _finish(events, state, "no-legal-play")
+    return state
+
+
+def _end_turn(events: list[dict], state: dict, seat: str) -> dict:
+    """After a play or removal: win check (SQ-S3/SN-S1), the draw (server mode,
+    SQ-T1), the next seat's turn."""
+    side = state["sides"][seat]
+    if _side_count(state, side) >= state["sequences_to_win"]:
+        return _finish(events, state, "sequences", side)
+    if state["options"]["dealing"] == "server":
+        state = _server_draw(events, state, seat)
+        if state["status"] != "active":
+            return state
+    return _start_turn(events, state, _next_seat(state, seat))
+
+
+def _do_play(state: dict, seat: str, action: dict) -> list[dict]:
+    """SQ-T1 (face card on a space showing it), SQ-T2/SN-C2 (wild on any open
+    space); sequences SQ-S1/S4/S5; win SQ-S3/SN-S1; then the draw."""
+    game = state["game"]
+    card = parse_card_for(game, action.get("card"))
+    cell = _cell(action.get("cell"), "cell")
+    named = None if action.get("sequence") is None else _named_sequence(action["sequence"])
+    _on_turn(state, seat)
+    _in_hand(state, seat, card)
+    if card_class(game, card) == "remover":
+        raise _refuse("card-cannot-place", f"{card} removes a chip: use remove-chip "
+                      "(SQ-T3, SN-C2)")
+    side = state["sides"][seat]
+    refusal = _target_refusal(game, state["board"], state["chips"], set(), side, card, cell)
+    if refusal:
+        raise _refuse(*refusal)
+    events: list[dict] = []
+    state = _emit(events, state, {"type": "chip-placed", "seat": seat, "side": side,
+                                  "card": card, "cell": list(cell)})
+    for window in new_sequences(state["board"], state["chips"], state["sequences"], cell,
+                                side, named):
+        state = _emit(events, state, {"type": "sequence-completed", "seat": seat,
+                                      "side": side, "cells": [list(x) for x in window]})
+    _end_turn(events, state, seat)
+    return events
+
+
+def _do_remove(state: dict, seat: str, action: dict) -> list[dict]:
+    """SQ-T3/SN-C2: a remover takes an opponent's chip off (not one in a completed
+    sequence, SQ-S2); that ends the turn, so the seat cannot place there now."""
+    game = state["game"]
+    card = parse_card_for(game, action.get("card"))
+    cell = _cell(action.get("cell"), "cell")
+    _on_turn(state, seat)
+    _in_hand(state, seat, card)
+    if card_class(game, card) != "remover":
+        raise _refuse("card-cannot-remove", f"{card} does not remove chips: only one-eyed "
+                      "Jacks JS/JH (SQ-T3) and MINUS (SN-C2) do")
+    side = state["sides"][seat]
+    refusal = _target_refusal(game, state["board"], state["chips"],
+                              _locked_cells(state["sequences"]), side, card, cell)
+    if refusal:
+        raise _refuse(*refusal)
+    events: list[dict] = []
+    r, c = cell
+    state = _emit(events, state, {"type": "chip-removed", "seat": seat, "side": side,
+                                  "card": card, "cell": [r, c],
+                                  "removed": state["chips"][r][c]})
+    _end_turn(events, state, seat)
+    return events
+
+
+def is_dead(state: dict, card: str) -> bool:
+    """SQ-T4: a face card whose two spaces are both covered (Jacks/PLUS/MINUS never)."""
+    if card_class(state["game"], card) != "face":
+        return False
+    label = label_of(state["game"], card)
+    board, chips = state["board"], state["chips"]
+    return all(chips[r][c] is not None for r, c in _cells_of(board, label))
+
+
+def _cells_of(board: list[list[Any]], label: Any) -> Iterator[Cell]:
+    for r, row in enumerate(board):
+        for c, value in enumerate(row):
+            if value == label:
+                yield (r, c)
+
+
+def _do_exchange(state: dict, seat: str, action: dict) -> list[dict]:
+    """SQ-T4: once per turn, before playing, discard a dead card and draw another
+    (server mode: drawn now; table mode: the replacement is reported with draw)."""
+    card = parse_card_for(state["game"], action.get("card"))
+    _on_turn(state, seat)
+    if state["exchanged"]:
+        raise _refuse("already-exchanged", "one dead card per turn (SQ-T4)")
+    _in_hand(state, seat, card)
+    if not is_dead(state, card):
+        raise _refuse("not-dead", f"{card} still has an open space (SQ-T4)")
+    events: list[dict] = []
+    state = _emit(events, state, {"type": "dead-card-exchanged", "seat": seat, "card": card})
+    if state["options"]["dealing"] == "server":
+        _server_draw(events, state, seat)
+    return events
+
+
+def _draw_candidates(state: dict) -> list[str]:
+    """Cards a reported draw may show: the deck, or the discard piles when the deck
+    is empty (they are reshuffled into it first, SQ-T7)."""
+    if state["deck"]:
+        return state["deck"]
+    return [card for seat in state["seats"] for card in state["discards"][seat]]
+
+
+def _do_draw(state: dict, seat: str, action: dict) -> list[dict]:
+    """Table mode: a reported card dealt (deal phase) or drawn after a play (SQ-T1)
+    or as a dead card's replacement (SQ-T4); a later seat's post-play draw makes
+    earlier seats that still owe theirs lose them (SQ-T5)."""
+    if state["options"]["dealing"] != "table":
+        raise _refuse("not-table-mode", "in server mode the draw is part of the play "
+                      "(SQ-T5: it cannot be missed)")
+    if "card" not in action:
+        raise _malformed("a table-mode draw reports the card drawn: \"card\"")
+    card = parse_card_for(state["game"], action["card"])
+    events: list[dict] = []
+    if state["phase"] == "deal":
+        if len(state["hands"][seat]) >= state["hand_size"]:
+            raise _refuse("hand-full", f"{seat} has been dealt {state['hand_size']} cards")
+        if card not in state["deck"]:
+            raise _refuse("card-not-in-deck", f"no {card} is left in the deck")
+        state = _emit(events, state, {"type": "card-drawn", "seat": seat, "card": card})
+        if all(len(h) == state["hand_size"] for h in state["hands"].values()):
+            _emit(events, state, {"type": "turn-started", "seat":
+                                  state["options"]["first_seat"]})
+        return events
+    replacement = state["replacement_due"] == seat
+    if not replacement and seat not in state["pending_draws"]:
+        raise _refuse("draw-not-due", f"{seat} has no draw to make")
+    if card not in _draw_candidates(state):
+        raise _refuse("card-not-in-deck", f"no {card} is left in the deck")
+    if not state["deck"]:
+        state = _reshuffle(events, state)
+        if state["status"] != "active":
+            return events
+    mine = None if replacement else state["pending_draws"][seat]
+    state = _emit(events, state, {"type": "card-drawn", "seat": seat, "card": card})
+    if mine is not None:
+        for other, since in list(state["pending_draws"].items()):
+            if since < mine:
+                state = _emit(events, state, {"type": "draw-lost", "seat": other})
+    return events
+
+
+def _do_pass(state: dict, seat: str, action: dict) -> list[dict]:
+    """SQ-E1 ruling: a seat without a legal play or removal passes; a whole round of
+    passes in a row ends the game (no seat can play)."""
+    _on_turn(state, seat)
+    if _plays(state, seat):
+        raise _refuse("must-play", f"{seat} has a legal play")
+    events: list[dict] = []
+    state = _emit(events, state, {"type": "passed", "seat": seat})
+    if state["passes"] >= len(state["seats"]):
+        _finish(events, state, "no-legal-play")
+    else:
+        _start_turn(events, state, _next_seat(state, seat))
+    return events
+
+
+def _do_penalty(state: dict, seat: str | None, action: dict) -> list[dict]:
+    """SQ-T6 (referee): every member of the side that talked discards a card of
+    their choice (each then sends penalty-discard)."""
+    side = action.get("side")
+    if side not in state["teams"]:
+        raise _malformed(f"side must be one of {list(state['teams'])}", "invalid-side")
+    offender = action.get("offender")
+    if offender is not None and offender not in state["teams"][side]:
+        raise _malformed(f"offender must be a seat of {side}", "invalid-seat")
+    members = state["teams"][side]
+    if len(members) < 2:
+        raise _refuse("not-a-team", f"{side} is one player: there is no teammate to warn")
+    if any(m in state["penalty_due"] for m in members):
+        raise _refuse("penalty-pending", f"{side} still owes the last penalty's discards")
+    owing = [m for m in members if state["hands"][m]]
+    if not owing:
+        raise _refuse("nothing-to-discard", f"no member of {side} holds a card")
+    return [{"type": "penalty", "seat": None, "side": side, "offender": offender,
+             "seats": owing}]
+
+
+def _do_penalty_discard(state: dict, seat: str, action: dict) -> list[dict]:
+    """SQ-T6: the penalised member discards a card of their choice, no replacement."""
+    card = parse_card_for(state["game"], action.get("card"))
+    if seat not in state["penalty_due"]:
+        raise _refuse("no-penalty-due", f"{seat} owes no penalty discard")
+    _in_hand(state, seat, card)
+    return [{"type": "penalty-discarded", "seat": seat, "card": card}]
+
+
+_HANDLERS = {
+    "play": _do_play, "remove-chip": _do_remove, "exchange-dead-card": _do_exchange,
+    "draw": _do_draw, "pass": _do_pass, "penalty": _do_penalty,
+    "penalty-discard": _do_penalty_discard,
+}
+
+
+def apply(state: dict, actor: str, action: Any) -> list[dict]:
+    """The events ``action`` by ``actor`` (a seat ``p1``.. or ``"referee"``) causes.
+
+    Never mutates ``state``. Raises RuleViolation: 422 for a malformed action
+    (``invalid-action``, ``invalid-card``, ``invalid-cell``, ``invalid-sequence``...),
+    403 for acting for another seat or referee misuse, 409 for what the state
+    refuses (``game-over``, ``not-your-turn``, ``card-not-in-hand``,
+    ``space-occupied``, ``card-not-on-space``, ``no-chip``, ``own-chip``,
+    ``chip-locked``, ``not-dead``, ``already-exchanged``, ``must-play``...).
+    """
+    if not isinstance(action, dict):
+        raise _malformed("an action is an object with a \"type\"")
+    kind = action.get("type")
+    if kind not in _HANDLERS:
+        raise _malformed(f"unknown action type {kind!r} (one of {sorted(_HANDLERS)})")
+    extra = sorted(set(action) - _ALWAYS - _ACTION_KEYS[kind])
+    if extra:
+        raise _malformed(f"unknown field {extra[0]!r} for a {kind} action")
+    if state["status"] != "active":
+        raise _refuse("game-over", "the game is over")
+    seat = _acting_seat(state, actor, action, kind)
+    return _HANDLERS[kind](state, seat, action)
+
+
+# ===== legal actions =====
+
+
+def _plays(state: dict, seat: str) -> list[dict]:
+    """Every play and removal body ``seat`` could make with its hand now."""
+    game, board, chips = state["game"], state["board"], state["chips"]
+    side = state["sides"][seat]
+    index = None
+    locked = None
+    out: list[dict] = []
+    for card in dict.fromkeys(state["hands"][seat]):
+        kind = card_class(game, card)
+        if kind == "remover":
+            if locked is None:
+                locked = _locked_cells(state["sequences"])
+            out += [{"type": "remove-chip", "card": card, "cell": [r, c]}
+                    for r in range(SIZE) for c in range(SIZE)
+                    if chips[r][c] not in (None, side) and (r, c) not in locked]
+        elif kind == "wild":
+            out += [{"type": "play", "card": card, "cell": [r, c]}
+                    for r in range(SIZE) for c in range(SIZE)
+                    if chips[r][c] is None and board[r][c] != FREE]
+        else:
+            if index is None:
+                index = spaces_index(board)
+            out += [{"type": "play", "card": card, "cell": [r, c]}
+                    for r, c in index.get(label_of(game, card), ()) if chips[r][c] is None]
+    return out
+
+
+def _draws(state: dict) -> list[dict]:
+    return [{"type": "draw", "card": card} for card in sorted(set(_draw_candidates(state)))]
+
+
+def _seat_actions(state: dict, seat: str) -> list[dict]:
+    hand = state["hands"][seat]
+    if state["phase"] == "deal":
+        return _draws(state) if len(hand) < state["hand_size"] else []
+    out: list[dict] = []
+    if state["replacement_due"] == seat or seat in state["pending_draws"]:
+        out += _draws(state)
+    if seat in state["penalty_due"]:
+        return out + [{"type": "penalty-discard", "card": card} for card in dict.fromkeys(hand)]
+    if state["turn"] != seat or state["replacement_due"] == seat:
+        return out
+    if not state["exchanged"]:
+        out += [{"type": "exchange-dead-card", "card": card}
+                for card in dict.fromkeys(hand) if is_dead(state, card)]
+    return out + (_plays(state, seat) or [{"type": "pass"}])
+
+
+def _penalties(state: dict) -> list[dict]:
+    return [{"type": "penalty", "side": side} for side, members in state["teams"].items()
+            if len(members) > 1 and not any(m in state["penalty_due"] for m in members)
+            and any(state["hands"][m] for m in members)]
+
+
+def legal_actions(state: dict, viewer: str | None) -> list[dict]:
+    """Complete action bodies ``apply(state, viewer, body)`` accepts now.
+
+    A seat: its own moves. The referee: penalties (SQ-T6), and in table mode every
+    seat's moves with ``"seat"`` added. Anyone else, or a finished game: none.
+    """
+    if state["status"] != "active":
+        return []
+    if viewer == "referee":
+        out = _penalties(state)
+        if state["options"]["dealing"] == "table":
+            for seat in state["seats"]:
+                out += [{**a, "seat": seat} for a in _seat_actions(state, seat)]
+        return out
+    if viewer in state["seats"]:
+        return _seat_actions(state, viewer)
+    return []
+
+
+# ===== views: what each viewer may see =====
+
+
+def view(state: dict, viewer: str | None) -> dict:
+    """The state as ``viewer`` may see it (a seat ``p1``.., ``"referee"``, None).
+
+    Everyone: board, chips, sequences, counts, discard piles (face up), turn, hand
+    and deck counts, pending draws, penalties, result. A seat: its own hand only
+    (not a teammate's). The referee: every hand. Nobody: the deck order; the seed
+    only once the game is over (before that its SHA-256 commitment).
+    """
+    out = {
+        "game": state["game"], "status": state["status"], "phase": state["phase"],
+        "options": state["options"], "seats": list(state["seats"]),
+        "sides": dict(state["sides"]), "teams": {k: list(v) for k, v in state["teams"].items()},
+        "hand_size": state["hand_size"], "sequences_to_win": state["sequences_to_win"],
+        "board": [list(row) for row in state["board"]],
+        "chips": [list(row) for row in state["chips"]],
+        "sequences": [{"side": s["side"], "cells": [list(x) for x in s["cells"]]}
+                      for s in state["sequences"]],
+        "sequence_counts": _counts(state),
+        "turn": state["turn"], "turn_number": state["turn_number"],
+        "exchanged": state["exchanged"],
+        "hand_counts": {s: len(h) for s, h in state["hands"].items()},
+        "deck_count": len(state["deck"]),
+        "discards": {s: list(p) for s, p in state["discards"].items()},
+        "pending_draws": sorted(state["pending_draws"]),
+        "replacement_due": state["replacement_due"],
+        "penalty_due": list(state["penalty_due"]),
+        "lost_draws": dict(state["lost_draws"]), "reshuffles": state["reshuffles"],
+        "result": state["result"], "seed_commitment": commitment(state["seed"]),
+    }
+    if state["status"] == "finished":
+        out["seed"] = state["seed"]
+    if viewer == "referee":
+        out["hands"] = {s: list(h) for s, h in state["hands"].items()}
+    elif viewer in state["seats"]:
+        out["seat"] = viewer
+        out["hand"] = list(state["hands"][viewer])
+    return out
+
+
+def view_event(state: dict, event: dict, viewer: str | None) -> dict | None:
+    """One log event as ``viewer`` may see it: dealt and drawn cards only to their
+    seat and the referee (others see the count); the seed in ``game-created`` only
+    once the game is over (``seed_commitment`` before)."""
+    kind = event["type"]
+    if kind == "game-created":
+        out = {k: v for k, v in event.items() if k != "seed"}
+        out["seed_commitment"] = commitment(event["seed"])
+        if state["status"] == "finished":
+            out["seed"] = event["seed"]
+        return out
+    if kind in ("cards-dealt", "card-drawn") and viewer not in (event["seat"], "referee"):
+        count = len(event["cards"]) if kind == "cards-dealt" else 1
+        return {"type": kind, "seat": event["seat"], "count": count}
+    return dict(event)
