@@ -72,6 +72,7 @@ def init_api(app: Flask) -> Api:
     app.before_request(_require_json_body)
     for module in (meta, games, two_way, sequence):
         api.register_blueprint(module.blp)
+    api.register_blueprint(sequence.numbers_blp)
 
     @app.get("/openapi.yaml")
     def openapi_yaml() -> Response:

@@ -1,7 +1,209 @@
-"""Stateless sequence validation endpoints (no database)."""
+"""Stateless Sequence and Sequence Numbers validation endpoints (no database).
+
+- ``POST /v1/sequence/sequences/check``: a position (chips per side, locked
+  sequences) -> every completed sequence per side (SQ-S1, SQ-S2, SQ-S4).
+- ``POST /v1/sequence/moves/check``: a position + side + card + space -> legal?,
+  why not (``code``), and the sequences it would complete (SQ-T1..T3, SQ-S5).
+- The same two under ``/v1/sequence-numbers`` with problem cards (``6 x 7``,
+  ``PLUS``, ``MINUS``) and an optional custom ``board`` (SN-C0, SN-C1, SN-C2).
+
+A position is ``{"chips": {"green": [[row, col], ...], "blue": [...]},
+"sequences": [{"side": "green", "cells": [[r, c] x 5]}]}`` with row 0 at the top;
+the listed sequences are the completed (locked) ones. Malformed input (a bad cell,
+card, side, board or sequence) is a 422 problem whose ``errors`` names the field,
+e.g. ``{"json": {"chips.green.2": ["chips.green.2: [3, 11] is off the 10 x 10
+board"]}}``; an illegal but well-formed move is a 200 with ``legal: false``.
+"""
 from __future__ import annotations
 
+from typing import Any
+
+from flask import Response
+from marshmallow import Schema, fields, validate
+
 from service.api.base import Blueprint
+from service.errors import problem
+from service.games.sequence import CLASSIC, NUMBERS, SIDES, InputError, check_board, check_move
 
 blp = Blueprint("sequence", __name__, url_prefix="/v1/sequence",
-                description="sequence validation")
+                description="Sequence (RULES.md §2) validation")
+numbers_blp = Blueprint("sequence-numbers", __name__, url_prefix="/v1/sequence-numbers",
+                        description="Sequence Numbers (RULES.md §3) validation")
+
+CODES = ("space-occupied", "card-not-on-space", "no-chip", "own-chip", "chip-locked",
+         "invalid-sequence")
+
+
+class StrictInteger(fields.Integer):
+    """An integer that refuses booleans and floats (``true`` is not row 1)."""
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(strict=True, **kwargs)
+
+    def _validated(self, value: Any) -> int:
+        if isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return super()._validated(value)
+
+
+def _cell_field(**kwargs: Any) -> fields.List:
+    return fields.List(StrictInteger(), validate=validate.Length(equal=2), metadata={
+        "description": "[row, col], row 0 at the top, 0..9", "example": [4, 4]}, **kwargs)
+
+
+class SequenceSchema(Schema):
+    side = fields.String(required=True, validate=validate.OneOf(SIDES))
+    cells = fields.List(_cell_field(), required=True, validate=validate.Length(equal=5))
+
+
+class PositionSchema(Schema):
+    chips = fields.Dict(
+        keys=fields.String(validate=validate.OneOf(SIDES)), values=fields.List(_cell_field()),
+        required=True, metadata={"description": "each side's chips (green, blue, red)",
+                                 "example": {"green": [[0, 1], [0, 2]], "blue": [[5, 5]]}})
+    sequences = fields.List(fields.Nested(SequenceSchema), load_default=list, metadata={
+        "description": "the completed (locked) sequences; chips outside them are unlocked"})
+
+
+class NumbersBoardField(fields.List):
+    """A custom Sequence Numbers board: 10 rows of 10 (integers, FREE/null corners)."""
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(fields.List(fields.Raw(allow_none=True)), allow_none=True,
+                         metadata={"description": "custom board (SN-C0): 10 rows of 10, "
+                                                  "integers, the 4 corners FREE or null; "
+                                                  "omitted: the default board"}, **kwargs)
+
+
+class NumbersPositionSchema(PositionSchema):
+    board = NumbersBoardField(load_default=None)
+
+
+def _side_field() -> fields.String:
+    return fields.String(required=True, validate=validate.OneOf(SIDES),
+                         metadata={"description": "the side making the move"})
+
+
+def _named_field() -> fields.List:
+    return fields.List(_cell_field(), validate=validate.Length(equal=5), load_default=None,
+                       metadata={"description": "SQ-S5: which 5 spaces form the sequence "
+                                                "when the line is longer than 5"})
+
+
+class MoveSchema(PositionSchema):
+    side = _side_field()
+    cell = _cell_field(required=True)
+    sequence = _named_field()
+    card = fields.String(required=True, metadata={
+        "description": "card code (10H or TH...); JD/JC wild, JS/JH remove a chip",
+        "example": "7H"})
+
+
+class NumbersMoveSchema(NumbersPositionSchema):
+    side = _side_field()
+    cell = _cell_field(required=True)
+    sequence = _named_field()
+    card = fields.String(required=True, metadata={
+        "description": "a problem card 'a + b', 'a - b', 'a x b', 'a / b' (also × ÷ : − *), "
+                       "or PLUS (wild) / MINUS (remove a chip)", "example": "6 x 7"})
+
+
+class FoundSequenceSchema(Schema):
+    cells = fields.List(fields.List(fields.Integer()), required=True,
+                        metadata={"description": "5 cells in reading order"})
+    locked = fields.Boolean(required=True, metadata={
+        "description": "true: given as completed; false: found on the board"})
+
+
+class SequencesResultSchema(Schema):
+    sequences = fields.Dict(keys=fields.String(), values=fields.List(
+        fields.Nested(FoundSequenceSchema)), required=True,
+        metadata={"description": "per side named in chips: its completed sequences"})
+    counts = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
+
+
+class SideSequenceSchema(Schema):
+    side = fields.String(required=True)
+    cells = fields.List(fields.List(fields.Integer()), required=True)
+
+
+class MoveResultSchema(Schema):
+    legal = fields.Boolean(required=True)
+    code = fields.String(required=True, allow_none=True, validate=validate.OneOf(CODES),
+                         metadata={"description": "null when legal"})
+    detail = fields.String(required=True, allow_none=True)
+    action = fields.String(required=True, validate=validate.OneOf(("play", "remove-chip")))
+    card = fields.String(required=True, metadata={"description": "the card, canonical"})
+    sequences = fields.List(fields.Nested(SideSequenceSchema), required=True, metadata={
+        "description": "what the placement would complete (SQ-S1, SQ-S4, SQ-S5)"})
+
+
+def _input_problem(error: InputError) -> Response:
+    return problem(422, error.code, error.detail, errors={"json": {error.field: [error.detail]}})
+
+
+def _sequences(game: str, body: dict) -> dict | Response:
+    try:
+        return check_board(game, body["chips"], body["sequences"], body.get("board"))
+    except InputError as error:
+        return _input_problem(error)
+
+
+def _move(game: str, body: dict) -> dict | Response:
+    try:
+        return check_move(game, body["chips"], body["sequences"], body["side"], body["card"],
+                          body["cell"], body.get("board"), body["sequence"])
+    except InputError as error:
+        return _input_problem(error)
+
+
+@blp.post("/sequences/check")
+@blp.arguments(PositionSchema)
+@blp.response(200, SequencesResultSchema)
+def sequence_sequences(body: dict):
+    """Completed sequences per side of a Sequence board position (SQ-S1, S2, S4).
+
+    Five spaces in a row, column or diagonal holding the side's chips or free corners
+    (shared by every side) are a sequence; two sequences of a side share at most one
+    space (9 in a row is two, 6 to 8 is one). The given sequences are kept (locked);
+    every further one is found line by line, first window in reading order first.
+    """
+    return _sequences(CLASSIC, body)
+
+
+@blp.post("/moves/check")
+@blp.arguments(MoveSchema)
+@blp.response(200, MoveResultSchema)
+def sequence_move(body: dict):
+    """Would this card on this space be legal for the side, and what would it complete?
+
+    A card goes on an open space showing it (SQ-T1), a two-eyed Jack (JD, JC) on any
+    open space (SQ-T2); a one-eyed Jack (JS, JH) removes an opponent's chip that is
+    not in a completed sequence (SQ-T3, SQ-S2). Codes: ``space-occupied``,
+    ``card-not-on-space``, ``no-chip``, ``own-chip``, ``chip-locked``,
+    ``invalid-sequence`` (a named SQ-S5 sequence that is not one).
+    """
+    return _move(CLASSIC, body)
+
+
+@numbers_blp.post("/sequences/check")
+@numbers_blp.arguments(NumbersPositionSchema)
+@numbers_blp.response(200, SequencesResultSchema)
+def numbers_sequences(body: dict):
+    """Completed sequences per side of a Sequence Numbers position (SQ-S1/S4, SN-S2),
+    on the default board or the given custom ``board`` (SN-C0)."""
+    return _sequences(NUMBERS, body)
+
+
+@numbers_blp.post("/moves/check")
+@numbers_blp.arguments(NumbersMoveSchema)
+@numbers_blp.response(200, MoveResultSchema)
+def numbers_move(body: dict):
+    """Would this problem card on this space be legal, and what would it complete?
+
+    The chip goes on a space showing the problem's answer (SN-C1: ``6 x 7`` -> 42,
+    evaluated by a parser of the four operations, never ``eval``); PLUS is wild and
+    MINUS removes an opponent's unlocked chip (SN-C2). An unparseable problem, an
+    inexact division or an answer not on the board is a 422 naming ``card``.
+    """
+    return _move(NUMBERS, body)
