@@ -883,3 +883,125 @@ def test_legal_discards_are_distinct_by_faces_and_skip_held_lengths():
     assert len(keys) == len(set(keys)) == len({tuple(sorted(p)) for p in combinations(faces, 2)})
     for body in discards:
         tw.apply(game.state, "blue", {"type": "discard", "tiles": body})
+
+
+# ----- integrity under random legal and illegal actions -----
+
+CELL = st.lists(st.integers(-1, 7), min_size=2, max_size=2)
+NAME = st.one_of(st.sampled_from([*DECK, JOKER, "10h", "TS", "ZZ", ""]), st.integers(-2, 110))
+STRAIGHT = st.builds(
+    lambda r, c, d, n, back: [[r + i * d[0], c + i * d[1]] for i in range(n)][::-1 if back else 1],
+    st.integers(0, 6), st.integers(0, 6),
+    st.sampled_from([(0, 1), (1, 0), (1, 1), (1, -1)]), st.integers(2, 7), st.booleans())
+ACTION = st.one_of(
+    st.fixed_dictionaries({"type": st.just("place"), "tile": NAME, "cell": CELL}),
+    st.fixed_dictionaries({"type": st.just("draw")},
+                          optional={"tiles": st.lists(st.integers(-1, 109), max_size=5)}),
+    st.fixed_dictionaries({"type": st.just("discard"), "tiles": st.lists(NAME, max_size=3)}),
+    st.fixed_dictionaries({"type": st.just("declare"),
+                           "cells": st.one_of(STRAIGHT, st.lists(CELL, max_size=7))}),
+    st.dictionaries(st.sampled_from(["type", "tile", "cells", "cell", "x"]),
+                    st.one_of(st.integers(), st.text(max_size=3), st.none()), max_size=3),
+)
+
+
+class TwoWayMachine(RuleBasedStateMachine):
+    """Random legal and illegal actions in both modes; after every step: 108 tiles
+    each in exactly one place, the state is JSON, seat views and seat event views
+    show only the viewer's faces and no id; at the end, replaying the log from None
+    gives the state."""
+
+    @initialize(dealing=st.sampled_from(["server", "table"]),
+                variant=st.sampled_from([{}, {"variant": "easy"},
+                                         {"variant": "easy", "easy_extra_threes": True}]),
+                first=st.sampled_from(SEATS), seed=st.binary(min_size=32, max_size=32))
+    def start(self, dealing, variant, first, seed):
+        self.game = Game({"dealing": dealing, "first_player": first, **variant}, seed.hex())
+        self.checked = 0
+
+    def active(self) -> bool:
+        return self.game.state["status"] == "active"
+
+    def legal_move(self, pick: int) -> None:
+        state = self.game.state
+        actor = state["turn"]
+        actions = [] if state["phase"] == "deal" else tw.legal_actions(state, actor)
+        if not actions:
+            actor = "referee"
+            actions = tw.legal_actions(state, actor)
+        assert actions, "an active game always has a legal action"
+        declarations = [a for a in actions if a["type"] == "declare"]
+        chosen = declarations or actions
+        self.game.act(actor, chosen[pick % len(chosen)])
+
+    @precondition(lambda self: self.active())
+    @rule(pick=st.integers(0, 10_000))
+    def legal(self, pick):
+        self.legal_move(pick)
+
+    @precondition(lambda self: self.active())
+    @rule(picks=st.lists(st.integers(0, 10_000), min_size=5, max_size=12))
+    def legal_run(self, picks):
+        for pick in picks:
+            if self.active():
+                self.legal_move(pick)
+
+    @precondition(lambda self: self.active() and self.game.state["phase"] != "deal")
+    @rule(pick=st.integers(0, 10_000), by_referee=st.booleans())
+    def declare_occupied_line(self, pick, by_referee):
+        """A well-formed declaration (correct or not: TW-D5) on occupied spaces."""
+        grid = self.game.state["grid"]
+        lines = [[[r + i * dr, c + i * dc] for i in range(n)]
+                 for r in range(7) for c in range(7) for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1))
+                 for n in range(3, 7)
+                 if all(0 <= r + i * dr < 7 and 0 <= c + i * dc < 7
+                        and grid[r + i * dr][c + i * dc] is not None for i in range(n))]
+        if not lines:
+            return
+        table = self.game.state["options"]["dealing"] == "table"
+        actor = "referee" if by_referee and table else self.game.turn
+        try:
+            self.game.act(actor, {"type": "declare", "cells": lines[pick % len(lines)],
+                                  "seat": self.game.turn})
+        except RuleViolation as error:
+            assert error.code in ("length-already-held", "length-not-allowed")
+
+    @rule(actor=st.sampled_from(["blue", "green", "referee", "referee"]),
+          seat=st.sampled_from(["turn", "blue", "green", None]), action=ACTION)
+    def anything(self, actor, seat, action):
+        if seat is not None:
+            action = {**action, "seat": self.game.turn if seat == "turn" else seat}
+        try:
+            self.game.act(actor, action)
+        except RuleViolation as error:
+            assert error.status in (403, 409, 422)
+
+    @invariant()
+    def tiles_are_each_in_one_place(self):
+        assert sorted(tile_places(self.game.state)) == list(range(108))
+
+    @invariant()
+    def state_is_json(self):
+        assert json.loads(json.dumps(self.game.state)) == self.game.state
+
+    @invariant()
+    def views_hide_the_other_colour(self):
+        state = self.game.state
+        for seat in SEATS:
+            check_seat_view(state, seat)
+        public = tw.view(state, None)
+        assert not HIDDEN_KEYS & set(walk_keys(public)) and "hands" not in public
+        for event in self.game.log[self.checked:]:
+            for seat in SEATS:
+                check_seat_event(state, event, seat)
+            assert "cards" not in tw.view_event(state, event, None)
+        self.checked = len(self.game.log)
+
+    def teardown(self):
+        if hasattr(self, "game"):
+            assert self.game.replay() == self.game.state
+
+
+TestTwoWayIntegrity = TwoWayMachine.TestCase
+TestTwoWayIntegrity.settings = settings(max_examples=30, stateful_step_count=40, deadline=None,
+                                        suppress_health_check=[HealthCheck.too_slow])
