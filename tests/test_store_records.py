@@ -1,0 +1,279 @@
+"""The store below HTTP: hashed tokens, snapshot folding, replay == snapshot, retries on
+database conflicts (503, never 500) and idempotency records."""
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from sqlalchemy import select, text
+from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
+
+import fake_engine
+from service.store import (GameNotFound, GameStore, IdempotencyRequest, KeyInFlight,
+                           KeyReused, Refused, Unauthenticated, Unavailable, hash_token)
+from service.store.db import is_conflict, make_engine
+from service.store.models import Game, IdempotencyKey, Seat
+from service.store.uow import UnitOfWork
+
+SEED = "0f" * 32
+
+
+@pytest.fixture()
+def store(db_url, counter_engine):
+    store = GameStore(db_url)
+    yield store
+    store.dispose()
+
+
+def _render(outcome):
+    if isinstance(outcome, Refused):
+        return outcome.status, {"code": outcome.code, **outcome.extra}
+    return 200, {"version": outcome.game.version, "seqs": [e.seq for e in outcome.events]}
+
+
+def _create(store, options=None):
+    (status, body), replayed = store.create("counter", options or {}, SEED)
+    assert status == 201 and not replayed
+    return body
+
+
+def test_tokens_are_stored_as_sha256_only(store):
+    body = _create(store)
+    tokens = [body["seats"]["north"]["token"], body["seats"]["south"]["token"],
+              body["referee_token"]]
+    with store.uow.transaction(write=False) as session:
+        seats = {s.seat: s.token_hash for s in session.scalars(
+            select(Seat).where(Seat.game_id == body["id"]))}
+        game = session.get(Game, body["id"])
+        dump = " ".join(str(row) for table in ("games", "seats", "events")
+                        for row in session.execute(text(f"SELECT * FROM {table}")))
+    assert seats == {"north": hashlib.sha256(tokens[0].encode()).hexdigest(),
+                     "south": hashlib.sha256(tokens[1].encode()).hexdigest()}
+    assert game.referee_token_hash == hash_token(tokens[2])
+    for token in tokens:
+        assert token not in dump
+
+
+def test_authenticate_maps_tokens_to_actors(store):
+    one, two = _create(store), _create(store)
+    assert store.authenticate(one["id"], one["seats"]["south"]["token"]) == "south"
+    assert store.authenticate(one["id"], one["referee_token"]) == "referee"
+    with pytest.raises(GameNotFound):
+        store.authenticate(one["id"], two["referee_token"])
+    with pytest.raises(GameNotFound):
+        store.authenticate("missing", one["seats"]["north"]["token"])
+    with pytest.raises(Unauthenticated):
+        store.authenticate(one["id"], "not-a-token")
+    with pytest.raises(Unauthenticated):
+        store.authenticate(one["id"], "")
+
+
+def test_an_action_folds_onto_the_snapshot_not_the_whole_log(store, monkeypatch):
+    body = _create(store, {"target": 1000})
+    for version in range(1, 21):
+        store.act(body["id"], "north", {"type": "tick"}, version, _render)
+    calls = []
+    real_fold = fake_engine.fold
+    monkeypatch.setattr(fake_engine, "fold", lambda s, e: calls.append(e) or real_fold(s, e))
+    (status, reply), _ = store.act(body["id"], "south", {"type": "tick"}, 21, _render)
+    assert status == 200 and reply == {"version": 22, "seqs": [25]}
+    assert len(calls) == 1  # one new event folded, not 25
+
+
+def test_replay_of_a_played_game_equals_the_snapshot(store):
+    body = _create(store, {"target": 12})
+    script = [("north", {"type": "draw"}), ("north", {"type": "add", "amount": 3}),
+              ("referee", {"type": "penalty", "seat": "south"}),
+              ("north", {"type": "add", "amount": 2}), ("south", {"type": "tick"}),
+              ("south", {"type": "draw"}), ("south", {"type": "add", "amount": 3}),
+              ("north", {"type": "add", "amount": 3})]
+    for version, (actor, action) in enumerate(script, 1):
+        (status, _), _ = store.act(body["id"], actor, action, version, _render)
+        assert status == 200, (actor, action)
+    record = store.read(body["id"])
+    assert record.status == "finished" and record.state["winner"] == "north"
+    report = store.replay(body["id"])
+    assert report.ok and report.events == 4 + 9
+    assert report.replayed == record.state
+
+
+def test_replay_detects_a_snapshot_that_differs_from_the_log(store):
+    body = _create(store)
+    store.act(body["id"], "north", {"type": "tick"}, 1, _render)
+    with store.uow.transaction() as session:
+        game = session.get(Game, body["id"])
+        game.snapshot = {**game.snapshot, "count": 99}
+    report = store.replay(body["id"])
+    assert not report.matches and not report.ok
+    assert report.replayed["count"] == 1 and report.snapshot["count"] == 99
+
+
+def test_replay_detects_a_gap_in_the_seqs(store):
+    body = _create(store)
+    with store.uow.transaction() as session:
+        session.execute(text("INSERT INTO events (game_id, seq, type, seat, payload, "
+                             "created_at) VALUES (:g, 9, 'ticked', NULL, :p, "
+                             "CURRENT_TIMESTAMP)"), {"g": body["id"], "p": '{"count": 0}'})
+    report = store.replay(body["id"])
+    assert not report.seqs_consecutive and not report.ok
+
+
+def test_replay_of_an_unknown_game_is_not_found(store):
+    with pytest.raises(GameNotFound):
+        store.replay("missing")
+
+
+def test_a_refused_action_writes_nothing(store):
+    body = _create(store)
+    (status, reply), _ = store.act(body["id"], "south", {"type": "add", "amount": 1}, 1, _render)
+    assert (status, reply) == (409, {"code": "not-your-turn"})
+    (status, reply), _ = store.act(body["id"], "north", {"type": "tick"}, 3, _render)
+    assert (status, reply) == (412, {"code": "version-mismatch", "version": 1})
+    record, events = store.events(body["id"])
+    assert record.version == 1 and len(events) == 4
+
+
+# ----- retries -------------------------------------------------------------------
+
+
+def _locked() -> OperationalError:
+    return OperationalError("UPDATE games", {}, Exception("database is locked"))
+
+
+class _PgError(Exception):
+    def __init__(self, sqlstate):
+        super().__init__(f"sqlstate {sqlstate}")
+        self.sqlstate = sqlstate
+
+
+@pytest.mark.parametrize("error, retry", [
+    (_locked(), True),
+    (OperationalError("x", {}, _PgError("40001")), True),   # serialization failure
+    (OperationalError("x", {}, _PgError("40P01")), True),   # deadlock
+    (OperationalError("x", {}, _PgError("55P03")), True),   # lock not available
+    (IntegrityError("x", {}, Exception("UNIQUE constraint failed: events.game_id")), True),
+    (IntegrityError("x", {}, Exception('duplicate key value violates "pk_events"')), True),
+    (IntegrityError("x", {}, Exception("NOT NULL constraint failed")), False),
+    (OperationalError("x", {}, Exception("no such table: games")), False),
+    (ProgrammingError("x", {}, _PgError("42P01")), False),
+    (ValueError("not a database error"), False),
+])
+def test_is_conflict_tells_retryable_errors(error, retry):
+    assert is_conflict(error) is retry
+
+
+def test_run_retries_conflicts_then_succeeds(db_url):
+    uow, attempts = UnitOfWork(make_engine(db_url), attempts=4, backoff=0.001), []
+
+    def flaky(session, fail_times):
+        attempts.append(1)
+        if len(attempts) <= fail_times:
+            raise _locked()
+        return session.execute(text("SELECT 7")).scalar()
+
+    try:
+        assert uow.run(lambda s: flaky(s, 2)) == 7 and len(attempts) == 3
+        attempts.clear()
+        with pytest.raises(Unavailable):
+            uow.run(lambda s: flaky(s, 99))
+        assert len(attempts) == 4
+        attempts.clear()
+        with pytest.raises((OperationalError, ProgrammingError)):  # not retried
+            uow.run(lambda s: attempts.append(1) or s.execute(text("SELECT * FROM nowhere")))
+        assert len(attempts) == 1
+    finally:
+        uow.engine.dispose()
+
+
+def test_a_database_that_stays_locked_is_503_never_500(store_client, make_game, monkeypatch):
+    from service.store import records
+
+    game = make_game()
+    real, calls, locked = records.lock_game, [], [True]
+
+    def lock(session, game_id):
+        calls.append(game_id)
+        if locked[0]:
+            raise _locked()
+        return real(session, game_id)
+
+    monkeypatch.setattr(records, "lock_game", lock)
+    request = {"json": {"type": "tick", "expected_version": 1},
+               "headers": {**game["auth"]["north"], "Idempotency-Key": "z"}}
+    response = store_client.post(f"/v1/games/{game['id']}/actions", **request)
+    assert response.status_code == 503 and response.mimetype == "application/problem+json"
+    assert response.get_json()["code"] == "unavailable"
+    assert response.headers["Retry-After"] == "1"
+    assert len(calls) == 6
+    locked[0] = False
+    # the key was released: the retry runs (once)
+    retry = store_client.post(f"/v1/games/{game['id']}/actions", **request)
+    assert retry.status_code == 200 and retry.get_json()["version"] == 2
+    assert "Idempotent-Replayed" not in retry.headers
+
+
+def test_a_passing_conflict_is_retried_invisibly(store_client, make_game, monkeypatch):
+    from service.store import records
+
+    game = make_game()
+    real, calls = records.lock_game, []
+
+    def locked_twice(session, game_id):
+        calls.append(game_id)
+        if len(calls) <= 2:
+            raise _locked()
+        return real(session, game_id)
+
+    monkeypatch.setattr(records, "lock_game", locked_twice)
+    response = store_client.post(f"/v1/games/{game['id']}/actions",
+                                 json={"type": "tick", "expected_version": 1},
+                                 headers=game["auth"]["north"])
+    assert response.status_code == 200 and response.get_json()["version"] == 2
+    assert len(calls) == 3
+
+
+# ----- idempotency records -------------------------------------------------------
+
+
+def _key(scope, key="k", body=None, actor="north"):
+    from service.store import request_hash
+    return IdempotencyRequest(scope, actor, key, request_hash(body or {"type": "tick"}))
+
+
+def test_idempotency_records_are_durable_across_store_instances(store, db_url):
+    body = _create(store)
+    first, replayed = store.act(body["id"], "north", {"type": "tick"}, 1, _render,
+                                _key(body["id"]))
+    assert not replayed
+    other = GameStore(db_url)
+    try:
+        again, replayed = other.act(body["id"], "north", {"type": "tick"}, 1, _render,
+                                    _key(body["id"]))
+    finally:
+        other.dispose()
+    assert replayed and again == first
+    with store.uow.transaction(write=False) as session:
+        row = session.scalars(select(IdempotencyKey).where(
+            IdempotencyKey.game_id == body["id"])).one()
+    assert (row.state, row.status_code, row.actor, row.key) == ("done", 200, "north", "k")
+
+
+def test_claims_in_flight_block_then_expire(db_url, counter_engine):
+    patient = GameStore(db_url, in_flight_seconds=3600)
+    hasty = GameStore(db_url, in_flight_seconds=0)
+    try:
+        body = _create(patient)
+        request = _key(body["id"], "crashed")
+        assert patient.claim(request) is None  # a worker claimed it, then died
+        with pytest.raises(KeyInFlight):
+            patient.claim(request)
+        with pytest.raises(KeyReused):
+            patient.claim(_key(body["id"], "crashed", {"type": "draw"}))
+        # past the in-flight limit the claim is abandoned and taken over
+        (status, reply), replayed = hasty.act(body["id"], "north", {"type": "tick"}, 1,
+                                              _render, request)
+        assert (status, replayed) == (200, False)
+        assert patient.claim(request) == (status, reply)
+    finally:
+        patient.dispose()
+        hasty.dispose()
