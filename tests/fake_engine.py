@@ -192,3 +192,13 @@ def legal_actions(state: dict, viewer: str) -> list[dict]:
         if state["deck"]:
             actions.append({"type": "draw"})
     return actions
+
+
+def create_app():
+    """The service with "counter" registered, for gunicorn in tests
+    (``gunicorn --pythonpath tests 'fake_engine:create_app()'``). Test servers only."""
+    from service import create_app as create_service
+    from service import games
+
+    games.ENGINE_MODULES.setdefault("counter", "fake_engine")
+    return create_service()

@@ -434,8 +434,9 @@ def get_events(query: dict, game_id: str):
     module = record.engine
     events = [_event_out(module, record.state, e, g.actor) for e in stored]
     last_seq = stored[-1].seq if stored else query["after"]
-    return {"version": record.version, "events": [e for e in events if e is not None],
-            "last_seq": last_seq}
+    return _reply(200, {"version": record.version,
+                        "events": [e for e in events if e is not None],
+                        "last_seq": last_seq})
 
 
 @blp.get("/<game_id>/legal-actions")
