@@ -8,7 +8,8 @@ Deterministic: the blue faces are deck 1, deck 2 (spades, hearts, diamonds, club
 A..K each) then 4 jokers; the green faces are the same 108 codes shuffled with
 ``service.games.rng.shuffle`` (fixed all-zero seed, label ``two-way-tiles``), then
 every tile whose two faces are equal swaps its green face with the first later
-(wrapping) tile where the swap leaves both tiles with different faces.
+(wrapping) tile where the swap leaves both tiles with different faces
+(``service.games.two_way.pair_faces``, which also re-pairs server games).
 
 Run from the repository root: ``.venv/bin/python seeds/make_two_way_tiles.py``.
 """
@@ -22,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from service.cards import DECK, JOKER  # noqa: E402
-from service.games.rng import shuffle  # noqa: E402
+from service.games.two_way import pair_faces  # noqa: E402
 
 OUT = ROOT / "seeds" / "two-way-tiles.json"
 SEED = "00" * 32
@@ -32,17 +33,7 @@ LABEL = "two-way-tiles"
 def build() -> list[dict[str, str]]:
     """The 108 tiles as ``[{"blue": code, "green": code}, ...]`` (index = tile id)."""
     blue = [*DECK, *DECK, *[JOKER] * 4]
-    green = shuffle(blue, SEED, LABEL)
-    n = len(blue)
-    for i in range(n):
-        if green[i] != blue[i]:
-            continue
-        for step in range(1, n):
-            j = (i + step) % n
-            if green[j] != blue[i] and green[i] != blue[j]:
-                green[i], green[j] = green[j], green[i]
-                break
-    return [{"blue": b, "green": g} for b, g in zip(blue, green)]
+    return pair_faces(blue, blue, SEED, LABEL)
 
 
 def document() -> dict:

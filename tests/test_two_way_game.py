@@ -93,6 +93,14 @@ class Game:
     def hand(self, seat: str) -> list[int]:
         return list(self.state["hands"][seat])
 
+    def face(self, tile: int, colour: str) -> str:
+        """``tile``'s face in ``colour`` in this game's manifest."""
+        return self.state["manifest"][tile][colour]
+
+    def own(self, seat: str, index: int = 0) -> str:
+        """The face ``seat`` sees on its ``index``-th hand tile (how a seat names it)."""
+        return self.face(self.state["hands"][seat][index], seat)
+
     def spare(self, count: int, reserved: set[int]) -> list[int]:
         return [t for t in self.state["bag"] if t not in reserved][:count]
 
@@ -147,9 +155,9 @@ def server_turn(game: Game) -> list[dict]:
     seat = game.turn
     for _ in range(2):
         empty = next([r, c] for r in range(7) for c in range(7) if game.state["grid"][r][c] is None)
-        game.act(seat, {"type": "place", "tile": MANIFEST[game.hand(seat)[0]][seat], "cell": empty})
+        game.act(seat, {"type": "place", "tile": game.own(seat), "cell": empty})
     game.act(seat, {"type": "draw"})
-    faces = [MANIFEST[t][seat] for t in game.hand(seat)[:2]]
+    faces = [game.own(seat, 0), game.own(seat, 1)]
     return game.act(seat, {"type": "discard", "tiles": faces})
 
 
@@ -240,7 +248,7 @@ def test_invalid_options_are_refused_naming_the_option(options, name):
 def test_created_event_carries_options_manifest_and_seed_and_folds_to_the_initial_state():
     created = tw.new_game("two-way", {"first_player": "green"}, SEED)[0]
     assert created["type"] == "game-created" and created["seat"] is None
-    assert created["seed"] == SEED and created["manifest"] == MANIFEST
+    assert created["seed"] == SEED and tw.validate_manifest(created["manifest"]) == created["manifest"]
     assert created["options"]["first_player"] == "green" and created["seats"] == ["blue", "green"]
     state = tw.fold(None, created)
     assert state["status"] == "active" and state["seats"] == ["blue", "green"]
@@ -253,13 +261,13 @@ def test_created_event_carries_options_manifest_and_seed_and_folds_to_the_initia
 def test_tw_c1_grid_is_7_by_7_with_row_col_coordinates():
     game = Game()
     seat = game.turn
-    face = MANIFEST[game.hand(seat)[0]][seat]
+    face = game.own(seat)
     game.act(seat, {"type": "place", "tile": face, "cell": [0, 6]})
     grid = tw.view(game.state, seat)["grid"]
     assert len(grid) == 7 and all(len(r) == 7 for r in grid)
     assert grid[0][6] == face and sum(c is not None for r in grid for c in r) == 1
     for cell in ([7, 0], [0, 7], [-1, 3]):
-        error = game.refused(seat, {"type": "place", "tile": MANIFEST[game.hand(seat)[0]][seat],
+        error = game.refused(seat, {"type": "place", "tile": game.own(seat),
                                     "cell": cell})
         assert (error.code, error.status) == ("off-grid", 422)
 
@@ -279,6 +287,17 @@ def test_tw_c2_custom_manifest_is_used_for_faces():
     assert tw.view(game.state, "blue")["hands"]["blue"] == [MANIFEST[t]["green"] for t in hand]
 
 
+def test_tw_c2_ruling_server_games_re_pair_the_public_manifest_from_the_seed():
+    one, again, two = (Game(seed=s).state["manifest"] for s in ("01" * 32, "01" * 32, "02" * 32))
+    assert one == again and one != two and one != MANIFEST
+    for manifest in (one, two):
+        assert tw.validate_manifest(manifest) == manifest  # TW-C2 still holds
+        assert [t["blue"] for t in manifest] == [t["blue"] for t in MANIFEST]
+    assert Game({"dealing": "table"}).state["manifest"] == MANIFEST
+    swapped = [{"blue": t["green"], "green": t["blue"]} for t in MANIFEST]
+    assert Game({"tile_manifest": swapped}).state["manifest"] == swapped
+
+
 def test_tw_c2_manifest_with_a_tile_showing_one_card_twice_is_refused():
     bad = [dict(t) for t in MANIFEST]
     # swap two green faces so that tile 0 shows its blue card on both sides
@@ -292,18 +311,18 @@ def test_tw_c2_manifest_with_a_tile_showing_one_card_twice_is_refused():
 def test_tw_c3_seat_view_shows_grid_and_both_hands_in_its_own_colour_only():
     game = Game()
     server_turn(game)
-    game.act(game.turn, {"type": "place", "tile": MANIFEST[game.hand(game.turn)[0]][game.turn],
+    game.act(game.turn, {"type": "place", "tile": game.own(game.turn),
                          "cell": [3, 3]})
     for seat in SEATS:
         check_seat_view(game.state, seat)
         shown = tw.view(game.state, seat)
         # the opponent's hand is its backs: the viewer's colour of those tiles
-        assert shown["hands"][other(seat)] == [MANIFEST[t][seat] for t in game.hand(other(seat))]
-        assert shown["hands"][other(seat)] != [MANIFEST[t][other(seat)]
+        assert shown["hands"][other(seat)] == [game.face(t, seat) for t in game.hand(other(seat))]
+        assert shown["hands"][other(seat)] != [game.face(t, other(seat))
                                                for t in game.hand(other(seat))]
     referee = tw.view(game.state, "referee")
-    assert referee["grid"][3][3]["blue"] == MANIFEST[game.state["grid"][3][3]]["blue"]
-    assert referee["grid"][3][3]["green"] == MANIFEST[game.state["grid"][3][3]]["green"]
+    assert referee["grid"][3][3]["blue"] == game.face(game.state["grid"][3][3], "blue")
+    assert referee["grid"][3][3]["green"] == game.face(game.state["grid"][3][3], "green")
     assert [t["tile"] for t in referee["bag"]] == game.state["bag"]
     public = tw.view(game.state, None)
     assert public["grid"][3][3] is True and "hands" not in public
@@ -314,11 +333,11 @@ def test_tw_c3_event_views_show_draws_as_the_viewers_faces():
     game = Game()
     seat = game.turn
     for cell in ([0, 0], [0, 1]):
-        game.act(seat, {"type": "place", "tile": MANIFEST[game.hand(seat)[0]][seat], "cell": cell})
+        game.act(seat, {"type": "place", "tile": game.own(seat), "cell": cell})
     draw = game.act(seat, {"type": "draw"})[0]
-    assert tw.view_event(game.state, draw, seat)["cards"] == [MANIFEST[t][seat] for t in draw["tiles"]]
+    assert tw.view_event(game.state, draw, seat)["cards"] == [game.face(t, seat) for t in draw["tiles"]]
     backs = tw.view_event(game.state, draw, other(seat))["cards"]
-    assert backs == [MANIFEST[t][other(seat)] for t in draw["tiles"]]
+    assert backs == [game.face(t, other(seat)) for t in draw["tiles"]]
     assert tw.view_event(game.state, draw, None) == {"type": "draw", "seat": seat, "by": seat,
                                                      "count": 4}
     assert tw.view_event(game.state, draw, "referee")["tiles"] == draw["tiles"]
@@ -371,7 +390,7 @@ def test_tw_t1_table_mode_referee_reports_the_deal():
 def test_tw_t2_turn_is_place_place_draw_four_discard_two_in_that_order():
     game = Game()
     seat = game.turn
-    face = lambda i=0: MANIFEST[game.hand(seat)[i]][seat]  # noqa: E731
+    face = lambda i=0: game.own(seat, i)  # noqa: E731
     assert game.refused(seat, {"type": "draw"}).code == "wrong-phase"
     assert game.refused(seat, {"type": "discard", "tiles": [face(0), face(1)]}).code == "wrong-phase"
     game.act(seat, {"type": "place", "tile": face(), "cell": [2, 2]})
@@ -395,11 +414,11 @@ def test_tw_t2_turn_is_place_place_draw_four_discard_two_in_that_order():
 def test_tw_t2_placement_checks_space_and_hand():
     game = Game()
     seat = game.turn
-    own = MANIFEST[game.hand(seat)[0]][seat]
+    own = game.own(seat)
     game.act(seat, {"type": "place", "tile": own, "cell": [1, 1]})
-    nxt = MANIFEST[game.hand(seat)[0]][seat]
+    nxt = game.own(seat)
     assert game.refused(seat, {"type": "place", "tile": nxt, "cell": [1, 1]}).code == "space-occupied"
-    missing = next(c for c in (*DECK, JOKER) if c not in [MANIFEST[t][seat] for t in game.hand(seat)])
+    missing = next(c for c in (*DECK, JOKER) if c not in [game.own(seat, i) for i in range(len(game.hand(seat)))])
     error = game.refused(seat, {"type": "place", "tile": missing, "cell": [1, 2]})
     assert (error.code, error.status) == ("tile-not-in-hand", 409)
     error = game.refused(seat, {"type": "place", "tile": "1X", "cell": [1, 2]})
@@ -781,7 +800,7 @@ def test_server_mode_refuses_the_referee_and_reported_tiles():
     assert (error.code, error.status) == ("referee-cannot-act", 403)
     seat = game.turn
     for cell in ([0, 0], [0, 1]):
-        game.act(seat, {"type": "place", "tile": MANIFEST[game.hand(seat)[0]][seat], "cell": cell})
+        game.act(seat, {"type": "place", "tile": game.own(seat), "cell": cell})
     error = game.refused(seat, {"type": "draw", "tiles": [1, 2, 3, 4]})
     assert error.status == 422
     error = game.refused(seat, {"type": "draw", "seat": other(seat)})
@@ -831,7 +850,7 @@ def test_table_mode_draws_are_reported_by_the_referee_and_checked_against_the_ba
 def test_expected_version_in_a_body_is_ignored():
     game = Game()
     seat = game.turn
-    face = MANIFEST[game.hand(seat)[0]][seat]
+    face = game.own(seat)
     events = game.act(seat, {"type": "place", "tile": face, "cell": [4, 4], "expected_version": 3})
     assert events[0]["cell"] == [4, 4] and "expected_version" not in events[0]
 
@@ -845,7 +864,7 @@ def test_legal_actions_are_complete_and_each_is_accepted():
     state = game.state
     seat = game.turn
     actions = tw.legal_actions(state, seat)
-    faces = {MANIFEST[t][seat] for t in game.hand(seat)}
+    faces = {game.face(t, seat) for t in game.hand(seat)}
     empty = sum(t is None for r in state["grid"] for t in r)
     places = [a for a in actions if a["type"] == "place"]
     assert len(places) == len(faces) * empty
@@ -864,7 +883,7 @@ def test_legal_actions_are_complete_and_each_is_accepted():
 
 
 def game_faces(state: dict, colour: str) -> list[list[str | None]]:
-    return [[None if t is None else MANIFEST[t][colour] for t in r] for r in state["grid"]]
+    return [[None if t is None else state["manifest"][t][colour] for t in r] for r in state["grid"]]
 
 
 def test_legal_discards_are_distinct_by_faces_and_skip_held_lengths():

@@ -288,7 +288,8 @@ def _scan_from(grid: list[list[str | None]], r: int, c: int, dr: int, dc: int,
 # A tile id is the tile's index in the manifest (0..107).
 #
 # Events ({"type", "seat", ...}; "by" names the actor: the seat itself or "referee"):
-#   game-created {game, options, seats, custom_manifest, manifest, seed}   (seat None)
+#   game-created {game, options, seats, custom_manifest, manifest, seed}   (seat None;
+#                the manifest is the game's: see game_manifest for server games)
 #   deal {tiles}         TW-T1 the 5 starting tiles of a seat
 #   place {tile, cell}   TW-T2
 #   draw {tiles}         TW-T2 (fewer than 4 when the bag holds fewer)
@@ -317,6 +318,8 @@ def _scan_from(grid: list[list[str | None]], r: int, c: int, dr: int, dc: int,
 # - Modes: in table mode the referee reports every draw (and the deal); seats may
 #   place, declare and discard themselves, or the referee may act for the seat to
 #   move. In server mode the referee may not act.
+# - TW-C2/TW-C3: a server game without tile_manifest re-pairs the shipped manifest
+#   secretly from its seed (game_manifest); the shipped pairing is public.
 # - Public view (viewer None): no faces at all (a face shown to the public would be a
 #   face of the other colour for one seat): occupancy, counts, scores, bases without
 #   cards. The seed is shown to seats/public only once the game is finished.
@@ -326,12 +329,13 @@ def _scan_from(grid: list[list[str | None]], r: int, c: int, dr: int, dc: int,
 #   lowest ids in the bag).
 
 import json  # noqa: E402
+from functools import lru_cache  # noqa: E402
 from itertools import combinations  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 from service.cards import CardError, parse_card  # noqa: E402
 from service.games import RuleViolation  # noqa: E402
-from service.games.rng import Stream, commitment  # noqa: E402
+from service.games.rng import Stream, commitment, shuffle  # noqa: E402
 
 GAME = "two-way"
 SEATS = ("blue", "green")
@@ -396,10 +400,52 @@ def _choice(options: dict, spec: dict) -> object:
     return value
 
 
+@lru_cache(maxsize=1)
+def _shipped_tiles() -> tuple[tuple[str, str], ...]:
+    """seeds/two-way-tiles.json as (blue, green) pairs, read once (immutable)."""
+    with MANIFEST_PATH.open(encoding="utf-8") as handle:
+        return tuple((t["blue"], t["green"]) for t in json.load(handle)["tiles"])
+
+
 def default_manifest() -> list[dict]:
     """The shipped manifest (seeds/two-way-tiles.json): a fresh list of 108 tiles."""
-    with MANIFEST_PATH.open(encoding="utf-8") as handle:
-        return [{"blue": t["blue"], "green": t["green"]} for t in json.load(handle)["tiles"]]
+    return [{"blue": blue, "green": green} for blue, green in _shipped_tiles()]
+
+
+def pair_faces(blue: list[str], green_pool: list[str], seed: str, label: str) -> list[dict]:
+    """Tiles pairing ``blue[i]`` with a green face drawn from ``green_pool`` (TW-C2).
+
+    The pool is shuffled with ``service.games.rng.shuffle(pool, seed, label)``; then each
+    tile whose two faces are equal swaps its green face with the first later tile
+    (wrapping) where the swap leaves both tiles with different faces. Deterministic.
+    seeds/make_two_way_tiles.py builds the default manifest with it.
+    """
+    green = shuffle(green_pool, seed, label)
+    n = len(blue)
+    for i in range(n):
+        if green[i] != blue[i]:
+            continue
+        for step in range(1, n):
+            j = (i + step) % n
+            if green[j] != blue[i] and green[i] != blue[j]:
+                green[i], green[j] = green[j], green[i]
+                break
+    return [{"blue": b, "green": g} for b, g in zip(blue, green)]
+
+
+def game_manifest(dealing: str, seed: str) -> list[dict]:
+    """The manifest of a game without a custom ``tile_manifest``.
+
+    Ruling (TW-C2, TW-C3): a table game uses the shipped default manifest as it is. A
+    server game re-pairs it secretly from the game's seed (``pair_faces`` with label
+    ``manifest``; blue faces keep their ids): the shipped pairing is public, and with
+    it a seat could read the other colour of every tile it sees, which the physical
+    game's unpublished pairing does not allow. The pairing is revealed with the seed.
+    """
+    tiles = default_manifest()
+    if dealing != "server":
+        return tiles
+    return pair_faces([t["blue"] for t in tiles], [t["green"] for t in tiles], seed, "manifest")
 
 
 def validate_manifest(manifest: object) -> list[dict]:
@@ -433,8 +479,9 @@ def validate_manifest(manifest: object) -> list[dict]:
     return tiles
 
 
-def normalise_options(options: object) -> tuple[dict, list[dict], bool]:
-    """(options with defaults, manifest, custom?) or RuleViolation invalid-option (422)."""
+def normalise_options(options: object) -> tuple[dict, list[dict] | None, bool]:
+    """(options with defaults, custom manifest or None, custom?) or RuleViolation
+    invalid-option (422)."""
     if options is None:
         options = {}
     if not isinstance(options, dict):
@@ -449,7 +496,7 @@ def normalise_options(options: object) -> tuple[dict, list[dict], bool]:
         # Ruling (TW-D3): the extra 3-slots are a rule of the easy variant only.
         raise _invalid("easy_extra_threes", "requires variant easy")
     custom = options.get("tile_manifest") is not None
-    manifest = validate_manifest(options["tile_manifest"]) if custom else default_manifest()
+    manifest = validate_manifest(options["tile_manifest"]) if custom else None
     return chosen, manifest, custom
 
 
@@ -466,6 +513,8 @@ def new_game(game: str, options: dict, seed: str) -> list[dict]:
     if not isinstance(seed, str) or not seed:
         raise ValueError("seed must be a non-empty string")
     chosen, manifest, custom = normalise_options(options)
+    if manifest is None:
+        manifest = game_manifest(chosen["dealing"], seed)
     created = {"type": "game-created", "seat": None, "game": GAME, "options": chosen,
                "seats": list(SEATS), "custom_manifest": custom, "manifest": manifest,
                "seed": seed}
