@@ -1,0 +1,459 @@
+"""Play complete games against a running Card Referee over HTTP (a load and soak client).
+
+    python -m service.play --url http://127.0.0.1:8000 --game two-way --games 20 \\
+        [--seed N] [--wrong-rate 0.1] [--players N] [--options JSON]
+
+Each game is created with ``POST /v1/games`` and played to its end through the public
+API only, each seat acting with its own bearer token:
+
+* the seat to move is the ``turn`` of the latest view (the referee's view at the
+  start; after an action the acting seat's view, which shows the same ``turn``); when
+  that seat has nothing to do, every seat's ``legal-actions`` is asked in turn;
+* the seat's ``GET /v1/games/{id}/legal-actions`` gives complete bodies; a correct
+  declaration (2-Way Cards, TW-D) is always preferred, otherwise one body is picked at
+  random;
+* 2-Way Cards only: with probability ``--wrong-rate`` per step (when no correct
+  declaration is open) the seat instead declares a WRONG line: a straight contiguous
+  line of 3..6 occupied spaces of its own view of the grid, whose length slot is
+  still free and which is not among the legal declarations. The service records a
+  ``declaration-rejected`` event and the seat's next turn is skipped (TW-D5, TW-T5);
+* every action is POSTed with ``expected_version`` and an ``Idempotency-Key``; a
+  dropped connection or a 503 is retried with the same key (so never applied twice).
+
+Sequence and Sequence Numbers (``--game sequence|sequence-numbers --players N``,
+seats ``p1``..``pN``) are played the same way (random legal bodies; they have no
+declarations, so ``--wrong-rate`` does not apply).
+
+At the end a summary is printed: games, turns, actions, declarations (valid/wrong),
+penalties (missed turns), winners, errors (any unexpected non-2xx, unfinished game or
+seed that does not match its commitment) and actions/s. The exit status is 1 when
+errors > 0. ``--seed`` makes a run reproducible: the client's choices come from
+``random.Random(seed)`` and each game's seed (64 hex digits) is drawn from it too.
+
+The core (:class:`Player`) takes any :class:`Transport`, so tests drive it in process.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import http.client
+import json
+import random
+import sys
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Protocol
+from urllib.parse import urlsplit
+
+TWO_WAY = "two-way"
+GRID_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # TW-D1: row, column, diagonals
+DECLARATION_LENGTHS = range(3, 7)  # TW-D1
+MAX_ACTIONS_PER_GAME = 20_000  # a guard: a game that has not ended by then is an error
+RETRIES = 4  # transport failures and 503s, retried with the same Idempotency-Key
+
+
+# ----- transport -------------------------------------------------------------------
+
+
+class Reply(NamedTuple):
+    """One HTTP response: status, parsed JSON body (None when empty), headers."""
+
+    status: int
+    body: Any
+    headers: dict[str, str]
+
+
+class Transport(Protocol):
+    """Sends one request: ``request("POST", "/v1/games", {"game": ...}, headers)``."""
+
+    def request(self, method: str, path: str, body: Any = None,
+                headers: dict[str, str] | None = None) -> Reply: ...
+
+
+class HTTPTransport:
+    """A keep-alive ``http.client`` connection to ``url`` (http only), reopened after a
+    dropped connection. Not thread safe: one per thread."""
+
+    def __init__(self, url: str, timeout: float = 30.0):
+        parts = urlsplit(url)
+        if parts.scheme != "http" or not parts.hostname:
+            raise ValueError(f"expected an http://host:port URL, not {url!r}")
+        self.host, self.port = parts.hostname, parts.port or 80
+        self.prefix = parts.path.rstrip("/")
+        self.timeout = timeout
+        self.connection: http.client.HTTPConnection | None = None
+
+    def request(self, method: str, path: str, body: Any = None,
+                headers: dict[str, str] | None = None) -> Reply:
+        data = None if body is None else json.dumps(body).encode()
+        sent = {"Accept": "application/json", **(headers or {})}
+        if data is not None:
+            sent["Content-Type"] = "application/json"
+        if self.connection is None:
+            self.connection = http.client.HTTPConnection(self.host, self.port,
+                                                         timeout=self.timeout)
+        try:
+            self.connection.request(method, self.prefix + path, body=data, headers=sent)
+            response = self.connection.getresponse()
+            raw = response.read()
+        except (OSError, http.client.HTTPException):
+            self.close()
+            raise
+        if response.getheader("Connection", "").lower() == "close":
+            self.close()
+        try:
+            parsed = json.loads(raw) if raw else None
+        except ValueError:  # not JSON (an HTML error page from a proxy...)
+            parsed = raw.decode(errors="replace")
+        return Reply(response.status, parsed, {k.lower(): v for k, v in response.getheaders()})
+
+    def close(self) -> None:
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
+
+
+# ----- statistics ------------------------------------------------------------------
+
+
+@dataclass
+class Stats:
+    """What a run did (see :meth:`summary`)."""
+
+    games: int = 0
+    finished: int = 0
+    turns: int = 0
+    actions: int = 0
+    requests: int = 0
+    declarations_valid: int = 0
+    declarations_wrong: int = 0
+    penalties: int = 0
+    retries: int = 0
+    winners: Counter = field(default_factory=Counter)
+    errors: int = 0
+    error_samples: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def error(self, text: str) -> None:
+        self.errors += 1
+        if len(self.error_samples) < 20:
+            self.error_samples.append(text)
+
+    @property
+    def actions_per_second(self) -> float:
+        return self.actions / self.seconds if self.seconds else 0.0
+
+    def summary(self) -> str:
+        """One line: games, turns, actions, declarations, penalties, winners, errors,
+        actions/s."""
+        winners = ", ".join(f"{who} {n}" for who, n in sorted(
+            self.winners.items(), key=lambda item: (item[0] == "draw", item[0])))
+        return (f"games {self.games} (finished {self.finished}) | turns {self.turns} | "
+                f"actions {self.actions} | declarations {self.declarations_valid} valid, "
+                f"{self.declarations_wrong} wrong | penalties {self.penalties} | "
+                f"winners {winners or '-'} | errors {self.errors} | "
+                f"{self.actions_per_second:.0f} actions/s ({self.seconds:.1f} s, "
+                f"{self.requests} requests)")
+
+
+# ----- strategy helpers (2-Way Cards) ----------------------------------------------
+
+
+def grid_lines(grid: list[list[Any]], lengths: set[int]) -> list[list[list[int]]]:
+    """Every straight, contiguous line (TW-D1) of occupied spaces of ``grid`` (None is
+    empty) whose length is in ``lengths``, each listed once in reading direction."""
+    size = len(grid)
+    out = []
+    for r in range(size):
+        for c in range(size):
+            for dr, dc in GRID_DIRECTIONS:
+                for n in sorted(lengths):
+                    cells = [[r + i * dr, c + i * dc] for i in range(n)]
+                    if all(0 <= y < size and 0 <= x < size and grid[y][x] is not None
+                           for y, x in cells):
+                        out.append(cells)
+    return out
+
+
+def free_lengths(view: dict, seat: str) -> set[int]:
+    """TW-D3: the declaration lengths ``seat`` still has a free slot for (its view's
+    ``slots``: {seat: {length: {allowed, held}}})."""
+    return {int(n) for n, slot in view["slots"][seat].items() if slot["held"] < slot["allowed"]}
+
+
+def wrong_declarations(view: dict, seat: str, legal: list[dict]) -> list[list[list[int]]]:
+    """Lines ``seat`` could declare that are NOT correct: occupied, free length, and
+    not among the legal declarations (in either direction)."""
+    correct = {frozenset(map(tuple, a["cells"])) for a in legal if a["type"] == "declare"}
+    return [cells for cells in grid_lines(view["grid"], free_lengths(view, seat))
+            if frozenset(map(tuple, cells)) not in correct]
+
+
+def winner_of(view: dict) -> str:
+    """"draw" or the winning seat/side, from a finished game's view (2-Way Cards:
+    ``winner``; Sequence: ``result.winner``)."""
+    if "winner" in view:
+        winner = view["winner"]
+    else:
+        winner = (view.get("result") or {}).get("winner")
+    return winner or "draw"
+
+
+# ----- the player ------------------------------------------------------------------
+
+
+class Unexpected(Exception):
+    """A reply the player did not expect (already counted as an error)."""
+
+
+@dataclass
+class GameRun:
+    """One game being played: its id, tokens (seat -> bearer token, plus
+    "referee"), version and latest view."""
+
+    id: str
+    game: str
+    tokens: dict[str, str]
+    seed_commitment: str
+    version: int = 1
+    view: dict = field(default_factory=dict)
+    status: str = "active"
+    actions: int = 0
+
+    @property
+    def seats(self) -> list[str]:
+        return [s for s in self.tokens if s != "referee"]
+
+    def auth(self, who: str) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.tokens[who]}"}
+
+
+class Player:
+    """Plays whole games through a :class:`Transport` and counts into :class:`Stats`.
+
+    ``wrong_rate``: probability per step of a wrong declaration (2-Way Cards).
+    ``on_reply``: optional callback ``(method, path, reply)`` for every response
+    (tests use it to watch the traffic).
+    """
+
+    def __init__(self, transport: Transport, rng: random.Random, wrong_rate: float = 0.0,
+                 stats: Stats | None = None,
+                 on_reply: Callable[[str, str, Reply], None] | None = None):
+        self.transport = transport
+        self.rng = rng
+        self.wrong_rate = wrong_rate
+        self.stats = stats or Stats()
+        self.on_reply = on_reply
+
+    # ----- requests -----
+
+    def _send(self, method: str, path: str, body: Any = None,
+              headers: dict[str, str] | None = None, retry: bool = False) -> Reply:
+        """One request; transport failures and 503 retried when ``retry`` (a GET, or a
+        POST carrying an Idempotency-Key)."""
+        for attempt in range(RETRIES + 1):
+            try:
+                reply = self.transport.request(method, path, body, headers)
+            except (OSError, http.client.HTTPException) as error:
+                if not retry or attempt == RETRIES:
+                    self.stats.error(f"{method} {path}: {error!r}")
+                    raise Unexpected(str(error)) from error
+                self.stats.retries += 1
+                time.sleep(0.05 * (attempt + 1))
+                continue
+            self.stats.requests += 1
+            if self.on_reply is not None:
+                self.on_reply(method, path, reply)
+            if reply.status == 503 and retry and attempt < RETRIES:
+                self.stats.retries += 1
+                time.sleep(min(float(reply.headers.get("retry-after", "1") or 1), 1.0) * 0.2)
+                continue
+            return reply
+        raise AssertionError("unreachable")
+
+    def _ok(self, method: str, path: str, body: Any = None, headers: dict | None = None,
+            retry: bool = False, expect: int = 200) -> Any:
+        reply = self._send(method, path, body, headers, retry)
+        if reply.status != expect:
+            detail = reply.body.get("code") if isinstance(reply.body, dict) else reply.body
+            self.stats.error(f"{method} {path} -> {reply.status} {detail}")
+            raise Unexpected(f"{reply.status} {detail}")
+        return reply.body
+
+    @staticmethod
+    def _key() -> str:
+        """A fresh Idempotency-Key (random, not from the seeded rng: keys must not
+        repeat across runs against the same server)."""
+        return f"play-{uuid.uuid4().hex}"
+
+    # ----- a game -----
+
+    def create(self, game: str, options: dict) -> GameRun:
+        """POST /v1/games with a seed drawn from the player's rng."""
+        body = {"game": game, "options": options, "seed": f"{self.rng.getrandbits(256):064x}"}
+        created = self._ok("POST", "/v1/games", body,
+                           {"Idempotency-Key": self._key()}, retry=True, expect=201)
+        tokens = {seat: entry["token"] for seat, entry in created["seats"].items()}
+        tokens["referee"] = created["referee_token"]
+        run = GameRun(created["id"], game, tokens, created["seed_commitment"],
+                      version=created["version"], status=created["status"])
+        self.refresh(run)
+        return run
+
+    def refresh(self, run: GameRun) -> None:
+        """The referee's view: version, status, turn."""
+        body = self._ok("GET", f"/v1/games/{run.id}", headers=run.auth("referee"), retry=True)
+        run.version, run.status, run.view = body["version"], body["status"], body["view"]
+
+    def legal(self, run: GameRun, seat: str) -> tuple[int, list[dict]]:
+        body = self._ok("GET", f"/v1/games/{run.id}/legal-actions", headers=run.auth(seat),
+                        retry=True)
+        return body["version"], body["actions"]
+
+    def seat_to_move(self, run: GameRun) -> tuple[str, int, list[dict]] | None:
+        """(seat, version, its legal actions): the view's ``turn`` first, then every
+        seat in order; None when no seat has anything to do."""
+        turn = run.view.get("turn")
+        candidates = ([turn] if turn in run.seats else []) + [s for s in run.seats if s != turn]
+        for seat in candidates:
+            version, actions = self.legal(run, seat)
+            if actions:
+                return seat, version, actions
+        return None
+
+    def choose(self, run: GameRun, seat: str, actions: list[dict]) -> dict:
+        """A correct declaration if any; else (2-Way Cards, with probability
+        ``wrong_rate``) a wrong one; else a random legal body."""
+        declarations = [a for a in actions if a["type"] == "declare"]
+        if declarations:
+            return self.rng.choice(declarations)
+        if run.game == TWO_WAY and self.wrong_rate and self.rng.random() < self.wrong_rate:
+            own = self._ok("GET", f"/v1/games/{run.id}", headers=run.auth(seat), retry=True)
+            lines = wrong_declarations(own["view"], seat, actions)
+            if lines:
+                cells = self.rng.choice(lines)
+                if self.rng.random() < 0.5:
+                    cells = cells[::-1]  # TW-D1: either direction
+                return {"type": "declare", "cells": cells}
+        return self.rng.choice(actions)
+
+    def act(self, run: GameRun, seat: str, version: int, action: dict) -> dict:
+        """POST the action as ``seat`` based on ``version``; counts its events."""
+        body = {**action, "expected_version": version}
+        reply = self._ok("POST", f"/v1/games/{run.id}/actions", body,
+                         {**run.auth(seat), "Idempotency-Key": self._key()}, retry=True)
+        self.stats.actions += 1
+        run.actions += 1
+        run.version, run.status, run.view = reply["version"], reply["status"], reply["view"]
+        for event in reply["events"]:
+            kind = event["type"]
+            self.stats.declarations_valid += kind == "declared"
+            self.stats.declarations_wrong += kind == "declaration-rejected"
+            self.stats.penalties += kind == "turn-skipped"
+        return reply
+
+    def finish(self, run: GameRun) -> None:
+        """Count a finished game: turns, winner, and the revealed seed against its
+        commitment."""
+        body = self._ok("GET", f"/v1/games/{run.id}", headers=run.auth("referee"), retry=True)
+        view = body["view"]
+        self.stats.finished += 1
+        self.stats.turns += int(view.get("turn_number") or 0)
+        self.stats.winners[winner_of(view)] += 1
+        seed = body.get("seed") or ""
+        if hashlib.sha256(seed.encode()).hexdigest() != run.seed_commitment:
+            self.stats.error(f"game {run.id}: the revealed seed does not match its commitment")
+
+    def play_game(self, game: str, options: dict | None = None) -> GameRun | None:
+        """Create one game and play it to its end. Returns the run (None if it could
+        not even be created); problems are counted in ``stats``, never raised."""
+        self.stats.games += 1
+        try:
+            run = self.create(game, dict(options or {}))
+        except Unexpected:
+            return None
+        failures = 0
+        while run.status == "active" and run.actions < MAX_ACTIONS_PER_GAME:
+            try:
+                found = self.seat_to_move(run)
+                if found is None:
+                    self.stats.error(f"game {run.id}: active but no seat has a legal action")
+                    return run
+                seat, version, actions = found
+                self.act(run, seat, version, self.choose(run, seat, actions))
+                failures = 0
+            except Unexpected:
+                failures += 1
+                if failures >= 3:
+                    return run
+                try:
+                    self.refresh(run)
+                except Unexpected:
+                    return run
+        if run.status != "finished":
+            self.stats.error(f"game {run.id}: not finished after {run.actions} actions")
+            return run
+        try:
+            self.finish(run)
+        except Unexpected:
+            pass
+        return run
+
+    def play(self, game: str, games: int, options: dict | None = None) -> Stats:
+        """Play ``games`` games one after the other; ``stats.seconds`` is the wall time."""
+        start = time.perf_counter()
+        for _ in range(games):
+            self.play_game(game, options)
+        self.stats.seconds += time.perf_counter() - start
+        return self.stats
+
+
+# ----- command line ----------------------------------------------------------------
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m service.play", description=__doc__.split(
+        "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--url", default="http://127.0.0.1:8000")
+    parser.add_argument("--game", default=TWO_WAY,
+                        help="two-way, sequence or sequence-numbers")
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seeds the client's choices and the games' seeds")
+    parser.add_argument("--wrong-rate", type=float, default=0.0,
+                        help="2-Way Cards: probability per step of a wrong declaration")
+    parser.add_argument("--players", type=int, default=None,
+                        help="Sequence games: the number of players (seats p1..pN)")
+    parser.add_argument("--options", type=json.loads, default={},
+                        help="game options as a JSON object (see GET /v1/games/catalog)")
+    args = parser.parse_args(argv)
+    if not 0 <= args.wrong_rate <= 1:
+        parser.error("--wrong-rate is a probability (0..1)")
+    if args.games < 1:
+        parser.error("--games must be at least 1")
+    if not isinstance(args.options, dict):
+        parser.error("--options must be a JSON object")
+    if args.players is not None:
+        args.options = {**args.options, "players": args.players}
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    transport = HTTPTransport(args.url)
+    player = Player(transport, random.Random(args.seed), args.wrong_rate)
+    try:
+        stats = player.play(args.game, args.games, args.options)
+    finally:
+        transport.close()
+    for sample in stats.error_samples:
+        print(f"error: {sample}", file=sys.stderr)
+    print(stats.summary())
+    return 1 if stats.errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
