@@ -302,9 +302,10 @@ def _scan_from(grid: list[list[str | None]], r: int, c: int, dr: int, dc: int,
 # Rulings of this region (RULES.md is silent; each is repeated at its code):
 # - TW-T4: a placement is due while fewer than 2 were made this turn AND an empty space
 #   exists; when a declaration empties spaces before the draw, placements are due again.
-# - TW-T2 with few tiles: a draw takes min(4, bag) tiles (the bag cannot actually run
-#   that low: 108 - 49 grid - 36 in bases - 8 in hands leaves 15); a discard returns
-#   min(2, hand) tiles, so a TW-T4 turn with one placement ends with 6 in hand.
+# - TW-T2 with few tiles: a draw takes min(4, bag) tiles (in practice the bag never
+#   runs that low: 49 grid + at most 30 in unfinished bases + 8 in hands leaves 21);
+#   a discard returns min(2, hand) tiles, so a TW-T4 turn with one placement ends
+#   with 6 in hand.
 # - TW-D5: penalties add up: each incorrect declaration costs one whole turn. After a
 #   discard, every next seat with a pending missed turn has one turn skipped (one
 #   turn-skipped event each), alternating, until a seat without one is to play: when
@@ -345,7 +346,6 @@ HAND_SIZE = 5  # TW-T1
 PLACEMENTS = 2  # TW-T2
 DRAW_COUNT = 4  # TW-T2, TW-E4 (not two)
 DISCARD_COUNT = 2  # TW-T2
-PHASES = ("deal", "place", "draw", "discard", "over")
 MANIFEST_PATH = Path(__file__).resolve().parents[2] / "seeds" / "two-way-tiles.json"
 _FACE_COUNTS = {**{card: 2 for card in DECK}, JOKER: 4}  # TW-C2: per colour
 
