@@ -334,7 +334,7 @@ from functools import lru_cache  # noqa: E402
 from itertools import combinations  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-from service.cards import CardError, parse_card  # noqa: E402
+from service.cards import DECK, JOKER, CardError, parse_card  # noqa: E402
 from service.games import RuleViolation  # noqa: E402
 from service.games.rng import Stream, commitment, shuffle  # noqa: E402
 
