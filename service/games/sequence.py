@@ -51,7 +51,7 @@ Rulings (RULES.md is silent; documented here and in the tests):
   a 9-long line through its middle); each is reported (SQ-S4, SQ-S5).
 * SQ-T5 in table mode: a seat that played owes one draw. It loses it (``draw-lost``)
   when a seat that played after it reports its own post-play draw first, or when
-  its own next turn starts. Lost draws are never made up.
+  it plays again still owing it. Lost draws are never made up.
 * SQ-T6: the referee names the side; every member holding a card then owes one
   ``penalty-discard`` of a card of their choice onto their discard pile, with no
   replacement. A member who owes one may not play, remove, exchange or pass until
@@ -1033,13 +1033,18 @@ def _next_seat(state: dict, seat: str) -> str:
 
 
 def _start_turn(events: list[dict], state: dict, seat: str) -> dict:
-    """Lose the seat's stale draw (SQ-T5), start its turn, then SQ-E1 (a)."""
-    if seat in state["pending_draws"]:
-        state = _emit(events, state, {"type": "draw-lost", "seat": seat})
+    """Start the seat's turn, then SQ-E1 (a)."""
     state = _emit(events, state, {"type": "turn-started", "seat": seat})
     if not state["deck"] and not any(state["discards"].values()) \
             and not any(_plays(state, s) for s in state["seats"]):
         state = _finish(events, state, "no-legal-play")
+    return state
+
+
+def _lose_stale_draw(events: list[dict], state: dict, seat: str) -> dict:
+    """SQ-T5 (table mode): a seat that plays again still owing its last draw loses it."""
+    if seat in state["pending_draws"]:
+        state = _emit(events, state, {"type": "draw-lost", "seat": seat})
     return state
 
 
@@ -1073,6 +1078,7 @@ def _do_play(state: dict, seat: str, action: dict) -> list[dict]:
     if refusal:
         raise _refuse(*refusal)
     events: list[dict] = []
+    state = _lose_stale_draw(events, state, seat)
     state = _emit(events, state, {"type": "chip-placed", "seat": seat, "side": side,
                                   "card": card, "cell": list(cell)})
     for window in new_sequences(state["board"], state["chips"], state["sequences"], cell,
@@ -1100,6 +1106,7 @@ def _do_remove(state: dict, seat: str, action: dict) -> list[dict]:
     if refusal:
         raise _refuse(*refusal)
     events: list[dict] = []
+    state = _lose_stale_draw(events, state, seat)
     r, c = cell
     state = _emit(events, state, {"type": "chip-removed", "seat": seat, "side": side,
                                   "card": card, "cell": [r, c],
