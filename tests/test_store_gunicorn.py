@@ -29,24 +29,28 @@ def _free_port() -> int:
 
 
 @pytest.fixture()
-def server(db_url):
+def server(db_url, tmp_path):
     """gunicorn with 3 sync workers on the test database; stopped afterwards."""
     port = _free_port()
     env = {**os.environ, "DATABASE_URL": db_url}
+    log = tmp_path / "gunicorn.log"
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--workers", "3", "--bind", f"127.0.0.1:{port}",
-         "--pythonpath", str(ROOT / "tests"), "fake_engine:create_app()"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+         "--no-control-socket", "--pythonpath", str(ROOT / "tests"),
+         "fake_engine:create_app()"],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log.open("w"))
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(100):
+        deadline = time.monotonic() + 60
+        while True:
             try:
-                if requests.get(base + "/healthz", timeout=1).status_code == 200:
+                if requests.get(base + "/healthz", timeout=5).status_code == 200:
                     break
-            except requests.ConnectionError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("gunicorn did not start: " + process.stderr.read1().decode())
+            except requests.RequestException:
+                pass
+            if time.monotonic() > deadline or process.poll() is not None:
+                pytest.fail("gunicorn did not start: " + log.read_text())
+            time.sleep(0.2)
         yield base
     finally:
         process.terminate()
