@@ -1,0 +1,180 @@
+"""The play client (service/play.py) driven in process against the Flask test client
+on an SQLite file migrated by Alembic: whole games end, nothing unexpected is answered,
+and wrong declarations cost turns (TW-D5, TW-T5) as the event log shows."""
+from __future__ import annotations
+
+import json
+import random
+import socket
+from collections import Counter
+
+import pytest
+
+from conftest import migrate
+from service import create_app
+from service.play import (Player, Reply, free_lengths, grid_lines, main, parse_args,
+                          winner_of, wrong_declarations)
+from service.store import get_store
+
+
+class ClientTransport:
+    """service.play.Transport over a Flask test client."""
+
+    def __init__(self, client):
+        self.client = client
+
+    def request(self, method, path, body=None, headers=None) -> Reply:
+        response = self.client.open(path, method=method, json=body, headers=headers or {})
+        data = response.get_data()
+        return Reply(response.status_code, json.loads(data) if data else None,
+                     {k.lower(): v for k, v in response.headers.items()})
+
+
+@pytest.fixture(scope="module")
+def play_app(tmp_path_factory):
+    url = f"sqlite:///{tmp_path_factory.mktemp('play') / 'play.sqlite3'}"
+    migrate(url)
+    app = create_app({"TESTING": True, "DATABASE_URL": url})
+    yield app
+    get_store(app).dispose()
+
+
+@pytest.fixture()
+def transport(play_app):
+    return ClientTransport(play_app.test_client())
+
+
+def referee_log(transport, run) -> list[dict]:
+    """Every event of the game as the referee sees it (paged with after/last_seq)."""
+    events, after = [], 0
+    while True:
+        reply = transport.request("GET", f"/v1/games/{run.id}/events?after={after}",
+                                  headers=run.auth("referee"))
+        assert reply.status == 200
+        events += reply.body["events"]
+        if reply.body["last_seq"] == after:
+            return events
+        after = reply.body["last_seq"]
+
+
+def test_two_way_games_end_with_no_error_and_wrong_declarations_cost_a_turn(transport, play_app):
+    statuses: Counter = Counter()
+    player = Player(transport, random.Random(7), wrong_rate=0.15,
+                    on_reply=lambda method, path, reply: statuses.update([reply.status]))
+    runs = [player.play_game("two-way") for _ in range(3)]
+    stats = player.stats
+    assert stats.errors == 0, stats.error_samples
+    assert stats.games == stats.finished == 3
+    assert set(statuses) <= {200, 201}
+    assert stats.declarations_wrong >= 1 and stats.penalties >= 1
+    store = get_store(play_app)
+    rejected_total = skipped_total = 0
+    for run in runs:
+        assert run.status == "finished"
+        log = referee_log(transport, run)
+        assert [e["seq"] for e in log] == list(range(1, len(log) + 1))
+        assert log[-1]["type"] == "game-ended"
+        final = transport.request("GET", f"/v1/games/{run.id}", headers=run.auth("referee"))
+        pending = final.body["view"]["pending_skips"]
+        for seat in ("blue", "green"):
+            rejected = sum(e["type"] == "declaration-rejected" and e["seat"] == seat for e in log)
+            skipped = sum(e["type"] == "turn-skipped" and e["seat"] == seat for e in log)
+            # TW-D5/TW-T5: every rejected declaration is one missed turn, served or pending.
+            assert rejected == skipped + pending[seat]
+            rejected_total += rejected
+            skipped_total += skipped
+        assert store.replay(run.id).ok
+    assert rejected_total == stats.declarations_wrong
+    assert skipped_total == stats.penalties >= 1
+    assert sum(stats.winners.values()) == 3
+    assert stats.actions == sum(run.actions for run in runs)
+
+
+def test_a_seat_declaring_a_wrong_line_misses_its_next_turn(transport):
+    """Follow the first wrong declaration through the log: its seat finishes that turn,
+    the opponent plays a whole turn, then the seat's turn is skipped (TW-D5, TW-T5)
+    and the opponent moves again."""
+    player = Player(transport, random.Random(11), wrong_rate=1.0)
+    run = player.create("two-way", {})
+    while player.stats.declarations_wrong == 0:
+        seat, version, actions = player.seat_to_move(run)
+        player.act(run, seat, version, player.choose(run, seat, actions))
+    player.wrong_rate = 0.0
+    while player.stats.penalties == 0:
+        seat, version, actions = player.seat_to_move(run)
+        player.act(run, seat, version, player.choose(run, seat, actions))
+    log = referee_log(transport, run)
+    wrong = next(i for i, e in enumerate(log) if e["type"] == "declaration-rejected")
+    culprit = log[wrong]["seat"]
+    rival = "green" if culprit == "blue" else "blue"
+    ends = next(i for i in range(wrong, len(log))
+                if log[i]["type"] == "discard" and log[i]["seat"] == culprit)
+    skip = next(i for i, e in enumerate(log) if e["type"] == "turn-skipped")
+    assert log[skip]["seat"] == culprit
+    between = log[ends + 1:skip]
+    assert between and all(e["seat"] == rival for e in between)
+    assert [e["type"] for e in between if e["type"] != "declared"][-4:] == \
+        ["place", "place", "draw", "discard"]
+    assert all(e["seat"] == rival for e in log[skip + 1:])
+    assert run.view["turn"] == rival
+
+
+@pytest.mark.parametrize("game, players", [("sequence", 2), ("sequence-numbers", 3)])
+def test_sequence_games_are_played_to_their_end(transport, game, players):
+    player = Player(transport, random.Random(3))
+    run = player.play_game(game, {"players": players})
+    assert player.stats.errors == 0, player.stats.error_samples
+    assert player.stats.finished == 1 and run.status == "finished"
+    assert run.seats == [f"p{i}" for i in range(1, players + 1)]
+    log = referee_log(transport, run)
+    assert log[-1]["type"] == "game-finished"
+    assert player.stats.declarations_valid == player.stats.declarations_wrong == 0
+
+
+# ----- helpers and command line -----
+
+
+def test_grid_lines_lists_every_occupied_straight_line_once():
+    grid = [[None] * 7 for _ in range(7)]
+    for c in range(4):
+        grid[2][c] = "7H"
+    grid[3][1] = grid[4][0] = "2S"  # with [2, 2]: an anti-diagonal of 3
+    lines = grid_lines(grid, {3, 4, 5, 6})
+    assert sorted(lines) == sorted([
+        [[2, 0], [2, 1], [2, 2]], [[2, 1], [2, 2], [2, 3]], [[2, 0], [2, 1], [2, 2], [2, 3]],
+        [[2, 2], [3, 1], [4, 0]]])
+    assert grid_lines(grid, {4}) == [[[2, 0], [2, 1], [2, 2], [2, 3]]]
+
+
+def test_wrong_declarations_exclude_legal_ones_either_way_and_held_lengths():
+    grid = [[None] * 7 for _ in range(7)]
+    for c in range(4):
+        grid[0][c] = "5D"
+    view = {"grid": grid, "slots": {"blue": {"3": {"allowed": 1, "held": 0},
+                                             "4": {"allowed": 1, "held": 1}}}}
+    assert free_lengths(view, "blue") == {3}
+    legal = [{"type": "declare", "cells": [[0, 3], [0, 2], [0, 1]]}]
+    assert wrong_declarations(view, "blue", legal) == [[[0, 0], [0, 1], [0, 2]]]
+
+
+def test_winner_of_reads_both_view_shapes():
+    assert winner_of({"winner": "green"}) == "green"
+    assert winner_of({"winner": None}) == "draw"
+    assert winner_of({"result": {"winner": "red"}}) == "red"
+    assert winner_of({"result": {"winner": None}}) == "draw"
+
+
+def test_players_become_the_players_option():
+    args = parse_args(["--game", "sequence", "--players", "4", "--options", '{"sides": 2}'])
+    assert args.options == {"sides": 2, "players": 4}
+    with pytest.raises(SystemExit):
+        parse_args(["--wrong-rate", "2"])
+
+
+def test_unreachable_server_is_an_error_and_a_non_zero_exit(capsys):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    assert main(["--url", f"http://127.0.0.1:{port}", "--games", "1"]) == 1
+    out = capsys.readouterr()
+    assert "errors 1" in out.out and "games 1 (finished 0)" in out.out
