@@ -70,7 +70,7 @@ def test_alembic_command_line_reads_database_url(tmp_path):
 
 def _one_game(url: str) -> tuple[GameStore, str]:
     store = GameStore(url)
-    (_, body), _ = store.create("counter", {}, "cd" * 32)
+    _, body = store.create("counter", {}, "cd" * 32)
     return store, body["id"]
 
 

@@ -16,7 +16,6 @@ from service.games import ENGINE_MODULES, RuleViolation, engine
 from service.store import (REFEREE, GameNotFound, GameRecord, IdempotencyRequest,
                            KeyInFlight, KeyReused, Refused, StoreError, Unauthenticated,
                            Unavailable, UnknownGame, get_store, request_hash)
-from service.store.records import CREATE_ACTOR, CREATE_SCOPE
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games",
                 description="The games the service referees, and their records")
@@ -315,19 +314,17 @@ def _game_body(record: GameRecord, viewer: str) -> dict:
 @blp.post("")
 @blp.arguments(CreateGameSchema)
 @blp.response(201, CreatedGameSchema, headers={"Location": {"schema": {"type": "string"}}})
-@blp.alt_response(409, response="CONFLICT")
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
-@blp.doc(parameters=[_HEADER_DOCS["Idempotency-Key"]])
 def create_game(body: dict):
     """Create a game: a bearer token per seat, a referee token, the seed's commitment.
 
     Unknown `game` or options the engine refuses: 422 with the engine's code.
+    Keep the tokens: the service stores only their SHA-256 and cannot show them again
+    (so creation takes no Idempotency-Key; a retry makes another game).
     """
     seed = body.get("seed", "").lower() or None
-    idempotency = _idempotency(CREATE_SCOPE, CREATE_ACTOR, body)
-    (status, reply), replayed = _store().create(body["game"], body["options"], seed,
-                                                idempotency)
-    response = _reply(status, reply, replayed)
+    status, reply = _store().create(body["game"], body["options"], seed)
+    response = _reply(status, reply)
     response.headers["Location"] = url_for("games.get_game", game_id=reply["id"])
     return response
 

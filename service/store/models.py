@@ -8,8 +8,10 @@
   stored).
 * ``events``: the append-only record, ``(game_id, seq)`` unique (it is the primary
   key); an UPDATE is refused by a trigger (see the migration).
-* ``idempotency_keys``: one row per (scope, actor, key): the request's hash, the
-  state (``in-flight`` / ``done``) and, once done, the response's status and body.
+* ``idempotency_keys``: one row per (scope, actor, key) -- the scope is the game id,
+  the actor a seat or "referee" -- with the request's hash, the state (``in-flight`` /
+  ``done``) and, once done, the response's status and body (never a token: game
+  creation, whose reply carries the tokens, takes no idempotency key).
 
 The schema itself is built by the Alembic migrations in ``migrations/``, never by
 ``create_all``; these classes must match them (a test compares).

@@ -35,8 +35,6 @@ from service.store.models import DONE, IN_FLIGHT, Event, Game, IdempotencyKey, S
 from service.store.uow import Unavailable, UnitOfWork, lock_game
 
 REFEREE = "referee"
-CREATE_SCOPE = "new-game"  # idempotency scope of POST /v1/games (no game id yet)
-CREATE_ACTOR = "-"
 
 Reply = tuple[int, dict[str, Any]]
 
@@ -150,8 +148,8 @@ Outcome = Union[Applied, Refused]
 
 @dataclass(frozen=True)
 class IdempotencyRequest:
-    """An ``Idempotency-Key`` in its scope (a game id, or :data:`CREATE_SCOPE`) and
-    for one caller (a seat, the referee, or :data:`CREATE_ACTOR`)."""
+    """An ``Idempotency-Key`` in its scope (the game id) for one caller (a seat or the
+    referee), with the hash of the request it came with."""
 
     scope: str
     actor: str
@@ -223,36 +221,26 @@ class GameStore:
 
     # ----- create ---------------------------------------------------------------
 
-    def create(self, game: str, options: dict[str, Any], seed: str | None = None,
-               idempotency: IdempotencyRequest | None = None) -> tuple[Reply, bool]:
-        """Create a game: ``((201, {"id", "game", "version", "status", "seats": {seat:
-        {"token"}}, "referee_token", "seed_commitment"}), replayed)``.
+    def create(self, game: str, options: dict[str, Any], seed: str | None = None) -> Reply:
+        """Create a game: ``(201, {"id", "game", "version", "status", "seats": {seat:
+        {"token"}}, "referee_token", "seed_commitment"})``.
+
+        Ruling: creation takes no idempotency key. Replaying the first reply would mean
+        keeping its tokens in plaintext, and tokens are stored as SHA-256 only; a retried
+        create makes another game and leaves the first unused, with no effect on any game.
 
         Raises :class:`UnknownGame`, :class:`RuleViolation` (the engine refused the
-        options; nothing stored), :class:`KeyReused`, :class:`KeyInFlight`,
-        :class:`Unavailable`. With ``idempotency``, a repeat returns the first reply
-        (``replayed`` True).
+        options; nothing stored), :class:`Unavailable`.
         """
         module = _engine_for(game)
-        if idempotency is not None:
-            stored = self.claim(idempotency)
-            if stored is not None:
-                return stored, True
-        try:
-            seed = seed or new_seed()
-            events = module.new_game(game, options, seed)
-            state = _fold_all(module, None, events)
-            reply = self.uow.run(lambda s: self._insert_game(
-                s, game, options, seed, events, state, idempotency))
-        except BaseException:
-            if idempotency is not None:
-                self.release(idempotency)
-            raise
-        return reply, False
+        seed = seed or new_seed()
+        events = module.new_game(game, options, seed)
+        state = _fold_all(module, None, events)
+        return self.uow.run(lambda s: self._insert_game(s, game, options, seed, events, state))
 
-    def _insert_game(self, session: Session, game: str,
-                     options: dict[str, Any], seed: str, events: list[dict],
-                     state: dict[str, Any], idempotency: IdempotencyRequest | None) -> Reply:
+    @staticmethod
+    def _insert_game(session: Session, game: str, options: dict[str, Any], seed: str,
+                     events: list[dict], state: dict[str, Any]) -> Reply:
         game_id = secrets.token_urlsafe(16)
         tokens = {seat: secrets.token_urlsafe(32) for seat in state["seats"]}
         referee_token = secrets.token_urlsafe(32)
@@ -265,14 +253,11 @@ class GameStore:
         session.add_all(Seat(game_id=game_id, seat=seat, token_hash=hash_token(token))
                         for seat, token in tokens.items())
         session.add_all(_event_row(game_id, seq, event) for seq, event in enumerate(events, 1))
-        reply = (201, {
+        return 201, {
             "id": game_id, "game": game, "version": 1, "status": state["status"],
             "seats": {seat: {"token": token} for seat, token in tokens.items()},
             "referee_token": referee_token, "seed_commitment": commitment(seed),
-        })
-        if idempotency is not None:
-            self._finish(session, idempotency, reply, game_id)
-        return reply
+        }
 
     # ----- authentication and reads ---------------------------------------------
 
@@ -431,7 +416,7 @@ class GameStore:
             IdempotencyKey.key == request.key))
         session.add(IdempotencyKey(
             scope=request.scope, actor=request.actor, key=request.key,
-            game_id=None if request.scope == CREATE_SCOPE else request.scope,
+            game_id=request.scope,
             request_hash=request.request_hash, state=IN_FLIGHT, created_at=now,
             updated_at=now))
         return None
