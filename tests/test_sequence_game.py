@@ -561,7 +561,7 @@ def test_sn_c1_the_chip_goes_on_a_space_showing_the_answer():
     assert state["chips"][cells[1][0]][cells[1][1]] == "green"
 
 
-def test_sn_c2_plus_is_wild_minus_removes_but_not_from_a_sequence():
+def test_sn_c2_sn_s2_plus_is_wild_minus_removes_but_not_from_a_sequence():
     state, _ = start(NUM)
     state = put(give(state, "p1", ["PLUS", "MINUS"]), "blue", [(4, 4)])
     state = lock(state, "blue", [(6, c) for c in range(5)])
@@ -573,6 +573,19 @@ def test_sn_c2_plus_is_wild_minus_removes_but_not_from_a_sequence():
                                  "cell": [6, 2]}).code == "chip-locked"  # SN-S2
     assert refused(state, "p1", {"type": "play", "card": "MINUS",
                                  "cell": [3, 3]}).code == "card-cannot-place"
+
+
+def test_sn_sq_t4_a_problem_card_is_dead_when_both_answer_spaces_are_covered():
+    card = card_for(42)
+    state, _ = start(NUM)
+    state = give(state, "p1", [card, "PLUS"])
+    assert refused(state, "p1", {"type": "exchange-dead-card", "card": card}).code == "not-dead"
+    state = put(state, "blue", NUMBERS_INDEX[42])
+    assert refused(state, "p1", {"type": "exchange-dead-card",
+                                 "card": "PLUS"}).code == "not-dead"
+    state, events = run(state, "p1", {"type": "exchange-dead-card", "card": card})
+    assert types(events) == ["dead-card-exchanged", "card-drawn"]
+    assert state["discards"]["p1"] == [card]
 
 
 def test_sq_s5_the_play_may_name_the_five_spaces():
