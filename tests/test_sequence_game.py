@@ -477,6 +477,10 @@ def test_sq_t6_penalty_is_the_referees_and_needs_a_team():
     assert refused(state, "referee", {"type": "penalty", "side": "red"}).status == 422
     solo, _ = start()
     assert refused(solo, "referee", {"type": "penalty", "side": "green"}).code == "not-a-team"
+    dealing, _ = start(players=4, dealing="table")
+    assert refused(dealing, "referee", {"type": "penalty",
+                                        "side": "green"}).code == "deal-not-finished"
+    assert not any(a["type"] == "penalty" for a in sq.legal_actions(dealing, "referee"))
     assert sq.legal_actions(solo, "referee") == []
 
 

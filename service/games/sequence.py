@@ -1214,6 +1214,8 @@ def _do_penalty(state: dict, seat: str | None, action: dict) -> list[dict]:
     """SQ-T6 (referee): every member of the side that talked discards a card of
     their choice (each then sends penalty-discard)."""
     side = action.get("side")
+    if state["phase"] != "play":
+        raise _refuse("deal-not-finished", "no penalty before the deal is finished")
     if side not in state["teams"]:
         raise _malformed(f"side must be one of {list(state['teams'])}", "invalid-side")
     offender = action.get("offender")
@@ -1323,6 +1325,8 @@ def _seat_actions(state: dict, seat: str) -> list[dict]:
 
 
 def _penalties(state: dict) -> list[dict]:
+    if state["phase"] != "play":
+        return []
     return [{"type": "penalty", "side": side} for side, members in state["teams"].items()
             if len(members) > 1 and not any(m in state["penalty_due"] for m in members)
             and any(state["hands"][m] for m in members)]
