@@ -165,8 +165,9 @@ def test_missing_version_is_428(store_client, make_game):
 
 def test_malformed_or_conflicting_versions_are_400(store_client, make_game):
     game = make_game()
-    assert_problem(act(store_client, game, "north", {"type": "tick"},
-                       headers={"If-Match": '"one"'}), 400, "invalid-if-match")
+    for bad in ('"one"', '"1', '1"', '"1", "2"'):
+        assert_problem(act(store_client, game, "north", {"type": "tick"},
+                           headers={"If-Match": bad}), 400, "invalid-if-match")
     assert_problem(act(store_client, game, "north", {"type": "tick"}, 1,
                        headers={"If-Match": '"2"'}), 400, "conflicting-versions")
     assert version_of(store_client, game) == 1

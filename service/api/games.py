@@ -70,7 +70,7 @@ def get_catalog():
 
 BEARER_REALM = 'Bearer realm="card-referee"'
 _KEY_PATTERN = re.compile(r"^[\x21-\x7e]{1,255}$")
-_IF_MATCH = re.compile(r'^(?:W/)?"?(\d{1,9})"?$')
+_IF_MATCH = re.compile(r'^(?:W/)?(?:"(\d{1,9})"|(\d{1,9}))$')
 _SEED = re.compile(r"^[0-9a-fA-F]{64}$")
 _HEADER_DOCS = {
     "If-Match": {"in": "header", "name": "If-Match", "schema": {"type": "string"},
@@ -360,7 +360,7 @@ def _expected_version(action: dict) -> int:
         if not match:
             abort(400, code="invalid-if-match",
                   detail='If-Match takes the ETag of GET /v1/games/{id}, e.g. "7".')
-        in_header = int(match.group(1))
+        in_header = int(match.group(1) or match.group(2))
     if in_header is None and in_body is None:
         abort(428, code="version-required",
               detail="Name the version the action is based on: If-Match or expected_version.")
