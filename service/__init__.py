@@ -16,7 +16,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the Flask app. ``config`` overrides settings (tests pass DATABASE_URL)."""
     from service.api import init_api
 
-    app = Flask(__name__)
+    app = Flask(__name__, static_folder=None)
     app.config.update(
         DATABASE_URL=database_url(),
         MAX_CONTENT_LENGTH=64 * 1024,
