@@ -17,7 +17,8 @@ $(VENV)/.installed: setup.cfg setup.py
 
 serve: install
 	$(BIN)/alembic upgrade head
-	$(BIN)/gunicorn --workers $(WORKERS) --bind $(HOST):$(PORT) 'service:create_app()'
+	$(BIN)/gunicorn --workers $(WORKERS) --bind $(HOST):$(PORT) --no-control-socket \
+	    'service:create_app()'
 
 test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

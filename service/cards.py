@@ -1,7 +1,7 @@
 """Card notation shared by every game (RULES.md, "Card notation").
 
-Input accepts ``10H``, ``TH``, ``th``, ``Th`` and ``JK`` (joker); output is always the
-canonical form: rank + suit with ``10`` for ten (``10H``), ``JK`` for a joker.
+Input accepts ``10H``, ``TH``, ``th``, ``Th`` and ``JK`` (joker), nothing around them
+(no spaces); output is always the canonical form: rank + suit with ``10`` for ten (``10H``), ``JK`` for a joker.
 
 >>> parse_card("th")
 '10H'
@@ -33,7 +33,7 @@ def parse_card(code: object) -> str:
     """Canonical code of ``code`` (``'th'`` -> ``'10H'``). Raises :class:`CardError`."""
     if not isinstance(code, str):
         raise CardError(code)
-    text = code.strip().upper()
+    text = code.upper()
     if text == JOKER:
         return JOKER
     rank, suit_ = text[:-1], text[-1:]

@@ -76,3 +76,24 @@ def test_strict_loads_accepts_plain_json_and_names_defects():
         strict_loads("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1))
     # brackets inside strings do not count towards the depth
     assert strict_loads('["' + "[" * 100 + '"]') == ["[" * 100]
+
+
+def test_overflowing_number_literal_is_400(app, client):
+    for route in post_routes(app):
+        body = assert_problem(client.post(route, data='{"cards": [1e999]}',
+                                          content_type="application/json"), 400, "invalid-json")
+        assert "1e999" in body["detail"]
+
+
+@pytest.mark.parametrize("headers", [
+    {"Content-Type": "application/json; charset=latin1"},
+    {"Content-Type": "application/json", "Content-Encoding": "gzip"},
+])
+def test_other_charset_or_encoding_is_415(app, client, headers):
+    for route in post_routes(app):
+        response = client.post(route, data=b'{"cards": ["AS", "2S", "3S"]}', headers=headers)
+        assert_problem(response, 415, "unsupported-media-type")
+
+
+def test_double_slash_is_404_problem_not_a_redirect(client):
+    assert_problem(client.get("/v1//games/catalog"), 404, "not-found")

@@ -56,10 +56,17 @@ class StrictJSONProvider(DefaultJSONProvider):
 
 
 def _require_json_body():
-    """A body sent with another content type than JSON is 415, not a 422 guess."""
-    if request.method in ("POST", "PUT", "PATCH") and request.content_length \
-            and not is_json_request(request):
+    """A body must be plain UTF-8 JSON: another content type, a charset other than
+    UTF-8 or any Content-Encoding (gzip...) is 415, not a 422 or 400 guess."""
+    if request.method not in ("POST", "PUT", "PATCH") or not request.content_length:
+        return None
+    if not is_json_request(request):
         return problem(415, detail="Send the body as application/json.")
+    charset = request.mimetype_params.get("charset", "utf-8").lower()
+    if charset not in ("utf-8", "utf8"):
+        return problem(415, detail=f"Send the body as UTF-8, not {charset}.")
+    if request.headers.get("Content-Encoding", "identity").lower() != "identity":
+        return problem(415, detail="Send the body without Content-Encoding.")
     return None
 
 
@@ -68,6 +75,7 @@ def init_api(app: Flask) -> Api:
     from service.api import games, meta, sequence, two_way
 
     app.json = StrictJSONProvider(app)
+    app.url_map.merge_slashes = False  # "//" is a 404 problem, not an HTML 308 redirect
     api = Api(app)
     app.before_request(_require_json_body)
     for module in (meta, games, two_way, sequence):

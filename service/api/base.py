@@ -1,8 +1,9 @@
 """Shared API plumbing: the strict JSON parser and the Blueprint every module uses.
 
 Request bodies are parsed by :func:`strict_loads`, which refuses what Python's
-``json`` would accept or crash on: ``NaN``/``Infinity``, duplicate object keys and
-nesting deeper than :data:`MAX_DEPTH`. Each is a 400 problem, never a 500.
+``json`` would accept or crash on: ``NaN``/``Infinity`` (also as an overflowing
+literal such as ``1e999``), duplicate object keys and nesting deeper than
+:data:`MAX_DEPTH`. Each is a 400 problem, never a 500.
 """
 from __future__ import annotations
 
@@ -24,6 +25,13 @@ class InvalidJSON(ValueError):
 
 def _reject_constant(name: str) -> Any:
     raise InvalidJSON(f"{name} is not a JSON number")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise InvalidJSON(f"{text} is out of the range of a JSON number we accept")
+    return value
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -66,7 +74,7 @@ def strict_loads(data: bytes | str) -> Any:
     if _depth(text) > MAX_DEPTH:
         raise InvalidJSON(f"nested deeper than {MAX_DEPTH} levels")
     try:
-        return json.loads(text, parse_constant=_reject_constant,
+        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
                           object_pairs_hook=_no_duplicates)
     except InvalidJSON:
         raise
