@@ -66,10 +66,10 @@ class KeyInFlight(StoreError):
     """A request with this idempotency key is still being processed (409)."""
 
 
-__all__ = ["Applied", "GameNotFound", "GameRecord", "GameStore", "IdempotencyRequest",
-           "KeyInFlight", "KeyReused", "REFEREE", "Refused", "ReplayReport", "Reply",
-           "StoreError", "Unauthenticated", "Unavailable", "UnknownGame", "hash_token",
-           "request_hash"]
+__all__ = ["Applied", "EventPage", "GameNotFound", "GameRecord", "GameStore",
+           "IdempotencyRequest", "KeyInFlight", "KeyReused", "REFEREE", "Refused",
+           "ReplayReport", "Reply", "StoreError", "Unauthenticated", "Unavailable",
+           "UnknownGame", "hash_token", "request_hash"]
 
 
 # ----- values ---------------------------------------------------------------------
@@ -123,6 +123,18 @@ class StoredEvent:
 
     seq: int
     event: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class EventPage:
+    """:meth:`GameStore.page`: ``events`` with ``seq > after`` and ``last_seq``, the
+    ``after`` of the next page: the seq of the page's last event, or, for an empty
+    page, the log's last seq (never more than the log holds, so paging by
+    ``last_seq`` neither skips nor repeats an event)."""
+
+    game: GameRecord
+    events: list[StoredEvent]
+    last_seq: int
 
 
 @dataclass(frozen=True)
@@ -299,16 +311,29 @@ class GameStore:
                limit: int | None = None) -> tuple[GameRecord, list[StoredEvent]]:
         """The game and its events with ``seq > after`` (in order, at most ``limit``),
         read in one transaction. :class:`GameNotFound`."""
-        def fn(session: Session) -> tuple[GameRecord, list[StoredEvent]]:
+        page = self.page(game_id, after, limit)
+        return page.game, page.events
+
+    def page(self, game_id: str, after: int = 0, limit: int | None = None) -> EventPage:
+        """One page of the log: the game, its events with ``seq > after`` (in order, at
+        most ``limit``) and ``last_seq`` (see :class:`EventPage`), read in one
+        transaction. :class:`GameNotFound`."""
+        def fn(session: Session) -> EventPage:
             row = session.get(Game, game_id)
             if row is None:
                 raise GameNotFound(game_id)
+            # read before the page: an event appended between the two statements (READ
+            # COMMITTED) is then after last_seq, never skipped
+            log_end = session.execute(select(func.max(Event.seq))
+                                      .where(Event.game_id == game_id)).scalar() or 0
             statement = (select(Event).where(Event.game_id == game_id, Event.seq > after)
                          .order_by(Event.seq))
             if limit is not None:
                 statement = statement.limit(limit)
             events = [StoredEvent(e.seq, _event_of(e)) for e in session.scalars(statement)]
-            return GameRecord.of(row), events
+            # empty page: log_end <= after (min() only matters for limit=0)
+            last_seq = events[-1].seq if events else min(after, log_end)
+            return EventPage(GameRecord.of(row), events, last_seq)
         return self.uow.run(fn, write=False)
 
     # ----- actions --------------------------------------------------------------
@@ -411,9 +436,13 @@ class GameStore:
         if existing is not None:
             return existing
         now = utcnow()
+        # Take over only a claim that is still abandoned NOW: under READ COMMITTED a
+        # claim committed by a concurrent request since _lookup must survive (the
+        # insert below then conflicts, and the retry finds it in flight or done).
         session.execute(delete(IdempotencyKey).where(
             IdempotencyKey.scope == request.scope, IdempotencyKey.actor == request.actor,
-            IdempotencyKey.key == request.key))
+            IdempotencyKey.key == request.key, IdempotencyKey.state == IN_FLIGHT,
+            IdempotencyKey.updated_at <= now - self.in_flight))
         session.add(IdempotencyKey(
             scope=request.scope, actor=request.actor, key=request.key,
             game_id=request.scope,
