@@ -1,0 +1,381 @@
+"""Benchmark the game store over HTTP (run by hand; prints figures and ratios).
+
+    .venv/bin/python bench/bench_store.py [--seconds 8] [--threads 4] [--workers 4]
+        [--backends sqlite,postgresql] [--pg-url postgresql+psycopg://postgres@127.0.0.1:5432/test]
+
+For each backend, on a fresh database migrated by Alembic (PostgreSQL: a randomly
+named database created from --pg-url / TEST_DATABASE_URL and dropped at the end):
+
+1. Baseline: a raw SQLAlchemy loop, one event row inserted and committed per
+   iteration (``service.store.db.make_engine``: the store's own connection settings),
+   into the same ``events`` table of the same database, for a bounded time; once with
+   one thread and once with ``--threads`` threads.
+2. Actions/s over HTTP: gunicorn ``--workers`` on 127.0.0.1 (as ``make serve``),
+   scripted 2-Way Cards games (place, place, draw, discard; no declarations, so each
+   game ends with a full grid, TW-E2), every action POSTed with ``expected_version`` and
+   an ``Idempotency-Key``, no GET between actions (each seat's next move is read from
+   its own last reply). One client, then ``--threads`` clients each playing its own
+   games, for a bounded time. Ratio = HTTP actions/s / raw inserts/s with the same
+   number of threads (target >= 0.5).
+3. Latency of one action at event ~10 vs ~500 of one long game (target <= 1.2): two
+   kinds of games: short ones (replaced every 5 timed actions, so they stay near event
+   10) and one padded with ~490 rejected declarations (TW-D5: each a recorded event);
+   the same action (another rejected declaration) is timed alternately on a short game
+   and the long one, so load drift hits both alike; medians compared. The store
+   folds the action onto the stored snapshot: its cost must not grow with the log.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sqlalchemy import create_engine, insert, text  # noqa: E402
+from sqlalchemy.engine import make_url  # noqa: E402
+from sqlalchemy.orm import Session  # noqa: E402
+
+from service.play import HTTPTransport, wrong_declarations  # noqa: E402
+from service.store.db import make_engine  # noqa: E402
+from service.store.models import Event, Game, utcnow  # noqa: E402
+
+DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+PAYLOAD = {"by": "blue", "tile": 17, "cell": [3, 4]}  # the size of a place event
+
+
+# ----- databases -------------------------------------------------------------------
+
+
+def migrate(url: str) -> None:
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config(str(ROOT / "alembic.ini"))
+    config.attributes["url"] = url
+    config.attributes["configure_logger"] = False
+    command.upgrade(config, "head")
+
+
+class Database:
+    """A fresh migrated database for one backend; ``drop()`` removes it."""
+
+    def __init__(self, backend: str, pg_url: str):
+        self.backend, self.admin_url, self.name = backend, pg_url, None
+        if backend == "sqlite":
+            self.dir = tempfile.TemporaryDirectory(prefix="bench-store-")
+            self.url = f"sqlite:///{self.dir.name}/bench.sqlite3"
+        else:
+            self.name = f"bench_store_{secrets.token_hex(6)}"
+            admin = create_engine(pg_url, isolation_level="AUTOCOMMIT")
+            with admin.connect() as connection:
+                connection.execute(text(f'CREATE DATABASE "{self.name}"'))
+            admin.dispose()
+            self.url = make_url(pg_url).set(database=self.name).render_as_string(
+                hide_password=False)
+        migrate(self.url)
+
+    def drop(self) -> None:
+        if self.name is None:
+            self.dir.cleanup()
+            return
+        admin = create_engine(self.admin_url, isolation_level="AUTOCOMMIT")
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+# ----- 1. raw insert + commit --------------------------------------------------------
+
+
+def raw_inserts(url: str, seconds: float, threads: int) -> float:
+    """Event rows inserted and committed per second (one row per transaction), each
+    thread appending to its own dummy game."""
+    engine = make_engine(url)
+    ids = [f"raw-{uuid.uuid4().hex[:24]}" for _ in range(threads)]
+    with Session(engine) as session, session.begin():
+        session.add_all(Game(id=i, game="two-way", options={}, status="active", version=1,
+                             snapshot={}, seed="0" * 64, referee_token_hash=uuid.uuid4().hex,
+                             created_at=utcnow(), updated_at=utcnow()) for i in ids)
+    counts = [0] * threads
+    start = time.perf_counter()
+    deadline = start + seconds
+
+    def loop(slot: int) -> None:
+        seq = 0
+        while time.perf_counter() < deadline:
+            seq += 1
+            with engine.begin() as connection:
+                connection.execute(insert(Event.__table__).values(
+                    game_id=ids[slot], seq=seq, type="place", seat="blue", payload=PAYLOAD,
+                    created_at=utcnow()))
+            counts[slot] += 1
+
+    workers = [threading.Thread(target=loop, args=(i,)) for i in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    elapsed = time.perf_counter() - start
+    engine.dispose()
+    return sum(counts) / elapsed
+
+
+# ----- the server ------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def start_gunicorn(url: str, workers: int) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--bind",
+         f"127.0.0.1:{port}", "--log-level", "warning", "service:create_app()"],
+        cwd=ROOT, env={**os.environ, "DATABASE_URL": url}, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            if HTTPTransport(base, timeout=1).request("GET", "/healthz").status == 200:
+                return process, base
+        except OSError:
+            time.sleep(0.1)
+    stop(process)
+    raise RuntimeError("gunicorn did not start")
+
+
+def stop(process: subprocess.Popen) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+
+
+# ----- 2. scripted games over HTTP ---------------------------------------------------
+
+
+class ScriptedGame:
+    """A server-mode 2-Way Cards game played without GETs between actions: each seat's
+    hand comes from its own last reply, the empty spaces from the latest reply."""
+
+    def __init__(self, http: HTTPTransport):
+        self.http = http
+        created = self.call("POST", "/v1/games", {"game": "two-way", "options": {}}, None, 201)
+        self.id, self.version = created["id"], created["version"]
+        self.tokens = {s: e["token"] for s, e in created["seats"].items()}
+        self.views = {s: self.call("GET", f"/v1/games/{self.id}", None, s)["view"]
+                      for s in self.tokens}
+        self.latest = next(iter(self.views.values()))
+        self.status = "active"
+        self.actions = 0
+        self.last_seq = 3  # game-created and the two deals
+
+    def call(self, method: str, path: str, body, seat: str | None, expect: int = 200,
+             key: bool = False) -> dict:
+        headers = {"Authorization": f"Bearer {self.tokens[seat]}"} if seat else {}
+        if key:
+            headers["Idempotency-Key"] = uuid.uuid4().hex
+        reply = self.http.request(method, path, body, headers)
+        if reply.status != expect:
+            raise RuntimeError(f"{method} {path} -> {reply.status} {reply.body}")
+        return reply.body
+
+    def act(self, seat: str, action: dict) -> dict:
+        reply = self.call("POST", f"/v1/games/{self.id}/actions",
+                          {**action, "expected_version": self.version}, seat, key=True)
+        self.version, self.status = reply["version"], reply["status"]
+        self.views[seat] = self.latest = reply["view"]
+        self.actions += 1
+        self.last_seq = reply["events"][-1]["seq"]
+        return reply
+
+    def next_action(self) -> tuple[str, dict]:
+        seat, phase = self.latest["turn"], self.latest["phase"]  # the game's, any viewer
+        hand = self.views[seat]["hands"][seat]  # unchanged since the seat's own last reply
+        if phase == "place":
+            grid = self.latest["grid"]
+            cell = next([r, c] for r in range(7) for c in range(7) if grid[r][c] is None)
+            return seat, {"type": "place", "tile": hand[0], "cell": cell}
+        if phase == "draw":
+            return seat, {"type": "draw"}
+        return seat, {"type": "discard", "tiles": hand[:self.latest["discards_due"]]}
+
+    def step(self) -> None:
+        self.act(*self.next_action())
+
+
+def healthz(base: str, seconds: float, threads: int) -> float:
+    """GET /healthz per second: the floor of the HTTP layer (no database)."""
+    counts = [0] * threads
+    start = time.perf_counter()
+    deadline = start + seconds
+
+    def client(slot: int) -> None:
+        http = HTTPTransport(base)
+        while time.perf_counter() < deadline:
+            assert http.request("GET", "/healthz").status == 200
+            counts[slot] += 1
+        http.close()
+
+    workers = [threading.Thread(target=client, args=(i,)) for i in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return sum(counts) / (time.perf_counter() - start)
+
+
+def http_actions(base: str, seconds: float, threads: int) -> tuple[float, int]:
+    """(actions/s, games finished) of ``threads`` clients playing scripted games."""
+    counts, finished = [0] * threads, [0] * threads
+    errors: list[BaseException] = []
+    start = time.perf_counter()
+    deadline = start + seconds
+
+    def client(slot: int) -> None:
+        http = HTTPTransport(base)
+        try:
+            while time.perf_counter() < deadline:
+                game = ScriptedGame(http)
+                while game.status == "active" and time.perf_counter() < deadline:
+                    game.step()
+                    counts[slot] += 1
+                finished[slot] += game.status == "finished"
+        except BaseException as error:
+            errors.append(error)
+        finally:
+            http.close()
+
+    workers = [threading.Thread(target=client, args=(i,)) for i in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    if errors:
+        raise errors[0]
+    return sum(counts) / (time.perf_counter() - start), sum(finished)
+
+
+# ----- 3. latency at event ~10 vs ~500 -------------------------------------------------
+
+
+def ready_for_wrong_declarations(game: ScriptedGame) -> tuple[str, dict]:
+    """Play until the seat to move, in its place phase, has a wrong declaration open;
+    returns (seat, declaration body)."""
+    while True:
+        if game.latest["phase"] in ("place", "draw", "discard"):
+            seat = game.latest["turn"]
+            own = game.call("GET", f"/v1/games/{game.id}", None, seat)["view"]
+            legal = game.call("GET", f"/v1/games/{game.id}/legal-actions", None, seat)
+            lines = wrong_declarations(own, seat, legal["actions"])
+            if lines:
+                return seat, {"type": "declare", "cells": lines[0]}
+        game.step()
+
+
+def events_of(game: ScriptedGame) -> int:
+    return game.last_seq
+
+
+SHORT_SAMPLES = 5  # timed actions per short game, so the short games stay near event 10
+
+
+def latency(base: str, samples: int, long_events: int) -> tuple[float, float, str, str]:
+    """(median seconds near event 10, median near ``long_events``, and the ranges of
+    event seqs the timed actions appended). Short games are replaced every
+    SHORT_SAMPLES actions; the timed actions alternate between a short and the long game."""
+    http = HTTPTransport(base)
+    try:
+        long = ScriptedGame(http)
+        long_seat, long_body = ready_for_wrong_declarations(long)
+        while events_of(long) < long_events - samples // 2:
+            long.act(long_seat, long_body)
+        near, far, short_seqs = [], [], []
+        first_far = events_of(long) + 1
+        for i in range(samples):
+            if i % SHORT_SAMPLES == 0:
+                short = ScriptedGame(http)
+                short_seat, short_body = ready_for_wrong_declarations(short)
+            for game, seat, body, out in ((short, short_seat, short_body, near),
+                                          (long, long_seat, long_body, far)):
+                begin = time.perf_counter()
+                reply = game.act(seat, body)
+                out.append(time.perf_counter() - begin)
+                assert reply["events"][0]["type"] == "declaration-rejected"
+            short_seqs.append(events_of(short))
+        return (statistics.median(near), statistics.median(far),
+                f"{min(short_seqs)}..{max(short_seqs)}", f"{first_far}..{events_of(long)}")
+    finally:
+        http.close()
+
+
+# ----- main ------------------------------------------------------------------------
+
+
+def bench(backend: str, args: argparse.Namespace) -> None:
+    try:
+        database = Database(backend, args.pg_url)
+    except Exception as error:  # PostgreSQL not reachable: say so, bench the rest
+        print(f"{backend}: skipped ({type(error).__name__}: {error})")
+        return
+    try:
+        raw_1 = raw_inserts(database.url, args.seconds, 1)
+        raw_n = raw_inserts(database.url, args.seconds, args.threads)
+        process, base = start_gunicorn(database.url, args.workers)
+        try:
+            floor = healthz(base, args.seconds / 2, args.threads)
+            http_1, games_1 = http_actions(base, args.seconds, 1)
+            http_n, games_n = http_actions(base, args.seconds, args.threads)
+            near, far, at_near, at_far = latency(base, args.samples, args.long_events)
+        finally:
+            stop(process)
+    finally:
+        database.drop()
+    print(f"{backend}: raw insert+commit: {raw_1:,.0f}/s (1 thread), {raw_n:,.0f}/s "
+          f"({args.threads} threads)")
+    print(f"{backend}: HTTP actions (gunicorn --workers {args.workers}): {http_1:,.0f}/s "
+          f"(1 client, {games_1} games ended), {http_n:,.0f}/s ({args.threads} clients, "
+          f"{games_n} games ended)")
+    print(f"{backend}: HTTP floor, GET /healthz: {floor:,.0f}/s ({args.threads} clients)")
+    print(f"{backend}: ratio HTTP/raw: {http_1 / raw_1:.3f} (1 vs 1), "
+          f"{http_n / raw_n:.3f} ({args.threads} vs {args.threads}) [target >= 0.5]")
+    print(f"{backend}: one action at events {at_near}: {near * 1000:.2f} ms, at events "
+          f"{at_far}: {far * 1000:.2f} ms (medians of {args.samples}); ratio "
+          f"{far / near:.2f} [target <= 1.2]")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--samples", type=int, default=25)
+    parser.add_argument("--long-events", type=int, default=500)
+    parser.add_argument("--backends", default="sqlite,postgresql")
+    parser.add_argument("--pg-url", default=os.environ.get("TEST_DATABASE_URL", DEFAULT_PG))
+    args = parser.parse_args()
+    print(f"bench_store: {os.cpu_count()} CPUs, {args.seconds:g} s per throughput figure")
+    for backend in args.backends.split(","):
+        bench(backend.strip(), args)
+
+
+if __name__ == "__main__":
+    main()
