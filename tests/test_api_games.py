@@ -84,6 +84,23 @@ def test_create_refusals_are_problems(store_client, body, status, code):
     assert_problem(store_client.post("/v1/games", json=body), status, code)
 
 
+@pytest.mark.parametrize("seed", [SEED + "\n", SEED + "\r\n", "\n" + SEED, SEED + " ",
+                                  " " + SEED, SEED + "\n\n", SEED + "0"])
+def test_a_seed_with_anything_around_its_64_hex_digits_is_422(store_client, seed):
+    body = assert_problem(store_client.post("/v1/games", json={"game": "counter",
+                                                                "seed": seed}),
+                          422, "invalid-body")
+    assert "seed" in body["errors"]["json"]
+
+
+def test_the_seed_commitment_is_sha256_of_the_lowercase_seed(store_client):
+    seed = "A1" * 32
+    created = store_client.post("/v1/games", json={"game": "counter", "seed": seed})
+    assert created.status_code == 201
+    assert created.get_json()["seed_commitment"] == \
+        hashlib.sha256(seed.lower().encode()).hexdigest()
+
+
 # ----- view ----------------------------------------------------------------------
 
 
@@ -135,11 +152,40 @@ def test_action_appends_events_bumps_version_and_returns_the_view(store_client, 
     assert log["last_seq"] == 5
 
 
-@pytest.mark.parametrize("if_match", ['"1"', 'W/"1"', "1"])
+@pytest.mark.parametrize("if_match", ['"1"', ' "1" '])
 def test_if_match_header_names_the_version(store_client, make_game, if_match):
     game = make_game()
     response = act(store_client, game, "north", {"type": "tick"}, headers={"If-Match": if_match})
     assert response.status_code == 200 and response.get_json()["version"] == 2
+
+
+def test_a_weak_etag_never_satisfies_if_match(store_client, make_game):
+    """RFC 9110 13.1.1: If-Match uses the strong comparison; W/"1" does not match "1"."""
+    game = make_game()
+    body = assert_problem(act(store_client, game, "north", {"type": "tick"},
+                              headers={"If-Match": 'W/"1"'}), 412, "version-mismatch")
+    assert body["version"] == 1
+    assert act(store_client, game, "north", {"type": "tick"}, 1).status_code == 200
+    body = assert_problem(act(store_client, game, "south", {"type": "tick"},
+                              headers={"If-Match": 'W/"2"', "Idempotency-Key": "w2"}),
+                          412, "version-mismatch")
+    assert body["version"] == 2
+    assert version_of(store_client, game) == 2
+    assert [e["seq"] for e in events_of(store_client, game)["events"]] == [1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize("version", [2**31, 2**63 - 1, 2**63, 2**64, 10**40])
+def test_a_huge_version_is_412_never_500(store_client, make_game, version):
+    game = make_game()
+    for headers, body_version in (({"If-Match": f'"{version}"'}, None),
+                                  ({}, version),
+                                  ({"If-Match": f'"{version}"', "Idempotency-Key": "k1"},
+                                   None),
+                                  ({"Idempotency-Key": "k2"}, version)):
+        body = assert_problem(act(store_client, game, "north", {"type": "tick"},
+                                  body_version, headers), 412, "version-mismatch")
+        assert body["version"] == 1
+    assert version_of(store_client, game) == 1
 
 
 def test_stale_version_is_412_with_the_current_version_and_writes_nothing(store_client, make_game):
@@ -165,7 +211,8 @@ def test_missing_version_is_428(store_client, make_game):
 
 def test_malformed_or_conflicting_versions_are_400(store_client, make_game):
     game = make_game()
-    for bad in ('"one"', '"1', '1"', '"1", "2"'):
+    for bad in ('"one"', '"1', '1"', '"1", "2"', "1", "W/1", '"01"', '"-1"', '""',
+                '"1"\t"1"', 'W/"x"', '"' + "9" * 101 + '"'):
         assert_problem(act(store_client, game, "north", {"type": "tick"},
                            headers={"If-Match": bad}), 400, "invalid-if-match")
     assert_problem(act(store_client, game, "north", {"type": "tick"}, 1,
@@ -266,11 +313,44 @@ def test_events_after_and_limit_page_through_the_log(store_client, make_game):
     assert events_of(store_client, game, after=7)["events"] == []
 
 
-@pytest.mark.parametrize("query", ["after=-1", "after=x", "limit=0", "limit=1001"])
+@pytest.mark.parametrize("after", [4, 5, 50, 2**31, 2**63 - 1])
+def test_last_seq_never_passes_the_end_of_the_log(store_client, make_game, after):
+    """Following last_seq from beyond the end must not skip the events still to come."""
+    game = make_game()  # seqs 1..4
+    log = events_of(store_client, game, "north", after=after)
+    assert log["events"] == [] and log["last_seq"] == 4
+    assert act(store_client, game, "north", {"type": "tick"}, 1).status_code == 200
+    assert act(store_client, game, "south", {"type": "tick"}, 2).status_code == 200
+    page = events_of(store_client, game, "north", after=log["last_seq"])
+    assert [e["seq"] for e in page["events"]] == [5, 6] and page["last_seq"] == 6
+    assert events_of(store_client, game, "north", after=6)["last_seq"] == 6
+
+
+def test_paging_by_last_seq_sees_every_visible_event_once(store_client, make_game):
+    game = make_game()
+    for version in range(1, 6):
+        assert act(store_client, game, "north", {"type": "tick"}, version).status_code == 200
+    everything = events_of(store_client, game, "north")["events"]
+    seen, after = [], 0
+    while True:
+        page = store_client.get(f"/v1/games/{game['id']}/events?after={after}&limit=2",
+                                headers=game["auth"]["north"]).get_json()
+        seen += page["events"]
+        assert after <= page["last_seq"] <= 9
+        if page["last_seq"] == after:
+            break
+        after = page["last_seq"]
+    assert seen == everything and [e["seq"] for e in seen] == [1, 3, 4, 5, 6, 7, 8, 9]
+
+
+@pytest.mark.parametrize("query", ["after=-1", "after=x", "limit=0", "limit=1001",
+                                   f"after={2**63}", f"after={10**40}",
+                                   f"limit={2**63}", f"after=0&limit={2**64}"])
 def test_bad_event_queries_are_422(store_client, make_game, query):
     game = make_game()
-    assert_problem(store_client.get(f"/v1/games/{game['id']}/events?{query}",
-                                    headers=game["auth"]["north"]), 422, "invalid-body")
+    body = assert_problem(store_client.get(f"/v1/games/{game['id']}/events?{query}",
+                                           headers=game["auth"]["north"]), 422, "invalid-body")
+    assert set(body["errors"]["query"]) == {query.split("=")[-2].split("&")[-1]}
 
 
 # ----- idempotency ---------------------------------------------------------------

@@ -196,3 +196,57 @@ def test_events_are_filtered_per_viewer(store_client, make_game):
     assert log["north"][2] == {"seq": 4, "type": "dealt", "seat": "south"}
     assert log["south"][1] == {"seq": 3, "type": "dealt", "seat": "north"}
     assert log["south"][2]["card"] == deck[1]
+
+
+# ----- caching: tokens and views are never stored or shared by a cache -----------
+
+
+def _vary(response) -> set[str]:
+    return {v.strip().lower() for v in response.headers.get("Vary", "").split(",") if v.strip()}
+
+
+def test_tokens_and_views_are_never_cached(store_client, make_game):
+    created = store_client.post("/v1/games", json={"game": "counter"})
+    assert created.status_code == 201
+    assert created.headers["Cache-Control"] == "no-store"
+    game = make_game()
+    responses = []
+    for who in ("north", "referee"):
+        for path in ("", "/events", "/legal-actions"):
+            response = store_client.get(f"/v1/games/{game['id']}{path}",
+                                        headers=game["auth"][who])
+            assert response.status_code == 200
+            responses.append(response)
+    # the ETag is the version, the same for every caller's view: a cache must key on
+    # the token as well
+    assert {r.headers["ETag"] for r in responses} == {'"1"'}
+    for response in responses:
+        assert response.headers["Cache-Control"] == "no-store"
+        assert "authorization" in _vary(response)
+    not_modified = store_client.get(f"/v1/games/{game['id']}",
+                                    headers={**game["auth"]["north"], "If-None-Match": '"1"'})
+    assert not_modified.status_code == 304
+    assert not_modified.headers["Cache-Control"] == "no-store"
+    assert "authorization" in _vary(not_modified)
+    for headers in ({}, {"Idempotency-Key": "c1"}, {"Idempotency-Key": "c1"}):
+        acted = store_client.post(f"/v1/games/{game['id']}/actions",
+                                  json={"type": "tick", "expected_version": 1},
+                                  headers={**game["auth"]["north"], **headers})
+        assert acted.headers["Cache-Control"] == "no-store"
+
+
+def test_errors_of_the_private_endpoints_are_not_cached_either(store_client, make_game):
+    game = make_game()
+    denied = store_client.get(f"/v1/games/{game['id']}")
+    assert denied.status_code == 401 and denied.headers["Cache-Control"] == "no-store"
+    assert "authorization" in _vary(denied)
+    stale = store_client.post(f"/v1/games/{game['id']}/actions",
+                              json={"type": "tick", "expected_version": 9},
+                              headers=game["auth"]["north"])
+    assert stale.status_code == 412 and stale.headers["Cache-Control"] == "no-store"
+
+
+def test_the_public_catalog_stays_cacheable(store_client):
+    response = store_client.get("/v1/games/catalog")
+    assert response.status_code == 200
+    assert "no-store" not in response.headers.get("Cache-Control", "")

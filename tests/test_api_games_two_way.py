@@ -118,3 +118,31 @@ def test_two_way_action_with_an_idempotency_key_happens_once(store_client, make_
     assert first.status_code == again.status_code == 200
     assert first.get_json() == again.get_json()
     assert _get(store_client, game, "blue").get_json()["view"]["placements_left"] == 1
+
+
+def test_tile_manifest_default_is_described_as_dealt(store_app, store_client, make_game):
+    """TW-C2/TW-C3 ruling as the catalog states it: table dealing uses the shipped
+    pairing as it is, server dealing re-pairs the shipped faces from the seed, a custom
+    manifest is used as given."""
+    games = store_client.get("/v1/games/catalog").get_json()["games"]
+    option = next(o for o in next(g for g in games if g["game"] == "two-way")["options"]
+                  if o["name"] == "tile_manifest")
+    text = option["description"]
+    assert "table dealing uses the shipped pairing seeds/two-way-tiles.json as it is" in text
+    assert "server dealing re-pairs the shipped faces secretly from the game's seed" in text
+    assert "A custom manifest is always used as given" in text
+    assert "Default: seeds/two-way-tiles.json." not in text
+    store, shipped = get_store(store_app), two_way.default_manifest()
+    custom = list(reversed(shipped))
+
+    def manifest(**options):
+        return store.read(make_game("two-way", options=options, seed=SEED)["id"]
+                          ).state["manifest"]
+
+    assert manifest(dealing="table") == shipped
+    server = manifest(dealing="server")
+    assert server != shipped
+    assert [t["blue"] for t in server] == [t["blue"] for t in shipped]
+    assert sorted(t["green"] for t in server) == sorted(t["green"] for t in shipped)
+    assert manifest(dealing="server", tile_manifest=custom) == custom
+    assert manifest(dealing="table", tile_manifest=custom) == custom

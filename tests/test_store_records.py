@@ -134,6 +134,26 @@ def test_a_refused_action_writes_nothing(store):
     assert record.version == 1 and len(events) == 4
 
 
+@pytest.mark.parametrize("after, limit, seqs, last_seq", [
+    (0, None, [1, 2, 3, 4, 5], 5),
+    (0, 2, [1, 2], 2),
+    (3, 1, [4], 4),
+    (5, 10, [], 5),
+    (50, 10, [], 5),  # never past the log's end: events 6..50 must not be skipped
+    (2**31, None, [], 5),  # beyond the 32-bit seq column of PostgreSQL
+    (2**63 - 1, 2**63 - 1, [], 5),
+    (2**70, None, [], 5),
+    (2, 2**40, [3, 4, 5], 5),
+])
+def test_a_page_of_the_log_and_its_last_seq(store, after, limit, seqs, last_seq):
+    body = _create(store)
+    (status, _), _ = store.act(body["id"], "north", {"type": "tick"}, 1, _render)
+    assert status == 200  # seqs 1..4 at creation, 5 the tick
+    page = store.page(body["id"], after, limit)
+    assert [e.seq for e in page.events] == seqs and page.last_seq == last_seq
+    assert page.game.version == 2
+
+
 # ----- retries -------------------------------------------------------------------
 
 

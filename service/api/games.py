@@ -69,14 +69,22 @@ def get_catalog():
 # (existing or not) is 404, exactly as an unknown id.
 
 BEARER_REALM = 'Bearer realm="card-referee"'
-_KEY_PATTERN = re.compile(r"^[\x21-\x7e]{1,255}$")
-_IF_MATCH = re.compile(r'^(?:W/)?(?:"(\d{1,9})"|(\d{1,9}))$')
-_SEED = re.compile(r"^[0-9a-fA-F]{64}$")
+# Integers in queries stay within 64 bits (SQLite's INTEGER; beyond: 422, never a 500
+# from the driver); the store clamps further to its columns (32-bit seq on PostgreSQL).
+MAX_INTEGER = 2**63 - 1
+# all three are used with fullmatch() (a "$" would also match before a final newline)
+_KEY_PATTERN = re.compile(r"[\x21-\x7e]{1,255}")
+# Ruling: If-Match is one entity-tag as this service issues them: a decimal version in
+# quotes, no leading zeros (at most 100 digits: longer is no version, 400). W/ is parsed
+# so that a weak tag gets its 412 (strong comparison, RFC 9110 13.1.1), not a 400.
+_IF_MATCH = re.compile(r'(W/)?"(0|[1-9][0-9]{0,99})"')
+_SEED = re.compile(r"^[0-9a-fA-F]{64}$")  # documented as is: ECMA-262 "$" is end of input
 _HEADER_DOCS = {
     "If-Match": {"in": "header", "name": "If-Match", "schema": {"type": "string"},
                  "description": 'The version the action is based on, as the ETag ("7"); '
                                 "or send expected_version in the body. Stale: 412; "
-                                "neither: 428."},
+                                'neither, or "*": 428; a weak ETag (W/"7") never matches '
+                                "(strong comparison): 412; not a quoted version: 400."},
     "Idempotency-Key": {"in": "header", "name": "Idempotency-Key",
                         "schema": {"type": "string", "maxLength": 255},
                         "description": "Same key and body again: the first response "
@@ -98,6 +106,16 @@ def _register_security_scheme(state) -> None:
                            "as returned by POST /v1/games."})
 
 
+class FullMatch(Regexp):
+    """:class:`Regexp` that must match the whole string (``re.fullmatch``); the spec
+    shows the pattern as it is."""
+
+    def __call__(self, value: str) -> str:
+        if self.regex.fullmatch(value) is None:
+            raise ValidationError(self._format_error(value))
+        return value
+
+
 class TileField(fields.Field):
     """A tile: a face in card notation (``"7H"``) or a tile id (an integer)."""
 
@@ -116,9 +134,12 @@ class CreateGameSchema(Schema):
     game = fields.String(required=True, metadata={"example": "two-way"})
     options = fields.Dict(keys=fields.String(), load_default=dict,
                           metadata={"description": "game options (see the catalog)"})
-    seed = fields.String(validate=Regexp(_SEED), metadata={
-        "description": "64 hex digits; drawn from a CSPRNG when absent. Its SHA-256 "
-                       "(seed_commitment) is shown from the start, the seed itself "
+    seed = fields.String(validate=FullMatch(_SEED), metadata={
+        "description": "Exactly 64 hex digits, nothing around them; upper case is "
+                       "accepted and lowercased (the game keeps and reveals the "
+                       "lowercase text). Drawn from a CSPRNG when absent. "
+                       "seed_commitment, shown from the start, is the SHA-256 (hex) of "
+                       "the seed's lowercase hex text as ASCII; the seed itself is shown "
                        "once the game is finished."})
 
 
@@ -180,8 +201,9 @@ class ActionResultSchema(Schema):
 
 
 class EventsQuerySchema(Schema):
-    after = fields.Integer(load_default=0, validate=Range(min=0),
-                           metadata={"description": "return events with seq > after"})
+    after = fields.Integer(load_default=0, validate=Range(min=0, max=MAX_INTEGER),
+                           metadata={"description": "return events with seq > after "
+                                                    "(0 to 2**63-1)"})
     limit = fields.Integer(load_default=1000, validate=Range(min=1, max=1000))
 
 
@@ -191,7 +213,10 @@ class EventsSchema(Schema):
         "description": '{"seq", "type", "seat", ...}: the log as you may see it (events '
                        "hidden from you entirely are left out)"})
     last_seq = fields.Integer(required=True, metadata={
-        "description": "the last seq examined: pass it as `after` for the next page"})
+        "description": "pass it as `after` for the next page: the seq of the last event "
+                       "the page examined (events hidden from you included), or, when "
+                       "nothing follows `after`, the log's last seq (never more than the "
+                       "log holds, so paging by it neither skips nor repeats an event)"})
 
 
 class LegalActionsSchema(Schema):
@@ -203,6 +228,30 @@ class LegalActionsSchema(Schema):
 
 def _store():
     return get_store(current_app)
+
+
+# Responses carrying tokens or a caller's view: never stored by any cache. The GETs'
+# ETag is the version, the same for every caller's view: Vary on Authorization too.
+_NO_STORE = {"games.create_game", "games.get_game", "games.get_events",
+             "games.get_legal_actions", "games.post_action"}
+_VARY_ON_AUTHORIZATION = {"games.get_game", "games.get_events", "games.get_legal_actions"}
+_NO_STORE_DOC = {"Cache-Control": {"schema": {"type": "string", "example": "no-store"},
+                                   "description": "no-store"}}
+_PRIVATE_DOC = {**_NO_STORE_DOC,
+                "Vary": {"schema": {"type": "string", "example": "Authorization"},
+                         "description": "Authorization: the body is the caller's view"}}
+
+
+@blp.after_request
+def _cache_headers(response: Response) -> Response:
+    """``Cache-Control: no-store`` (and ``Vary: Authorization`` on the GETs) on every
+    response of the endpoints that carry tokens or a caller's view, errors and 304s
+    included."""
+    if request.endpoint in _NO_STORE:
+        response.headers["Cache-Control"] = "no-store"
+    if request.endpoint in _VARY_ON_AUTHORIZATION:
+        response.vary.add("Authorization")
+    return response
 
 
 def _unauthorized(detail: str, error: str | None = None) -> Response:
@@ -268,7 +317,7 @@ def _idempotency(scope: str, actor: str, payload: Any) -> IdempotencyRequest | N
     key = request.headers.get("Idempotency-Key")
     if key is None:
         return None
-    if not _KEY_PATTERN.match(key):
+    if not _KEY_PATTERN.fullmatch(key):
         abort(400, code="invalid-idempotency-key",
               detail="Idempotency-Key: 1 to 255 visible ASCII characters.")
     return IdempotencyRequest(scope, actor, key, request_hash(payload))
@@ -313,7 +362,8 @@ def _game_body(record: GameRecord, viewer: str) -> dict:
 
 @blp.post("")
 @blp.arguments(CreateGameSchema)
-@blp.response(201, CreatedGameSchema, headers={"Location": {"schema": {"type": "string"}}})
+@blp.response(201, CreatedGameSchema, headers={"Location": {"schema": {"type": "string"}},
+                                               **_NO_STORE_DOC})
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
 def create_game(body: dict):
     """Create a game: a bearer token per seat, a referee token, the seed's commitment.
@@ -330,7 +380,8 @@ def create_game(body: dict):
 
 
 @blp.get("/<game_id>")
-@blp.response(200, GameViewSchema, headers={"ETag": {"schema": {"type": "string"}}})
+@blp.response(200, GameViewSchema, headers={"ETag": {"schema": {"type": "string"}},
+                                            **_PRIVATE_DOC})
 @blp.alt_response(304, description="Not modified (If-None-Match)")
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
@@ -350,17 +401,29 @@ def _etags(header: str) -> set[str]:
     return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
 
 
-def _expected_version(action: dict) -> int:
-    """The version the action is based on: If-Match and/or ``expected_version``."""
+def _expected_version(action: dict, game_id: str) -> int:
+    """The version the action is based on: If-Match and/or ``expected_version``.
+
+    Aborts: If-Match not one quoted version, 400 invalid-if-match; a weak ETag, 412
+    version-mismatch with the current ``version`` (If-Match uses the strong comparison,
+    RFC 9110 13.1.1, and a weak tag never matches it); neither (``*`` names no
+    version), 428; the two disagreeing, 400 conflicting-versions.
+    """
     in_body = action.pop("expected_version", None)
     header = request.headers.get("If-Match")
     in_header = None
     if header is not None and header.strip() != "*":
-        match = _IF_MATCH.match(header.strip())
+        match = _IF_MATCH.fullmatch(header.strip())
         if not match:
             abort(400, code="invalid-if-match",
                   detail='If-Match takes the ETag of GET /v1/games/{id}, e.g. "7".')
-        in_header = int(match.group(1) or match.group(2))
+        if match.group(1):
+            current = _store().read(game_id).version
+            abort(412, code="version-mismatch",
+                  detail=f"A weak ETag never satisfies If-Match (strong comparison); "
+                         f'the game is at version {current}: send If-Match: "{current}".',
+                  extra={"version": current})
+        in_header = int(match.group(2))
     if in_header is None and in_body is None:
         abort(428, code="version-required",
               detail="Name the version the action is based on: If-Match or expected_version.")
@@ -372,7 +435,8 @@ def _expected_version(action: dict) -> int:
 
 @blp.post("/<game_id>/actions")
 @blp.arguments(ActionSchema)
-@blp.response(200, ActionResultSchema, headers={"ETag": {"schema": {"type": "string"}}})
+@blp.response(200, ActionResultSchema, headers={"ETag": {"schema": {"type": "string"}},
+                                                **_NO_STORE_DOC})
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(403, response="FORBIDDEN")
 @blp.alt_response(404, response="NOT_FOUND")
@@ -392,7 +456,7 @@ def post_action(action: dict, game_id: str):
     actor = g.actor
     if actor != REFEREE and "seat" in action and action["seat"] != actor:
         return problem(403, "seat-mismatch", "A seat token acts only as its own seat.")
-    expected = _expected_version(action)
+    expected = _expected_version(action, game_id)
     idempotency = _idempotency(game_id, actor, {"action": action, "version": expected})
     (status, body), replayed = _store().act(game_id, actor, action, expected,
                                             _action_renderer(actor), idempotency)
@@ -420,24 +484,25 @@ def _action_renderer(actor: str):
 
 @blp.get("/<game_id>/events")
 @blp.arguments(EventsQuerySchema, location="query")
-@blp.response(200, EventsSchema)
+@blp.response(200, EventsSchema, headers={"ETag": {"schema": {"type": "string"}},
+                                          **_PRIVATE_DOC})
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=SECURITY)
 def get_events(query: dict, game_id: str):
     """The caller's view of the event log after `seq` `after` (filtered by the
     engine: hidden payload removed, events hidden entirely left out)."""
-    record, stored = _store().events(game_id, query["after"], query["limit"])
-    module = record.engine
-    events = [_event_out(module, record.state, e, g.actor) for e in stored]
-    last_seq = stored[-1].seq if stored else query["after"]
+    page = _store().page(game_id, query["after"], query["limit"])
+    record = page.game
+    events = [_event_out(record.engine, record.state, e, g.actor) for e in page.events]
     return _reply(200, {"version": record.version,
                         "events": [e for e in events if e is not None],
-                        "last_seq": last_seq})
+                        "last_seq": page.last_seq})
 
 
 @blp.get("/<game_id>/legal-actions")
-@blp.response(200, LegalActionsSchema, headers={"ETag": {"schema": {"type": "string"}}})
+@blp.response(200, LegalActionsSchema, headers={"ETag": {"schema": {"type": "string"}},
+                                                **_PRIVATE_DOC})
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=SECURITY)

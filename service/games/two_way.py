@@ -376,8 +376,12 @@ OPTIONS = [
     {"name": "tile_manifest", "type": "array", "default": None,
      "description": "TW-C2: 108 tiles [{\"blue\": card, \"green\": card}, ...] copying a "
                     "physical set (tile id = index); each colour's faces are two 52-card "
-                    "decks plus 4 jokers, no tile shows one card on both faces. Default: "
-                    "seeds/two-way-tiles.json."},
+                    "decks plus 4 jokers, no tile shows one card on both faces. A custom "
+                    "manifest is always used as given. Default (none given): table "
+                    "dealing uses the shipped pairing seeds/two-way-tiles.json as it is; "
+                    "server dealing re-pairs the shipped faces secretly from the game's "
+                    "seed (the shipped pairing is public: a seat could otherwise read the "
+                    "other colour of every tile it sees), revealed with the seed."},
 ]
 
 CATALOG = {GAME: {"title": "2-Way Cards", "rules": "RULES.md §1", "seats": list(SEATS),

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import threading
 
-from service.store.records import (REFEREE, Applied, GameNotFound, GameRecord, GameStore,
-                                   IdempotencyRequest, KeyInFlight, KeyReused, Refused,
-                                   ReplayReport, Reply, StoreError, Unauthenticated,
+from service.store.records import (REFEREE, Applied, EventPage, GameNotFound, GameRecord,
+                                   GameStore, IdempotencyRequest, KeyInFlight, KeyReused,
+                                   Refused, ReplayReport, Reply, StoreError, Unauthenticated,
                                    Unavailable, UnknownGame, hash_token, request_hash)
 
-__all__ = ["REFEREE", "Applied", "GameNotFound", "GameRecord", "GameStore",
+__all__ = ["REFEREE", "Applied", "EventPage", "GameNotFound", "GameRecord", "GameStore",
            "IdempotencyRequest", "KeyInFlight", "KeyReused", "Refused", "ReplayReport",
            "Reply", "StoreError", "Unauthenticated", "Unavailable", "UnknownGame",
            "get_store", "hash_token", "request_hash"]

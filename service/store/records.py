@@ -35,6 +35,9 @@ from service.store.models import DONE, IN_FLIGHT, Event, Game, IdempotencyKey, S
 from service.store.uow import Unavailable, UnitOfWork, lock_game
 
 REFEREE = "referee"
+# events.seq is an INTEGER column: 32-bit on PostgreSQL (SQLAlchemy binds ``seq > :after``
+# as ::INTEGER there), so no seq exceeds this; larger bounds are clamped to it.
+MAX_SEQ = 2**31 - 1
 
 Reply = tuple[int, dict[str, Any]]
 
@@ -326,10 +329,11 @@ class GameStore:
             # COMMITTED) is then after last_seq, never skipped
             log_end = session.execute(select(func.max(Event.seq))
                                       .where(Event.game_id == game_id)).scalar() or 0
-            statement = (select(Event).where(Event.game_id == game_id, Event.seq > after)
+            bound = min(max(after, 0), MAX_SEQ)  # the same rows, in the column's range
+            statement = (select(Event).where(Event.game_id == game_id, Event.seq > bound)
                          .order_by(Event.seq))
             if limit is not None:
-                statement = statement.limit(limit)
+                statement = statement.limit(min(max(limit, 0), MAX_SEQ))
             events = [StoredEvent(e.seq, _event_of(e)) for e in session.scalars(statement)]
             # empty page: log_end <= after (min() only matters for limit=0)
             last_seq = events[-1].seq if events else min(after, log_end)
