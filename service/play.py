@@ -8,7 +8,8 @@ API only, each seat acting with its own bearer token:
 
 * the seat to move is the ``turn`` of the latest view (the referee's view at the
   start; after an action the acting seat's view, which shows the same ``turn``); when
-  that seat has nothing to do, every seat's ``legal-actions`` is asked in turn;
+  that seat has nothing to do, every seat's ``legal-actions`` is asked in turn, then
+  the referee's (``"dealing": "table"``: the referee reports the deal and the draws);
 * the seat's ``GET /v1/games/{id}/legal-actions`` gives complete bodies; a correct
   declaration (2-Way Cards, TW-D) is always preferred, otherwise one body is picked at
   random;
@@ -315,11 +316,15 @@ class Player:
 
     def seat_to_move(self, run: GameRun) -> tuple[str, int, list[dict]] | None:
         """(seat, version, its legal actions): the view's ``turn`` first, then every
-        seat in order; None when no seat has anything to do."""
+        seat in order, then the referee (table mode: the deal and the draws); None when
+        nobody has anything to do. The referee's disciplinary ``penalty`` actions
+        (Sequence, SQ-T6) are never chosen."""
         turn = run.view.get("turn")
         candidates = ([turn] if turn in run.seats else []) + [s for s in run.seats if s != turn]
-        for seat in candidates:
+        for seat in [*candidates, "referee"]:
             version, actions = self.legal(run, seat)
+            if seat == "referee":
+                actions = [a for a in actions if a["type"] != "penalty"]
             if actions:
                 return seat, version, actions
         return None
@@ -330,7 +335,8 @@ class Player:
         declarations = [a for a in actions if a["type"] == "declare"]
         if declarations:
             return self.rng.choice(declarations)
-        if run.game == TWO_WAY and self.wrong_rate and self.rng.random() < self.wrong_rate:
+        if (run.game == TWO_WAY and seat in run.seats and self.wrong_rate
+                and self.rng.random() < self.wrong_rate):
             own = self._ok("GET", f"/v1/games/{run.id}", headers=run.auth(seat), retry=True)
             lines = wrong_declarations(own["view"], seat, actions)
             if lines:

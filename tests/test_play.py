@@ -119,6 +119,19 @@ def test_a_seat_declaring_a_wrong_line_misses_its_next_turn(transport):
     assert run.view["turn"] == rival
 
 
+def test_table_mode_falls_back_to_the_referee_for_the_deal_and_draws(transport):
+    """dealing "table": no seat may deal or draw (TW-T1, modes); the player asks the
+    referee's legal actions when no seat has any, and the game still ends."""
+    player = Player(transport, random.Random(5), wrong_rate=0.1)
+    run = player.play_game("two-way", {"dealing": "table"})
+    assert player.stats.errors == 0, player.stats.error_samples
+    assert run.status == "finished"
+    log = referee_log(transport, run)
+    dealt = [e for e in log if e["type"] in ("deal", "draw")]
+    assert dealt and all(e["by"] == "referee" for e in dealt)
+    assert {e["by"] for e in log if e["type"] in ("place", "discard")} == {"blue", "green"}
+
+
 @pytest.mark.parametrize("game, players", [("sequence", 2), ("sequence-numbers", 3)])
 def test_sequence_games_are_played_to_their_end(transport, game, players):
     player = Player(transport, random.Random(3))
