@@ -347,7 +347,10 @@ def test_tw_c3_event_views_show_draws_as_the_viewers_faces():
     created = game.log[0]
     assert "seed" not in tw.view_event(game.state, created, "blue")
     assert "manifest" not in tw.view_event(game.state, created, None)
-    assert tw.view_event(game.state, created, "referee")["seed"] == SEED
+    assert "seed" not in tw.view_event(game.state, created, "referee")
+    assert tw.view_event(game.state, created, "referee")["manifest"] == created["manifest"]
+    assert tw.view(game.state, "referee")["seed"] is None
+    assert tw.view(game.state, "referee")["seed_commitment"] == tw.view(game.state, "blue")["seed_commitment"]
 
 
 # ----- TW-T: turns -----

@@ -323,7 +323,8 @@ def _scan_from(grid: list[list[str | None]], r: int, c: int, dr: int, dc: int,
 #   secretly from its seed (game_manifest); the shipped pairing is public.
 # - Public view (viewer None): no faces at all (a face shown to the public would be a
 #   face of the other colour for one seat): occupancy, counts, scores, bases without
-#   cards. The seed is shown to seats/public only once the game is finished.
+#   cards. The seed is shown only once the game is finished, to everyone, the referee
+#   included (with it the future draws of a server game could be computed).
 # - legal_actions lists correct declarations only (an incorrect one is accepted by
 #   apply() and penalised, TW-D5, but never suggested), each in scan_grid's reading
 #   order; for the referee in table mode the draw/deal is one valid example (the
@@ -1102,7 +1103,7 @@ def view(state: dict, viewer: str | None) -> dict:
         "completer": state["completer"], "bag_count": len(state["bag"]),
         "hand_counts": {s: len(state["hands"][s]) for s in SEATS},
         "seed_commitment": commitment(state["seed"]),
-        "seed": state["seed"] if finished or viewer == REFEREE else None,
+        "seed": state["seed"] if finished else None,
     }
     if viewer is None:
         shown["grid"] = [[t is not None for t in row] for row in state["grid"]]
@@ -1123,7 +1124,7 @@ def view_event(state: dict, event: dict, viewer: str | None) -> dict | None:
     """One logged event as ``viewer`` may see it (the filter of :func:`view`).
 
     ``state`` is the game's current state (for the manifest and the status). The
-    referee sees the event whole, plus "faces" ({"tile", "blue", "green"} per tile).
+    referee sees the event whole (but the seed until the game is finished), plus "faces" ({"tile", "blue", "green"} per tile).
     A seat sees tiles as faces of its own colour under "card"/"cards" (a draw shows
     the drawer its faces and the opponent the backs, which are the opponent's own
     colour), never ids; game-created without manifest and (while the game is active)
@@ -1136,6 +1137,8 @@ def view_event(state: dict, event: dict, viewer: str | None) -> dict | None:
     kind = event["type"]
     if viewer == REFEREE:
         shown = json.loads(json.dumps(event))
+        if kind == "game-created" and state["status"] != "finished":
+            del shown["seed"]  # the draws to come would follow from it
         tiles = event.get("tiles", [event["tile"]] if "tile" in event else None)
         if tiles is not None and kind != "game-created":
             shown["faces"] = [_both(state, t) for t in tiles]
