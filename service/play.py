@@ -429,7 +429,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--seed", type=int, default=None,
                         help="seeds the client's choices and the games' seeds")
-    parser.add_argument("--wrong-rate", type=float, default=0.0,
+    parser.add_argument("--wrong-rate", type=float, default=0.1,
                         help="2-Way Cards: probability per step of a wrong declaration")
     parser.add_argument("--players", type=int, default=None,
                         help="Sequence games: the number of players (seats p1..pN)")
