@@ -23,10 +23,16 @@ named database created from --pg-url / TEST_DATABASE_URL and dropped at the end)
    the same action (another rejected declaration) is timed alternately on a short game
    and the long one, so load drift hits both alike; medians compared. The store
    folds the action onto the stored snapshot: its cost must not grow with the log.
+
+``--in-process N`` instead: N scripted actions per mode through the Flask test client
+(no gunicorn, no sockets), with and without an ``Idempotency-Key``, printing ms per
+action (the actions alone: game creation and the first GETs are not timed);
+``--profile`` adds a cProfile of the keyed run (top functions by own time).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import secrets
 import signal
@@ -47,7 +53,7 @@ from sqlalchemy import create_engine, insert, text  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
 
-from service.play import HTTPTransport, wrong_declarations  # noqa: E402
+from service.play import HTTPTransport, Reply, wrong_declarations  # noqa: E402
 from service.store.db import make_engine  # noqa: E402
 from service.store.models import Event, Game, utcnow  # noqa: E402
 
@@ -176,8 +182,8 @@ class ScriptedGame:
     """A server-mode 2-Way Cards game played without GETs between actions: each seat's
     hand comes from its own last reply, the empty spaces from the latest reply."""
 
-    def __init__(self, http: HTTPTransport):
-        self.http = http
+    def __init__(self, http: HTTPTransport, keys: bool = True):
+        self.http, self.keys = http, keys
         created = self.call("POST", "/v1/games", {"game": "two-way", "options": {}}, None, 201)
         self.id, self.version = created["id"], created["version"]
         self.tokens = {s: e["token"] for s, e in created["seats"].items()}
@@ -200,7 +206,7 @@ class ScriptedGame:
 
     def act(self, seat: str, action: dict) -> dict:
         reply = self.call("POST", f"/v1/games/{self.id}/actions",
-                          {**action, "expected_version": self.version}, seat, key=True)
+                          {**action, "expected_version": self.version}, seat, key=self.keys)
         self.version, self.status = reply["version"], reply["status"]
         self.views[seat] = self.latest = reply["view"]
         self.actions += 1
@@ -327,6 +333,80 @@ def latency(base: str, samples: int, long_events: int) -> tuple[float, float, st
         http.close()
 
 
+# ----- in process: the Flask test client ---------------------------------------------
+
+
+class TestClientTransport:
+    """:class:`HTTPTransport`'s ``request`` over a Flask test client (no sockets)."""
+
+    def __init__(self, app):
+        self.client = app.test_client()
+
+    def request(self, method: str, path: str, body=None, headers=None) -> Reply:
+        response = self.client.open(path, method=method, json=body,
+                                    headers={"Accept": "application/json", **(headers or {})})
+        data = response.get_data()
+        return Reply(response.status_code, json.loads(data) if data else None,
+                     {k.lower(): v for k, v in response.headers.items()})
+
+    def close(self) -> None:
+        pass
+
+
+def timed_actions(transport, count: int, keys: bool) -> float:
+    """Seconds per action over ``count`` scripted actions (new games as needed; only the
+    actions are timed)."""
+    spent, done = 0.0, 0
+    while done < count:
+        game = ScriptedGame(transport, keys=keys)
+        while game.status == "active" and done < count:
+            seat, action = game.next_action()
+            begin = time.perf_counter()
+            game.act(seat, action)
+            spent += time.perf_counter() - begin
+            done += 1
+    return spent / count
+
+
+def in_process(backend: str, args: argparse.Namespace) -> None:
+    from service import create_app
+    from service.store import get_store
+
+    try:
+        database = Database(backend, args.pg_url)
+    except Exception as error:
+        print(f"{backend}: skipped ({type(error).__name__}: {error})")
+        return
+    try:
+        app = create_app({"DATABASE_URL": database.url})
+        transport = TestClientTransport(app)
+        timed_actions(transport, 200, True)  # warm up: imports, pool, caches
+        rounds = {True: [], False: []}
+        for _ in range(args.rounds):  # alternate, so load drift hits both alike
+            for keys in (True, False):
+                rounds[keys].append(timed_actions(transport, args.in_process, keys))
+        profile = None
+        if args.profile:
+            import cProfile
+            profile = cProfile.Profile()
+            profile.enable()
+            timed_actions(transport, args.in_process, True)
+            profile.disable()
+        get_store(app).dispose()
+    finally:
+        database.drop()
+    for keys, label in ((True, "with Idempotency-Key"), (False, "without key")):
+        figures = ", ".join(f"{t * 1000:.2f}" for t in rounds[keys])
+        print(f"{backend}: in process, one action {label}: "
+              f"{min(rounds[keys]) * 1000:.2f} ms (best of {args.rounds} x "
+              f"{args.in_process}: {figures})")
+    if profile is not None:
+        import pstats
+        stats = pstats.Stats(profile)
+        stats.sort_stats("tottime").print_stats(args.profile)
+        stats.sort_stats("cumulative").print_stats(args.profile)
+
+
 # ----- main ------------------------------------------------------------------------
 
 
@@ -371,7 +451,16 @@ def main() -> None:
     parser.add_argument("--long-events", type=int, default=500)
     parser.add_argument("--backends", default="sqlite,postgresql")
     parser.add_argument("--pg-url", default=os.environ.get("TEST_DATABASE_URL", DEFAULT_PG))
+    parser.add_argument("--in-process", type=int, default=0, metavar="N",
+                        help="time N actions per mode through the Flask test client")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--profile", type=int, default=0, metavar="LINES",
+                        help="with --in-process: cProfile the keyed run, print LINES rows")
     args = parser.parse_args()
+    if args.in_process:
+        for backend in args.backends.split(","):
+            in_process(backend.strip(), args)
+        return
     print(f"bench_store: {os.cpu_count()} CPUs, {args.seconds:g} s per throughput figure")
     for backend in args.backends.split(","):
         bench(backend.strip(), args)

@@ -415,12 +415,17 @@ def test_malformed_idempotency_key_is_400(store_client, make_game, key):
     assert_problem(response, 400, "invalid-idempotency-key")
 
 
-def test_a_key_still_in_flight_is_409(store_client, make_game, monkeypatch):
+def test_a_second_request_with_a_key_in_flight_waits_and_replays_the_first(
+        store_client, make_game, monkeypatch):
+    """The key is looked up after the game row is locked, in the action's transaction:
+    a second request with the key waits for the first to commit, then replays its
+    reply (one effect, the same answer twice, never a 409 between them)."""
     game = make_game()
     entered, release = threading.Event(), threading.Event()
-    real_apply = fake_engine.apply
+    real_apply, applied = fake_engine.apply, []
 
     def slow_apply(state, actor, action):
+        applied.append(action)
         if action.get("type") == "add":
             entered.set()
             assert release.wait(20)
@@ -431,23 +436,52 @@ def test_a_key_still_in_flight_is_409(store_client, make_game, monkeypatch):
     results = {}
     app = store_client.application
 
-    def first():
-        results["first"] = act(app.test_client(), game, "north", {"type": "add", "amount": 1},
-                               1, headers=key)
+    def send(name):
+        results[name] = act(app.test_client(), game, "north", {"type": "add", "amount": 1},
+                            1, headers=key)
 
-    thread = threading.Thread(target=first)
-    thread.start()
+    first = threading.Thread(target=send, args=("first",))
+    first.start()
+    second = threading.Thread(target=send, args=("second",))
     try:
         assert entered.wait(20)
-        busy = act(store_client, game, "north", {"type": "add", "amount": 1}, 1, headers=key)
-        assert_problem(busy, 409, "idempotency-key-in-flight")
-        assert busy.headers["Retry-After"] == "1"
+        second.start()
+        second.join(0.5)
+        assert second.is_alive() and "second" not in results  # waiting for the lock
     finally:
         release.set()
-        thread.join(30)
+        first.join(30)
+        if second.ident is not None:  # started
+            second.join(30)
     assert results["first"].status_code == 200
-    again = act(store_client, game, "north", {"type": "add", "amount": 1}, 1, headers=key)
-    assert again.get_json() == results["first"].get_json()
+    assert "Idempotent-Replayed" not in results["first"].headers
+    assert results["second"].status_code == 200
+    assert results["second"].headers["Idempotent-Replayed"] == "true"
+    assert results["second"].get_json() == results["first"].get_json()
+    assert len(applied) == 1  # the engine ran once
+    assert version_of(store_client, game) == 2
+    assert [e["type"] for e in events_of(store_client, game)["events"]].count("added") == 1
+
+
+def test_a_claim_left_in_flight_by_the_previous_release_is_409(store_client, make_game):
+    """The previous release claimed a key in a transaction of its own before acting: a
+    claim younger than IDEMPOTENCY_IN_FLIGHT_SECONDS may still be running on an old
+    worker (rolling upgrade): 409 with Retry-After, and nothing happens."""
+    from service.store import get_store, request_hash
+    from service.store.models import IN_FLIGHT, IdempotencyKey, utcnow
+
+    game = make_game()
+    body = {"type": "add", "amount": 1}
+    store = get_store(store_client.application)
+    with store.uow.transaction() as session:
+        session.add(IdempotencyKey(
+            scope=game["id"], game_id=game["id"], actor="north", key="old-worker",
+            request_hash=request_hash({"action": body, "version": 1}), state=IN_FLIGHT,
+            created_at=utcnow(), updated_at=utcnow()))
+    busy = act(store_client, game, "north", body, 1, headers={"Idempotency-Key": "old-worker"})
+    assert_problem(busy, 409, "idempotency-key-in-flight")
+    assert busy.headers["Retry-After"] == "1"
+    assert version_of(store_client, game) == 1
 
 
 def test_a_failed_request_releases_its_key(store_client, make_game, monkeypatch):

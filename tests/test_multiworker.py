@@ -308,8 +308,9 @@ class Client:
             self.ledger.problem(f"{game.id}: stale version answered {reply.status} {reply.body}")
 
     def post_twice_at_once(self, game: Game, seat: str, action: dict, version: int) -> None:
-        """The same key from two connections at the same moment: one effect; the other
-        is the same reply replayed, or 409 key-in-flight (then retried until replayed)."""
+        """The same key from two connections at the same moment: one effect; the key is
+        looked up under the game's row lock, so the other waits and replays the same
+        reply (a 409 key-in-flight is a problem: no request can see another in flight)."""
         key = uuid.uuid4().hex
         twin = HTTPTransport(self.base)
         replies: list[Reply] = []
@@ -325,13 +326,9 @@ class Client:
         replies.append(self._post(game, seat, action, version, key, "fresh"))
         helper.join()
         twin.close()
+        if sum(r.headers.get("idempotent-replayed") != "true" for r in replies) != 1:
+            self.ledger.problem(f"{game.id}: twins not one fresh reply and one replay")
         for reply in replies:
-            for _ in range(50):
-                if not (reply.status == 409 and reply.body.get("code") ==
-                        "idempotency-key-in-flight"):
-                    break
-                time.sleep(0.02)
-                reply = self._post(game, seat, action, version, key, "repeat")
             self.record(game, seat, key, reply)
 
 

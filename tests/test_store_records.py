@@ -279,22 +279,57 @@ def test_idempotency_records_are_durable_across_store_instances(store, db_url):
     assert (row.state, row.status_code, row.actor, row.key) == ("done", 200, "north", "k")
 
 
+def _leave_claim(store, request):
+    """An in-flight claim as the previous release left it (claimed in a transaction of
+    its own before acting)."""
+    from service.store.models import IN_FLIGHT, utcnow
+
+    moment = utcnow()
+    with store.uow.transaction() as session:
+        session.add(IdempotencyKey(
+            scope=request.scope, game_id=request.scope, actor=request.actor, key=request.key,
+            request_hash=request.request_hash, state=IN_FLIGHT, created_at=moment,
+            updated_at=moment))
+
+
 def test_claims_in_flight_block_then_expire(db_url, counter_engine):
     patient = GameStore(db_url, in_flight_seconds=3600)
     hasty = GameStore(db_url, in_flight_seconds=0)
     try:
         body = _create(patient)
         request = _key(body["id"], "crashed")
-        assert patient.claim(request) is None  # a worker claimed it, then died
+        _leave_claim(patient, request)  # an old worker claimed it, then died
         with pytest.raises(KeyInFlight):
-            patient.claim(request)
+            patient.act(body["id"], "north", {"type": "tick"}, 1, _render, request)
         with pytest.raises(KeyReused):
-            patient.claim(_key(body["id"], "crashed", {"type": "draw"}))
+            patient.act(body["id"], "north", {"type": "tick"}, 1, _render,
+                        _key(body["id"], "crashed", {"type": "draw"}))
+        assert patient.read(body["id"]).version == 1  # nothing happened
         # past the in-flight limit the claim is abandoned and taken over
         (status, reply), replayed = hasty.act(body["id"], "north", {"type": "tick"}, 1,
                                               _render, request)
         assert (status, replayed) == (200, False)
-        assert patient.claim(request) == (status, reply)
+        again, replayed = patient.act(body["id"], "north", {"type": "tick"}, 1, _render,
+                                      request)
+        assert (again, replayed) == ((status, reply), True)
+        assert patient.read(body["id"]).version == 2
     finally:
         patient.dispose()
         hasty.dispose()
+
+
+def test_a_failed_action_commits_nothing_under_its_key(store, monkeypatch):
+    """The key is recorded only in the action's own transaction: an action that raises
+    leaves no record behind, and the same key then acts."""
+    body = _create(store)
+    real_apply = fake_engine.apply
+    monkeypatch.setattr(fake_engine, "apply", lambda *a: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        store.act(body["id"], "north", {"type": "tick"}, 1, _render, _key(body["id"], "z"))
+    with store.uow.transaction(write=False) as session:
+        assert session.scalars(select(IdempotencyKey).where(
+            IdempotencyKey.game_id == body["id"])).all() == []
+    monkeypatch.setattr(fake_engine, "apply", real_apply)
+    (status, reply), replayed = store.act(body["id"], "north", {"type": "tick"}, 1, _render,
+                                          _key(body["id"], "z"))
+    assert (status, reply, replayed) == (200, {"version": 2, "seqs": [5]}, False)

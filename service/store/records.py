@@ -25,13 +25,13 @@ from datetime import timedelta
 from types import ModuleType
 from typing import Any, Union
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, attributes
 
 from service.games import RuleViolation, engine
 from service.games.rng import commitment, new_seed
 from service.store.db import make_engine
-from service.store.models import DONE, IN_FLIGHT, Event, Game, IdempotencyKey, Seat, utcnow
+from service.store.models import DONE, Event, Game, IdempotencyKey, Seat, utcnow
 from service.store.uow import Unavailable, UnitOfWork, lock_game
 
 REFEREE = "referee"
@@ -66,7 +66,8 @@ class KeyReused(StoreError):
 
 
 class KeyInFlight(StoreError):
-    """A request with this idempotency key is still being processed (409)."""
+    """A request with this idempotency key may still be running (409): only a claim
+    left in flight by the previous release (see :meth:`GameStore._lookup`)."""
 
 
 __all__ = ["Applied", "EventPage", "GameNotFound", "GameRecord", "GameStore",
@@ -347,39 +348,41 @@ class GameStore:
             idempotency: IdempotencyRequest | None = None) -> tuple[Reply, bool]:
         """Apply one action of ``actor`` if the game is still at ``expected_version``.
 
-        In one transaction: lock the game row, check the version (stale ->
+        In ONE transaction: lock the game row; with an idempotency key, look it up
+        (same key and body done before: return its stored reply, ``replayed``; another
+        body: :class:`KeyReused`); check the version (stale ->
         ``Refused(412, "version-mismatch", version=current)``), ``apply`` on the snapshot
         (RuleViolation -> ``Refused(status, code)``, nothing written), fold the events,
         append them with consecutive ``seq``, bump the version by 1, store the reply
-        under the idempotency key, commit. Returns ``(reply, replayed)``: ``replayed``
-        is True when the reply is the stored answer to an earlier identical request.
-        Raises :class:`GameNotFound`, :class:`KeyReused`, :class:`KeyInFlight`,
-        :class:`Unavailable`.
+        under the idempotency key, commit. Returns ``(reply, replayed)``.
+
+        The key's scope is the game, so the row lock serialises every request with one
+        key: a second request with the key waits for the lock, then finds the first
+        one's reply and replays it. Nothing is committed before the action's own
+        commit, so a request that fails (5xx, 503 after the retries) leaves no trace
+        and its key stays free. Raises :class:`GameNotFound`, :class:`KeyReused`,
+        :class:`KeyInFlight` (only for a claim left by a previous release, see
+        :meth:`_lookup`), :class:`Unavailable`.
         """
-        if idempotency is not None:
-            stored = self.claim(idempotency)
-            if stored is not None:
-                return stored, True
-        try:
-            reply = self.uow.run(lambda s: self._act(
-                s, game_id, actor, action, expected_version, render, idempotency))
-        except BaseException:
-            if idempotency is not None:
-                self.release(idempotency)
-            raise
-        return reply, False
+        return self.uow.run(lambda s: self._act(
+            s, game_id, actor, action, expected_version, render, idempotency))
 
     def _act(self, session: Session, game_id: str, actor: str, action: dict[str, Any],
              expected_version: int, render: Callable[[Outcome], Reply],
-             idempotency: IdempotencyRequest | None) -> Reply:
+             idempotency: IdempotencyRequest | None) -> tuple[Reply, bool]:
         row = lock_game(session, game_id)
         if row is None:
             raise GameNotFound(game_id)
+        claimed = None
+        if idempotency is not None:
+            claimed = self._lookup(session, idempotency)
+            if claimed is not None and claimed.state == DONE:
+                return (claimed.status_code, claimed.response_body), True
         outcome = self._decide(session, row, actor, action, expected_version)
         reply = render(outcome)
         if idempotency is not None:
-            self._finish(session, idempotency, reply, game_id)
-        return reply
+            self._record(session, idempotency, reply, claimed)
+        return reply, False
 
     def _decide(self, session: Session, row: Game, actor: str, action: dict[str, Any],
                 expected_version: int) -> Outcome:
@@ -407,21 +410,19 @@ class GameStore:
         return Applied(GameRecord.of(row), stored)
 
     # ----- idempotency ----------------------------------------------------------
+    #
+    # Ruling (one transaction per action): the key is looked up and its reply stored in
+    # the action's own transaction, after the game row is locked. A record is therefore
+    # only ever committed "done", with its reply. The state "in-flight" comes from the
+    # previous release, which claimed a key in a transaction of its own before acting:
+    # while such a claim is younger than ``in_flight_seconds`` its request may still be
+    # running on an old worker (a rolling upgrade), so the key answers 409; an older one
+    # is abandoned (its worker died) and the action takes it over.
 
-    def claim(self, request: IdempotencyRequest) -> Reply | None:
-        """Claim ``request.key`` (state in-flight, committed at once) and return None,
-        or return the stored reply of the earlier identical request.
-
-        :class:`KeyReused` if the key came with another request; :class:`KeyInFlight`
-        if that request is still running (an in-flight claim older than
-        ``in_flight_seconds`` is taken over: its process died).
-        """
-        existing = self.uow.run(lambda s: self._lookup(s, request), write=False)
-        if existing is not None:
-            return existing
-        return self.uow.run(lambda s: self._claim(s, request))
-
-    def _lookup(self, session: Session, request: IdempotencyRequest) -> Reply | None:
+    def _lookup(self, session: Session,
+                request: IdempotencyRequest) -> IdempotencyKey | None:
+        """The key's record (done, or an abandoned claim to take over), or None.
+        :class:`KeyReused` for another body, :class:`KeyInFlight` for a live claim."""
         row = session.execute(select(IdempotencyKey).where(
             IdempotencyKey.scope == request.scope, IdempotencyKey.actor == request.actor,
             IdempotencyKey.key == request.key)).scalar_one_or_none()
@@ -429,49 +430,23 @@ class GameStore:
             return None
         if row.request_hash != request.request_hash:
             raise KeyReused(request.key)
-        if row.state == DONE:
-            return row.status_code, row.response_body
-        if _aware(row.updated_at) + self.in_flight > utcnow():
+        if row.state != DONE and _aware(row.updated_at) + self.in_flight > utcnow():
             raise KeyInFlight(request.key)
-        return None  # abandoned: _claim takes it over
-
-    def _claim(self, session: Session, request: IdempotencyRequest) -> Reply | None:
-        existing = self._lookup(session, request)  # again, now as the writer
-        if existing is not None:
-            return existing
-        now = utcnow()
-        # Take over only a claim that is still abandoned NOW: under READ COMMITTED a
-        # claim committed by a concurrent request since _lookup must survive (the
-        # insert below then conflicts, and the retry finds it in flight or done).
-        session.execute(delete(IdempotencyKey).where(
-            IdempotencyKey.scope == request.scope, IdempotencyKey.actor == request.actor,
-            IdempotencyKey.key == request.key, IdempotencyKey.state == IN_FLIGHT,
-            IdempotencyKey.updated_at <= now - self.in_flight))
-        session.add(IdempotencyKey(
-            scope=request.scope, actor=request.actor, key=request.key,
-            game_id=request.scope,
-            request_hash=request.request_hash, state=IN_FLIGHT, created_at=now,
-            updated_at=now))
-        return None
+        return row
 
     @staticmethod
-    def _finish(session: Session, request: IdempotencyRequest, reply: Reply,
-                game_id: str) -> None:
-        session.execute(update(IdempotencyKey).where(
-            IdempotencyKey.scope == request.scope, IdempotencyKey.actor == request.actor,
-            IdempotencyKey.key == request.key).values(
-                state=DONE, status_code=reply[0], response_body=reply[1], game_id=game_id,
-                updated_at=utcnow()))
-
-    def release(self, request: IdempotencyRequest) -> None:
-        """Forget an in-flight claim whose request failed without a reply (so a retry
-        can run). Best effort: a database still in conflict leaves it to expire."""
-        try:
-            self.uow.run(lambda s: s.execute(delete(IdempotencyKey).where(
-                IdempotencyKey.scope == request.scope, IdempotencyKey.actor == request.actor,
-                IdempotencyKey.key == request.key, IdempotencyKey.state == IN_FLIGHT)))
-        except Unavailable:
-            pass
+    def _record(session: Session, request: IdempotencyRequest, reply: Reply,
+                claimed: IdempotencyKey | None) -> None:
+        """Store ``reply`` under the key, done (taking over an abandoned claim)."""
+        now = utcnow()
+        if claimed is not None:
+            claimed.state, claimed.status_code, claimed.response_body = DONE, reply[0], reply[1]
+            claimed.updated_at = now
+            return
+        session.add(IdempotencyKey(
+            scope=request.scope, actor=request.actor, key=request.key,
+            game_id=request.scope, request_hash=request.request_hash, state=DONE,
+            status_code=reply[0], response_body=reply[1], created_at=now, updated_at=now))
 
     # ----- integrity ------------------------------------------------------------
 
