@@ -60,7 +60,7 @@ def test_alembic_command_line_reads_database_url(tmp_path):
         done = subprocess.run(alembic + args, cwd=ROOT, env=env, capture_output=True,
                               text=True, timeout=120)
         assert done.returncode == 0, done.stderr
-    assert "0001_game_store (head)" in done.stdout
+    assert "0002_games_last_seq (head)" in done.stdout
     assert _tables(url) == TABLES | {"alembic_version"}
     done = subprocess.run(alembic + ["downgrade", "base"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
@@ -72,6 +72,50 @@ def _one_game(url: str) -> tuple[GameStore, str]:
     store = GameStore(url)
     _, body = store.create("counter", {}, "cd" * 32)
     return store, body["id"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_last_seq_is_filled_from_the_events_and_dropped_without_losing_them(
+        new_database, backend, counter_engine):
+    """0002 adds games.last_seq, filled from each game's events; an action then appends
+    right after them. Downgrading drops the column and nothing else (no table copy:
+    with foreign keys on, dropping "games" would cascade to its events)."""
+    url = new_database(backend)
+    migrate(url, "0001_game_store")
+    engine = make_engine(url)
+    try:
+        with engine.begin() as connection:
+            connection.execute(text(
+                "INSERT INTO games (id, game, options, status, version, snapshot, seed, "
+                "referee_token_hash, created_at, updated_at) VALUES ('old', 'counter', "
+                "'{}', 'active', 1, :snapshot, :seed, 'r', CURRENT_TIMESTAMP, "
+                "CURRENT_TIMESTAMP)"), {"snapshot": '{"status": "active"}', "seed": "0" * 64})
+            for seq in (1, 2, 3):
+                connection.execute(text(
+                    "INSERT INTO events (game_id, seq, type, seat, payload, created_at) "
+                    "VALUES ('old', :seq, 'x', NULL, '{}', CURRENT_TIMESTAMP)"), {"seq": seq})
+        migrate(url)
+        with engine.connect() as connection:
+            assert connection.execute(text(
+                "SELECT last_seq FROM games WHERE id = 'old'")).scalar() == 3
+        migrate(url, "0001_game_store", down=True)
+        with engine.connect() as connection:
+            assert "last_seq" not in {c["name"] for c in inspect(connection).get_columns("games")}
+            assert connection.execute(text(
+                "SELECT count(*) FROM events WHERE game_id = 'old'")).scalar() == 3
+    finally:
+        engine.dispose()
+
+
+def test_an_action_appends_after_last_seq(db_url, counter_engine):
+    store, game_id = _one_game(db_url)
+    try:
+        assert store.read(game_id).last_seq == 4
+        store.act(game_id, "north", {"type": "tick"}, 1, lambda outcome: (200, {}))
+        record, events = store.events(game_id)
+        assert [e.seq for e in events] == [1, 2, 3, 4, 5] and record.last_seq == 5
+    finally:
+        store.dispose()
 
 
 def test_events_are_append_only(db_url, counter_engine):

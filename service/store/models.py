@@ -2,16 +2,20 @@
 
 * ``games``: one row per game: the engine name, options, ``status``, ``version`` (bumped
   by 1 per accepted action), the current ``snapshot`` (the engine state folded from
-  every event, so an action costs the same at move 1000 as at move 1), the ``seed``
-  (secret until the game is finished) and the referee token's SHA-256.
+  every event, so an action costs the same at move 1000 as at move 1), ``last_seq``
+  (the seq of the game's last event: an action appends after it and moves it on in
+  the same UPDATE), the ``seed`` (secret until the game is finished) and the referee
+  token's SHA-256.
 * ``seats``: one row per seat with its token's SHA-256 (tokens themselves are never
   stored).
 * ``events``: the append-only record, ``(game_id, seq)`` unique (it is the primary
   key); an UPDATE is refused by a trigger (see the migration).
 * ``idempotency_keys``: one row per (scope, actor, key) -- the scope is the game id,
-  the actor a seat or "referee" -- with the request's hash, the state (``in-flight`` /
-  ``done``) and, once done, the response's status and body (never a token: game
-  creation, whose reply carries the tokens, takes no idempotency key).
+  the actor a seat or "referee" -- with the request's hash, the state and the
+  response's status and body (never a token: game creation, whose reply carries the
+  tokens, takes no idempotency key). A key is recorded ``done`` with its reply in the
+  action's own transaction; ``in-flight`` rows (no reply yet) were written by the
+  previous release, which claimed a key in a transaction of its own before acting.
 
 The schema itself is built by the Alembic migrations in ``migrations/``, never by
 ``create_all``; these classes must match them (a test compares).
@@ -59,6 +63,7 @@ class Game(Base):
     status: Mapped[str] = mapped_column(String(16))
     version: Mapped[int] = mapped_column(Integer)
     snapshot: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    last_seq: Mapped[int] = mapped_column(Integer, server_default="0")
     seed: Mapped[str] = mapped_column(String(128))
     referee_token_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

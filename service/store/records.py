@@ -21,18 +21,22 @@ import json
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import timedelta, timezone
 from types import ModuleType
 from typing import Any, Union
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import Session, attributes
+from sqlalchemy import (Connection, String, Text, bindparam, cast, insert, literal,
+                        select, union_all, update)
+from sqlalchemy.dialects import postgresql
 
 from service.games import RuleViolation, engine
 from service.games.rng import commitment, new_seed
 from service.store.db import make_engine
 from service.store.models import DONE, Event, Game, IdempotencyKey, Seat, utcnow
 from service.store.uow import Unavailable, UnitOfWork, lock_game
+
+_GAMES, _SEATS = Game.__table__, Seat.__table__
+_EVENTS, _KEYS = Event.__table__, IdempotencyKey.__table__
 
 REFEREE = "referee"
 # events.seq is an INTEGER column: 32-bit on PostgreSQL (SQLAlchemy binds ``seq > :after``
@@ -101,6 +105,7 @@ class GameRecord:
     version: int
     state: dict[str, Any]
     seed: str
+    last_seq: int = 0  # the seq of the game's last event
 
     @property
     def seed_commitment(self) -> str:
@@ -116,9 +121,12 @@ class GameRecord:
         return engine(self.game)
 
     @classmethod
-    def of(cls, row: Game) -> GameRecord:
-        return cls(id=row.id, game=row.game, options=row.options, status=row.status,
-                   version=row.version, state=row.snapshot, seed=row.seed)
+    def of(cls, game_id: str, row: Any, state: dict[str, Any] | None = None) -> GameRecord:
+        """From a row of :data:`_READ` or :func:`lock_game` (``state``: the snapshot
+        already decoded)."""
+        return cls(id=game_id, game=row.game, options=row.options, status=row.status,
+                   version=row.version, state=row.snapshot if state is None else state,
+                   seed=row.seed, last_seq=row.last_seq)
 
 
 @dataclass(frozen=True)
@@ -205,19 +213,60 @@ def _fold_all(module: ModuleType, state: dict | None, events: list[dict]) -> dic
     return state
 
 
-def _event_row(game_id: str, seq: int, event: dict[str, Any]) -> Event:
+def _event_params(game_id: str, seq: int, event: dict[str, Any], now: Any) -> dict[str, Any]:
+    """The ``events`` row of ``event`` (its payload: every field but type and seat)."""
     payload = {k: v for k, v in event.items() if k not in ("type", "seat")}
-    return Event(game_id=game_id, seq=seq, type=event["type"], seat=event.get("seat"),
-                 payload=payload, created_at=utcnow())
+    return {"game_id": game_id, "seq": seq, "type": event["type"], "seat": event.get("seat"),
+            "payload": payload, "created_at": now}
 
 
-def _event_of(row: Event) -> dict[str, Any]:
+def _event_of(row: Any) -> dict[str, Any]:
     return {"type": row.type, "seat": row.seat, **row.payload}
 
 
 def _json_copy(value: Any) -> Any:
     """``value`` as it will read back from a JSON column (lists, not tuples...)."""
     return json.loads(json.dumps(value))
+
+
+def _json_text(name: str, dialect: str) -> Any:
+    """A bind parameter taking JSON already serialised (the snapshot is dumped once,
+    for the row and the reply alike): cast to JSONB on PostgreSQL, stored as it is on
+    SQLite (whose JSON columns hold the text)."""
+    param = bindparam(name, type_=Text)
+    return cast(param, postgresql.JSONB) if dialect == "postgresql" else param
+
+
+# The statements of the hot paths, built once (SQLAlchemy caches their compiled form).
+_ACTOR = union_all(  # one indexed lookup per table: (game id, seat or NULL for referee)
+    select(_SEATS.c.game_id.label("game_id"), _SEATS.c.seat.label("seat"))
+    .where(_SEATS.c.token_hash == bindparam("token_hash")),
+    select(_GAMES.c.id, literal(None, String(40)))
+    .where(_GAMES.c.referee_token_hash == bindparam("token_hash")))
+_READ = (select(_GAMES.c.game, _GAMES.c.options, _GAMES.c.status, _GAMES.c.version,
+                _GAMES.c.snapshot, _GAMES.c.last_seq, _GAMES.c.seed)
+         .where(_GAMES.c.id == bindparam("game_id")))
+_KEY = (select(_KEYS.c.id, _KEYS.c.request_hash, _KEYS.c.state, _KEYS.c.status_code,
+               _KEYS.c.response_body, _KEYS.c.updated_at)
+        .where(_KEYS.c.scope == bindparam("scope"), _KEYS.c.actor == bindparam("actor"),
+               _KEYS.c.key == bindparam("key")))
+_TAKE_OVER = (update(_KEYS).where(_KEYS.c.id == bindparam("key_id"))
+              .values(state=DONE, status_code=bindparam("new_status_code"),
+                      response_body=bindparam("new_body", type_=_KEYS.c.response_body.type),
+                      updated_at=bindparam("now")))
+
+
+class _Statements:
+    """The statements whose form depends on the dialect (JSON text binds)."""
+
+    def __init__(self, dialect: str):
+        self.insert_game = insert(_GAMES).values(snapshot=_json_text("snapshot_text", dialect))
+        self.advance = (update(_GAMES).where(_GAMES.c.id == bindparam("game_id"))
+                        .values(snapshot=_json_text("snapshot_text", dialect),
+                                status=bindparam("new_status"),
+                                version=bindparam("new_version"),
+                                last_seq=bindparam("new_last_seq"),
+                                updated_at=bindparam("now")))
 
 
 # ----- the store ------------------------------------------------------------------
@@ -230,6 +279,7 @@ class GameStore:
                  **engine_kwargs: Any):
         self.uow = UnitOfWork(make_engine(url, **engine_kwargs), attempts=attempts)
         self.in_flight = timedelta(seconds=in_flight_seconds)
+        self._sql = _Statements(self.uow.engine.dialect.name)
 
     def dispose(self) -> None:
         """Close every pooled connection."""
@@ -252,23 +302,26 @@ class GameStore:
         seed = seed or new_seed()
         events = module.new_game(game, options, seed)
         state = _fold_all(module, None, events)
-        return self.uow.run(lambda s: self._insert_game(s, game, options, seed, events, state))
+        return self.uow.run(lambda c: self._insert_game(c, game, options, seed, events, state),
+                            core=True)
 
-    @staticmethod
-    def _insert_game(session: Session, game: str, options: dict[str, Any], seed: str,
-                     events: list[dict], state: dict[str, Any]) -> Reply:
+    def _insert_game(self, connection: Connection, game: str, options: dict[str, Any],
+                     seed: str, events: list[dict], state: dict[str, Any]) -> Reply:
         game_id = secrets.token_urlsafe(16)
         tokens = {seat: secrets.token_urlsafe(32) for seat in state["seats"]}
         referee_token = secrets.token_urlsafe(32)
         now = utcnow()
-        session.add(Game(id=game_id, game=game, options=state.get("options", options),
-                         status=state["status"], version=1, snapshot=_json_copy(state),
-                         seed=seed, referee_token_hash=hash_token(referee_token),
-                         created_at=now, updated_at=now))
-        session.flush()
-        session.add_all(Seat(game_id=game_id, seat=seat, token_hash=hash_token(token))
-                        for seat, token in tokens.items())
-        session.add_all(_event_row(game_id, seq, event) for seq, event in enumerate(events, 1))
+        connection.execute(self._sql.insert_game, {
+            "id": game_id, "game": game, "options": state.get("options", options),
+            "status": state["status"], "version": 1, "snapshot_text": json.dumps(state),
+            "last_seq": len(events), "seed": seed,
+            "referee_token_hash": hash_token(referee_token), "created_at": now,
+            "updated_at": now})
+        connection.execute(insert(_SEATS), [
+            {"game_id": game_id, "seat": seat, "token_hash": hash_token(token)}
+            for seat, token in tokens.items()])
+        connection.execute(insert(_EVENTS), [_event_params(game_id, seq, event, now)
+                                             for seq, event in enumerate(events, 1)])
         return 201, {
             "id": game_id, "game": game, "version": 1, "status": state["status"],
             "seats": {seat: {"token": token} for seat, token in tokens.items()},
@@ -284,32 +337,24 @@ class GameStore:
         a caller learns nothing about games that are not theirs."""
         if not token:
             raise Unauthenticated("a bearer token is required")
-        return self.uow.run(lambda s: self._actor(s, game_id, hash_token(token)), write=False)
-
-    @staticmethod
-    def _actor(session: Session, game_id: str, token_hash: str) -> str:
-        seat = session.execute(select(Seat.game_id, Seat.seat)
-                               .where(Seat.token_hash == token_hash)).first()
-        if seat is not None:
-            if seat.game_id != game_id:
-                raise GameNotFound(game_id)
-            return seat.seat
-        owner = session.execute(select(Game.id)
-                                .where(Game.referee_token_hash == token_hash)).scalar()
+        owner = self.uow.run(lambda c: c.execute(
+            _ACTOR, {"token_hash": hash_token(token)}).first(), write=False, core=True)
         if owner is None:
             raise Unauthenticated("the token opens no game")
-        if owner != game_id:
+        if owner.game_id != game_id:
             raise GameNotFound(game_id)
-        return REFEREE
+        return REFEREE if owner.seat is None else owner.seat
 
     def read(self, game_id: str) -> GameRecord:
         """The game as it is now. :class:`GameNotFound`."""
-        def fn(session: Session) -> GameRecord:
-            row = session.get(Game, game_id)
-            if row is None:
-                raise GameNotFound(game_id)
-            return GameRecord.of(row)
-        return self.uow.run(fn, write=False)
+        return self.uow.run(lambda c: self._read(c, game_id), write=False, core=True)
+
+    @staticmethod
+    def _read(connection: Connection, game_id: str) -> GameRecord:
+        row = connection.execute(_READ, {"game_id": game_id}).first()
+        if row is None:
+            raise GameNotFound(game_id)
+        return GameRecord.of(game_id, row)
 
     def events(self, game_id: str, after: int = 0,
                limit: int | None = None) -> tuple[GameRecord, list[StoredEvent]]:
@@ -322,24 +367,23 @@ class GameStore:
         """One page of the log: the game, its events with ``seq > after`` (in order, at
         most ``limit``) and ``last_seq`` (see :class:`EventPage`), read in one
         transaction. :class:`GameNotFound`."""
-        def fn(session: Session) -> EventPage:
-            row = session.get(Game, game_id)
-            if row is None:
-                raise GameNotFound(game_id)
-            # read before the page: an event appended between the two statements (READ
-            # COMMITTED) is then after last_seq, never skipped
-            log_end = session.execute(select(func.max(Event.seq))
-                                      .where(Event.game_id == game_id)).scalar() or 0
+        def fn(connection: Connection) -> EventPage:
+            # the game row (with the log's end, last_seq) is read before the page: an
+            # event appended between the two statements (READ COMMITTED) is then after
+            # last_seq, never skipped
+            record = self._read(connection, game_id)
             bound = min(max(after, 0), MAX_SEQ)  # the same rows, in the column's range
-            statement = (select(Event).where(Event.game_id == game_id, Event.seq > bound)
-                         .order_by(Event.seq))
+            statement = (select(_EVENTS.c.seq, _EVENTS.c.type, _EVENTS.c.seat,
+                                _EVENTS.c.payload)
+                         .where(_EVENTS.c.game_id == game_id, _EVENTS.c.seq > bound)
+                         .order_by(_EVENTS.c.seq))
             if limit is not None:
                 statement = statement.limit(min(max(limit, 0), MAX_SEQ))
-            events = [StoredEvent(e.seq, _event_of(e)) for e in session.scalars(statement)]
+            events = [StoredEvent(e.seq, _event_of(e)) for e in connection.execute(statement)]
             # empty page: log_end <= after (min() only matters for limit=0)
-            last_seq = events[-1].seq if events else min(after, log_end)
-            return EventPage(GameRecord.of(row), events, last_seq)
-        return self.uow.run(fn, write=False)
+            last_seq = events[-1].seq if events else min(after, record.last_seq)
+            return EventPage(record, events, last_seq)
+        return self.uow.run(fn, write=False, core=True)
 
     # ----- actions --------------------------------------------------------------
 
@@ -353,61 +397,67 @@ class GameStore:
         body: :class:`KeyReused`); check the version (stale ->
         ``Refused(412, "version-mismatch", version=current)``), ``apply`` on the snapshot
         (RuleViolation -> ``Refused(status, code)``, nothing written), fold the events,
-        append them with consecutive ``seq``, bump the version by 1, store the reply
-        under the idempotency key, commit. Returns ``(reply, replayed)``.
+        append them with consecutive ``seq`` after the row's ``last_seq``, store the
+        snapshot, bump the version by 1, store the reply under the idempotency key,
+        commit. Returns ``(reply, replayed)``.
 
         The key's scope is the game, so the row lock serialises every request with one
         key: a second request with the key waits for the lock, then finds the first
         one's reply and replays it. Nothing is committed before the action's own
         commit, so a request that fails (5xx, 503 after the retries) leaves no trace
         and its key stays free. Raises :class:`GameNotFound`, :class:`KeyReused`,
-        :class:`KeyInFlight` (only for a claim left by a previous release, see
+        :class:`KeyInFlight` (only for a claim left by the previous release, see
         :meth:`_lookup`), :class:`Unavailable`.
         """
-        return self.uow.run(lambda s: self._act(
-            s, game_id, actor, action, expected_version, render, idempotency))
+        return self.uow.run(lambda c: self._act(
+            c, game_id, actor, action, expected_version, render, idempotency), core=True)
 
-    def _act(self, session: Session, game_id: str, actor: str, action: dict[str, Any],
+    def _act(self, connection: Connection, game_id: str, actor: str, action: dict[str, Any],
              expected_version: int, render: Callable[[Outcome], Reply],
              idempotency: IdempotencyRequest | None) -> tuple[Reply, bool]:
-        row = lock_game(session, game_id)
+        row = lock_game(connection, game_id)
         if row is None:
             raise GameNotFound(game_id)
         claimed = None
         if idempotency is not None:
-            claimed = self._lookup(session, idempotency)
+            claimed = self._lookup(connection, idempotency)
             if claimed is not None and claimed.state == DONE:
                 return (claimed.status_code, claimed.response_body), True
-        outcome = self._decide(session, row, actor, action, expected_version)
+        outcome = self._decide(connection, game_id, row, actor, action, expected_version)
         reply = render(outcome)
         if idempotency is not None:
-            self._record(session, idempotency, reply, claimed)
+            self._record(connection, idempotency, reply, claimed)
         return reply, False
 
-    def _decide(self, session: Session, row: Game, actor: str, action: dict[str, Any],
-                expected_version: int) -> Outcome:
+    def _decide(self, connection: Connection, game_id: str, row: Any, actor: str,
+                action: dict[str, Any], expected_version: int) -> Outcome:
         if row.version != expected_version:
             return Refused(412, "version-mismatch",
                            f"the game is at version {row.version}, not {expected_version}",
                            {"version": row.version})
         module = engine(row.game)
-        state = row.snapshot
+        # apply gets a copy of its own (decoding the stored text again is several times
+        # cheaper than a deep copy): whatever it does, the fold starts from the snapshot
         try:
-            new_events = module.apply(copy.deepcopy(state), actor, copy.deepcopy(action))
+            new_events = module.apply(json.loads(row.snapshot), actor, copy.deepcopy(action))
         except RuleViolation as violation:
             return Refused(violation.status, violation.code, violation.detail)
-        state = _json_copy(_fold_all(module, state, new_events))
-        last = session.execute(select(func.max(Event.seq))
-                               .where(Event.game_id == row.id)).scalar() or 0
-        stored = [StoredEvent(last + i, _json_copy(e)) for i, e in enumerate(new_events, 1)]
-        session.add_all(_event_row(row.id, e.seq, e.event) for e in stored)
-        row.snapshot = state
-        attributes.flag_modified(row, "snapshot")
-        row.status = state["status"]
-        row.version += 1
-        row.updated_at = utcnow()
-        session.flush()
-        return Applied(GameRecord.of(row), stored)
+        snapshot = json.dumps(_fold_all(module, json.loads(row.snapshot), new_events))
+        state = json.loads(snapshot)  # exactly what a later read gets
+        now = utcnow()
+        stored = [StoredEvent(row.last_seq + i, _json_copy(e))
+                  for i, e in enumerate(new_events, 1)]
+        if stored:
+            connection.execute(insert(_EVENTS), [_event_params(game_id, e.seq, e.event, now)
+                                                 for e in stored])
+        last_seq = stored[-1].seq if stored else row.last_seq
+        connection.execute(self._sql.advance, {
+            "game_id": game_id, "snapshot_text": snapshot, "new_status": state["status"],
+            "new_version": row.version + 1, "new_last_seq": last_seq, "now": now})
+        record = GameRecord(id=game_id, game=row.game, options=row.options,
+                            status=state["status"], version=row.version + 1, state=state,
+                            seed=row.seed, last_seq=last_seq)
+        return Applied(record, stored)
 
     # ----- idempotency ----------------------------------------------------------
     #
@@ -416,16 +466,14 @@ class GameStore:
     # only ever committed "done", with its reply. The state "in-flight" comes from the
     # previous release, which claimed a key in a transaction of its own before acting:
     # while such a claim is younger than ``in_flight_seconds`` its request may still be
-    # running on an old worker (a rolling upgrade), so the key answers 409; an older one
-    # is abandoned (its worker died) and the action takes it over.
+    # running on an old worker (being stopped for the upgrade), so the key answers 409;
+    # an older one is abandoned (its worker died) and the action takes it over.
 
-    def _lookup(self, session: Session,
-                request: IdempotencyRequest) -> IdempotencyKey | None:
+    def _lookup(self, connection: Connection, request: IdempotencyRequest) -> Any:
         """The key's record (done, or an abandoned claim to take over), or None.
         :class:`KeyReused` for another body, :class:`KeyInFlight` for a live claim."""
-        row = session.execute(select(IdempotencyKey).where(
-            IdempotencyKey.scope == request.scope, IdempotencyKey.actor == request.actor,
-            IdempotencyKey.key == request.key)).scalar_one_or_none()
+        row = connection.execute(_KEY, {"scope": request.scope, "actor": request.actor,
+                                        "key": request.key}).first()
         if row is None:
             return None
         if row.request_hash != request.request_hash:
@@ -435,40 +483,41 @@ class GameStore:
         return row
 
     @staticmethod
-    def _record(session: Session, request: IdempotencyRequest, reply: Reply,
-                claimed: IdempotencyKey | None) -> None:
+    def _record(connection: Connection, request: IdempotencyRequest, reply: Reply,
+                claimed: Any) -> None:
         """Store ``reply`` under the key, done (taking over an abandoned claim)."""
         now = utcnow()
         if claimed is not None:
-            claimed.state, claimed.status_code, claimed.response_body = DONE, reply[0], reply[1]
-            claimed.updated_at = now
+            connection.execute(_TAKE_OVER, {"key_id": claimed.id, "new_status_code": reply[0],
+                                            "new_body": reply[1], "now": now})
             return
-        session.add(IdempotencyKey(
-            scope=request.scope, actor=request.actor, key=request.key,
-            game_id=request.scope, request_hash=request.request_hash, state=DONE,
-            status_code=reply[0], response_body=reply[1], created_at=now, updated_at=now))
+        connection.execute(insert(_KEYS), {
+            "scope": request.scope, "actor": request.actor, "key": request.key,
+            "game_id": request.scope, "request_hash": request.request_hash, "state": DONE,
+            "status_code": reply[0], "response_body": reply[1], "created_at": now,
+            "updated_at": now})
 
     # ----- integrity ------------------------------------------------------------
 
     def replay(self, game_id: str) -> ReplayReport:
         """Fold every stored event of the game from ``None`` and compare the result
-        with the stored snapshot (and check that seqs run 1, 2, 3 ... without gaps).
-        :class:`GameNotFound`."""
+        with the stored snapshot; check that seqs run 1, 2, 3 ... without gaps up to
+        the game row's ``last_seq``. :class:`GameNotFound`."""
         record, stored = self.events(game_id)
         module = record.engine
         replayed = _json_copy(_fold_all(module, None, [e.event for e in stored]))
         return ReplayReport(
             game_id=game_id, events=len(stored),
-            seqs_consecutive=[e.seq for e in stored] == list(range(1, len(stored) + 1)),
+            seqs_consecutive=[e.seq for e in stored] == list(range(1, record.last_seq + 1)),
             matches=replayed == record.state, replayed=replayed, snapshot=record.state)
 
     def game_ids(self) -> list[str]:
         """Every game id, oldest first (for integrity sweeps)."""
-        return self.uow.run(lambda s: list(s.scalars(
-            select(Game.id).order_by(Game.created_at, Game.id))), write=False)
+        return self.uow.run(lambda c: list(c.scalars(
+            select(_GAMES.c.id).order_by(_GAMES.c.created_at, _GAMES.c.id))),
+            write=False, core=True)
 
 
 def _aware(moment: Any) -> Any:
     """SQLite returns naive datetimes for timezone-aware columns: read them as UTC."""
-    from datetime import timezone
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)

@@ -1,7 +1,8 @@
 """The unit of work: one database transaction, retried on concurrency conflicts.
 
 ``UnitOfWork.run(fn, write=True)`` calls ``fn(session)`` inside one transaction and
-commits; when the database reports a transient conflict (see
+commits (``core=True``: ``fn(connection)``, a plain Core connection, without the ORM
+session's bookkeeping: the store's per-action path); when the database reports a transient conflict (see
 :func:`service.store.db.is_conflict`) it rolls back and calls ``fn`` again with a fresh
 transaction, up to ``attempts`` times with a short jittered back-off, then raises
 :class:`Unavailable` (the API answers 503, never 500). ``fn`` must therefore do all its
@@ -20,7 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Connection, Engine, Row, Text, bindparam, cast, select
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -44,8 +45,9 @@ class UnitOfWork:
         self.engine = engine
         self.attempts = attempts
         self.backoff = backoff
+        self._writer = writer(engine)
         self._readers = sessionmaker(engine, expire_on_commit=False)
-        self._writers = sessionmaker(writer(engine), expire_on_commit=False)
+        self._writers = sessionmaker(self._writer, expire_on_commit=False)
 
     @contextmanager
     def transaction(self, write: bool = True) -> Iterator[Session]:
@@ -54,12 +56,21 @@ class UnitOfWork:
         with factory() as session, session.begin():
             yield session
 
-    def run(self, fn: Callable[[Session], T], write: bool = True) -> T:
-        """``fn(session)`` in a transaction, retried on conflicts; :class:`Unavailable`
-        when every attempt conflicted. Other exceptions propagate (after rollback)."""
+    @contextmanager
+    def connection(self, write: bool = True) -> Iterator[Connection]:
+        """One transaction on a Core connection: commits when the block ends, rolls
+        back on an exception."""
+        with (self._writer if write else self.engine).begin() as connection:
+            yield connection
+
+    def run(self, fn: Callable[..., T], write: bool = True, core: bool = False) -> T:
+        """``fn(session)`` (``core``: ``fn(connection)``) in a transaction, retried on
+        conflicts; :class:`Unavailable` when every attempt conflicted. Other exceptions
+        propagate (after rollback)."""
+        begin = self.connection if core else self.transaction
         for attempt in range(self.attempts):
             try:
-                with self.transaction(write) as session:
+                with begin(write) as session:
                     return fn(session)
             except DBAPIError as error:
                 if not is_conflict(error):
@@ -70,9 +81,17 @@ class UnitOfWork:
         raise Unavailable("no attempt made")  # attempts == 0
 
 
-def lock_game(session: Session, game_id: str) -> Game | None:
+_GAMES = Game.__table__
+# built once: SQLAlchemy caches its compiled form
+_LOCK = (select(_GAMES.c.game, _GAMES.c.options, _GAMES.c.status, _GAMES.c.version,
+                cast(_GAMES.c.snapshot, Text).label("snapshot"), _GAMES.c.last_seq,
+                _GAMES.c.seed)
+         .where(_GAMES.c.id == bindparam("game_id")).with_for_update())
+
+
+def lock_game(connection: Connection | Session, game_id: str) -> Row | None:
     """The game row, locked until the transaction ends (``FOR UPDATE`` on PostgreSQL;
-    on SQLite the ``BEGIN IMMEDIATE`` of the write transaction already holds the lock).
-    ``None`` if there is no such game."""
-    statement = select(Game).where(Game.id == game_id).with_for_update()
-    return session.execute(statement).scalar_one_or_none()
+    on SQLite the ``BEGIN IMMEDIATE`` of the write transaction already holds the lock):
+    ``game``, ``options``, ``status``, ``version``, ``snapshot`` (as its JSON text),
+    ``last_seq``, ``seed``. ``None`` if there is no such game."""
+    return connection.execute(_LOCK, {"game_id": game_id}).first()
