@@ -178,6 +178,8 @@ class _PgError(Exception):
     (OperationalError("x", {}, Exception("no such table: games")), False),
     (ProgrammingError("x", {}, _PgError("42P01")), False),
     (ValueError("not a database error"), False),
+    (OperationalError("x", {}, Exception("server closed the connection unexpectedly"),
+                      connection_invalidated=True), True),  # dropped: the pool was renewed
 ])
 def test_is_conflict_tells_retryable_errors(error, retry):
     assert is_conflict(error) is retry
@@ -251,6 +253,41 @@ def test_a_passing_conflict_is_retried_invisibly(store_client, make_game, monkey
                                  headers=game["auth"]["north"])
     assert response.status_code == 200 and response.get_json()["version"] == 2
     assert len(calls) == 3
+
+
+def test_a_dropped_connection_is_retried_on_a_fresh_one(store, db_url, monkeypatch):
+    """The pool does not ping on checkout: a connection the server dropped fails at its
+    first statement, SQLAlchemy invalidates the pool, the unit of work retries."""
+    from sqlalchemy import create_engine
+
+    from service.store import records
+
+    body = _create(store)
+    real, calls = records.lock_game, []
+
+    def dropped_once(connection, game_id):
+        calls.append(game_id)
+        if len(calls) == 1:
+            raise OperationalError("SELECT", {}, Exception("server closed the connection"),
+                                   connection_invalidated=True)
+        return real(connection, game_id)
+
+    monkeypatch.setattr(records, "lock_game", dropped_once)
+    (status, reply), _ = store.act(body["id"], "north", {"type": "tick"}, 1, _render)
+    assert (status, reply, len(calls)) == (200, {"version": 2, "seqs": [5]}, 2)
+    if store.uow.engine.dialect.name == "postgresql":  # the real thing: a server restart
+        admin = create_engine(db_url, isolation_level="AUTOCOMMIT")
+        try:
+            with admin.connect() as connection:
+                killed = connection.execute(text(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                    "WHERE datname = current_database() AND pid <> pg_backend_pid()")).scalar()
+        finally:
+            admin.dispose()
+        assert killed >= 1  # the store's pooled connection
+        assert store.authenticate(body["id"], body["seats"]["south"]["token"]) == "south"
+        (status, reply), _ = store.act(body["id"], "south", {"type": "tick"}, 2, _render)
+        assert (status, reply) == (200, {"version": 3, "seqs": [6]})
 
 
 # ----- idempotency records -------------------------------------------------------

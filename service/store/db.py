@@ -14,8 +14,14 @@ SQLite needs care to behave like a real transactional database:
   with "database is locked" when a reader tries to upgrade.
 
 :func:`is_conflict` tells the errors that a retry can cure (deadlock, serialization
-failure, lock time-out, "database is locked", unique violation on an event's seq)
-from real faults.
+failure, lock time-out, "database is locked", unique violation on an event's seq, a
+dropped connection) from real faults.
+
+PostgreSQL pool: no ``pool_pre_ping`` (a ``SELECT 1`` round trip on every checkout,
+i.e. twice per action). A connection that the server dropped (restart, idle
+time-out) fails at its first statement instead; SQLAlchemy then invalidates the whole
+pool and :func:`is_conflict` makes the unit of work retry on a fresh connection
+(see :mod:`service.store.uow` for why a retry never gives a second effect).
 """
 from __future__ import annotations
 
@@ -39,13 +45,14 @@ def _is_memory(url: URL) -> bool:
 def make_engine(url: str | URL, **kwargs: Any) -> Engine:
     """An :class:`Engine` for ``url`` with the store's connection settings.
 
-    SQLite: WAL (file databases), ``busy_timeout``, ``foreign_keys=ON``,
-    SQLAlchemy-controlled ``BEGIN`` (``BEGIN IMMEDIATE`` on :func:`writer` engines).
-    PostgreSQL (and others): ``pool_pre_ping``.
+    SQLite: WAL (file databases), ``busy_timeout``, ``foreign_keys=ON`` (once per
+    connection, not per transaction), SQLAlchemy-controlled ``BEGIN`` (``BEGIN
+    IMMEDIATE`` on :func:`writer` engines, none on :func:`single_statements` engines).
+    PostgreSQL (and others): the default pool, no pre-ping (see the module docstring).
     """
     url = make_url(url)
     if url.get_backend_name() != "sqlite":
-        return create_engine(url, pool_pre_ping=True, **kwargs)
+        return create_engine(url, **kwargs)
     connect_args = {"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False}
     engine = create_engine(url, connect_args=connect_args, **kwargs)
     wal = not _is_memory(url)
@@ -66,7 +73,8 @@ def make_engine(url: str | URL, **kwargs: Any) -> Engine:
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Any) -> None:
         mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
-        connection.exec_driver_sql(f"BEGIN {mode}")
+        if mode is not None:
+            connection.exec_driver_sql(f"BEGIN {mode}")
 
     return engine
 
@@ -80,15 +88,28 @@ def writer(engine: Engine) -> Engine:
     return engine
 
 
+def single_statements(engine: Engine) -> Engine:
+    """The same engine (same pool) for work that is ONE statement, which is atomic by
+    itself: no ``BEGIN`` ... ``COMMIT`` around it (PostgreSQL: autocommit, two round
+    trips fewer; SQLite: no ``BEGIN``, the statement is its own transaction)."""
+    if engine.dialect.name == "sqlite":
+        return engine.execution_options(sqlite_begin=None)
+    return engine.execution_options(isolation_level="AUTOCOMMIT")
+
+
 def is_conflict(error: BaseException) -> bool:
-    """True when ``error`` is a transient concurrency conflict that a retry may cure.
+    """True when ``error`` is transient: a concurrency conflict or a dropped
+    connection, which a retry may cure.
 
     PostgreSQL: serialization failure, deadlock, lock not available, or a unique
     violation (two writers raced for one event seq or one idempotency key).
     SQLite: "database is locked"/"busy", or a UNIQUE constraint failure.
+    Any backend: the connection was lost (SQLAlchemy invalidated it and the pool).
     """
     if not isinstance(error, DBAPIError):
         return False
+    if error.connection_invalidated:
+        return True
     if isinstance(error, IntegrityError):
         text = str(error.orig).lower()
         return "unique" in text or "duplicate key" in text

@@ -337,8 +337,8 @@ class GameStore:
         a caller learns nothing about games that are not theirs."""
         if not token:
             raise Unauthenticated("a bearer token is required")
-        owner = self.uow.run(lambda c: c.execute(
-            _ACTOR, {"token_hash": hash_token(token)}).first(), write=False, core=True)
+        owner = self.uow.read_one(lambda c: c.execute(
+            _ACTOR, {"token_hash": hash_token(token)}).first())
         if owner is None:
             raise Unauthenticated("the token opens no game")
         if owner.game_id != game_id:
@@ -347,7 +347,7 @@ class GameStore:
 
     def read(self, game_id: str) -> GameRecord:
         """The game as it is now. :class:`GameNotFound`."""
-        return self.uow.run(lambda c: self._read(c, game_id), write=False, core=True)
+        return self.uow.read_one(lambda c: self._read(c, game_id))
 
     @staticmethod
     def _read(connection: Connection, game_id: str) -> GameRecord:
@@ -513,9 +513,8 @@ class GameStore:
 
     def game_ids(self) -> list[str]:
         """Every game id, oldest first (for integrity sweeps)."""
-        return self.uow.run(lambda c: list(c.scalars(
-            select(_GAMES.c.id).order_by(_GAMES.c.created_at, _GAMES.c.id))),
-            write=False, core=True)
+        return self.uow.read_one(lambda c: list(c.scalars(
+            select(_GAMES.c.id).order_by(_GAMES.c.created_at, _GAMES.c.id))))
 
 
 def _aware(moment: Any) -> Any:

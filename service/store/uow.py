@@ -1,12 +1,19 @@
 """The unit of work: one database transaction, retried on concurrency conflicts.
 
 ``UnitOfWork.run(fn, write=True)`` calls ``fn(session)`` inside one transaction and
-commits (``core=True``: ``fn(connection)``, a plain Core connection, without the ORM
-session's bookkeeping: the store's per-action path); when the database reports a transient conflict (see
-:func:`service.store.db.is_conflict`) it rolls back and calls ``fn`` again with a fresh
-transaction, up to ``attempts`` times with a short jittered back-off, then raises
+commits (``core=True``: ``fn(connection)``, a plain Core connection without the ORM
+session's bookkeeping: the store's per-action path; ``read_one(fn)``: one read
+statement, no transaction around it); when the database reports a transient conflict
+(see :func:`service.store.db.is_conflict`) it rolls back and calls ``fn`` again with a
+fresh transaction, up to ``attempts`` times with a short jittered back-off, then raises
 :class:`Unavailable` (the API answers 503, never 500). ``fn`` must therefore do all its
 work through the session and keep no effects outside it.
+
+A dropped connection is retried too. If it dropped during COMMIT, the first attempt
+may have committed: a retried action then meets the advanced version (412) or, with
+an idempotency key, its stored reply (replayed), never a second effect on the game;
+a retried create makes another game (creation is not idempotent anyway, see
+:meth:`service.store.records.GameStore.create`).
 
 Write transactions start as writers (``BEGIN IMMEDIATE`` on SQLite, see
 :func:`service.store.db.writer`); a game row is locked with ``SELECT ... FOR UPDATE``
@@ -19,13 +26,13 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine, Row, Text, bindparam, cast, select
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
-from service.store.db import is_conflict, writer
+from service.store.db import is_conflict, single_statements, writer
 from service.store.models import Game
 
 T = TypeVar("T")
@@ -46,6 +53,7 @@ class UnitOfWork:
         self.attempts = attempts
         self.backoff = backoff
         self._writer = writer(engine)
+        self._single = single_statements(engine)
         self._readers = sessionmaker(engine, expire_on_commit=False)
         self._writers = sessionmaker(self._writer, expire_on_commit=False)
 
@@ -63,11 +71,24 @@ class UnitOfWork:
         with (self._writer if write else self.engine).begin() as connection:
             yield connection
 
+    @contextmanager
+    def _single_statement(self, write: bool = False) -> Iterator[Connection]:
+        with self._single.connect() as connection:
+            yield connection
+
     def run(self, fn: Callable[..., T], write: bool = True, core: bool = False) -> T:
         """``fn(session)`` (``core``: ``fn(connection)``) in a transaction, retried on
         conflicts; :class:`Unavailable` when every attempt conflicted. Other exceptions
         propagate (after rollback)."""
-        begin = self.connection if core else self.transaction
+        return self._retry(fn, self.connection if core else self.transaction, write)
+
+    def read_one(self, fn: Callable[[Connection], T]) -> T:
+        """``fn(connection)`` that runs ONE read statement, without a transaction
+        around it (one statement is atomic; see :func:`single_statements`), retried
+        like :meth:`run`."""
+        return self._retry(fn, self._single_statement, False)
+
+    def _retry(self, fn: Callable[..., T], begin: Callable[[bool], Any], write: bool) -> T:
         for attempt in range(self.attempts):
             try:
                 with begin(write) as session:
