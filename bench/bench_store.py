@@ -421,6 +421,7 @@ def bench(backend: str, args: argparse.Namespace) -> None:
         raw_n = raw_inserts(database.url, args.seconds, args.threads)
         process, base = start_gunicorn(database.url, args.workers)
         try:
+            floor_1 = healthz(base, args.seconds / 2, 1)
             floor = healthz(base, args.seconds / 2, args.threads)
             http_1, games_1 = http_actions(base, args.seconds, 1)
             http_n, games_n = http_actions(base, args.seconds, args.threads)
@@ -434,7 +435,10 @@ def bench(backend: str, args: argparse.Namespace) -> None:
     print(f"{backend}: HTTP actions (gunicorn --workers {args.workers}): {http_1:,.0f}/s "
           f"(1 client, {games_1} games ended), {http_n:,.0f}/s ({args.threads} clients, "
           f"{games_n} games ended)")
-    print(f"{backend}: HTTP floor, GET /healthz: {floor:,.0f}/s ({args.threads} clients)")
+    print(f"{backend}: HTTP floor, GET /healthz (no database): {floor_1:,.0f}/s (1 client), "
+          f"{floor:,.0f}/s ({args.threads} clients); the best ratio an action could reach "
+          f"if it cost no more than /healthz: {floor_1 / raw_1:.2f} (1 vs 1), "
+          f"{floor / raw_n:.2f} ({args.threads} vs {args.threads})")
     print(f"{backend}: ratio HTTP/raw: {http_1 / raw_1:.3f} (1 vs 1), "
           f"{http_n / raw_n:.3f} ({args.threads} vs {args.threads}) [target >= 0.5]")
     print(f"{backend}: one action at events {at_near}: {near * 1000:.2f} ms, at events "

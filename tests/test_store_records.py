@@ -214,11 +214,11 @@ def test_a_database_that_stays_locked_is_503_never_500(store_client, make_game, 
     game = make_game()
     real, calls, locked = records.lock_game, [], [True]
 
-    def lock(session, game_id):
+    def lock(connection, game_id, *key):
         calls.append(game_id)
         if locked[0]:
             raise _locked()
-        return real(session, game_id)
+        return real(connection, game_id, *key)
 
     monkeypatch.setattr(records, "lock_game", lock)
     request = {"json": {"type": "tick", "expected_version": 1},
@@ -241,11 +241,11 @@ def test_a_passing_conflict_is_retried_invisibly(store_client, make_game, monkey
     game = make_game()
     real, calls = records.lock_game, []
 
-    def locked_twice(session, game_id):
+    def locked_twice(connection, game_id, *key):
         calls.append(game_id)
         if len(calls) <= 2:
             raise _locked()
-        return real(session, game_id)
+        return real(connection, game_id, *key)
 
     monkeypatch.setattr(records, "lock_game", locked_twice)
     response = store_client.post(f"/v1/games/{game['id']}/actions",
@@ -265,12 +265,12 @@ def test_a_dropped_connection_is_retried_on_a_fresh_one(store, db_url, monkeypat
     body = _create(store)
     real, calls = records.lock_game, []
 
-    def dropped_once(connection, game_id):
+    def dropped_once(connection, game_id, *key):
         calls.append(game_id)
         if len(calls) == 1:
             raise OperationalError("SELECT", {}, Exception("server closed the connection"),
                                    connection_invalidated=True)
-        return real(connection, game_id)
+        return real(connection, game_id, *key)
 
     monkeypatch.setattr(records, "lock_game", dropped_once)
     (status, reply), _ = store.act(body["id"], "north", {"type": "tick"}, 1, _render)

@@ -71,7 +71,7 @@ class KeyReused(StoreError):
 
 class KeyInFlight(StoreError):
     """A request with this idempotency key may still be running (409): only a claim
-    left in flight by the previous release (see :meth:`GameStore._lookup`)."""
+    left in flight by the previous release (see :meth:`GameStore._check_key`)."""
 
 
 __all__ = ["Applied", "EventPage", "GameNotFound", "GameRecord", "GameStore",
@@ -246,27 +246,84 @@ _ACTOR = union_all(  # one indexed lookup per table: (game id, seat or NULL for 
 _READ = (select(_GAMES.c.game, _GAMES.c.options, _GAMES.c.status, _GAMES.c.version,
                 _GAMES.c.snapshot, _GAMES.c.last_seq, _GAMES.c.seed)
          .where(_GAMES.c.id == bindparam("game_id")))
-_KEY = (select(_KEYS.c.id, _KEYS.c.request_hash, _KEYS.c.state, _KEYS.c.status_code,
-               _KEYS.c.response_body, _KEYS.c.updated_at)
-        .where(_KEYS.c.scope == bindparam("scope"), _KEYS.c.actor == bindparam("actor"),
-               _KEYS.c.key == bindparam("key")))
 _TAKE_OVER = (update(_KEYS).where(_KEYS.c.id == bindparam("key_id"))
               .values(state=DONE, status_code=bindparam("new_status_code"),
                       response_body=bindparam("new_body", type_=_KEYS.c.response_body.type),
                       updated_at=bindparam("now")))
+_EVENT_COLUMNS = ("game_id", "seq", "type", "seat", "payload", "created_at")
+_KEY_COLUMNS = ("scope", "actor", "key", "game_id", "request_hash", "state", "status_code",
+                "response_body", "created_at", "updated_at")
 
 
 class _Statements:
-    """The statements whose form depends on the dialect (JSON text binds)."""
+    """The statements whose form depends on the dialect: JSON text binds, and the
+    writes of an action (see :meth:`writes`)."""
 
     def __init__(self, dialect: str):
+        self.dialect = dialect
         self.insert_game = insert(_GAMES).values(snapshot=_json_text("snapshot_text", dialect))
-        self.advance = (update(_GAMES).where(_GAMES.c.id == bindparam("game_id"))
+        # (no bind is named after a column: SQLAlchemy would SET such a column of a
+        # table written through a CTE from the statement's parameters)
+        self.advance = (update(_GAMES).where(_GAMES.c.id == bindparam("target_game"))
                         .values(snapshot=_json_text("snapshot_text", dialect),
                                 status=bindparam("new_status"),
                                 version=bindparam("new_version"),
                                 last_seq=bindparam("new_last_seq"),
                                 updated_at=bindparam("now")))
+        self._combined: dict[tuple[int, bool, bool], Any] = {}
+
+    def writes(self, connection: Connection, events: list[dict[str, Any]],
+               game: dict[str, Any] | None, key: str | None, key_params: dict[str, Any]) -> None:
+        """Write an action's outcome: append ``events`` (rows), advance the game
+        (``game``: the params of :attr:`advance`; None for a refusal), record the
+        reply under the idempotency key (``key``: "insert", "take-over" or None;
+        ``key_params``: the row, or the params of the take-over).
+
+        SQLite: one statement each (in process, a statement costs little).
+        PostgreSQL: ONE statement, the inserts riding as data-modifying CTEs on the
+        UPDATE (or on the key's INSERT for a refusal): one round trip, not three (the
+        rare take-over of an abandoned claim is a statement of its own)."""
+        if key == "take-over":
+            connection.execute(_TAKE_OVER, key_params)
+            key = None
+        if self.dialect != "postgresql":
+            if events:
+                connection.execute(insert(_EVENTS), events)
+            if game is not None:
+                connection.execute(self.advance, game)
+            if key is not None:
+                connection.execute(insert(_KEYS), key_params)
+            return
+        if game is None and key is None:
+            return
+        params = dict(game or {})
+        for i, row in enumerate(events):
+            params.update((f"e{i}_{name}", value) for name, value in row.items())
+        if key is not None:
+            params.update((f"k_{name}", value) for name, value in key_params.items())
+        connection.execute(self._combined_statement(len(events), game is not None,
+                                                    key is not None), params)
+
+    def _combined_statement(self, events: int, advance: bool, key: bool) -> Any:
+        shape = (events, advance, key)
+        statement = self._combined.get(shape)
+        if statement is None:
+            statement = self._combined[shape] = self._combine(*shape)
+        return statement
+
+    def _combine(self, events: int, advance: bool, key: bool) -> Any:
+        # one single-row INSERT per event: SQLAlchemy does not cache a multi-row VALUES
+        parts = [insert(_EVENTS).values({
+            name: bindparam(f"e{i}_{name}", type_=_EVENTS.c[name].type)
+            for name in _EVENT_COLUMNS}) for i in range(events)]
+        if key:
+            parts.append(insert(_KEYS).values({
+                name: bindparam(f"k_{name}", type_=_KEYS.c[name].type)
+                for name in _KEY_COLUMNS}))
+        main = self.advance if advance else parts.pop()
+        for i, part in enumerate(parts):
+            main = main.add_cte(part.cte(f"write_{i}"))
+        return main
 
 
 # ----- the store ------------------------------------------------------------------
@@ -407,7 +464,7 @@ class GameStore:
         commit, so a request that fails (5xx, 503 after the retries) leaves no trace
         and its key stays free. Raises :class:`GameNotFound`, :class:`KeyReused`,
         :class:`KeyInFlight` (only for a claim left by the previous release, see
-        :meth:`_lookup`), :class:`Unavailable`.
+        :meth:`_check_key`), :class:`Unavailable`.
         """
         return self.uow.run(lambda c: self._act(
             c, game_id, actor, action, expected_version, render, idempotency), core=True)
@@ -415,87 +472,91 @@ class GameStore:
     def _act(self, connection: Connection, game_id: str, actor: str, action: dict[str, Any],
              expected_version: int, render: Callable[[Outcome], Reply],
              idempotency: IdempotencyRequest | None) -> tuple[Reply, bool]:
-        row = lock_game(connection, game_id)
+        key = None if idempotency is None else (
+            idempotency.scope, idempotency.actor, idempotency.key)
+        row = lock_game(connection, game_id, key)  # and the key's record, if any
         if row is None:
             raise GameNotFound(game_id)
-        claimed = None
         if idempotency is not None:
-            claimed = self._lookup(connection, idempotency)
-            if claimed is not None and claimed.state == DONE:
-                return (claimed.status_code, claimed.response_body), True
-        outcome = self._decide(connection, game_id, row, actor, action, expected_version)
+            self._check_key(row, idempotency)
+            if row.key_state == DONE:
+                return (row.key_status_code, row.key_response_body), True
+        outcome, snapshot = self._decide(game_id, row, actor, action, expected_version)
         reply = render(outcome)
-        if idempotency is not None:
-            self._record(connection, idempotency, reply, claimed)
+        self._write(connection, game_id, outcome, snapshot, reply, idempotency, row.key_id)
         return reply, False
 
-    def _decide(self, connection: Connection, game_id: str, row: Any, actor: str,
-                action: dict[str, Any], expected_version: int) -> Outcome:
+    @staticmethod
+    def _decide(game_id: str, row: Any, actor: str, action: dict[str, Any],
+                expected_version: int) -> tuple[Outcome, str | None]:
+        """The outcome, and for an accepted action the new snapshot's JSON text;
+        nothing is written yet."""
         if row.version != expected_version:
             return Refused(412, "version-mismatch",
                            f"the game is at version {row.version}, not {expected_version}",
-                           {"version": row.version})
+                           {"version": row.version}), None
         module = engine(row.game)
         # apply gets a copy of its own (decoding the stored text again is several times
         # cheaper than a deep copy): whatever it does, the fold starts from the snapshot
         try:
             new_events = module.apply(json.loads(row.snapshot), actor, copy.deepcopy(action))
         except RuleViolation as violation:
-            return Refused(violation.status, violation.code, violation.detail)
+            return Refused(violation.status, violation.code, violation.detail), None
         snapshot = json.dumps(_fold_all(module, json.loads(row.snapshot), new_events))
         state = json.loads(snapshot)  # exactly what a later read gets
-        now = utcnow()
         stored = [StoredEvent(row.last_seq + i, _json_copy(e))
                   for i, e in enumerate(new_events, 1)]
-        if stored:
-            connection.execute(insert(_EVENTS), [_event_params(game_id, e.seq, e.event, now)
-                                                 for e in stored])
-        last_seq = stored[-1].seq if stored else row.last_seq
-        connection.execute(self._sql.advance, {
-            "game_id": game_id, "snapshot_text": snapshot, "new_status": state["status"],
-            "new_version": row.version + 1, "new_last_seq": last_seq, "now": now})
         record = GameRecord(id=game_id, game=row.game, options=row.options,
                             status=state["status"], version=row.version + 1, state=state,
-                            seed=row.seed, last_seq=last_seq)
-        return Applied(record, stored)
+                            seed=row.seed, last_seq=stored[-1].seq if stored else row.last_seq)
+        return Applied(record, stored), snapshot
+
+    def _write(self, connection: Connection, game_id: str, outcome: Outcome,
+               snapshot: str | None, reply: Reply, idempotency: IdempotencyRequest | None,
+               claimed: int | None) -> None:
+        """Append the events and advance the game (an accepted action), and store the
+        reply under the idempotency key (taking over the abandoned claim ``claimed``)."""
+        now = utcnow()
+        events, game = [], None
+        if isinstance(outcome, Applied):
+            record = outcome.game
+            events = [_event_params(game_id, e.seq, e.event, now) for e in outcome.events]
+            game = {"target_game": game_id, "snapshot_text": snapshot,
+                    "new_status": record.status, "new_version": record.version,
+                    "new_last_seq": record.last_seq, "now": now}
+        key, key_params = None, {}
+        if idempotency is not None and claimed is not None:
+            key, key_params = "take-over", {"key_id": claimed, "new_status_code": reply[0],
+                                            "new_body": reply[1], "now": now}
+        elif idempotency is not None:
+            key, key_params = "insert", {
+                "scope": idempotency.scope, "actor": idempotency.actor,
+                "key": idempotency.key, "game_id": game_id,
+                "request_hash": idempotency.request_hash, "state": DONE,
+                "status_code": reply[0], "response_body": reply[1], "created_at": now,
+                "updated_at": now}
+        self._sql.writes(connection, events, game, key, key_params)
 
     # ----- idempotency ----------------------------------------------------------
     #
-    # Ruling (one transaction per action): the key is looked up and its reply stored in
-    # the action's own transaction, after the game row is locked. A record is therefore
-    # only ever committed "done", with its reply. The state "in-flight" comes from the
-    # previous release, which claimed a key in a transaction of its own before acting:
-    # while such a claim is younger than ``in_flight_seconds`` its request may still be
-    # running on an old worker (being stopped for the upgrade), so the key answers 409;
-    # an older one is abandoned (its worker died) and the action takes it over.
+    # Ruling (one transaction per action): the key is looked up (in the statement that
+    # locks the game row, see lock_game) and its reply stored in the action's own
+    # transaction. A record is therefore only ever committed "done", with its reply.
+    # The state "in-flight" comes from the previous release, which claimed a key in a
+    # transaction of its own before acting: while such a claim is younger than
+    # ``in_flight_seconds`` its request may still be running on an old worker (being
+    # stopped for the upgrade), so the key answers 409; an older one is abandoned (its
+    # worker died) and the action takes it over.
 
-    def _lookup(self, connection: Connection, request: IdempotencyRequest) -> Any:
-        """The key's record (done, or an abandoned claim to take over), or None.
-        :class:`KeyReused` for another body, :class:`KeyInFlight` for a live claim."""
-        row = connection.execute(_KEY, {"scope": request.scope, "actor": request.actor,
-                                        "key": request.key}).first()
-        if row is None:
-            return None
-        if row.request_hash != request.request_hash:
-            raise KeyReused(request.key)
-        if row.state != DONE and _aware(row.updated_at) + self.in_flight > utcnow():
-            raise KeyInFlight(request.key)
-        return row
-
-    @staticmethod
-    def _record(connection: Connection, request: IdempotencyRequest, reply: Reply,
-                claimed: Any) -> None:
-        """Store ``reply`` under the key, done (taking over an abandoned claim)."""
-        now = utcnow()
-        if claimed is not None:
-            connection.execute(_TAKE_OVER, {"key_id": claimed.id, "new_status_code": reply[0],
-                                            "new_body": reply[1], "now": now})
+    def _check_key(self, row: Any, request: IdempotencyRequest) -> None:
+        """:class:`KeyReused` when the key's record is of another request,
+        :class:`KeyInFlight` when it is a live claim of the previous release."""
+        if row.key_id is None:
             return
-        connection.execute(insert(_KEYS), {
-            "scope": request.scope, "actor": request.actor, "key": request.key,
-            "game_id": request.scope, "request_hash": request.request_hash, "state": DONE,
-            "status_code": reply[0], "response_body": reply[1], "created_at": now,
-            "updated_at": now})
+        if row.key_request_hash != request.request_hash:
+            raise KeyReused(request.key)
+        if row.key_state != DONE and _aware(row.key_updated_at) + self.in_flight > utcnow():
+            raise KeyInFlight(request.key)
 
     # ----- integrity ------------------------------------------------------------
 

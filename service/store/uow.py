@@ -28,12 +28,12 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from sqlalchemy import Connection, Engine, Row, Text, bindparam, cast, select
+from sqlalchemy import Connection, Engine, Row, Text, and_, bindparam, cast, select
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.store.db import is_conflict, single_statements, writer
-from service.store.models import Game
+from service.store.models import Game, IdempotencyKey
 
 T = TypeVar("T")
 
@@ -102,17 +102,38 @@ class UnitOfWork:
         raise Unavailable("no attempt made")  # attempts == 0
 
 
-_GAMES = Game.__table__
+_GAMES, _KEYS = Game.__table__, IdempotencyKey.__table__
 # built once: SQLAlchemy caches its compiled form
 _LOCK = (select(_GAMES.c.game, _GAMES.c.options, _GAMES.c.status, _GAMES.c.version,
                 cast(_GAMES.c.snapshot, Text).label("snapshot"), _GAMES.c.last_seq,
-                _GAMES.c.seed)
-         .where(_GAMES.c.id == bindparam("game_id")).with_for_update())
+                _GAMES.c.seed, _KEYS.c.id.label("key_id"),
+                _KEYS.c.request_hash.label("key_request_hash"),
+                _KEYS.c.state.label("key_state"), _KEYS.c.status_code.label("key_status_code"),
+                _KEYS.c.response_body.label("key_response_body"),
+                _KEYS.c.updated_at.label("key_updated_at"))
+         .select_from(_GAMES.outerjoin(_KEYS, and_(
+             _KEYS.c.scope == bindparam("scope"), _KEYS.c.actor == bindparam("actor"),
+             _KEYS.c.key == bindparam("key"))))
+         .where(_GAMES.c.id == bindparam("game_id")).with_for_update(of=_GAMES))
 
 
-def lock_game(connection: Connection | Session, game_id: str) -> Row | None:
-    """The game row, locked until the transaction ends (``FOR UPDATE`` on PostgreSQL;
-    on SQLite the ``BEGIN IMMEDIATE`` of the write transaction already holds the lock):
-    ``game``, ``options``, ``status``, ``version``, ``snapshot`` (as its JSON text),
-    ``last_seq``, ``seed``. ``None`` if there is no such game."""
-    return connection.execute(_LOCK, {"game_id": game_id}).first()
+def lock_game(connection: Connection | Session, game_id: str,
+              key: tuple[str, str, str] | None = None) -> Row | None:
+    """The game row, locked until the transaction ends (``FOR UPDATE OF games`` on
+    PostgreSQL; on SQLite the ``BEGIN IMMEDIATE`` of the write transaction already
+    holds the lock): ``game``, ``options``, ``status``, ``version``, ``snapshot`` (as
+    its JSON text), ``last_seq``, ``seed``, and the idempotency record of ``key``
+    (scope, actor, key) in the same statement: ``key_id``, ``key_request_hash``,
+    ``key_state``, ``key_status_code``, ``key_response_body``, ``key_updated_at``, all
+    None when there is no such record (or no key). ``None`` if there is no such game.
+
+    PostgreSQL, READ COMMITTED: a statement that waited for the lock returns the
+    game row as the lock holder committed it, but the joined key record as it was
+    when the statement began. If the holder recorded this very key, the caller does
+    not see it and acts again; its INSERT of the key then violates the key's unique
+    constraint, a conflict: the transaction is rolled back and retried, and the retry
+    sees the record (a unique index, never the lock, is what allows one record per
+    key)."""
+    scope, actor, name = key if key is not None else (None, None, None)
+    return connection.execute(_LOCK, {"game_id": game_id, "scope": scope, "actor": actor,
+                                      "key": name}).first()
