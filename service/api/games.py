@@ -89,7 +89,10 @@ _HEADER_DOCS = {
                         "schema": {"type": "string", "maxLength": 255},
                         "description": "Same key and body again: the first response "
                                        "again, no second effect. Scoped per game and "
-                                       "caller. Another body: 422; still running: 409."},
+                                       "caller. Another body: 422. Sent again while the "
+                                       "first is still running: waits for it, then gets "
+                                       "its response. 409 only for a key claimed by the "
+                                       "previous release and still running there."},
     "If-None-Match": {"in": "header", "name": "If-None-Match", "schema": {"type": "string"},
                       "description": "The ETag you hold: 304 while the game is unchanged."},
 }

@@ -11,6 +11,12 @@ HTTP does not live here: :meth:`GameStore.act` takes a ``render`` callback that 
 the outcome (:class:`Applied` or :class:`Refused`) into the reply ``(status, body)``,
 inside the transaction, so the idempotency record stores exactly what the client got.
 
+An action is ONE transaction: the statement that locks the game row (and reads the
+idempotency record of the request's key), then the writes: the events after the row's
+``last_seq``, the new snapshot, version and ``last_seq``, the reply under the key (one
+statement on PostgreSQL, three on SQLite). The token lookup before it is one statement
+without a transaction around it.
+
 Tokens are ``secrets.token_urlsafe(32)``; only their SHA-256 hex digests are stored.
 """
 from __future__ import annotations
