@@ -127,12 +127,11 @@ class GameRecord:
         return engine(self.game)
 
     @classmethod
-    def of(cls, game_id: str, row: Any, state: dict[str, Any] | None = None) -> GameRecord:
-        """From a row of :data:`_READ` or :func:`lock_game` (``state``: the snapshot
-        already decoded)."""
+    def of(cls, game_id: str, row: Any) -> GameRecord:
+        """From a row of :data:`_READ` (the snapshot decoded)."""
         return cls(id=game_id, game=row.game, options=row.options, status=row.status,
-                   version=row.version, state=row.snapshot if state is None else state,
-                   seed=row.seed, last_seq=row.last_seq)
+                   version=row.version, state=row.snapshot, seed=row.seed,
+                   last_seq=row.last_seq)
 
 
 @dataclass(frozen=True)
