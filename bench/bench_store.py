@@ -17,12 +17,13 @@ named database created from --pg-url / TEST_DATABASE_URL and dropped at the end)
    its own last reply). One client, then ``--threads`` clients each playing its own
    games, for a bounded time. Ratio = HTTP actions/s / raw inserts/s with the same
    number of threads (target >= 0.5).
-3. Latency of one action at event ~10 vs ~500 of one long game (target <= 1.2): two
-   kinds of games: short ones (replaced every 5 timed actions, so they stay near event
-   10) and one padded with ~490 rejected declarations (TW-D5: each a recorded event);
-   the same action (another rejected declaration) is timed alternately on a short game
-   and the long one, so load drift hits both alike; medians compared. The store
-   folds the action onto the stored snapshot: its cost must not grow with the log.
+3. Latency of one action at event ~10 vs ~500 of one game (target <= 1.2): short games
+   (replaced every 4 timed actions, one turn, so they stay near event 10) and one whose
+   log is padded to ~500 events with filler rows written straight into the bench's
+   database (the snapshot stays the game's own); the scripted actions are timed
+   alternately on a short game and the long one, so load drift hits both alike;
+   medians compared. The store folds the action onto the stored snapshot and appends
+   after ``games.last_seq``: its cost must not grow with the log.
 
 ``--in-process N`` instead: N scripted actions per mode through the Flask test client
 (no gunicorn, no sockets), with and without an ``Idempotency-Key``, printing ms per
@@ -49,11 +50,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sqlalchemy import create_engine, insert, text  # noqa: E402
+from sqlalchemy import create_engine, insert, select, text, update  # noqa: E402
 from sqlalchemy.engine import make_url  # noqa: E402
 from sqlalchemy.orm import Session  # noqa: E402
 
-from service.play import HTTPTransport, Reply, wrong_declarations  # noqa: E402
+from service.play import HTTPTransport, Reply  # noqa: E402
 from service.store.db import make_engine  # noqa: E402
 from service.store.models import Event, Game, utcnow  # noqa: E402
 
@@ -283,49 +284,56 @@ def http_actions(base: str, seconds: float, threads: int) -> tuple[float, int]:
 # ----- 3. latency at event ~10 vs ~500 -------------------------------------------------
 
 
-def ready_for_wrong_declarations(game: ScriptedGame) -> tuple[str, dict]:
-    """Play until the seat to move, in its place phase, has a wrong declaration open;
-    returns (seat, declaration body)."""
-    while True:
-        if game.latest["phase"] in ("place", "draw", "discard"):
-            seat = game.latest["turn"]
-            own = game.call("GET", f"/v1/games/{game.id}", None, seat)["view"]
-            legal = game.call("GET", f"/v1/games/{game.id}/legal-actions", None, seat)
-            lines = wrong_declarations(own, seat, legal["actions"])
-            if lines:
-                return seat, {"type": "declare", "cells": lines[0]}
-        game.step()
-
-
 def events_of(game: ScriptedGame) -> int:
     return game.last_seq
 
 
-SHORT_SAMPLES = 5  # timed actions per short game, so the short games stay near event 10
+FILLER = "bench-filler"
+SHORT_SAMPLES = 4  # timed actions per short game: one turn (place, place, draw, discard)
 
 
-def latency(base: str, samples: int, long_events: int) -> tuple[float, float, str, str]:
+def pad_log(url: str, game_id: str, count: int) -> int:
+    """Append ``count`` filler events to the game's log, directly in the bench's own
+    database, and move ``games.last_seq`` past them (returned): the log is long, the
+    snapshot (and
+    so the engine's work) is the game's own. (TW-T3 refuses a second declaration of one
+    length in a turn, so rejected declarations no longer pad a 2-Way game to ~500
+    events, and a whole game has far fewer.)"""
+    engine = make_engine(url)
+    try:
+        with engine.begin() as connection:
+            first = connection.execute(select(Game.last_seq).where(Game.id == game_id)).scalar()
+            connection.execute(insert(Event.__table__), [
+                {"game_id": game_id, "seq": seq, "type": FILLER, "seat": None, "payload": {},
+                 "created_at": utcnow()} for seq in range(first + 1, first + count + 1)])
+            connection.execute(update(Game.__table__).where(Game.id == game_id)
+                               .values(last_seq=first + count))
+    finally:
+        engine.dispose()
+    return first + count
+
+
+def latency(base: str, url: str, samples: int,
+            long_events: int) -> tuple[float, float, str, str]:
     """(median seconds near event 10, median near ``long_events``, and the ranges of
-    event seqs the timed actions appended). Short games are replaced every
-    SHORT_SAMPLES actions; the timed actions alternate between a short and the long game."""
+    event seqs the timed actions appended). The timed actions are the scripted game's
+    own (place, place, draw, discard), alternating between a short game (replaced every
+    SHORT_SAMPLES actions, so each action mix is the same turn) and the long one (a
+    fresh game whose log is padded to ``long_events``, see :func:`pad_log`)."""
     http = HTTPTransport(base)
     try:
         long = ScriptedGame(http)
-        long_seat, long_body = ready_for_wrong_declarations(long)
-        while events_of(long) < long_events - samples // 2:
-            long.act(long_seat, long_body)
+        long.last_seq = pad_log(url, long.id, long_events - events_of(long) - samples // 2)
         near, far, short_seqs = [], [], []
         first_far = events_of(long) + 1
         for i in range(samples):
-            if i % SHORT_SAMPLES == 0:
+            if i % SHORT_SAMPLES == 0 or short.status != "active":
                 short = ScriptedGame(http)
-                short_seat, short_body = ready_for_wrong_declarations(short)
-            for game, seat, body, out in ((short, short_seat, short_body, near),
-                                          (long, long_seat, long_body, far)):
+            for game, out in ((short, near), (long, far)):
+                seat, action = game.next_action()
                 begin = time.perf_counter()
-                reply = game.act(seat, body)
+                game.act(seat, action)
                 out.append(time.perf_counter() - begin)
-                assert reply["events"][0]["type"] == "declaration-rejected"
             short_seqs.append(events_of(short))
         return (statistics.median(near), statistics.median(far),
                 f"{min(short_seqs)}..{max(short_seqs)}", f"{first_far}..{events_of(long)}")
@@ -425,7 +433,8 @@ def bench(backend: str, args: argparse.Namespace) -> None:
             floor = healthz(base, args.seconds / 2, args.threads)
             http_1, games_1 = http_actions(base, args.seconds, 1)
             http_n, games_n = http_actions(base, args.seconds, args.threads)
-            near, far, at_near, at_far = latency(base, args.samples, args.long_events)
+            near, far, at_near, at_far = latency(base, database.url, args.samples,
+                                                 args.long_events)
         finally:
             stop(process)
     finally:
