@@ -399,6 +399,25 @@ def test_sq_t5_table_mode_late_draw_is_lost_for_the_rest_of_the_game():
     assert len(state["hands"]["p1"]) == 6 and len(state["hands"]["p2"]) == 7
 
 
+def test_sq_t5_only_the_next_seats_draw_costs_a_seat_its_owed_draw():
+    state = table_game(players=3)
+    state = give(state, "p1", ["5S"] + state["hands"]["p1"][1:])
+    state = give(state, "p2", ["7S"] + state["hands"]["p2"][1:])
+    state = give(state, "p3", ["9S"] + state["hands"]["p3"][1:])
+    state, _ = run(state, "p1", {"type": "play", "card": "5S", "cell": [0, 4]})
+    state, _ = run(state, "p2", {"type": "play", "card": "7S", "cell": [0, 6]})
+    state, _ = run(state, "p3", {"type": "play", "card": "9S", "cell": [0, 8]})
+    assert state["pending_draws"] == {"p1": 1, "p2": 2, "p3": 3}
+    state, events = run(state, "p3", {"type": "draw", "card": "KS"})
+    # p3 is p2's next seat, not p1's: only p2 has been overtaken (SQ-T5)
+    assert events[1:] == [{"type": "draw-lost", "seat": "p2"}]
+    assert state["pending_draws"] == {"p1": 1}
+    state, events = run(state, "p1", {"type": "draw", "card": "KS"})
+    assert types(events) == ["card-drawn"]
+    assert state["lost_draws"] == {"p1": 0, "p2": 1, "p3": 0}
+    assert [len(state["hands"][s]) for s in ("p1", "p2", "p3")] == [6, 5, 6]
+
+
 def test_sq_t5_a_draw_in_time_is_kept_and_server_mode_has_no_draw_action():
     state = table_game()
     state = give(state, "p1", ["5S"] + state["hands"]["p1"][1:])
@@ -630,7 +649,8 @@ def test_sq_e1_pass_only_without_a_legal_play():
 def test_sq_e1_a_whole_round_of_passes_ends_the_game_most_sequences_wins():
     state, _ = start()
     full = [(r, c) for r in range(10) for c in range(10) if (r, c) not in sq.CORNERS]
-    state = put(give(give(state, "p1", ["2S"]), "p2", ["3S"]), "blue", full)
+    # two-eyed Jacks on a full board: no play, and no dead card to exchange (SQ-T4)
+    state = put(give(give(state, "p1", ["JD"]), "p2", ["JC"]), "blue", full)
     state = lock(state, "blue", [(3, c) for c in range(5)])
     state, events = run(state, "p1", {"type": "pass"})
     state, events = run(state, "p2", {"type": "pass"})
@@ -641,7 +661,7 @@ def test_sq_e1_a_whole_round_of_passes_ends_the_game_most_sequences_wins():
 def test_sq_e1_a_tie_is_a_draw():
     state, _ = start()
     full = [(r, c) for r in range(10) for c in range(10) if (r, c) not in sq.CORNERS]
-    state = put(give(give(state, "p1", ["2S"]), "p2", ["3S"]), "blue", full)
+    state = put(give(give(state, "p1", ["JD"]), "p2", ["JC"]), "blue", full)
     state, _ = run(state, "p1", {"type": "pass"})
     state, events = run(state, "p2", {"type": "pass"})
     assert events[-1]["winner"] is None and state["result"]["winner"] is None
@@ -667,27 +687,137 @@ def test_sq_e1_deck_and_discards_empty_and_no_legal_play_ends_the_game():
     assert events[-1]["reason"] == "no-legal-play"
 
 
-def test_sq_e1_stalemate_after_whole_decks_without_a_new_sequence():
+def closed_board(state, open_cells=()):
+    """Every non-corner space but ``open_cells`` holds a chip, green and blue in a
+    pattern with no 5 in a line of one side (checked below)."""
+    s = copy.deepcopy(state)
+    for r in range(10):
+        for c in range(10):
+            if (r, c) not in sq.CORNERS and (r, c) not in open_cells:
+                s["chips"][r][c] = "green" if (r + 2 * c) % 4 < 2 else "blue"
+    return s
+
+
+def on_top(state, cards):
+    """The deck with ``cards`` (still in it) moved to its top, in that order."""
+    s = copy.deepcopy(state)
+    for card in reversed(cards):
+        s["deck"].remove(card)
+        s["deck"].insert(0, card)
+    return s
+
+
+def test_closed_board_pattern_holds_no_sequence():
+    fresh, _ = start()
+    state = closed_board(fresh)
+    assert sq.board_closed(state) and not sq.board_closed(closed_board(fresh, [(0, 4)]))
+    for side in ("green", "blue"):
+        assert sq.scan_sequences(state["board"], state["chips"], [], side) == []
+
+
+def test_sq_t4_sq_e1_no_pass_while_a_dead_card_can_be_exchanged():
+    state, _ = start()
+    state = on_top(closed_board(give(state, "p1", ["5S", "6S"])), ["7S"])
+    assert len(state["deck"]) == 104 - 7 - 2  # p2's hand and p1's: the rest to draw
+    assert refused(state, "p1", {"type": "pass"}).code == "must-exchange"
+    assert sq.legal_actions(state, "p1") == [{"type": "exchange-dead-card", "card": "5S"},
+                                             {"type": "exchange-dead-card", "card": "6S"}]
+    state, events = run(state, "p1", {"type": "exchange-dead-card", "card": "5S"})
+    assert events[-1] == {"type": "card-drawn", "seat": "p1", "card": "7S"}
+    assert sq.legal_actions(state, "p1") == [{"type": "pass"}]  # one exchange per turn
+    state, events = run(state, "p1", {"type": "pass"})
+    assert types(events) == ["passed", "turn-started"] and state["turn"] == "p2"
+
+
+def test_sq_t4_sq_e1_a_dead_card_without_a_replacement_does_not_forbid_passing():
+    state, _ = start()
+    state = closed_board(give(state, "p1", ["5S"]))
+    state["deck"] = []  # the rest is set aside: nothing left to draw (SQ-T7 neither)
+    actions = sq.legal_actions(state, "p1")
+    assert {"type": "pass"} in actions
+    assert {"type": "exchange-dead-card", "card": "5S"} in actions
+    _, events = run(state, "p1", {"type": "pass"})
+    assert events[0] == {"type": "passed", "seat": "p1"}
+
+
+def test_sq_e1_a_round_of_passes_goes_on_while_a_seat_could_still_exchange():
+    state, _ = start()
+    state = give(give(state, "p1", ["5S", "6S"]), "p2", ["JD"])
+    state = on_top(closed_board(state), ["7S"])
+    state, _ = run(state, "p1", {"type": "exchange-dead-card", "card": "5S"})
+    state, _ = run(state, "p1", {"type": "pass"})
+    state, events = run(state, "p2", {"type": "pass"})  # JD: no open space
+    assert types(events) == ["passed", "turn-started"]
+    assert state["status"] == "active" and state["turn"] == "p1"
+    assert {"type": "exchange-dead-card", "card": "6S"} in sq.legal_actions(state, "p1")
+    assert {"type": "pass"} not in sq.legal_actions(state, "p1")
+
+
+def test_sq_t5_sq_e1_a_seat_owing_its_draw_reports_it_before_passing():
+    state = table_game()
+    state = give(give(state, "p1", ["5S"]), "p2", ["JD"])
+    state = closed_board(state, [(0, 4)])
+    state, _ = run(state, "p1", {"type": "play", "card": "5S", "cell": [0, 4]})
+    assert sq.board_closed(state) and state["pending_draws"] == {"p1": 1}
+    state, _ = run(state, "p2", {"type": "pass"})  # JD: no open space
+    assert state["status"] == "active" and state["hands"]["p1"] == []
+    assert refused(state, "p1", {"type": "pass"}).code == "draw-first"
+    assert {a["type"] for a in sq.legal_actions(state, "p1")} == {"draw"}
+    state, _ = run(state, "referee", {"type": "draw", "seat": "p1", "card": "JC"})
+    state, events = run(state, "p1", {"type": "pass"})  # JC: no open space either
+    assert types(events) == ["passed", "turn-started"]  # the draw restarted the round
+    state, events = run(state, "p2", {"type": "pass"})
+    assert types(events) == ["passed", "game-finished"]
+    assert events[-1]["reason"] == "no-legal-play" and events[-1]["winner"] is None
+
+
+def test_sq_t7_sq_e1_an_open_board_reshuffles_until_the_hard_limit():
     state, _ = start(stalemate_decks=1)
-    state = empty_the_deck(give(state, "p1", ["5S"]))
-    after, events = run(state, "p1", {"type": "play", "card": "5S", "cell": [0, 4]})
-    assert types(events) == ["chip-placed", "game-finished"]
+    state = give(give(state, "p1", ["5S", "9C"]), "p2", ["7S", "KD"])
+    moves = [("p1", "5S", [0, 4]), ("p2", "7S", [0, 6]), ("p1", "9C", [4, 0]),
+             ("p2", "KD", [7, 7])]
+    for number, (seat, card, cell) in enumerate(moves[:3], start=1):
+        state, events = run(empty_the_deck(state), seat,
+                            {"type": "play", "card": card, "cell": cell})
+        # open spaces left and two-eyed Jacks about: the game goes on (SQ-T7)
+        assert types(events) == ["chip-placed", "deck-reshuffled", "card-drawn",
+                                 "turn-started"]
+        assert state["status"] == "active" and state["barren"] == number
+    seat, card, cell = moves[3]
+    state, events = run(empty_the_deck(state), seat,
+                        {"type": "play", "card": card, "cell": cell})
+    assert types(events) == ["chip-placed", "game-finished"]  # 4 x 1 barren decks
     assert events[-1]["reason"] == "stalemate" and events[-1]["winner"] is None
-    state, _ = start()  # default 2: the first barren deck is reshuffled, the second ends
-    state = empty_the_deck(give(give(state, "p1", ["5S"]), "p2", ["7S"]))
-    state, events = run(state, "p1", {"type": "play", "card": "5S", "cell": [0, 4]})
-    assert "deck-reshuffled" in types(events) and state["barren"] == 1
-    state = empty_the_deck(state)
-    state, events = run(state, "p2", {"type": "play", "card": "7S", "cell": [0, 6]})
-    assert types(events) == ["chip-placed", "game-finished"]
-    assert events[-1]["reason"] == "stalemate"
+    default, _ = start()
+    assert not sq.is_stalemate(default, 7) and sq.is_stalemate(default, 8)
+    assert not sq.is_stalemate(default, 2)
+
+
+def test_sq_e1_stalemate_on_a_closed_board_after_stalemate_decks():
+    state, _ = start()  # stalemate_decks 2
+    state = closed_board(give(give(state, "p1", ["5S"]), "p2", ["7S"]))
+    state["deck"], state["discards"]["p2"] = [], ["7C", "8C"]  # the rest set aside
+    state, events = run(state, "p1", {"type": "exchange-dead-card", "card": "5S"})
+    assert types(events) == ["dead-card-exchanged", "deck-reshuffled", "card-drawn"]
+    assert state["barren"] == 1 and sq.legal_actions(state, "p1") == [{"type": "pass"}]
+    state, _ = run(state, "p1", {"type": "pass"})
+    assert sq.legal_actions(state, "p2") == [{"type": "exchange-dead-card", "card": "7S"}]
+    state, events = run(empty_the_deck(state), "p2",
+                        {"type": "exchange-dead-card", "card": "7S"})
+    assert types(events) == ["dead-card-exchanged", "game-finished"]
+    assert events[-1]["reason"] == "stalemate" and events[-1]["winner"] is None
+    assert sq.is_stalemate(state, 2) and not sq.is_stalemate(state, 1)
 
 
 def test_sq_e1_a_new_sequence_resets_the_stalemate_count():
     state, _ = start(stalemate_decks=1)
-    state = empty_the_deck(put(give(state, "p1", ["5S"]), "green", [(0, 1), (0, 2), (0, 3)]))
-    after, events = run(state, "p1", {"type": "play", "card": "5S", "cell": [0, 4]})
+    state = put(closed_board(give(state, "p1", ["5S"]), [(0, 4)]), "green",
+                [(0, 1), (0, 2), (0, 3)])
+    after, events = run(empty_the_deck(state), "p1",
+                        {"type": "play", "card": "5S", "cell": [0, 4]})
+    assert sq.board_closed(after) and "sequence-completed" in types(events)
     assert "deck-reshuffled" in types(events) and after["status"] == "active"
+    assert after["barren"] == 0
 
 
 # ===== who may act (403) =====

@@ -1,10 +1,10 @@
 """Random Sequence / Sequence Numbers games driven through legal_actions (hypothesis).
 
-Every game terminates (SQ-E1); every card is in exactly one place (deck, a hand, a
-discard pile) after every event; locked chips never change (SQ-S2, SN-S2); no
-completed sequence is ever missed (the per-placement detection agrees with a full
-rescan, SQ-S1/S4); apply never mutates its input; folding every event from None
-gives the same state; views never show another seat's hand.
+Every game terminates (SQ-E1), and only for a reason SQ-E1 gives; every card is in
+exactly one place (deck, a hand, a discard pile) after every event; locked chips never
+change (SQ-S2, SN-S2); no completed sequence is ever missed (the per-placement detection
+agrees with a full rescan, SQ-S1/S4); apply never mutates its input; folding every event
+from None gives the same state; views never show another seat's hand.
 """
 import json
 from collections import Counter
@@ -93,6 +93,23 @@ def play_out(game, options, seed, rnd):
     return state, events
 
 
+def check_why_it_ended(state):
+    """SQ-E1 (b): nobody could play, remove, exchange a dead card or make an owed draw;
+    (c): a stalemate only at a reshuffle after ``stalemate_decks`` barren decks with
+    no open space, or after 4 x ``stalemate_decks`` whatever the board."""
+    if state["result"]["reason"] == "no-legal-play":
+        for seat in state["seats"]:
+            assert not sq._plays(state, seat)
+            assert not sq.can_exchange(state, seat, this_turn=False)
+            assert seat not in state["pending_draws"] or not (
+                state["deck"] or any(state["discards"].values()))
+        return
+    decks = state["options"]["stalemate_decks"]
+    barren = state["barren"] + 1 if len(state["sequences"]) == state["mark"] else 0
+    assert barren >= decks
+    assert sq.board_closed(state) or barren >= 4 * decks
+
+
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(setup=st.sampled_from(SETUPS), seed=st.binary(min_size=32, max_size=32),
        rnd=st.randoms(use_true_random=False))
@@ -108,6 +125,7 @@ def test_sq_e1_random_games_terminate_and_keep_every_invariant(setup, seed, rnd)
         assert counts[result["winner"]] >= state["sequences_to_win"]
     else:
         assert result["reason"] in ("stalemate", "no-legal-play")
+        check_why_it_ended(state)
         best = max(counts.values())
         leaders = [side for side, n in counts.items() if n == best]
         assert result["winner"] == (leaders[0] if len(leaders) == 1 else None)

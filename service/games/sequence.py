@@ -38,9 +38,10 @@ Dealing modes (option ``dealing``):
 
 Actions (``apply``): ``play`` ``{"card", "cell", "sequence"?}``, ``remove-chip``
 ``{"card", "cell"}``, ``exchange-dead-card`` ``{"card"}``, ``draw`` ``{"card"}``
-(table mode), ``pass`` (only without a legal play), ``penalty`` ``{"side",
-"offender"?}`` (referee only) and ``penalty-discard`` ``{"card"}``. In table mode the
-referee sends any seat's action with ``"seat"``; ``expected_version`` is ignored.
+(table mode), ``pass`` (only when the seat can neither play, remove a chip, make an
+owed draw nor exchange a dead card), ``penalty`` ``{"side", "offender"?}`` (referee
+only) and ``penalty-discard`` ``{"card"}``. In table mode the referee sends any
+seat's action with ``"seat"``; ``expected_version`` is ignored.
 
 Rulings (RULES.md is silent; documented here and in the tests):
 
@@ -50,23 +51,36 @@ Rulings (RULES.md is silent; documented here and in the tests):
 * One placement may complete several sequences (different lines, or both halves of
   a 9-long line through its middle); each is reported (SQ-S4, SQ-S5).
 * SQ-T5 in table mode: a seat that played owes one draw. It loses it (``draw-lost``)
-  when a seat that played after it reports its own post-play draw first, or when
-  it plays again still owing it. Lost draws are never made up.
+  when the NEXT seat in turn order has played after it and reported its own
+  post-play draw ("before the next player has played and drawn"), or when it plays
+  again still owing it. A later seat's draw (p3's, while p2 has not drawn) costs p1
+  nothing. Lost draws are never made up.
 * SQ-T6: the referee names the side; every member holding a card then owes one
   ``penalty-discard`` of a card of their choice onto their discard pile, with no
   replacement. A member who owes one may not play, remove, exchange or pass until
   it is made. A side of one player cannot be penalised (``not-a-team``), and a
   side still owing discards cannot be penalised again (``penalty-pending``).
-* SQ-E1, termination. A seat with no legal play or removal may ``pass`` (it need not
-  exchange a dead card first; a pass draws nothing). The game ends, the side with
-  more sequences winning and a tie being a draw, when (a) the draw deck and every
-  discard pile are empty and no seat has a legal play (the rule as written); (b) a
-  whole round of seats passes in a row (nothing can change any more: the rule's
-  "no seat has a legal play"); or (c) the deck runs out for a reshuffle (SQ-T7)
-  after ``stalemate_decks`` (default 2) consecutive whole decks without a new
-  sequence. (a) alone cannot end a real game: there are never enough cards in the
-  hands to empty the deck and the discard piles at once, and one-eyed Jacks and
-  reshuffles can otherwise go on for ever; (c) makes every game finite.
+* SQ-E1/SQ-T4, passing. A seat may ``pass`` (a pass draws nothing) only when it
+  has no legal play or removal (``must-play``), does not still owe the draw for its
+  last play in table mode while a card is left to draw (``draw-first``: it reports
+  that draw first), AND cannot exchange a dead card (``must-exchange``): it holds
+  none, has already exchanged one this turn, or no replacement can be drawn (the
+  deck and every discard pile are empty). A seat holding a dead card therefore
+  exchanges it before passing.
+* SQ-E1, termination. The game ends, the side with more sequences winning and a
+  tie being a draw, when (a) the draw deck and every discard pile are empty and no
+  seat has a legal play (the rule as written, reason ``no-legal-play``); (b) a whole
+  round of seats passes in a row and no seat could, on its next turn, play, remove,
+  exchange a dead card or make a draw it still owes (table mode): nothing can change
+  any more, the rule's "no seat has a legal play" (``no-legal-play``); or (c) at a
+  reshuffle (SQ-T7), as a ``stalemate``, when no new sequence was completed during
+  the last ``stalemate_decks`` (default 2) whole decks AND the board has no open
+  space (every non-corner space holds a chip, so only one-eyed Jacks / MINUS can
+  change anything), or, whatever the board, after ``4 * stalemate_decks``
+  consecutive whole decks without a new sequence. (a) alone cannot end a real game:
+  there are never enough cards in the hands to empty the deck and the discard piles
+  at once, and one-eyed Jacks and reshuffles can otherwise go on for ever; the hard
+  limit of (c) makes every game finite.
 * SQ-E1 outcome ``winner`` is ``null`` for a draw.
 * Seeds: the seed is revealed (in the view, the ``game-created`` event and the
   ``game-finished`` event) only when the game is over; before that everyone,
@@ -123,6 +137,7 @@ NUMBERS_DECK: tuple[str, ...] = tuple(_read_seed("sequence-numbers-deck.json")["
 CLASSIC_HAND = {2: 7, 3: 6, 4: 6, 6: 5, 8: 4, 9: 4, 10: 3, 12: 3}  # SQ-P2
 NUMBERS_PLAYERS = (2, 3, 4, 6)  # SN-P1 (5 players cannot form 2 or 3 equal teams)
 MAX_CUSTOM_DECK = 400
+STALEMATE_HARD_LIMIT = 4  # SQ-E1 (c): decks without a sequence, x stalemate_decks
 MAX_NUMBER = 10 ** 9
 
 
@@ -148,8 +163,10 @@ _COMMON_OPTIONS = [
     _option("sequences_to_win", "integer", None, "null: as the rules say (SQ-S3 / SN-S1)",
             [1, 2, 3, 4]),
     _option("first_seat", "string", "p1", "the seat that plays first (p1..pN)"),
-    _option("stalemate_decks", "integer", 2, "SQ-E1 ruling: the game ends when the deck "
-            "runs out after this many whole decks in a row without a new sequence",
+    _option("stalemate_decks", "integer", 2, "SQ-E1 ruling: when the deck runs out, the "
+            "game ends as a stalemate if this many whole decks in a row brought no new "
+            "sequence and the board has no open space (every non-corner space holds a "
+            "chip), or in any case after 4 times this many such decks",
             list(range(1, 11))),
 ]
 
@@ -1003,12 +1020,28 @@ def _finish(events: list[dict], state: dict, reason: str, winner: str | None = N
                                  "seed": state["seed"]})
 
 
+def board_closed(state: dict) -> bool:
+    """SQ-E1 (c): no open space: every non-corner space holds a chip, so no face card
+    or wild can be placed and only a remover (one-eyed Jack, MINUS) changes anything."""
+    return all(chip is not None or label == FREE
+               for labels, chips in zip(state["board"], state["chips"])
+               for label, chip in zip(labels, chips))
+
+
+def is_stalemate(state: dict, barren: int) -> bool:
+    """SQ-E1 (c), judged at a reshuffle after ``barren`` consecutive whole decks without
+    a new sequence: ``stalemate_decks`` of them on a closed board (no open space), or
+    ``4 * stalemate_decks`` of them whatever the board (every game ends)."""
+    decks = state["options"]["stalemate_decks"]
+    return barren >= STALEMATE_HARD_LIMIT * decks or (barren >= decks and board_closed(state))
+
+
 def _reshuffle(events: list[dict], state: dict) -> dict:
     """SQ-T7: the deck ran out: the discard piles become the new deck, unless SQ-E1 (c)
-    ends the game (too many whole decks in a row without a new sequence)."""
+    ends the game as a stalemate (``is_stalemate``)."""
     total = len(state["sequences"])
     barren = state["barren"] + 1 if total == state["mark"] else 0
-    if barren >= state["options"]["stalemate_decks"]:
+    if is_stalemate(state, barren):
         return _finish(events, state, "stalemate")
     count = sum(len(p) for p in state["discards"].values())
     return _emit(events, state, {"type": "deck-reshuffled", "seat": None,
@@ -1124,6 +1157,21 @@ def is_dead(state: dict, card: str) -> bool:
     return all(chips[r][c] is not None for r, c in _cells_of(board, label))
 
 
+def _cards_to_draw(state: dict) -> bool:
+    """A card can still be drawn: the deck, or a discard pile to reshuffle (SQ-T7)."""
+    return bool(state["deck"]) or any(state["discards"].values())
+
+
+def can_exchange(state: dict, seat: str, this_turn: bool = True) -> bool:
+    """SQ-T4: ``seat`` holds a dead card and a replacement can be drawn (the deck or a
+    discard pile holds a card); with ``this_turn`` also: it has not exchanged one yet
+    this turn (without it: at the start of its next turn)."""
+    if this_turn and state["exchanged"]:
+        return False
+    return _cards_to_draw(state) and any(is_dead(state, card)
+                                         for card in state["hands"][seat])
+
+
 def _cells_of(board: list[list[Any]], label: Any) -> Iterator[Cell]:
     for r, row in enumerate(board):
         for c, value in enumerate(row):
@@ -1158,8 +1206,8 @@ def _draw_candidates(state: dict) -> list[str]:
 
 def _do_draw(state: dict, seat: str, action: dict) -> list[dict]:
     """Table mode: a reported card dealt (deal phase) or drawn after a play (SQ-T1)
-    or as a dead card's replacement (SQ-T4); a later seat's post-play draw makes
-    earlier seats that still owe theirs lose them (SQ-T5)."""
+    or as a dead card's replacement (SQ-T4); a post-play draw makes the previous seat
+    lose a draw it still owes for an earlier play (SQ-T5)."""
     if state["options"]["dealing"] != "table":
         raise _refuse("not-table-mode", "in server mode the draw is part of the play "
                       "(SQ-T5: it cannot be missed)")
@@ -1189,21 +1237,54 @@ def _do_draw(state: dict, seat: str, action: dict) -> list[dict]:
     mine = None if replacement else state["pending_draws"][seat]
     state = _emit(events, state, {"type": "card-drawn", "seat": seat, "card": card})
     if mine is not None:
-        for other, since in list(state["pending_draws"].items()):
-            if since < mine:
-                state = _emit(events, state, {"type": "draw-lost", "seat": other})
+        _lose_previous_draw(events, state, seat, mine)
     return events
 
 
+def _lose_previous_draw(events: list[dict], state: dict, seat: str, mine: int) -> dict:
+    """SQ-T5: ``seat`` has played (play number ``mine``) and drawn, so the seat just
+    before it in turn order loses a draw it still owes for an earlier play. A draw
+    owed by any other seat is not affected (it is lost later, when that seat's own
+    next seat has played and drawn, or when it plays again)."""
+    seats = state["seats"]
+    previous = seats[seats.index(seat) - 1]
+    since = state["pending_draws"].get(previous)
+    if since is not None and since < mine:
+        state = _emit(events, state, {"type": "draw-lost", "seat": previous})
+    return state
+
+
+def _owes_draw(state: dict, seat: str) -> bool:
+    """Table mode: ``seat`` still owes a draw (SQ-T5, SQ-T4) and a card is left for it."""
+    owes = seat in state["pending_draws"] or state["replacement_due"] == seat
+    return owes and _cards_to_draw(state)
+
+
+def _could_act(state: dict, seat: str) -> bool:
+    """SQ-E1: on its next turn ``seat`` could play, remove or exchange a dead card, or
+    it still owes a draw (table mode, SQ-T5) that a card is left for."""
+    return bool(_plays(state, seat)) or can_exchange(state, seat, this_turn=False) \
+        or _owes_draw(state, seat)
+
+
 def _do_pass(state: dict, seat: str, action: dict) -> list[dict]:
-    """SQ-E1 ruling: a seat without a legal play or removal passes; a whole round of
-    passes in a row ends the game (no seat can play)."""
+    """SQ-E1 ruling: a seat passes only when it can neither play, remove a chip
+    (``must-play``), make the draw it owes (table mode, ``draw-first``) nor exchange
+    a dead card (SQ-T4, ``must-exchange``); a whole round of passes in a row ends the
+    game when no seat could still play, remove, exchange or make an owed draw."""
     _on_turn(state, seat)
     if _plays(state, seat):
         raise _refuse("must-play", f"{seat} has a legal play")
+    if _owes_draw(state, seat):
+        raise _refuse("draw-first", f"{seat} still owes the draw for its last play: "
+                      "report it before passing (SQ-T5, SQ-E1)")
+    if can_exchange(state, seat):
+        raise _refuse("must-exchange", f"{seat} holds a dead card: exchange it before "
+                      "passing (SQ-T4, SQ-E1)")
     events: list[dict] = []
     state = _emit(events, state, {"type": "passed", "seat": seat})
-    if state["passes"] >= len(state["seats"]):
+    if state["passes"] >= len(state["seats"]) and \
+            not any(_could_act(state, s) for s in state["seats"]):
         _finish(events, state, "no-legal-play")
     else:
         _start_turn(events, state, _next_seat(state, seat))
@@ -1257,7 +1338,8 @@ def apply(state: dict, actor: str, action: Any) -> list[dict]:
     403 for acting for another seat or referee misuse, 409 for what the state
     refuses (``game-over``, ``not-your-turn``, ``card-not-in-hand``,
     ``space-occupied``, ``card-not-on-space``, ``no-chip``, ``own-chip``,
-    ``chip-locked``, ``not-dead``, ``already-exchanged``, ``must-play``...).
+    ``chip-locked``, ``not-dead``, ``already-exchanged``, ``must-play``,
+    ``must-exchange``, ``draw-first``...).
     """
     if not isinstance(action, dict):
         raise _malformed("an action is an object with a \"type\"")
@@ -1321,7 +1403,10 @@ def _seat_actions(state: dict, seat: str) -> list[dict]:
     if not state["exchanged"]:
         out += [{"type": "exchange-dead-card", "card": card}
                 for card in dict.fromkeys(hand) if is_dead(state, card)]
-    return out + (_plays(state, seat) or [{"type": "pass"}])
+    plays = _plays(state, seat)
+    if plays or _owes_draw(state, seat) or can_exchange(state, seat):
+        return out + plays
+    return out + [{"type": "pass"}]
 
 
 def _penalties(state: dict) -> list[dict]:
