@@ -181,8 +181,12 @@ def grid_lines(grid: list[list[Any]], lengths: set[int]) -> list[list[list[int]]
 
 def free_lengths(view: dict, seat: str) -> set[int]:
     """TW-D3: the declaration lengths ``seat`` still has a free slot for (its view's
-    ``slots``: {seat: {length: {allowed, held}}})."""
-    return {int(n) for n, slot in view["slots"][seat].items() if slot["held"] < slot["allowed"]}
+    ``slots``: {seat: {length: {allowed, held}}}), less those it already declared this
+    turn (TW-T3: the view's ``declared_this_turn``, for the seat to move)."""
+    free = {int(n) for n, slot in view["slots"][seat].items() if slot["held"] < slot["allowed"]}
+    if view.get("turn") == seat:
+        free -= set(view.get("declared_this_turn", []))
+    return free
 
 
 def wrong_declarations(view: dict, seat: str, legal: list[dict]) -> list[list[list[int]]]:

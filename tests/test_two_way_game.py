@@ -494,8 +494,32 @@ def test_tw_t4_with_one_empty_space_the_player_places_one_then_draws():
     assert game.state["phase"] == "draw" and tw.view(game.state, "blue")["placements_left"] == 0
     assert game.refused("referee", {"type": "place", "tile": game.hand("blue")[0],
                                     "cell": [6, 6], "seat": "blue"}).code == "wrong-phase"
-    game.ref({"type": "draw", "tiles": game.state["bag"][:4]})
-    assert len(game.hand("blue")) == 8  # 5 - 1 placed + 4 drawn
+
+
+def test_tw_t2_tw_t4_ruling_a_one_placement_turn_draws_up_to_7_and_discards_down_to_5():
+    """TW-T2 "hand = 7" / "hand = 5" also after a TW-T4 turn with one placement: the
+    draw takes 3 (not 4: the hand would be 8 and the turn end on 6), a declaration
+    after the draw changes nothing, the discard takes 2 and the hand is 5 again."""
+    game = nearly_full(set())
+    game.ref({"type": "place", "tile": game.hand("blue")[0], "cell": [6, 6]})
+    assert len(game.hand("blue")) == 4
+    example = [a for a in tw.legal_actions(game.state, "referee") if a["type"] == "draw"]
+    assert [len(a["tiles"]) for a in example] == [3]
+    error = game.refused("referee", {"type": "draw", "tiles": game.state["bag"][:4],
+                                     "seat": "blue"})
+    assert (error.code, error.status) == ("wrong-tile-count", 422)
+    drawn = game.ref({"type": "draw", "tiles": game.state["bag"][:3]})[0]["tiles"]
+    assert len(drawn) == 3 and len(game.hand("blue")) == 7
+    declared = game.ref({"type": "declare", "cells": row(6, 0, 3)})  # after the draw
+    assert declared[0]["type"] == "declared" and len(game.hand("blue")) == 7
+    assert tw.view(game.state, "blue")["discards_due"] == 2
+    error = game.refused("referee", {"type": "discard", "tiles": game.hand("blue")[:3],
+                                     "seat": "blue"})
+    assert (error.code, error.status) == ("wrong-tile-count", 422)
+    events = game.ref({"type": "discard", "tiles": game.hand("blue")[:2]})
+    assert [e["type"] for e in events] == ["discard"]  # 3 spaces are empty again
+    assert len(game.hand("blue")) == 5 and len(game.hand("green")) == 5
+    assert game.turn == "green" and game.state["phase"] == "place"
 
 
 def test_tw_t4_ruling_spaces_emptied_by_a_declaration_take_the_second_placement():
@@ -546,15 +570,26 @@ def test_tw_t5_ruling_when_both_owe_a_turn_each_misses_one():
     assert game.turn == "blue" and game.state["pending_skips"] == {"blue": 0, "green": 0}
 
 
-def test_tw_t5_ruling_penalties_add_up():
-    game = wrong_line_game()
-    game.ref({"type": "declare", "cells": row(0, 0, 3)})
-    game.ref({"type": "declare", "cells": row(0, 0, 3)})
-    assert game.state["pending_skips"]["blue"] == 2
-    filler_turn(game, [[5, 0], [5, 1]])
-    assert [e["type"] for e in filler_turn(game, [[5, 2], [5, 3]])][-1] == "turn-skipped"
-    assert [e["type"] for e in filler_turn(game, [[5, 4], [5, 5]])][-1] == "turn-skipped"
-    assert game.turn == "green" and game.state["pending_skips"]["blue"] == 0
+def test_tw_d5_ruling_two_wrong_declarations_in_a_turn_cost_one_missed_turn():
+    """TW-D5: the player "will miss their next turn": one turn, however many wrong
+    declarations it made; the second is still recorded."""
+    taken: set[int] = set()
+    game = table_game(line(row(0, 0, 4), ["2C", "9H", "5D", "KS"], taken))
+    assert game.turn == "blue"
+    first = game.ref({"type": "declare", "cells": row(0, 0, 3)})
+    second = game.ref({"type": "declare", "cells": row(0, 0, 4)})
+    assert [e["type"] for e in first + second] == ["declaration-rejected"] * 2
+    assert second[0]["cards"] == ["2C", "9H", "5D", "KS"]
+    assert game.state["pending_skips"] == {"blue": 1, "green": 0}
+    assert tw.view(game.state, "green")["pending_skips"] == {"blue": 1, "green": 0}
+    filler_turn(game, [[5, 0], [5, 1]])  # blue ends its turn
+    events = filler_turn(game, [[5, 2], [5, 3]])  # green
+    assert [(e["type"], e["seat"]) for e in events] == [("discard", "green"),
+                                                        ("turn-skipped", "blue")]
+    assert game.state["pending_skips"] == {"blue": 0, "green": 0}
+    events = filler_turn(game, [[5, 4], [5, 5]])  # green again, then blue plays
+    assert [e["type"] for e in events] == ["discard"] and game.turn == "blue"
+    assert sum(e["type"] == "turn-skipped" for e in game.log) == 1
 
 
 # ----- TW-D: declarations -----
@@ -577,8 +612,10 @@ def test_tw_d1_lines_in_four_directions_read_either_way(cells, backwards):
 @pytest.mark.parametrize("cells, code, status", [
     ([[3, 1], [3, 2], [3, 4]], "not-a-line", 422),          # gap
     ([[3, 1], [3, 2], [4, 2]], "not-a-line", 422),          # bent
-    ([[3, 2], [3, 1], [3, 3]], "not-a-line", 422),          # not in line order
     ([[3, 1], [3, 1], [3, 2]], "not-a-line", 422),          # repeated space
+    ([[3, 2], [3, 1], [3, 2]], "not-a-line", 422),          # repeated, out of order
+    ([[3, 4], [3, 1], [3, 2]], "not-a-line", 422),          # gap, out of order
+    ([[3, 2], [4, 1], [3, 1]], "not-a-line", 422),          # bent, out of order
     ([[3, 1], [3, 2]], "length-not-allowed", 422),          # too short
     ([[3, 0], [3, 1], [3, 2], [3, 3], [3, 4], [3, 5], [3, 6]], "length-not-allowed", 422),
     ([[3, 5], [3, 6], [3, 7]], "off-grid", 422),
@@ -593,6 +630,33 @@ def test_tw_d5_malformed_declarations_are_refused_and_nothing_is_recorded(cells,
     error = game.refused("referee", {"type": "declare", "cells": cells, "seat": game.turn})
     assert (error.code, error.status) == (code, status)
     assert game.state["pending_skips"] == {"blue": 0, "green": 0}
+
+
+@pytest.mark.parametrize("cells, ordered", [
+    ([[0, 1], [0, 0], [0, 2]], row(0, 0, 3)),                                   # row
+    ([[3, 4], [1, 4], [2, 4]], [[1, 4], [2, 4], [3, 4]]),                       # column
+    ([[3, 3], [1, 1], [2, 2]], [[1, 1], [2, 2], [3, 3]]),                       # diagonal
+    ([[2, 4], [3, 3], [1, 5]], [[1, 5], [2, 4], [3, 3]]),                       # anti-diagonal
+])
+def test_tw_d1_ruling_cells_in_any_order_are_judged_along_the_line(cells, ordered):
+    """TW-D1: a straight contiguous line, whatever order its cells are named in; the
+    cards are judged in line order (4C 5C 6C: a high run, not a low suit set)."""
+    taken: set[int] = set()
+    game = table_game(line(ordered, ["4C", "5C", "6C"], taken) + line([[6, 6]], ["KD"], taken))
+    event = game.ref({"type": "declare", "cells": cells})[0]
+    assert (event["type"], event["kind"], event["tier"], event["points"]) == (
+        "declared", "run", "high", 5)
+    assert event["cells"] == ordered and event["cards"] == ["4C", "5C", "6C"]
+    assert all(game.state["grid"][r][c] is None for r, c in ordered)
+
+
+def test_tw_d1_ruling_a_line_in_either_direction_keeps_the_declarers_order():
+    taken: set[int] = set()
+    game = table_game(line(row(0, 0, 3), ["QS", "JK", "10S"], taken)
+                      + line([[6, 6]], ["KD"], taken))
+    event = game.ref({"type": "declare", "cells": row(0, 0, 3)[::-1]})[0]
+    assert event["cells"] == row(0, 0, 3)[::-1] and event["cards"] == ["10S", "JK", "QS"]
+    assert event["assignment"] == ["10S", "JS", "QS"]
 
 
 def test_tw_d2_judged_on_the_declarers_faces_using_the_opponents_tiles():
@@ -635,16 +699,60 @@ def test_tw_d3_easy_variant_has_no_six_slot():
 
 
 def test_tw_d3_easy_extra_threes_hold_three_sequences_of_three():
+    """TW-D3 with easy_extra_threes, and TW-T3: the three 3s are declared in three
+    different turns (a second 3 in one turn is refused: length-declared-this-turn)."""
     taken: set[int] = set()
     targets = []
     for r, suit in zip((0, 2, 4, 6), "SHDC"):
         targets += line(row(r, 0, 3), [f"4{suit}", f"5{suit}", f"6{suit}"], taken)
     game = table_game(targets, {"variant": "easy", "easy_extra_threes": True})
+    assert game.turn == "blue"
+    fillers = iter([[r, c] for r in (1, 3, 5) for c in range(4, 7)])
     for r in (0, 2, 4):
         assert game.ref({"type": "declare", "cells": row(r, 0, 3)})[0]["type"] == "declared"
+        if r < 4:
+            filler_turn(game, [next(fillers), next(fillers)])  # blue
+            filler_turn(game, [next(fillers), next(fillers)])  # green
     error = game.refused("referee", {"type": "declare", "cells": row(6, 0, 3), "seat": "blue"})
     assert error.code == "length-already-held"
     assert tw.view(game.state, "green")["slots"]["blue"]["3"] == {"allowed": 3, "held": 3}
+
+
+def test_tw_t3_ruling_a_second_declaration_of_a_length_in_one_turn_is_refused():
+    """TW-T3: more than one declaration per turn, "of different lengths": even with a
+    3-slot still free (easy_extra_threes), a second 3 this turn is a request error
+    (409, nothing recorded) and legal_actions no longer offers one."""
+    taken: set[int] = set()
+    targets = (line(row(0, 0, 3), ["4S", "5S", "6S"], taken, "green")
+               + line(row(2, 0, 3), ["4H", "5H", "6H"], taken, "green")
+               + line(row(4, 0, 4), ["4D", "5D", "6D", "7D"], taken, "green"))
+    game = table_game(targets, {"variant": "easy", "easy_extra_threes": True})
+    assert game.turn == "green"
+    seat = "green"
+    assert game.ref({"type": "declare", "cells": row(0, 0, 3)})[0]["type"] == "declared"
+    assert game.state["declared_this_turn"] == [3]
+    assert tw.view(game.state, None)["declared_this_turn"] == [3]
+    error = game.refused("referee", {"type": "declare", "cells": row(2, 0, 3), "seat": seat})
+    assert (error.code, error.status) == ("length-declared-this-turn", 409)
+    declares = [a["cells"] for a in tw.legal_actions(game.state, seat) if a["type"] == "declare"]
+    assert declares and all(len(cells) != 3 for cells in declares) and row(4, 0, 4) in declares
+    assert game.ref({"type": "declare", "cells": row(4, 0, 4)})[0]["type"] == "declared"
+    filler_turn(game, [[6, 5], [6, 6]])  # green
+    filler_turn(game, [[5, 5], [5, 6]])  # blue
+    assert game.state["declared_this_turn"] == []
+    assert game.ref({"type": "declare", "cells": row(2, 0, 3)})[0]["type"] == "declared"
+    assert [e["length"] for e in game.state["bases"][seat]] == [3, 4, 3]
+
+
+def test_tw_t3_ruling_a_wrong_declaration_also_uses_up_its_length_for_the_turn():
+    game = wrong_line_game()
+    game.ref({"type": "declare", "cells": row(0, 0, 3)})  # wrong: pending missed turn
+    error = game.refused("referee", {"type": "declare", "cells": row(2, 0, 3), "seat": "blue"})
+    assert (error.code, error.status) == ("length-declared-this-turn", 409)
+    error = game.refused("referee", {"type": "declare", "cells": row(0, 0, 3), "seat": "blue"})
+    assert error.code == "length-declared-this-turn"
+    assert not [a for a in tw.legal_actions(game.state, "blue") if a["type"] == "declare"]
+    assert game.state["pending_skips"]["blue"] == 1
 
 
 def test_tw_d3_extra_threes_need_the_easy_variant():
@@ -683,8 +791,9 @@ def test_tw_d5_incorrect_declaration_leaves_the_tiles_and_is_recorded():
                        "reasons": tw.classify_line(["2C", "9H", "5D"])["reasons"]}]
     assert game.state["grid"] == grid and game.state["scores"]["blue"] == 0
     assert game.state["pending_skips"]["blue"] == 1
-    # the turn goes on: a correct declaration is still possible this turn
-    assert game.ref({"type": "declare", "cells": row(2, 0, 3)})[0]["type"] == "declared"
+    # the turn goes on (TW-T3: a further declaration this turn needs another length)
+    assert game.state["phase"] == "place"
+    game.ref({"type": "place", "tile": game.hand("blue")[0], "cell": [5, 0]})
 
 
 # ----- TW-E: end of game -----
@@ -753,6 +862,10 @@ def test_tw_e2_full_grid_at_the_end_of_a_turn_ends_the_game_and_equal_scores_dra
     assert game.state["end_reason"] == "grid-full"
     assert all(t is not None for r in game.state["grid"] for t in r)
     assert game.log[-2]["type"] == "discard"  # ended at the end of a turn
+    # 49 spaces: the 25th turn places one tile (TW-T4), draws 3 and ends on 5 (TW-T2)
+    draws = [len(e["tiles"]) for e in game.log if e["type"] == "draw"]
+    assert draws == [4] * 24 + [3]
+    assert [len(game.hand(s)) for s in SEATS] == [5, 5]
     assert game.state["scores"] == {"blue": 0, "green": 0}
     assert game.state["winner"] is None and game.state["result"] == "draw"
     assert game.replay() == game.state
@@ -761,7 +874,7 @@ def test_tw_e2_full_grid_at_the_end_of_a_turn_ends_the_game_and_equal_scores_dra
 def test_tw_e2_grid_filled_mid_turn_does_not_end_before_the_discard():
     game = nearly_full(set())
     game.ref({"type": "place", "tile": game.hand("blue")[0], "cell": [6, 6]})
-    game.ref({"type": "draw", "tiles": game.state["bag"][:4]})
+    game.ref({"type": "draw", "tiles": game.state["bag"][:3]})  # up to 7 in hand (TW-T2)
     assert game.state["status"] == "active"
     events = game.ref({"type": "discard", "tiles": game.hand("blue")[:2]})
     assert [e["type"] for e in events] == ["discard", "game-ended"]
@@ -986,7 +1099,8 @@ class TwoWayMachine(RuleBasedStateMachine):
             self.game.act(actor, {"type": "declare", "cells": lines[pick % len(lines)],
                                   "seat": self.game.turn})
         except RuleViolation as error:
-            assert error.code in ("length-already-held", "length-not-allowed")
+            assert error.code in ("length-already-held", "length-not-allowed",
+                                  "length-declared-this-turn")
 
     @rule(actor=st.sampled_from(["blue", "green", "referee", "referee"]),
           seat=st.sampled_from(["turn", "blue", "green", None]), action=ACTION)
@@ -1001,6 +1115,16 @@ class TwoWayMachine(RuleBasedStateMachine):
     @invariant()
     def tiles_are_each_in_one_place(self):
         assert sorted(tile_places(self.game.state)) == list(range(108))
+
+    @invariant()
+    def hands_and_missed_turns_stay_in_bounds(self):
+        """TW-T2: 5 in hand between turns, 7 at most after the draw; TW-D5: a seat owes
+        one missed turn at most."""
+        state = self.game.state
+        for seat in SEATS:
+            limit = 7 if seat == state["turn"] and state["phase"] == "discard" else 5
+            assert len(state["hands"][seat]) <= limit
+        assert set(state["pending_skips"].values()) <= {0, 1}
 
     @invariant()
     def state_is_json(self):

@@ -198,7 +198,8 @@ class StoreMachine(RuleBasedStateMachine):
     @rule(pick=st.integers(0, 10_000))
     def wrong_declaration(self, pick):
         """TW-D5: a well-formed incorrect declaration is recorded, the tiles stay, and
-        the seat owes one missed turn."""
+        the seat owes one missed turn (Ruling: one at most, however many it got wrong
+        this turn); TW-T3: its length is used up for the turn."""
         before = self.referee()["view"]
         if before["phase"] == "deal":
             return
@@ -216,7 +217,9 @@ class StoreMachine(RuleBasedStateMachine):
         assert "reasons" in events[0]  # shown to the declarer
         after = self.referee()["view"]
         assert after["grid"] == before["grid"]
-        assert after["pending_skips"][seat] == before["pending_skips"][seat] + 1
+        assert after["pending_skips"][seat] == 1
+        length = len(events[0]["cells"])
+        assert after["declared_this_turn"] == [*before["declared_this_turn"], length]
         opponent = self.log_after(self.seq - 1, other(seat))[0]
         assert opponent["type"] == "declaration-rejected" and "reasons" not in opponent
 

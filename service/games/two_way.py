@@ -280,9 +280,10 @@ def _scan_from(grid: list[list[str | None]], r: int, c: int, dr: int, dc: int,
 #    "seed": str, "slots": {"3": 1, ...} (TW-D3: length -> sequences one may hold),
 #    "bag": [tile ids, sorted], "hands": {seat: [tile ids, in draw order]},
 #    "grid": 7 x 7 of tile id | None, "bases": {seat: [removed sequence, ...]},
-#    "scores": {seat: int}, "pending_skips": {seat: int}, "dealt": [seats dealt],
+#    "scores": {seat: int}, "pending_skips": {seat: 0|1}, "dealt": [seats dealt],
 #    "turn": seat, "turn_number": int, "phase": "deal"|"place"|"draw"|"discard"|"over",
 #    "placed": placements made this turn, "draws": draws made so far (rng label),
+#    "declared_this_turn": [lengths declared this turn, correctly or not, in order],
 #    "winner": seat | None, "result": "win"|"draw"|None, "end_reason": str | None,
 #    "completer": seat | None}
 # A tile id is the tile's index in the manifest (0..107).
@@ -292,8 +293,8 @@ def _scan_from(grid: list[list[str | None]], r: int, c: int, dr: int, dc: int,
 #                the manifest is the game's: see game_manifest for server games)
 #   deal {tiles}         TW-T1 the 5 starting tiles of a seat
 #   place {tile, cell}   TW-T2
-#   draw {tiles}         TW-T2 (fewer than 4 when the bag holds fewer)
-#   discard {tiles}      TW-T2, ends the turn
+#   draw {tiles}         TW-T2 (up to 7 in hand: 4, or 3 after a one-placement turn)
+#   discard {tiles}      TW-T2, ends the turn (down to 5 in hand: normally 2)
 #   declared {cells, tiles, cards, kind, tier, points, length, assignment}   TW-D4
 #   declaration-rejected {cells, tiles, cards, reasons}                      TW-D5
 #   turn-skipped {}      TW-T5
@@ -302,16 +303,28 @@ def _scan_from(grid: list[list[str | None]], r: int, c: int, dr: int, dc: int,
 # Rulings of this region (RULES.md is silent; each is repeated at its code):
 # - TW-T4: a placement is due while fewer than 2 were made this turn AND an empty space
 #   exists; when a declaration empties spaces before the draw, placements are due again.
-# - TW-T2 with few tiles: a draw takes min(4, bag) tiles (in practice the bag never
-#   runs that low: 49 grid + at most 30 in unfinished bases + 8 in hands leaves 21);
-#   a discard returns min(2, hand) tiles, so a TW-T4 turn with one placement ends
-#   with 6 in hand.
-# - TW-D5: penalties add up: each incorrect declaration costs one whole turn. After a
-#   discard, every next seat with a pending missed turn has one turn skipped (one
-#   turn-skipped event each), alternating, until a seat without one is to play: when
-#   both owe a turn, each misses exactly one and the discarder's opponent plays next.
-# - TW-D1: declaration cells are listed in order along the line (either direction);
-#   the same cells in another order are "not-a-line".
+# - TW-T2/TW-T4 hand size: the draw brings the hand UP TO 7 and the discard DOWN TO 5
+#   (TW-T2's "hand = 7", "hand = 5"): a draw takes min(4, 7 - hand, bag) tiles (4 after
+#   two placements, 3 after a TW-T4 turn with one placement), a discard max(0, hand - 5)
+#   (normally 2), so every turn ends with 5 in hand. In table mode the referee's draw
+#   must name exactly that many tiles (else wrong-tile-count). The bag never runs low
+#   in practice: 49 grid + at most 30 in unfinished bases + 10 in hands leaves 19.
+# - TW-D5/TW-T5: a pending missed turn is yes/no per seat (pending_skips 0 or 1): the
+#   sheet says the player "will miss their next turn", one turn. A further incorrect
+#   declaration before the skip is served (i.e. later in the same turn) is still
+#   recorded (declaration-rejected) but owes no second turn. After a discard, each
+#   next seat with a pending missed turn has it skipped (one turn-skipped event),
+#   alternating, until a seat without one is to play: when both owe a turn, each
+#   misses exactly one and the discarder's opponent plays next.
+# - TW-D1: declaration cells may be listed in any order: distinct cells in one row,
+#   column or diagonal, contiguous, are sorted along the line and the cards judged in
+#   that order (cells already in line order, either direction, are kept as given;
+#   otherwise reading order, top-left end first). Repeated cells or a gap stay
+#   "not-a-line" (422).
+# - TW-T3: more than one declaration per turn only of different lengths: a second
+#   declaration of a length already declared this turn, correctly or not, is a
+#   request error (length-declared-this-turn, 409, nothing recorded), also with
+#   easy_extra_threes (the extra 3-slots fill over different turns).
 # - TW-D3: easy_extra_threes requires variant easy (refused as invalid-option else).
 # - TW-E1: the game ends at once on the declaration that fills the last slot.
 # - TW-E3: a draw is winner None, result "draw"; with win_condition first_complete the
@@ -343,10 +356,10 @@ GAME = "two-way"
 SEATS = ("blue", "green")
 REFEREE = "referee"
 TILE_COUNT = 108  # TW-C2, TW-E4
-HAND_SIZE = 5  # TW-T1
+HAND_SIZE = 5  # TW-T1; TW-T2: the discard brings the hand down to it
 PLACEMENTS = 2  # TW-T2
 DRAW_COUNT = 4  # TW-T2, TW-E4 (not two)
-DISCARD_COUNT = 2  # TW-T2
+DRAWN_HAND = 7  # TW-T2: the draw brings the hand up to it
 MANIFEST_PATH = Path(__file__).resolve().parents[2] / "seeds" / "two-way-tiles.json"
 _FACE_COUNTS = {**{card: 2 for card in DECK}, JOKER: 4}  # TW-C2: per colour
 
@@ -553,7 +566,7 @@ def _initial_state(event: dict) -> dict:
         "bases": {s: [] for s in SEATS}, "scores": {s: 0 for s in SEATS},
         "pending_skips": {s: 0 for s in SEATS}, "dealt": [],
         "turn": options["first_player"], "turn_number": 0, "phase": "deal",
-        "placed": 0, "draws": 0,
+        "placed": 0, "draws": 0, "declared_this_turn": [],
         "winner": None, "result": None, "end_reason": None, "completer": None,
     }
 
@@ -578,6 +591,7 @@ def _start_turn(state: dict, seat: str) -> None:
     state["turn"] = seat
     state["turn_number"] += 1
     state["placed"] = 0
+    state["declared_this_turn"] = []
     state["phase"] = _placement_phase(state)
 
 
@@ -620,16 +634,30 @@ def _fold_declared(state: dict, event: dict) -> None:
                                    "length", "assignment")}
     state["bases"][event["seat"]].append(json.loads(json.dumps(entry)))
     state["scores"][event["seat"]] += event["points"]
+    _record_length(state, event["length"])
     if state["phase"] in ("place", "draw"):
         state["phase"] = _placement_phase(state)
 
 
+def _declared_this_turn(state: dict) -> list[int]:
+    """TW-T3: the lengths declared this turn, read only (a snapshot from before the
+    key existed reads as none)."""
+    return state.get("declared_this_turn", [])
+
+
+def _record_length(state: dict, length: int) -> None:
+    """TW-T3: note a declaration of ``length`` this turn (in a fold's copy)."""
+    state["declared_this_turn"] = [*_declared_this_turn(state), length]
+
+
 def _fold_rejected(state: dict, event: dict) -> None:
-    state["pending_skips"][event["seat"]] += 1
+    # Ruling (TW-D5): one missed turn at most, however many wrong declarations.
+    state["pending_skips"][event["seat"]] = 1
+    _record_length(state, len(event["cells"]))
 
 
 def _fold_skipped(state: dict, event: dict) -> None:
-    state["pending_skips"][event["seat"]] -= 1
+    state["pending_skips"][event["seat"]] = 0
     _start_turn(state, _other(event["seat"]))
 
 
@@ -762,10 +790,17 @@ def _hand_tiles(state: dict, seat: str, names: list, by_referee: bool) -> list[i
     return taken
 
 
-def _tile_list(action: dict, count: int, what: str) -> list:
+def _tile_names(action: dict) -> list:
+    """The body's 'tiles' list (422 invalid-action if it is not a list)."""
     names = action.get("tiles")
     if not isinstance(names, list):
-        raise _bad(f"'tiles' must be a list of {count} tiles")
+        raise _bad("'tiles' must be a list of tiles")
+    return names
+
+
+def _tile_list(action: dict, count: int, what: str) -> list:
+    """The body's 'tiles': a list of exactly ``count`` (422 wrong-tile-count)."""
+    names = _tile_names(action)
     if len(names) != count:
         raise _bad(f"{what} takes exactly {count} tiles, not {len(names)}", "wrong-tile-count")
     return names
@@ -818,31 +853,48 @@ def _apply_place(state: dict, seat: str, action: dict, actor: str) -> list[dict]
     return [{"type": "place", "seat": seat, "by": actor, "tile": tile, "cell": cell}]
 
 
+def _draw_count(state: dict, seat: str) -> int:
+    """TW-T2/TW-T4: the tiles a draw takes: up to 7 in hand, at most 4 (TW-E4).
+
+    Ruling: ``min(4, 7 - hand, bag)``: 4 after two placements, 3 after a TW-T4 turn
+    with one placement; all the bag holds when it holds fewer.
+    """
+    room = max(0, DRAWN_HAND - len(state["hands"][seat]))
+    return min(DRAW_COUNT, room, len(state["bag"]))
+
+
 def _apply_draw(state: dict, seat: str, action: dict, actor: str) -> list[dict]:
-    """TW-T2: draw 4 (TW-E4) after placing. Ruling: with fewer in the bag, draw them all."""
-    count = min(DRAW_COUNT, len(state["bag"]))
+    """TW-T2: draw after placing, up to 7 in hand (``_draw_count``). In table mode the
+    referee names exactly that many tiles (422 wrong-tile-count)."""
+    count = _draw_count(state, seat)
     if state["options"]["dealing"] == "server":
         if "tiles" in action:
             raise _bad("in server mode the service draws: send {\"type\": \"draw\"}")
         _require_phase(state, "draw")
         tiles = _server_draw(state, count)
     else:
-        _tile_list(action, count, "the draw")
+        _tile_names(action)
         _require_phase(state, "draw")
         tiles = _reported_draw(state, action, count, "the draw")
     return [{"type": "draw", "seat": seat, "by": actor, "tiles": tiles}]
 
 
 def _discard_count(state: dict, seat: str) -> int:
-    """TW-T2: 2 (Ruling: every tile held when fewer than 2)."""
-    return min(DISCARD_COUNT, len(state["hands"][seat]))
+    """TW-T2/TW-T4: the tiles a discard returns: down to 5 in hand.
+
+    Ruling: ``max(0, hand - 5)``: normally 2 (7 in hand after the draw), also after a
+    TW-T4 turn with one placement (the draw took 3); fewer only when the bag ran low.
+    """
+    return max(0, len(state["hands"][seat]) - HAND_SIZE)
 
 
 def _apply_discard(state: dict, seat: str, action: dict, actor: str) -> list[dict]:
-    """TW-T2: discard 2 into the bag, ending the turn; then TW-E2 (grid full at the end
-    of a turn ends the game) or TW-T5 (skip every pending missed turn, one event each)."""
-    names = _tile_list(action, _discard_count(state, seat), "the discard")
+    """TW-T2: discard down to 5 (normally 2) into the bag, ending the turn; then TW-E2
+    (grid full at the end of a turn ends the game) or TW-T5 (each pending missed turn
+    skipped, one turn-skipped event each; a seat owes at most one, TW-D5)."""
+    _tile_names(action)
     _require_phase(state, "discard")
+    names = _tile_list(action, _discard_count(state, seat), "the discard")
     tiles = _hand_tiles(state, seat, names, actor == REFEREE)
     event = {"type": "discard", "seat": seat, "by": actor, "tiles": tiles}
     events = [event]
@@ -858,7 +910,15 @@ def _apply_discard(state: dict, seat: str, action: dict, actor: str) -> list[dic
 
 
 def _line_cells(state: dict, value: object) -> list[list[int]]:
-    """TW-D1/TW-D3/TW-D5: the declared cells, or the request error refusing them."""
+    """TW-D1/TW-D3/TW-D5: the declared cells in order along their line, or the request
+    error refusing them.
+
+    Ruling (TW-D1): the cells may be given in any order. Sorted in reading order (row,
+    then column) they must be distinct and each one step from the last in one of the
+    four directions; cells already in line order (either direction) are kept as given,
+    any other order becomes reading order. 422 invalid-action/off-grid for a bad cell,
+    length-not-allowed, not-a-line (repeated cell, gap, bend).
+    """
     if not isinstance(value, list):
         raise _bad("'cells' must be a list of [row, col]")
     allowed = sorted(int(n) for n in state["slots"])
@@ -866,21 +926,22 @@ def _line_cells(state: dict, value: object) -> list[list[int]]:
         raise _bad(f"a declaration has {', '.join(map(str, allowed))} cells, not {len(value)}"
                    f" (TW-D1, TW-D3)", "length-not-allowed")
     cells = [_cell(v, "every cell") for v in value]
-    step = (cells[1][0] - cells[0][0], cells[1][1] - cells[0][1])
-    if step == (0, 0) or max(map(abs, step)) != 1 or any(
-            (b[0] - a[0], b[1] - a[1]) != step for a, b in zip(cells, cells[1:])):
-        raise _bad("the cells must be neighbours in one straight line (row, column or "
-                   "diagonal), listed in order along it (TW-D1)", "not-a-line")
-    return cells
+    ordered = sorted(cells)
+    steps = {(b[0] - a[0], b[1] - a[1]) for a, b in pairwise(ordered)}
+    if len(steps) != 1 or steps.pop() not in DIRECTIONS:
+        raise _bad("the cells must be distinct neighbours in one straight line (row, "
+                   "column or diagonal), in any order (TW-D1)", "not-a-line")
+    return cells if cells == ordered[::-1] else ordered
 
 
 def _apply_declare(state: dict, seat: str, action: dict, actor: str) -> list[dict]:
     """TW-T3/TW-D1..TW-D5: remove a sequence, judged on the declarer's faces.
 
     Malformed (request error, nothing recorded): not a line, off-grid, wrong length
-    (422), empty space, length already held, not the turn / dealing (409). Correct:
-    ``declared`` (and ``game-ended`` when the set is complete, TW-E1). Incorrect:
-    ``declaration-rejected`` (tiles stay; one missed turn, TW-D5).
+    (422), empty space, length already held, length already declared this turn
+    (TW-T3), not the turn / dealing (409). Correct: ``declared`` (and ``game-ended``
+    when the set is complete, TW-E1). Incorrect: ``declaration-rejected`` (tiles stay;
+    the seat owes one missed turn, however many it got wrong, TW-D5).
     """
     cells = _line_cells(state, action["cells"])
     _require_phase(state, "place", "draw", "discard")
@@ -893,6 +954,11 @@ def _apply_declare(state: dict, seat: str, action: dict, actor: str) -> list[dic
     if _held(state, seat, length) >= state["slots"][str(length)]:
         raise RuleViolation("length-already-held",
                             f"{seat} already holds the sequences of {length} allowed (TW-D3)")
+    if length in _declared_this_turn(state):
+        # Ruling (TW-T3): more than one declaration per turn only of different lengths.
+        raise RuleViolation("length-declared-this-turn",
+                            f"{seat} already declared a line of {length} this turn: more "
+                            f"declarations this turn need other lengths (TW-T3)")
     cards = [state["manifest"][t][seat] for t in tiles]
     verdict = classify_line(cards)
     base = {"seat": seat, "by": actor, "cells": cells, "tiles": tiles, "cards": cards}
@@ -941,7 +1007,8 @@ def apply(state: dict, actor: str, action: dict) -> list[dict]:
     (not-your-seat), referee misuse (referee-cannot-act in server mode) or a seat
     drawing in table mode (referee-reports-draws), 409 for what the state refuses
     (game-over, not-your-turn, wrong-phase, space-occupied, tile-not-in-hand,
-    tile-not-in-bag, empty-cell, length-already-held, already-dealt).
+    tile-not-in-bag, empty-cell, length-already-held, length-declared-this-turn,
+    already-dealt).
     ``expected_version`` in the body is ignored (the store checks it).
     """
     if actor not in (*SEATS, REFEREE):
@@ -966,9 +1033,9 @@ def _face_grid(state: dict, colour: str) -> list[list[str | None]]:
 
 def _declarations(state: dict, seat: str) -> list[dict]:
     """Every correct declaration now open to ``seat`` (scan_grid on its faces, lengths
-    with a free slot, TW-D3)."""
+    with a free slot, TW-D3, and not declared yet this turn, TW-T3)."""
     free = {int(n) for n, allowed in state["slots"].items()
-            if _held(state, seat, int(n)) < allowed}
+            if _held(state, seat, int(n)) < allowed} - set(_declared_this_turn(state))
     return [{"type": "declare", "cells": line["cells"]}
             for line in scan_grid(_face_grid(state, seat)) if len(line["cells"]) in free]
 
@@ -1006,7 +1073,7 @@ def _turn_actions(state: dict, seat: str, by_referee: bool) -> list[dict]:
         actions = [{"type": "draw"}]
     elif phase == "draw" and by_referee:
         actions = [{"type": "draw",
-                    "tiles": state["bag"][:min(DRAW_COUNT, len(state["bag"]))]}]
+                    "tiles": state["bag"][:_draw_count(state, seat)]}]
     elif phase == "discard":
         actions = [{"type": "discard", "tiles": pair}
                    for pair in _discard_choices(state, seat, by_referee)]
@@ -1073,7 +1140,9 @@ def view(state: dict, viewer: str | None) -> dict:
     """What ``viewer`` may see (TW-C3).
 
     Always: game, status, seats, options, turn, turn_number, phase, placements_left,
-    discards_due, pending_skips, slots ({seat: {length: {allowed, held}}}), scores,
+    discards_due, pending_skips ({seat: 0|1}, TW-D5), declared_this_turn (the lengths
+    the seat to move declared this turn, correctly or not: TW-T3 refuses them again),
+    slots ({seat: {length: {allowed, held}}}), scores,
     winner, result, end_reason, bag_count, hand_counts, seed_commitment, seed (None
     until the game is finished, except for the referee).
     A seat ("blue"/"green"): "grid" (7 x 7 of face | None), "hands" {seat: [faces]}
@@ -1097,7 +1166,8 @@ def view(state: dict, viewer: str | None) -> dict:
         "turn_number": state["turn_number"], "phase": state["phase"],
         "placements_left": placements,
         "discards_due": _discard_count(state, state["turn"]) if state["phase"] == "discard" else 0,
-        "pending_skips": dict(state["pending_skips"]), "slots": _slots_view(state),
+        "pending_skips": dict(state["pending_skips"]),
+        "declared_this_turn": list(_declared_this_turn(state)), "slots": _slots_view(state),
         "scores": dict(state["scores"]), "winner": state["winner"],
         "result": state["result"], "end_reason": state["end_reason"],
         "completer": state["completer"], "bag_count": len(state["bag"]),
