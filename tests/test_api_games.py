@@ -101,6 +101,29 @@ def test_the_seed_commitment_is_sha256_of_the_lowercase_seed(store_client):
         hashlib.sha256(seed.lower().encode()).hexdigest()
 
 
+def test_the_seed_may_be_given_as_an_option(store_client):
+    seed = "A1" * 32
+    as_option = store_client.post("/v1/games", json={"game": "counter",
+                                                      "options": {"seed": seed}})
+    assert as_option.status_code == 201, as_option.get_data(as_text=True)
+    assert as_option.get_json()["seed_commitment"] == \
+        hashlib.sha256(seed.lower().encode()).hexdigest()
+    both = store_client.post("/v1/games", json={"game": "counter", "seed": seed.lower(),
+                                                 "options": {"seed": seed}})
+    assert both.status_code == 201
+
+
+@pytest.mark.parametrize("body", [
+    {"game": "counter", "options": {"seed": SEED + "\n"}},
+    {"game": "counter", "options": {"seed": 12}},
+    {"game": "counter", "seed": SEED, "options": {"seed": "cd" * 32}},
+])
+def test_a_bad_or_contradicting_seed_option_is_422(store_client, body):
+    problem_body = assert_problem(store_client.post("/v1/games", json=body), 422,
+                                  "invalid-option")
+    assert "seed" in problem_body["errors"]["json"]["options"]
+
+
 # ----- view ----------------------------------------------------------------------
 
 

@@ -143,7 +143,7 @@ class CreateGameSchema(Schema):
                        "lowercase text). Drawn from a CSPRNG when absent. "
                        "seed_commitment, shown from the start, is the SHA-256 (hex) of "
                        "the seed's lowercase hex text as ASCII; the seed itself is shown "
-                       "once the game is finished."})
+                       "once the game is finished. May also be given as options.seed."})
 
 
 class SeatTokenSchema(Schema):
@@ -375,11 +375,26 @@ def create_game(body: dict):
     Keep the tokens: the service stores only their SHA-256 and cannot show them again
     (so creation takes no Idempotency-Key; a retry makes another game).
     """
-    seed = body.get("seed", "").lower() or None
-    status, reply = _store().create(body["game"], body["options"], seed)
+    options = dict(body["options"])
+    seed = _seed(body.get("seed"), options.pop("seed", None))
+    status, reply = _store().create(body["game"], options, seed)
     response = _reply(status, reply)
     response.headers["Location"] = url_for("games.get_game", game_id=reply["id"])
     return response
+
+
+def _seed(top: str | None, option: object) -> str | None:
+    """The game's seed, given as ``seed`` or as the option ``options.seed`` (the issue's
+    spelling); both must be 64 hex digits and agree (422 otherwise). None: draw one."""
+    if option is not None:
+        if not isinstance(option, str) or not re.fullmatch(_SEED, option):
+            abort(422, code="invalid-option", detail="option 'seed': exactly 64 hex digits",
+                  messages={"json": {"options": {"seed": ["exactly 64 hex digits"]}}})
+        if top is not None and top.lower() != option.lower():
+            abort(422, code="invalid-option", detail="'seed' and options.seed differ",
+                  messages={"json": {"options": {"seed": ["differs from seed"]}}})
+        top = option
+    return top.lower() if top else None
 
 
 @blp.get("/<game_id>")
