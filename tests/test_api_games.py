@@ -10,19 +10,8 @@ import pytest
 import fake_engine
 from service.games.rng import shuffle
 
-PROBLEM = "application/problem+json"
+from problems import PROBLEM, assert_problem  # noqa: F401
 SEED = "ab" * 32
-
-
-def assert_problem(response, status, code=None):
-    assert response.status_code == status, response.get_data(as_text=True)
-    assert response.mimetype == PROBLEM
-    body = response.get_json(force=True)
-    assert body["status"] == status
-    assert {"type", "title", "detail", "code"} <= body.keys()
-    if code:
-        assert body["code"] == code
-    return body
 
 
 def act(client, game, who, body, version=None, headers=None):

@@ -5,18 +5,7 @@ import pytest
 
 from service.api.base import MAX_DEPTH, InvalidJSON, strict_loads
 
-PROBLEM = "application/problem+json"
-
-
-def assert_problem(response, status, code=None):
-    assert response.status_code == status, response.get_data(as_text=True)
-    assert response.mimetype == PROBLEM
-    body = response.get_json(force=True)
-    assert body["status"] == status
-    assert {"type", "title", "detail", "code"} <= body.keys()
-    if code:
-        assert body["code"] == code
-    return body
+from problems import PROBLEM, assert_problem  # noqa: F401
 
 
 def post_routes(app):
