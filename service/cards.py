@@ -26,7 +26,10 @@ class CardError(ValueError):
 
     def __init__(self, code: object):
         self.code = code
-        super().__init__(f"unknown card code {code!r}")
+        if isinstance(code, str):
+            super().__init__(f"unknown card code {code!r}")
+        else:
+            super().__init__(f"a card code is a string such as '10H', not {type(code).__name__}")
 
 
 def parse_card(code: object) -> str:

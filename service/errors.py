@@ -56,7 +56,7 @@ def problem(status: int, code: str | None = None, detail: str | None = None,
         "code": code,
     }
     body.update({k: v for k, v in extra.items() if v is not None})
-    response = Response(json.dumps(body), status=status, mimetype=PROBLEM_MIMETYPE)
+    response = Response(json.dumps(body, separators=(",", ":")), status=status, mimetype=PROBLEM_MIMETYPE)
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response
@@ -75,13 +75,16 @@ def from_http_exception(error: HTTPException) -> Response:
     detail = data.get("detail") or data.get("message") or error.description
     if status >= 500:
         detail = "The service failed to handle this request."
+    code = data.get("code")
     if errors and status == 422:
         detail = "The request does not match the schema: see errors."
+        if code is None and set(errors) <= {"query", "headers"}:
+            code = "invalid-query"
     headers = {}
     if status != 500:  # keep werkzeug's own headers: Allow on 405, Retry-After...
         for name, value in error.get_headers():
             if name.lower() != "content-type":
                 headers[name] = value
     headers.update(data.get("headers") or {})
-    return problem(status, data.get("code"), detail, headers=headers, errors=errors,
+    return problem(status, code, detail, headers=headers, errors=errors,
                    **(data.get("extra") or {}))

@@ -144,6 +144,8 @@ def test_if_none_match_gives_304_until_the_game_changes(store_client, make_game)
     assert act(store_client, game, "north", {"type": "tick"}, 1).status_code == 200
     response = store_client.get(url, headers={**auth, "If-None-Match": 'W/"1"'})
     assert response.status_code == 200 and response.get_json()["version"] == 2
+    response = store_client.get(url, headers={**auth, "If-None-Match": "*"})
+    assert response.status_code == 304 and response.headers["ETag"] == '"2"'
 
 
 # ----- actions -------------------------------------------------------------------
@@ -361,7 +363,7 @@ def test_paging_by_last_seq_sees_every_visible_event_once(store_client, make_gam
 def test_bad_event_queries_are_422(store_client, make_game, query):
     game = make_game()
     body = assert_problem(store_client.get(f"/v1/games/{game['id']}/events?{query}",
-                                           headers=game["auth"]["north"]), 422, "invalid-body")
+                                           headers=game["auth"]["north"]), 422, "invalid-query")
     assert set(body["errors"]["query"]) == {query.split("=")[-2].split("&")[-1]}
 
 

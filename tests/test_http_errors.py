@@ -86,3 +86,15 @@ def test_other_charset_or_encoding_is_415(app, client, headers):
 
 def test_double_slash_is_404_problem_not_a_redirect(client):
     assert_problem(client.get("/v1//games/catalog"), 404, "not-found")
+
+
+def test_a_number_of_more_than_64_digits_is_400_in_plain_words(app, client):
+    for route in post_routes(app):
+        body = assert_problem(client.post(route, data='{"cards": ' + "9" * 5000 + "}",
+                                          content_type="application/json"), 400, "invalid-json")
+        assert body["detail"] == "Invalid JSON body: a number has more than 64 digits"
+
+
+def test_problems_and_answers_are_compact_json(client):
+    assert client.get("/healthz").get_data(as_text=True).strip() == '{"status":"ok"}'
+    assert '", "' not in client.get("/nothing").get_data(as_text=True)

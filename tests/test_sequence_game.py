@@ -908,3 +908,11 @@ def test_legal_actions_cover_both_spaces_and_every_open_space_for_a_wild():
     assert {tuple(a["cell"]) for a in actions if a["card"] == "5S"} == {(0, 4), (8, 3)}
     assert len([a for a in actions if a["card"] == "JD"]) == 96 - sum(
         1 for row in state["chips"] for x in row if x)
+
+
+@pytest.mark.parametrize("game", ["sequence", "sequence-numbers"])
+def test_sq_t1_a_card_missing_from_the_action_is_named(game):
+    with pytest.raises(sq.InputError) as info:
+        sq.parse_card_for(game, None)
+    assert (info.value.code, info.value.field) == ("invalid-card", "card")
+    assert "needs 'card'" in info.value.detail

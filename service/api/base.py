@@ -34,6 +34,12 @@ def _finite_float(text: str) -> float:
     return value
 
 
+def _bounded_int(text: str) -> int:
+    if len(text.lstrip("-")) > 64:
+        raise InvalidJSON("a number has more than 64 digits")
+    return int(text)
+
+
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
@@ -75,6 +81,7 @@ def strict_loads(data: bytes | str) -> Any:
         raise InvalidJSON(f"nested deeper than {MAX_DEPTH} levels")
     try:
         return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
+                          parse_int=_bounded_int,
                           object_pairs_hook=_no_duplicates)
     except InvalidJSON:
         raise

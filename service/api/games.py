@@ -333,10 +333,10 @@ def _etag(version: int) -> str:
 def _reply(status: int, body: dict, replayed: bool = False) -> Response:
     """A stored or fresh reply as a response (problem+json for errors)."""
     if status >= 400:
-        response = Response(json.dumps(body), status=status, mimetype=PROBLEM_MIMETYPE)
+        response = Response(json.dumps(body, separators=(",", ":")), status=status, mimetype=PROBLEM_MIMETYPE)
     else:
         response = current_app.response_class(
-            json.dumps(body), status=status, mimetype="application/json")
+            json.dumps(body, separators=(",", ":")), status=status, mimetype="application/json")
         if "version" in body:
             response.headers["ETag"] = _etag(body["version"])
     if replayed:
@@ -407,7 +407,8 @@ def _seed(top: str | None, option: object) -> str | None:
 def get_game(game_id: str):
     """The game as the caller may see it: `view` from the engine, `version` (ETag)."""
     record = _store().read(game_id)
-    if _etag(record.version) in _etags(request.headers.get("If-None-Match", "")):
+    tags = _etags(request.headers.get("If-None-Match", ""))
+    if "*" in tags or _etag(record.version) in tags:  # "*": the game exists (RFC 9110)
         response = current_app.response_class(status=304)
         response.headers["ETag"] = _etag(record.version)
         return response

@@ -217,6 +217,8 @@ def _is_int(value: Any) -> bool:
 def parse_card_for(game: str, raw: Any, field: str = "card") -> str:
     """Canonical card of ``game`` from input (``th`` -> ``10H``, ``6×7`` -> ``6 x 7``,
     ``plus`` -> ``PLUS``). Raises InputError ``invalid-card`` (422)."""
+    if raw is None:
+        raise InputError("invalid-card", f"the action needs '{field}'", field)
     if game == CLASSIC:
         try:
             card = parse_card(raw)
