@@ -501,6 +501,8 @@ def test_sq_t6_penalty_is_the_referees_and_needs_a_team():
                                         "side": "green"}).code == "deal-not-finished"
     assert not any(a["type"] == "penalty" for a in sq.legal_actions(dealing, "referee"))
     assert sq.legal_actions(solo, "referee") == []
+    extra = refused(state, "referee", {"type": "penalty", "side": "green", "seat": "p1"})
+    assert (extra.code, extra.status) == ("invalid-action", 422)
 
 
 def empty_the_deck(state):

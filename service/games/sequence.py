@@ -1348,7 +1348,8 @@ def apply(state: dict, actor: str, action: Any) -> list[dict]:
     kind = action.get("type")
     if kind not in _HANDLERS:
         raise _malformed(f"unknown action type {kind!r} (one of {sorted(_HANDLERS)})")
-    extra = sorted(set(action) - _ALWAYS - _ACTION_KEYS[kind])
+    always = _ALWAYS - {"seat"} if kind == "penalty" else _ALWAYS  # the referee's own act
+    extra = sorted(set(action) - always - _ACTION_KEYS[kind])
     if extra:
         raise _malformed(f"unknown field {extra[0]!r} for a {kind} action")
     if state["status"] != "active":
