@@ -40,12 +40,13 @@ _HTTP_CODES = {
 }
 
 
-def problem(status: int, code: str | None = None, detail: str | None = None,
-            headers: dict[str, str] | None = None, **extra: Any) -> Response:
-    """Build a problem+json response.
+def problem_body(status: int, code: str | None = None, detail: str | None = None,
+                 **extra: Any) -> dict[str, Any]:
+    """The problem details object ``{"type", "title", "status", "detail", "code", ...}``.
 
     ``status``: HTTP status; ``code``: stable machine code (defaults from status);
-    ``detail``: human sentence; ``extra``: more members (``errors``, ``version``...).
+    ``detail``: human sentence; ``extra``: more members (``errors``, ``version``...;
+    None values are left out).
     """
     code = code or _HTTP_CODES.get(status, "error")
     body: dict[str, Any] = {
@@ -56,6 +57,13 @@ def problem(status: int, code: str | None = None, detail: str | None = None,
         "code": code,
     }
     body.update({k: v for k, v in extra.items() if v is not None})
+    return body
+
+
+def problem(status: int, code: str | None = None, detail: str | None = None,
+            headers: dict[str, str] | None = None, **extra: Any) -> Response:
+    """A problem+json response with :func:`problem_body` (compact JSON) and ``headers``."""
+    body = problem_body(status, code, detail, **extra)
     response = Response(json.dumps(body, separators=(",", ":")), status=status, mimetype=PROBLEM_MIMETYPE)
     for name, value in (headers or {}).items():
         response.headers[name] = value

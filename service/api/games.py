@@ -11,7 +11,7 @@ from marshmallow import INCLUDE, Schema, ValidationError, fields
 from marshmallow.validate import Length, Range, Regexp
 
 from service.api.base import Blueprint
-from service.errors import PROBLEM_MIMETYPE, problem
+from service.errors import PROBLEM_MIMETYPE, problem, problem_body
 from service.games import ENGINE_MODULES, RuleViolation, engine
 from service.store import (REFEREE, GameNotFound, GameRecord, IdempotencyRequest,
                            KeyInFlight, KeyReused, Refused, StoreError, Unauthenticated,
@@ -487,8 +487,8 @@ def _action_renderer(actor: str):
     transaction, so the idempotency record keeps exactly this)."""
     def render(outcome) -> tuple[int, dict]:
         if isinstance(outcome, Refused):
-            refused = problem(outcome.status, outcome.code, outcome.detail, **outcome.extra)
-            return outcome.status, json.loads(refused.get_data())
+            return outcome.status, problem_body(outcome.status, outcome.code,
+                                                outcome.detail, **outcome.extra)
         record = outcome.game
         module = record.engine
         events = [_event_out(module, record.state, e, actor) for e in outcome.events]
