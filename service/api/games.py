@@ -262,7 +262,7 @@ def _unauthorized(detail: str, error: str | None = None) -> Response:
     return problem(401, "unauthorized", detail, headers={"WWW-Authenticate": challenge})
 
 
-def _not_found(game_id: str) -> Response:
+def _not_found() -> Response:
     return problem(404, "game-not-found", "No game with that id is open to this token.")
 
 
@@ -290,7 +290,7 @@ def _authenticate():
 @blp.errorhandler(StoreError)
 def _store_error(error: StoreError) -> Response:
     if isinstance(error, GameNotFound):
-        return _not_found(str(error))
+        return _not_found()
     if isinstance(error, Unauthenticated):
         return _unauthorized("The token is not valid.", "invalid_token")
     if isinstance(error, UnknownGame):
@@ -344,13 +344,16 @@ def _reply(status: int, body: dict, replayed: bool = False) -> Response:
     return response
 
 
-def _event_out(module, state: dict, stored, viewer: str) -> dict | None:
-    """``{"seq", "type", "seat", ...}`` as ``viewer`` may see it; None when hidden."""
-    viewed = module.view_event(state, stored.event, viewer)
-    if viewed is None:
-        return None
-    return {"seq": stored.seq, "type": stored.event["type"],
-            "seat": stored.event.get("seat"), **viewed}
+def _events_out(record: GameRecord, stored: list, viewer: str) -> list[dict]:
+    """The stored events as ``viewer`` may see them, ``{"seq", "type", "seat", ...}``
+    each (the engine's ``view_event`` on the game's state); hidden ones left out."""
+    module, out = record.engine, []
+    for event in stored:
+        viewed = module.view_event(record.state, event.event, viewer)
+        if viewed is not None:
+            out.append({"seq": event.seq, "type": event.event["type"],
+                        "seat": event.event.get("seat"), **viewed})
+    return out
 
 
 def _game_body(record: GameRecord, viewer: str) -> dict:
@@ -491,9 +494,8 @@ def _action_renderer(actor: str):
                                                 outcome.detail, **outcome.extra)
         record = outcome.game
         module = record.engine
-        events = [_event_out(module, record.state, e, actor) for e in outcome.events]
         body = {"version": record.version, "status": record.status,
-                "events": [e for e in events if e is not None],
+                "events": _events_out(record, outcome.events, actor),
                 "view": module.view(record.state, actor)}
         if record.finished:
             body["seed"] = record.seed
@@ -513,9 +515,8 @@ def get_events(query: dict, game_id: str):
     engine: hidden payload removed, events hidden entirely left out)."""
     page = _store().page(game_id, query["after"], query["limit"])
     record = page.game
-    events = [_event_out(record.engine, record.state, e, g.actor) for e in page.events]
     return _reply(200, {"version": record.version,
-                        "events": [e for e in events if e is not None],
+                        "events": _events_out(record, page.events, g.actor),
                         "last_seq": page.last_seq})
 
 
