@@ -15,11 +15,12 @@ from service.config import database_url
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the Flask app. ``config`` overrides settings (tests pass DATABASE_URL)."""
     from service.api import init_api
+    from service.api.base import MAX_BODY_BYTES
 
     app = Flask(__name__, static_folder=None)
     app.config.update(
         DATABASE_URL=database_url(),
-        MAX_CONTENT_LENGTH=64 * 1024,
+        MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         API_TITLE="Card Referee",
         API_VERSION="v1",
         OPENAPI_VERSION="3.0.3",
