@@ -52,11 +52,6 @@ def parse_cards(codes: Iterable[object]) -> list[str]:
     return [parse_card(c) for c in codes]
 
 
-def is_joker(card: str) -> bool:
-    """True for the joker ``JK``."""
-    return card == JOKER
-
-
 def rank(card: str) -> str:
     """Rank part of a canonical non-joker card: ``'10H'`` -> ``'10'``."""
     return card[:-1]

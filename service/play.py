@@ -51,7 +51,6 @@ from urllib.parse import urlsplit
 
 TWO_WAY = "two-way"
 GRID_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # TW-D1: row, column, diagonals
-DECLARATION_LENGTHS = range(3, 7)  # TW-D1
 MAX_ACTIONS_PER_GAME = 20_000  # a guard: a game that has not ended by then is an error
 RETRIES = 4  # transport failures and 503s, retried with the same Idempotency-Key
 
