@@ -64,7 +64,10 @@ class Game:
     def act(self, actor: str, action: dict) -> list[dict]:
         events = tw.apply(self.state, actor, action)
         for event in events:
-            self.state = tw.fold(self.state, event)
+            before = json.dumps(self.state, sort_keys=True)
+            state = tw.fold(self.state, event)
+            assert json.dumps(self.state, sort_keys=True) == before  # fold is pure
+            self.state = state
         self.log.extend(events)
         return events
 
