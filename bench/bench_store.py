@@ -45,6 +45,7 @@ import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -60,6 +61,26 @@ from service.store.models import Event, Game, utcnow  # noqa: E402
 
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
 PAYLOAD = {"by": "blue", "tile": 17, "cell": [3, 4]}  # the size of a place event
+
+
+def in_threads(threads: int, work: Callable[[int], None]) -> None:
+    """Run ``work(slot)`` for slots 0..threads-1, one thread each, and wait for all;
+    the first exception a thread raised is raised here (not lost with its thread)."""
+    errors: list[BaseException] = []
+
+    def guarded(slot: int) -> None:
+        try:
+            work(slot)
+        except BaseException as error:
+            errors.append(error)
+
+    workers = [threading.Thread(target=guarded, args=(i,)) for i in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    if errors:
+        raise errors[0]
 
 
 # ----- databases -------------------------------------------------------------------
@@ -129,13 +150,11 @@ def raw_inserts(url: str, seconds: float, threads: int) -> float:
                     created_at=utcnow()))
             counts[slot] += 1
 
-    workers = [threading.Thread(target=loop, args=(i,)) for i in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    elapsed = time.perf_counter() - start
-    engine.dispose()
+    try:
+        in_threads(threads, loop)
+        elapsed = time.perf_counter() - start
+    finally:
+        engine.dispose()
     return sum(counts) / elapsed
 
 
@@ -242,18 +261,13 @@ def healthz(base: str, seconds: float, threads: int) -> float:
             counts[slot] += 1
         http.close()
 
-    workers = [threading.Thread(target=client, args=(i,)) for i in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
+    in_threads(threads, client)
     return sum(counts) / (time.perf_counter() - start)
 
 
 def http_actions(base: str, seconds: float, threads: int) -> tuple[float, int]:
     """(actions/s, games finished) of ``threads`` clients playing scripted games."""
     counts, finished = [0] * threads, [0] * threads
-    errors: list[BaseException] = []
     start = time.perf_counter()
     deadline = start + seconds
 
@@ -266,18 +280,10 @@ def http_actions(base: str, seconds: float, threads: int) -> tuple[float, int]:
                     game.step()
                     counts[slot] += 1
                 finished[slot] += game.status == "finished"
-        except BaseException as error:
-            errors.append(error)
         finally:
             http.close()
 
-    workers = [threading.Thread(target=client, args=(i,)) for i in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    if errors:
-        raise errors[0]
+    in_threads(threads, client)
     return sum(counts) / (time.perf_counter() - start), sum(finished)
 
 
