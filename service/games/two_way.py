@@ -497,8 +497,8 @@ def validate_manifest(manifest: object) -> list[dict]:
     return tiles
 
 
-def normalise_options(options: object) -> tuple[dict, list[dict] | None, bool]:
-    """(options with defaults, custom manifest or None, custom?) or RuleViolation
+def normalise_options(options: object) -> tuple[dict, list[dict] | None]:
+    """(options with defaults, the custom manifest or None) or RuleViolation
     invalid-option (422)."""
     if options is None:
         options = {}
@@ -513,9 +513,8 @@ def normalise_options(options: object) -> tuple[dict, list[dict] | None, bool]:
     if chosen["easy_extra_threes"] and chosen["variant"] != "easy":
         # Ruling (TW-D3): the extra 3-slots are a rule of the easy variant only.
         raise _invalid("easy_extra_threes", "requires variant easy")
-    custom = options.get("tile_manifest") is not None
-    manifest = validate_manifest(options["tile_manifest"]) if custom else None
-    return chosen, manifest, custom
+    custom = options.get("tile_manifest")
+    return chosen, None if custom is None else validate_manifest(custom)
 
 
 def new_game(game: str, options: dict, seed: str) -> list[dict]:
@@ -530,8 +529,9 @@ def new_game(game: str, options: dict, seed: str) -> list[dict]:
         raise RuleViolation("unknown-game", f"this engine plays {GAME!r}, not {game!r}", 422)
     if not isinstance(seed, str) or not seed:
         raise ValueError("seed must be a non-empty string")
-    chosen, manifest, custom = normalise_options(options)
-    if manifest is None:
+    chosen, manifest = normalise_options(options)
+    custom = manifest is not None
+    if not custom:
         manifest = game_manifest(chosen["dealing"], seed)
     created = {"type": "game-created", "seat": None, "game": GAME, "options": chosen,
                "seats": list(SEATS), "custom_manifest": custom, "manifest": manifest,
