@@ -63,8 +63,15 @@ def problem_body(status: int, code: str | None = None, detail: str | None = None
 def problem(status: int, code: str | None = None, detail: str | None = None,
             headers: dict[str, str] | None = None, **extra: Any) -> Response:
     """A problem+json response with :func:`problem_body` (compact JSON) and ``headers``."""
-    body = problem_body(status, code, detail, **extra)
-    response = Response(json.dumps(body, separators=(",", ":")), status=status, mimetype=PROBLEM_MIMETYPE)
+    return problem_response(status, problem_body(status, code, detail, **extra), headers)
+
+
+def problem_response(status: int, body: dict[str, Any],
+                     headers: dict[str, str] | None = None) -> Response:
+    """``body`` (a :func:`problem_body`, or one stored and now replayed) as compact
+    application/problem+json with ``status`` and ``headers``."""
+    response = Response(json.dumps(body, separators=(",", ":")), status=status,
+                        mimetype=PROBLEM_MIMETYPE)
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response

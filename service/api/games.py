@@ -11,7 +11,7 @@ from marshmallow import INCLUDE, Schema, ValidationError, fields
 from marshmallow.validate import Length, Range, Regexp
 
 from service.api.base import Blueprint
-from service.errors import PROBLEM_MIMETYPE, problem, problem_body
+from service.errors import problem, problem_body, problem_response
 from service.games import ENGINE_MODULES, RuleViolation, engine
 from service.store import (REFEREE, GameNotFound, GameRecord, IdempotencyRequest,
                            KeyInFlight, KeyReused, Refused, StoreError, Unauthenticated,
@@ -333,7 +333,7 @@ def _etag(version: int) -> str:
 def _reply(status: int, body: dict, replayed: bool = False) -> Response:
     """A stored or fresh reply as a response (problem+json for errors)."""
     if status >= 400:
-        response = Response(json.dumps(body, separators=(",", ":")), status=status, mimetype=PROBLEM_MIMETYPE)
+        response = problem_response(status, body)
     else:
         response = current_app.response_class(
             json.dumps(body, separators=(",", ":")), status=status, mimetype="application/json")
