@@ -10,7 +10,7 @@ import pytest
 import fake_engine
 from service.games.rng import shuffle
 
-from problems import PROBLEM, assert_problem  # noqa: F401
+from helpers import PROBLEM, assert_problem  # noqa: F401
 SEED = "ab" * 32
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from service.api.base import MAX_DEPTH, InvalidJSON, strict_loads
 
-from problems import PROBLEM, assert_problem  # noqa: F401
+from helpers import PROBLEM, assert_problem  # noqa: F401
 
 
 def post_routes(app):

@@ -21,6 +21,8 @@ from service.games import RuleViolation, engine
 from service.games import two_way as tw
 from service.games.rng import Stream
 
+from helpers import walk_keys
+
 SEED = "5e" * 32
 MANIFEST = tw.default_manifest()
 SEATS = ("blue", "green")
@@ -162,17 +164,6 @@ def server_turn(game: Game) -> list[dict]:
     game.act(seat, {"type": "draw"})
     faces = [game.own(seat, 0), game.own(seat, 1)]
     return game.act(seat, {"type": "discard", "tiles": faces})
-
-
-def walk_keys(value: object):
-    """Every dict key anywhere inside ``value``."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield key
-            yield from walk_keys(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from walk_keys(item)
 
 
 def tile_places(state: dict) -> list[int]:

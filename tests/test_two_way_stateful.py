@@ -31,6 +31,7 @@ from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant,
                                  precondition, rule)
 
 from conftest import migrate
+from helpers import walk_keys
 from service import create_app
 from service.cards import DECK, JOKER
 from service.play import wrong_declarations
@@ -51,16 +52,6 @@ def store_app(tmp_path_factory):
     _APP["app"] = create_app({"TESTING": True, "DATABASE_URL": url})
     yield _APP["app"]
     get_store(_APP.pop("app")).dispose()
-
-
-def walk_keys(value):
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield key
-            yield from walk_keys(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from walk_keys(item)
 
 
 def body_of(response) -> dict:

@@ -1,4 +1,4 @@
-"""Shared assertion for RFC 9457 problem responses."""
+"""Shared test helpers: the RFC 9457 problem assertion, a walk over nested keys."""
 from __future__ import annotations
 
 PROBLEM = "application/problem+json"
@@ -14,3 +14,14 @@ def assert_problem(response, status: int, code: str | None = None) -> dict:
     if code:
         assert body["code"] == code
     return body
+
+
+def walk_keys(value: object):
+    """Every dict key anywhere inside ``value`` (to look for a leaked field)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from walk_keys(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from walk_keys(item)
