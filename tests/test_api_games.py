@@ -223,6 +223,31 @@ def test_missing_version_is_428(store_client, make_game):
     assert version_of(store_client, game) == 1
 
 
+def test_realtime_game_takes_the_version_as_optional(store_client, make_game, monkeypatch):
+    """Real-time games (REALTIME = True, e.g. Halves): no version needed; strict if given."""
+    monkeypatch.setattr(fake_engine, "REALTIME", True, raising=False)
+    game = make_game()
+    assert act(store_client, game, "north", {"type": "tick"}).status_code == 200
+    assert act(store_client, game, "south", {"type": "tick"},
+               headers={"If-Match": "*"}).status_code == 200
+    body = assert_problem(act(store_client, game, "south", {"type": "tick"}, 1), 412,
+                          "version-mismatch")
+    assert body["version"] == 3
+    assert act(store_client, game, "south", {"type": "tick"}, 3).status_code == 200
+    assert version_of(store_client, game) == 4
+
+
+def test_refusal_names_its_rule(store_client, make_game, monkeypatch):
+    """G-R1: a RuleViolation's rule ID reaches the problem as "rule"."""
+    def refuse(state, actor, action):
+        raise fake_engine.RuleViolation("not-your-turn", "wait", 409, rule="TW-T2")
+    monkeypatch.setattr(fake_engine, "apply", refuse)
+    game = make_game()
+    body = assert_problem(act(store_client, game, "north", {"type": "tick"}, 1), 409,
+                          "not-your-turn")
+    assert body["rule"] == "TW-T2"
+
+
 def test_malformed_or_conflicting_versions_are_400(store_client, make_game):
     game = make_game()
     for bad in ('"one"', '"1', '1"', '"1", "2"', "1", "W/1", '"01"', '"-1"', '""',

@@ -23,6 +23,7 @@ class ProblemSchema(Schema):
     status = fields.Integer(required=True)
     detail = fields.String(required=True)
     code = fields.String(required=True, metadata={"description": "stable machine code"})
+    rule = fields.String(metadata={"description": "the rule ID applied (RULES.md), e.g. SQ-T3"})
     errors = fields.Dict(metadata={"description": "body/query validation: location -> field -> messages"})
     version = fields.Integer(metadata={"description": "current game version (412)"})
 

@@ -83,7 +83,7 @@ _HEADER_DOCS = {
     "If-Match": {"in": "header", "name": "If-Match", "schema": {"type": "string"},
                  "description": 'The version the action is based on, as the ETag ("7"); '
                                 "or send expected_version in the body. Stale: 412; "
-                                'neither, or "*": 428; a weak ETag (W/"7") never matches '
+                                'neither, or "*": 428 (optional in the real-time games); a weak ETag (W/"7") never matches '
                                 "(strong comparison): 412; not a quoted version: 400."},
     "Idempotency-Key": {"in": "header", "name": "Idempotency-Key",
                         "schema": {"type": "string", "maxLength": 255},
@@ -313,7 +313,7 @@ def _unavailable(error: Unavailable) -> Response:
 
 @blp.errorhandler(RuleViolation)
 def _rule_violation(error: RuleViolation) -> Response:
-    return problem(error.status, error.code, error.detail)
+    return problem(error.status, error.code, error.detail, rule=error.rule)
 
 
 def _idempotency(scope: str, actor: str, payload: Any) -> IdempotencyRequest | None:
@@ -423,13 +423,15 @@ def _etags(header: str) -> set[str]:
     return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
 
 
-def _expected_version(action: dict, game_id: str) -> int:
-    """The version the action is based on: If-Match and/or ``expected_version``.
+def _expected_version(action: dict, game_id: str) -> int | None:
+    """The version the action is based on: If-Match and/or ``expected_version``; None
+    when neither names one (the store refuses that with 428 unless the game is
+    real-time).
 
     Aborts: If-Match not one quoted version, 400 invalid-if-match; a weak ETag, 412
     version-mismatch with the current ``version`` (If-Match uses the strong comparison,
-    RFC 9110 13.1.1, and a weak tag never matches it); neither (``*`` names no
-    version), 428; the two disagreeing, 400 conflicting-versions.
+    RFC 9110 13.1.1, and a weak tag never matches it); the two disagreeing, 400
+    conflicting-versions (``*`` names no version).
     """
     in_body = action.pop("expected_version", None)
     header = request.headers.get("If-Match")
@@ -446,9 +448,6 @@ def _expected_version(action: dict, game_id: str) -> int:
                          f'the game is at version {current}: send If-Match: "{current}".',
                   extra={"version": current})
         in_header = int(match.group(2))
-    if in_header is None and in_body is None:
-        abort(428, code="version-required",
-              detail="Name the version the action is based on: If-Match or expected_version.")
     if in_header is not None and in_body is not None and in_header != in_body:
         abort(400, code="conflicting-versions",
               detail="If-Match and expected_version name different versions.")

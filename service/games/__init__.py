@@ -23,6 +23,36 @@ Every game module exposes the same contract over plain JSON-able data
         # complete action bodies that ``apply`` accepts for that viewer now.
 
 An event is ``{"type": str, "seat": str | None, ...payload}``.
+
+Real-time games (Halves, Solitaire Frenzy) set ``REALTIME = True`` in their module:
+there is no turn order, so an action needs no whole-game version (``If-Match`` and
+``expected_version`` are optional; strict when given); a racing action names what it
+aimed at (``based_on``) and the engine refuses it as stale. Turn-based engines leave
+``REALTIME`` unset and an action without a version is 428.
+
+One vocabulary across games (DESIGN.md):
+
+* The end of a game is ONE event, ``game-ended`` ``{"result": RESULT}``, and the view
+  of a finished game has the same ``"result": RESULT`` (``None`` while it runs)::
+
+      RESULT = {"winners": [seat, ...],     # every member of a winning side; [] = draw;
+                                            # several = a shared win
+                "scores": {seat: number},   # every seat; a team's figure repeated
+                "reason": str,              # why it ended: "set-complete", "grid-full",
+                                            # "sequences", "stalemate", "no-legal-play",
+                                            # "out", "last-seat", "rounds-played"...
+                <game_key>: {...}}          # detail of that game under its own key:
+                                            # "two_way", "sequence", "halves",
+                                            # "solitaire_frenzy"
+* The same idea has the same event name in every game, a past-tense phrase:
+  ``game-created``, ``dealt``, ``drawn``, ``placed``, ``played``, ``discarded``,
+  ``turn-started``, ``turn-skipped``, ``seat-retired``, ``round-ended``,
+  ``game-ended``... An action type is the imperative (``play``, ``draw``).
+* The same mistake has the same code in every game: ``game-over``, ``not-your-turn``,
+  ``not-in-hand``, ``space-occupied``, ``stale-top-card``, ``referee-only``,
+  ``invalid-action`` (422, malformed), ``invalid-option`` (422)...
+* Every refusal names the rule it applies: ``RuleViolation(code, detail, status,
+  rule="SQ-T3")`` (G-R1); the problem carries ``"rule"`` beside ``"code"``.
 """
 from __future__ import annotations
 
@@ -36,23 +66,32 @@ class RuleViolation(Exception):
     ``code`` is a stable machine code (``not-your-turn``, ``space-occupied``...),
     ``detail`` a sentence for people, ``status`` the HTTP status the API uses
     (409 for a legal-looking action refused by the current state, 422 for a
-    malformed one).
+    malformed one), ``rule`` the rule ID it applies (``"TW-D3"``; G-R1).
     """
 
-    def __init__(self, code: str, detail: str, status: int = 409):
+    def __init__(self, code: str, detail: str, status: int = 409, rule: str | None = None):
         super().__init__(detail)
         self.code = code
         self.detail = detail
         self.status = status
+        self.rule = rule
 
 
 ENGINE_MODULES = {
     "two-way": "service.games.two_way",
     "sequence": "service.games.sequence",
     "sequence-numbers": "service.games.sequence",
+    "halves": "service.games.halves",
+    "solitaire-frenzy": "service.games.solitaire_frenzy",
 }
 
 
 def engine(game: str) -> ModuleType:
-    """The engine module for a game name (``two-way``...). Raises KeyError."""
+    """The engine module for a game name (``two-way``...). Raises KeyError (and
+    ImportError for a game registered before its engine is written)."""
     return importlib.import_module(ENGINE_MODULES[game])
+
+
+def is_realtime(game: str) -> bool:
+    """True for a game without turn order (its module sets ``REALTIME = True``)."""
+    return bool(getattr(engine(game), "REALTIME", False))

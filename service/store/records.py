@@ -449,7 +449,8 @@ class GameStore:
 
     # ----- actions --------------------------------------------------------------
 
-    def act(self, game_id: str, actor: str, action: dict[str, Any], expected_version: int,
+    def act(self, game_id: str, actor: str, action: dict[str, Any],
+            expected_version: int | None,
             render: Callable[[Outcome], Reply],
             idempotency: IdempotencyRequest | None = None) -> tuple[Reply, bool]:
         """Apply one action of ``actor`` if the game is still at ``expected_version``.
@@ -457,7 +458,8 @@ class GameStore:
         In ONE transaction: lock the game row; with an idempotency key, look it up
         (same key and body done before: return its stored reply, ``replayed``; another
         body: :class:`KeyReused`); check the version (stale ->
-        ``Refused(412, "version-mismatch", version=current)``), ``apply`` on the snapshot
+        ``Refused(412, "version-mismatch", version=current)``; None -> ``Refused(428)``
+        unless the game is real-time, where the version is optional), ``apply`` on the snapshot
         (RuleViolation -> ``Refused(status, code)``, nothing written), fold the events,
         append them with consecutive ``seq`` after the row's ``last_seq``, store the
         snapshot, bump the version by 1, store the reply under the idempotency key,
@@ -475,7 +477,7 @@ class GameStore:
             c, game_id, actor, action, expected_version, render, idempotency), core=True)
 
     def _act(self, connection: Connection, game_id: str, actor: str, action: dict[str, Any],
-             expected_version: int, render: Callable[[Outcome], Reply],
+             expected_version: int | None, render: Callable[[Outcome], Reply],
              idempotency: IdempotencyRequest | None) -> tuple[Reply, bool]:
         key = None if idempotency is None else (
             idempotency.scope, idempotency.actor, idempotency.key)
@@ -493,20 +495,24 @@ class GameStore:
 
     @staticmethod
     def _decide(game_id: str, row: Any, actor: str, action: dict[str, Any],
-                expected_version: int) -> tuple[Outcome, str | None]:
+                expected_version: int | None) -> tuple[Outcome, str | None]:
         """The outcome, and for an accepted action the new snapshot's JSON text;
         nothing is written yet."""
-        if row.version != expected_version:
+        module = engine(row.game)
+        if expected_version is None and not getattr(module, "REALTIME", False):
+            return Refused(428, "version-required", "Name the version the action is based "
+                           "on: If-Match or expected_version."), None
+        if expected_version is not None and row.version != expected_version:
             return Refused(412, "version-mismatch",
                            f"the game is at version {row.version}, not {expected_version}",
                            {"version": row.version}), None
-        module = engine(row.game)
         # apply gets a copy of its own (decoding the stored text again is several times
         # cheaper than a deep copy): whatever it does, the fold starts from the snapshot
         try:
             new_events = module.apply(json.loads(row.snapshot), actor, copy.deepcopy(action))
         except RuleViolation as violation:
-            return Refused(violation.status, violation.code, violation.detail), None
+            return Refused(violation.status, violation.code, violation.detail,
+                           {"rule": violation.rule} if violation.rule else {}), None
         snapshot = json.dumps(_fold_all(module, json.loads(row.snapshot), new_events))
         state = json.loads(snapshot)  # exactly what a later read gets
         stored = [StoredEvent(row.last_seq + i, _json_copy(e))
