@@ -110,7 +110,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from service.cards import DECK, RANKS, CardError, colour, parse_card, rank, rank_value, suit
+from service.cards import DECK, RANKS, CardError, colour, parse_card, rank_value, suit
 from service.games import RuleViolation
 from service.games.rng import commitment, shuffle
 
@@ -168,21 +168,26 @@ class Refusal(NamedTuple):
     rule: str
 
 
+_VALUE = {card: rank_value(card) for card in DECK}  # A 1 .. K 13
+_RED = {card: colour(card) == "red" for card in DECK}
+_NEXT = {card: (RANKS[_VALUE[card]] + suit(card) if _VALUE[card] < len(RANKS) else None)
+         for card in DECK}
+
+
 def ace(card: str) -> bool:
-    return rank(card) == "A"
+    return _VALUE[card] == 1
 
 
 def next_card(card: str) -> str | None:
     """The card that follows ``card`` on a foundation pile (same suit, one rank up);
     None after a King (the pile is complete). SF-F1."""
-    value = rank_value(card)
-    return None if value == len(RANKS) else RANKS[value] + suit(card)
+    return _NEXT[card]
 
 
 def builds_on(card: str, onto: str) -> bool:
     """SF-R1: ``card`` goes onto the column card ``onto``: one rank lower, the other
     colour (suit does not matter)."""
-    return colour(card) != colour(onto) and rank_value(card) == rank_value(onto) - 1
+    return _RED[card] != _RED[onto] and _VALUE[card] == _VALUE[onto] - 1
 
 
 def foundation_refusal(card: str, onto: str | None) -> Refusal | None:
