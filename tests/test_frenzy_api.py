@@ -21,7 +21,7 @@ CHECK = "/v1/solitaire-frenzy/plays/check"
 def test_catalog_lists_solitaire_frenzy_with_its_options(client):
     games = {g["game"]: g for g in client.get("/v1/games/catalog").get_json()["games"]}
     entry = games["solitaire-frenzy"]
-    assert entry["players"] == [2, 3, 4, 5, 6]
+    assert entry["players"] == [2, 3, 4, 5, 6] and entry["realtime"] is True
     defaults = {o["name"]: o["default"] for o in entry["options"]}
     assert defaults == {"players": 2, "dealing": "server", "rounds": 3, "pile_penalty": 1,
                         "one_pile_per_suit": False, "play_order": "free"}

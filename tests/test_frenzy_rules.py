@@ -384,6 +384,7 @@ def test_sf_t1_second_play_on_the_same_top_is_stale():
     _, after = act(state, "p1", aimed)
     error = refused(after, "p2", aimed, "stale-top-card")
     assert error.rule == "SF-T1" and "5H" in error.detail and "p1" in error.detail
+    assert error.extra == {"top": {"pile": 1, "card": "5H", "seat": "p1"}}
     assert after["layouts"]["p2"]["pile"] == ["KD", "5H"], "the loser's card stays put"
     assert [e["card"] for e in after["foundations"][0]["cards"]].count("5H") == 1
 

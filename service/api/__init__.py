@@ -26,6 +26,9 @@ class ProblemSchema(Schema):
     rule = fields.String(metadata={"description": "the rule ID applied (RULES.md), e.g. SQ-T3"})
     errors = fields.Dict(metadata={"description": "body/query validation: location -> field -> messages"})
     version = fields.Integer(metadata={"description": "current game version (412)"})
+    top = fields.Dict(metadata={"description": "stale-top-card: the current top card (Halves, "
+                                              "HV-T3: {card, turned, halves}; Solitaire "
+                                              "Frenzy, SF-T1: {pile, card, seat})"})
 
 
 class Api(_Api):

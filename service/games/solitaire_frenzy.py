@@ -879,9 +879,10 @@ def _check_aim(pile: dict, aim: str) -> None:
     if top["card"] == aim:
         return
     if any(entry["card"] == aim for entry in pile["cards"]):
-        raise _refuse("stale-top-card", f"pile {pile['id']} has moved on: its top is now "
-                      f"{top['card']} ({top['seat']}), not {aim}; your card stays where "
-                      "it was", "SF-T1")
+        raise RuleViolation("stale-top-card", f"pile {pile['id']} has moved on: its top is "
+                            f"now {top['card']} ({top['seat']}), not {aim}; your card stays "
+                            "where it was", 409, "SF-T1",
+                            extra={"top": {"pile": pile["id"], **top}})
     raise _refuse("not-pile-top", f"pile {pile['id']} never showed {aim}: its top is "
                   f"{top['card']}", "SF-T1")
 
