@@ -551,8 +551,7 @@ class Racer:
                         return
                     time.sleep(IDLE_SECONDS)
                     continue
-                action = player.rng.choice(
-                    [a for a in actions if a["type"] not in FALLBACK_ONLY] or actions)
+                action = race_choice(player.rng, actions)
                 begin = time.perf_counter()
                 reply = player._send("POST", path + "/actions", action,
                                      {**run.auth(seat), "Idempotency-Key": player._key()},
@@ -607,6 +606,12 @@ class Racer:
             thread.join()
         self.stats.seconds += time.perf_counter() - start
         return self.stats
+
+
+def race_choice(rng: random.Random, actions: list[dict]) -> dict:
+    """A racing seat's pick: a random body, of the types in ``FALLBACK_ONLY`` only when
+    nothing else is legal."""
+    return rng.choice([a for a in actions if a["type"] not in FALLBACK_ONLY] or actions)
 
 
 def _close(transport: Transport) -> None:
