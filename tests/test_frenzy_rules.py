@@ -81,12 +81,24 @@ def test_sf_p0_two_to_six_players(players):
     assert state["seats"] == [f"p{i}" for i in range(1, players + 1)]
 
 
-@pytest.mark.parametrize("players", [1, 7, 0, "4", True])
+@pytest.mark.parametrize("players", [1, 7, 0, "4", True, 2.0, [2]])
 def test_sf_p0_other_counts_refused(players):
     with pytest.raises(RuleViolation) as caught:
         sf.new_game(sf.GAME, {"players": players}, SEED)
     assert caught.value.code == "invalid-option"
-    assert caught.value.status == 422
+    assert caught.value.status == 422 and caught.value.rule == "SF-P0"
+
+
+@pytest.mark.parametrize("options, rule", [
+    ({"rounds": 0}, "SF-E2"), ({"rounds": 3.0}, "SF-E2"), ({"pile_penalty": -1}, "SF-E2"),
+    ({"one_pile_per_suit": 1}, "SF-F1"), ({"play_order": "STRICT"}, "SF-O1"),
+    ({"dealing": "remote"}, "SF-M1"), ({"colour": "red"}, "SF-P0"),
+])
+def test_invalid_options_are_422_with_their_rule(options, rule):
+    with pytest.raises(RuleViolation) as caught:
+        sf.new_game(sf.GAME, options, SEED)
+    assert (caught.value.code, caught.value.status, caught.value.rule) == \
+        ("invalid-option", 422, rule)
 
 
 def test_sf_p1_deal_is_a_whole_deck_per_seat():
@@ -113,7 +125,9 @@ def test_sf_p1_dealt_event_shows_only_face_up_cards():
         assert event["columns"] == layout["columns"]
         assert (event["pile_size"], event["hand_size"]) == (13, 35)
         hidden = set(layout["pile"][:-1] + layout["hand"])
-        assert not hidden & set(json.dumps(event).replace('"', " ").split())
+        shown = {event["pile_top"], *sum(event["columns"], [])}
+        assert not hidden & shown and set(event) == {
+            "type", "seat", "round", "pile_top", "pile_size", "columns", "hand_size"}
 
 
 # ----- SF-P2: the 13-pile top ---------------------------------------------------------
@@ -541,6 +555,7 @@ def test_sf_e2_fresh_deal_each_round_totals_carry_and_the_game_ends_after_the_la
     assert [r["scores"] for r in result["solitaire_frenzy"]["rounds"]] == [{"p1": 0, "p2": 3}] * 2
     assert state["status"] == "finished" and sf.view(state, "p1")["result"] == result
     refused(state, "p1", {"type": "turn", "round": 2}, "round-over")
+    refused(state, "p1", {"type": "turn", "round": 3}, "game-over")
     refused(state, "referee", {"type": "retire", "seat": "p1"}, "game-over")
 
 

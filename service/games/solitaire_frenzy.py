@@ -217,12 +217,12 @@ def foundation_refusal(card: str, onto: str | None) -> Refusal | None:
 def column_refusal(card: str, onto: str) -> Refusal | None:
     """SF-R1: why ``card`` may not go onto the exposed column card ``onto``; None when
     it may (one rank lower, the other colour)."""
-    if colour(card) == colour(onto):
+    if _RED[card] == _RED[onto]:
         return Refusal("wrong-colour", f"{card} and {onto} are both {colour(card)}: "
                        "columns alternate colours", "SF-R1")
-    if rank_value(card) != rank_value(onto) - 1:
+    if _VALUE[card] != _VALUE[onto] - 1:
         wanted = "nothing (an Ace ends a column)" if ace(onto) else \
-            f"a {RANKS[rank_value(onto) - 2]}"
+            f"a {RANKS[_VALUE[onto] - 2]}"
         return Refusal("wrong-rank", f"{onto} takes {wanted} of the other colour, not "
                        f"{card}: columns build down one rank at a time", "SF-R1")
     return None
@@ -231,8 +231,14 @@ def column_refusal(card: str, onto: str) -> Refusal | None:
 # ===== options and setup (SF-P0, SF-P1) ==============================================
 
 
-def _invalid_option(detail: str) -> RuleViolation:
-    return RuleViolation("invalid-option", detail, 422)
+# the rule each option belongs to (G-R1: an invalid option names it)
+_OPTION_RULES = {"players": "SF-P0", "dealing": "SF-M1", "rounds": "SF-E2",
+                 "pile_penalty": "SF-E2", "one_pile_per_suit": "SF-F1",
+                 "play_order": "SF-O1"}
+
+
+def _invalid_option(detail: str, name: str = "players") -> RuleViolation:
+    return RuleViolation("invalid-option", detail, 422, _OPTION_RULES[name])
 
 
 def normalise_options(options: Any) -> dict:
@@ -252,11 +258,11 @@ def normalise_options(options: Any) -> dict:
         name, value = spec["name"], options.get(spec["name"])
         if value is None:
             value = spec["default"]
-        elif spec["type"] == "boolean":
-            if not isinstance(value, bool):
-                raise _invalid_option(f"{name} must be true or false, not {value!r}")
-        elif isinstance(value, bool) or value not in spec["choices"]:
-            raise _invalid_option(f"{name} must be one of {spec['choices']}, not {value!r}")
+        elif type(value) is not type(spec["default"]):  # 2.0 or true is no player count
+            raise _invalid_option(f"{name} must be a {spec['type']}, not {value!r}", name)
+        elif "choices" in spec and value not in spec["choices"]:
+            raise _invalid_option(f"{name} must be one of {spec['choices']}, not {value!r}",
+                                  name)
         out[name] = value
     return out
 
@@ -625,7 +631,7 @@ def _check_round(state: dict, action: dict) -> None:
     if number < state["round"] or (number == state["round"] and state["status"] != "active"):
         raise _refuse("round-over", f"round {number} is over: nothing more can be played "
                       "in it", "SF-E1")
-    if number > state["round"]:
+    if number > state["round"] and state["status"] == "active":
         raise _malformed(f"round {number} has not started; this is round {state['round']}",
                          "invalid-round", "SF-E2")
 
