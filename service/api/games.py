@@ -195,10 +195,26 @@ class ActionSchema(Schema):
     side = fields.String()
     kind = fields.String()
     based_on = fields.Raw(metadata={"type": "string", "description": "real-time games: the "
-                                    "shared card the action aims at (Halves: the top card); "
-                                    "refused as stale when it has changed"})
+                                    "shared card the action aims at (Halves: the top card; "
+                                    "Solitaire Frenzy: the foundation pile's top, or \"new\" "
+                                    "for an Ace); refused as stale when it has changed"})
     turned = fields.Raw(metadata={"type": "boolean", "description": "Halves: lay the card "
                                   "turned round (halves swapped)"})
+    # Solitaire Frenzy (documented here; the engine validates them)
+    round = fields.Raw(metadata={"type": "integer", "description": "Solitaire Frenzy: the "
+                                 "round the action is meant for (an ended one: round-over)"})
+    to = fields.Raw(metadata={"type": "string", "description": "Solitaire Frenzy play: "
+                              "foundation or column"})
+    pile = fields.Raw(metadata={"type": "integer", "description": "Solitaire Frenzy: the "
+                                "foundation pile's id"})
+    column = fields.Raw(metadata={"type": "integer", "description": "Solitaire Frenzy: a "
+                                  "column, 0 to 3"})
+    from_column = fields.Raw(metadata={"type": "integer", "description": "Solitaire Frenzy "
+                                       "move: the whole column moved"})
+    to_column = fields.Raw(metadata={"type": "integer", "description": "Solitaire Frenzy "
+                                     "move: the column it goes onto"})
+    results = fields.Raw(metadata={"type": "object", "description": "Solitaire Frenzy "
+                                   "record-round (table mode): {seat: {board, pile, out}}"})
     expected_version = fields.Integer(strict=True, validate=Range(min=0), metadata={
         "description": "the version the action is based on (or the If-Match header)"})
 
