@@ -1,10 +1,10 @@
 """Solitaire Frenzy over HTTP: the catalog, the stateless play check, and games in the
 store (both databases) with the real engine: optional versions, problems with rule
-IDs, idempotent plays, views that hide every face-down card, table mode."""
+IDs, idempotent plays, views that hide every face-down card, table mode. Whole games
+over HTTP: test_frenzy_play.py (in process) and test_frenzy_race.py (gunicorn)."""
 from __future__ import annotations
 
 import json
-import random
 
 import pytest
 
@@ -136,31 +136,6 @@ def test_a_play_with_an_idempotency_key_happens_once(store_client, make_game):
     assert again.headers["Idempotent-Replayed"] == "true"
     assert first.get_json() == again.get_json()
     assert get(store_client, game, "p1")["view"]["players"]["p1"]["waste_size"] == 3
-
-
-def test_a_whole_game_over_http_through_legal_actions(store_app, store_client, make_game):
-    """Random legal bodies of random seats until the game ends: every round played, the
-    result in the view, the seed revealed, the log replays to the snapshot (one round
-    here to keep it short; the engine's properties play three, 2 to 6 players)."""
-    from service.store import get_store
-
-    game = make_game("solitaire-frenzy", {"players": 2, "rounds": 1}, SEED)
-    rng = random.Random(5)
-    for _ in range(20_000):
-        seat = rng.choice(["p1", "p2"])
-        actions = get(store_client, game, seat, "/legal-actions")["actions"]
-        if not actions:
-            continue
-        response = post(store_client, game, seat, rng.choice(actions))
-        assert response.status_code == 200, response.get_data(as_text=True)
-        if response.get_json()["status"] == "finished":
-            break
-    final = get(store_client, game, "p2")
-    assert final["status"] == "finished" and final["seed"] == SEED
-    result = final["view"]["result"]
-    assert [r["round"] for r in result["solitaire_frenzy"]["rounds"]] == [1]
-    assert result["scores"] == final["view"]["totals"]
-    assert get_store(store_app).replay(game["id"]).ok
 
 
 def test_table_mode_over_http(store_client, make_game):
