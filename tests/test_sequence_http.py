@@ -69,8 +69,8 @@ def test_http_event_log_hides_the_other_hand(store_client, make_game):
     game = make_game("sequence", {"players": 2}, SEED)
     own = get(store_client, game, "p1", "/events")["events"]
     other = get(store_client, game, "p2", "/events")["events"]
-    dealt_own = [e for e in own if e["type"] == "cards-dealt" and e["seat"] == "p1"][0]
-    dealt_seen = [e for e in other if e["type"] == "cards-dealt" and e["seat"] == "p1"][0]
+    dealt_own = [e for e in own if e["type"] == "dealt" and e["seat"] == "p1"][0]
+    dealt_seen = [e for e in other if e["type"] == "dealt" and e["seat"] == "p1"][0]
     assert len(dealt_own["cards"]) == 7
     assert "cards" not in dealt_seen and dealt_seen["count"] == 7
     created = [e for e in other if e["type"] == "game-created"][0]
