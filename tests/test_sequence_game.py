@@ -167,6 +167,8 @@ def test_sn_p2_hand_five_for_two_or_three_four_for_four_to_six(players, hand):
     (NUM, 2, 2, 1), (NUM, 3, 3, 1), (NUM, 4, 2, 2), (NUM, 6, 2, 2), (NUM, 6, 3, 2),
 ])
 def test_sq_s3_sn_s1_sequences_needed_to_win(game, players, sides, needed):
+    """SQ-S3 counts sides (6 players as 3 sides need 1); SN-S1 counts players,
+    however they are split into teams (6 players as 3 teams still need 2)."""
     state, _ = start(game, players=players, sides=sides)
     assert state["sequences_to_win"] == needed
 
