@@ -49,24 +49,24 @@ One vocabulary across games (DESIGN.md):
   ``turn-started``, ``turn-skipped``, ``seat-retired``, ``round-ended``,
   ``game-ended``... An action type is the imperative (``play``, ``draw``).
 
-  ==================  ===========================  ===================================
-  idea                2-Way Cards                  Sequence, Sequence Numbers
-  ==================  ===========================  ===================================
-  starting hand       ``dealt`` {tiles}            ``dealt`` {cards} (table mode: one
-                      (was ``deal``)               per reported card; was
-                                                   ``cards-dealt``, and ``card-drawn``
-                                                   for a reported deal card)
-  a draw              ``drawn`` {tiles}            ``drawn`` {card} (was ``card-drawn``)
-                      (was ``draw``)
-  onto the grid/board ``placed`` {tile, cell}      ``placed`` {side, card, cell}
-                      (was ``place``)              (was ``chip-placed``)
-  back to bag/pile    ``discarded`` {tiles}        (the discard is part of ``placed``,
-                      (was ``discard``)            ``chip-removed``...)
-  the end             ``game-ended`` {result}      ``game-ended`` {result}
-                      (was ``game-ended`` {reason,  (was ``game-finished`` {winner,
-                      scores, winner, result,      reason, sequences, seed})
-                      completer})
-  ==================  ===========================  ===================================
+  ===================  ============================  ==================================
+  idea                 2-Way Cards                   Sequence, Sequence Numbers
+  ===================  ============================  ==================================
+  starting hand        ``dealt`` {tiles}             ``dealt`` {cards} (table mode: one
+                       (was ``deal``)                per reported card; was
+                                                     ``cards-dealt``, and ``card-drawn``
+                                                     for a reported deal card)
+  a draw               ``drawn`` {tiles}             ``drawn`` {card}
+                       (was ``draw``)                (was ``card-drawn``)
+  onto the grid/board  ``placed`` {tile, cell}       ``placed`` {side, card, cell}
+                       (was ``place``)               (was ``chip-placed``)
+  back to bag/pile     ``discarded`` {tiles}         (part of ``placed``,
+                       (was ``discard``)             ``chip-removed``...)
+  the end              ``game-ended`` {result}       ``game-ended`` {result}
+                       (was ``game-ended`` {reason,  (was ``game-finished`` {winner,
+                       scores, winner, result,       reason, sequences, seed})
+                       completer})
+  ===================  ============================  ==================================
 
   Unchanged, already past tense and game-specific: ``declared``,
   ``declaration-rejected``, ``turn-skipped`` (2-Way Cards); ``turn-started``,
