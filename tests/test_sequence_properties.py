@@ -2,9 +2,10 @@
 
 Every game terminates (SQ-E1), and only for a reason SQ-E1 gives; every card is in
 exactly one place (deck, a hand, a discard pile) after every event, and the deck or a
-discard pile always holds one (SQ-E1 ruling); locked chips never change (SQ-S2, SN-S2); no completed sequence is ever missed (the per-placement detection
-agrees with a full rescan, SQ-S1/S4); apply never mutates its input; folding every event
-from None gives the same state; views never show another seat's hand.
+discard pile always holds one (SQ-E1 ruling); locked chips never change (SQ-S2, SN-S2);
+no completed sequence is ever missed (the per-placement detection agrees with a full
+rescan, SQ-S1/S4); apply never mutates its input; folding every event from None gives
+the same state; views never show another seat's hand.
 """
 import json
 from collections import Counter

@@ -313,7 +313,8 @@ def _validate_board(raw: Any) -> list[list[int | str]]:
             elif _is_int(value) and abs(value) <= MAX_NUMBER:
                 out.append(value)
             else:
-                raise _invalid_option(f"board[{r}][{c}] must be an integer, not {value!r}", "SN-C0")
+                raise _invalid_option(f"board[{r}][{c}] must be an integer, not {value!r}",
+                                      "SN-C0")
         grid.append(out)
     counts = Counter(v for row in grid for v in row if v != FREE)
     wrong = sorted(n for n, k in counts.items() if k != 2)
@@ -336,7 +337,8 @@ def _validate_deck(raw: Any, board: list[list[Any]]) -> list[str]:
             raise _invalid_option(f"deck[{i}]: {exc.detail}", "SN-C1") from exc
         if card_class(NUMBERS, card) == "face" and label_of(NUMBERS, card) not in on_board:
             raise _invalid_option(f"deck[{i}] {card!r}: its answer "
-                                  f"{label_of(NUMBERS, card)} is not on the board (SN-C1)", "SN-C1")
+                                  f"{label_of(NUMBERS, card)} is not on the board (SN-C1)",
+                                  "SN-C1")
         cards.append(card)
     return cards
 
@@ -479,10 +481,12 @@ def _locked_cells(sequences: list[dict]) -> set[Cell]:
 
 def _cell(raw: Any, field: str) -> Cell:
     if not (isinstance(raw, list | tuple) and len(raw) == 2 and all(_is_int(x) for x in raw)):
-        raise InputError("invalid-cell", f"{field}: a cell is [row, col], not {raw!r}", field, "SQ-C1")
+        raise InputError("invalid-cell", f"{field}: a cell is [row, col], not {raw!r}", field,
+                         "SQ-C1")
     r, c = raw
     if not _in_board(r, c):
-        raise InputError("invalid-cell", f"{field}: {raw!r} is off the 10 x 10 board", field, "SQ-C1")
+        raise InputError("invalid-cell", f"{field}: {raw!r} is off the 10 x 10 board", field,
+                         "SQ-C1")
     return (r, c)
 
 
@@ -545,7 +549,8 @@ def _sequences_from_input(raw: Any, board: list[list[Any]],
             raise InputError("invalid-side", f"{field}.side: unknown side {side!r}",
                              f"{field}.side", "SQ-C3")
         if not isinstance(item["cells"], list):
-            raise InputError("invalid-sequence", f"{field}.cells: 5 cells", f"{field}.cells", "SQ-S1")
+            raise InputError("invalid-sequence", f"{field}.cells: 5 cells", f"{field}.cells",
+                             "SQ-S1")
         cells = [_cell(x, f"{field}.cells.{j}") for j, x in enumerate(item["cells"])]
         if not _is_window(cells) or len(set(cells)) != LENGTH:
             raise InputError("invalid-sequence", f"{field}: not 5 spaces in a straight "
