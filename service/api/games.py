@@ -313,7 +313,7 @@ def _unavailable(error: Unavailable) -> Response:
 
 @blp.errorhandler(RuleViolation)
 def _rule_violation(error: RuleViolation) -> Response:
-    return problem(error.status, error.code, error.detail, rule=error.rule)
+    return problem(error.status, error.code, error.detail, rule=error.rule, **error.extra)
 
 
 def _idempotency(scope: str, actor: str, payload: Any) -> IdempotencyRequest | None:
