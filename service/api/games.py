@@ -35,6 +35,9 @@ class CatalogGameSchema(Schema):
     rules = fields.String(required=True, metadata={"description": "RULES.md section"})
     seats = fields.List(fields.String(), metadata={"description": "fixed seat names, if any"})
     players = fields.List(fields.Integer(), metadata={"description": "allowed player counts"})
+    realtime = fields.Boolean(required=True, metadata={
+        "description": "true: no turn order, every seat acts at once; a racing action "
+                       "names what it aimed at (based_on) and If-Match is optional"})
     options = fields.List(fields.Nested(CatalogOptionSchema), required=True)
 
 
@@ -50,7 +53,8 @@ def catalog() -> list[dict]:
             module = engine(name)
         except ImportError:
             continue  # engine not written yet
-        entries.append({"game": name, **module.CATALOG[name]})
+        entries.append({"game": name, "realtime": bool(getattr(module, "REALTIME", False)),
+                        **module.CATALOG[name]})
     return entries
 
 

@@ -233,7 +233,6 @@ CATALOG: dict[str, dict] = {
         "title": "Halves",
         "rules": "RULES.md §4 (HV-*)",
         "players": list(PLAYERS),
-        "realtime": True,
         "options": [
             _option("players", "integer", 2, "player count, 2 to 14, at least 5 cards "
                     "each (HV-P1)", list(PLAYERS)),
