@@ -194,6 +194,11 @@ class ActionSchema(Schema):
     cards = fields.List(fields.String())
     side = fields.String()
     kind = fields.String()
+    based_on = fields.Raw(metadata={"type": "string", "description": "real-time games: the "
+                                    "shared card the action aims at (Halves: the top card); "
+                                    "refused as stale when it has changed"})
+    turned = fields.Raw(metadata={"type": "boolean", "description": "Halves: lay the card "
+                                  "turned round (halves swapped)"})
     expected_version = fields.Integer(strict=True, validate=Range(min=0), metadata={
         "description": "the version the action is based on (or the If-Match header)"})
 

@@ -623,8 +623,8 @@ def _block_step(events: list[dict], state: dict, card: str | None = None,
         return _end(events, state, "no-legal-play", [s for s, n in hands.items() if n == fewest])
     if state["piles"][seat][0] is not None:
         card, turned = state["piles"][seat][0], False
-    state = _emit(events, state, _pile_turn(state, seat, card, turned, "HV-T5"))
-    return _check_out(events, state, seat)
+    # (never a win, HV-E1: after the top-ups a seat with a pile holds 4 in hand)
+    return _emit(events, state, _pile_turn(state, seat, card, turned, "HV-T5"))
 
 
 def _resolve_block(events: list[dict], state: dict) -> dict:
