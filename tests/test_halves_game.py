@@ -14,7 +14,7 @@ import pytest
 from halves_helpers import SEED, conserved, entry, fold_all, new_state, position, run
 from seeds.make_halves_deck import document as deck_document
 from service.games import RuleViolation, halves
-from service.games.halves import (DEFAULT_DECK, CardCodeError, apply, check_play, judge,
+from service.games.halves import (DEFAULT_DECK, CardCodeError, check_play, judge,
                                   legal_actions, matches, parse_card, view, view_event)
 
 

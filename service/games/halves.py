@@ -255,14 +255,6 @@ CATALOG: dict[str, dict] = {
 }
 
 
-class InputError(RuleViolation):
-    """Malformed input (422) naming the offending ``field`` (``card``, ``deck.3``...)."""
-
-    def __init__(self, code: str, detail: str, field: str, rule: str = "HV-C1"):
-        super().__init__(code, detail, 422, rule=rule)
-        self.field = field
-
-
 def _invalid_option(detail: str, rule: str, path: tuple[str, ...] = (),
                     message: str | None = None) -> RuleViolation:
     """422 invalid-option; with ``path`` (``("deck", "3")``) also the per-field
@@ -667,16 +659,16 @@ def _game_card(state: dict, raw: Any, field: str) -> tuple[str, bool]:
     """(upright code, written the other way round) of a card of this game's deck.
     422 ``invalid-card`` naming ``field``."""
     if raw is None:
-        raise InputError("invalid-card", f"the action needs {field!r}: a card code such "
-                         "as 'RC-GS'", field)
+        raise _malformed(f"the action needs {field!r}: a card code such as 'RC-GS'",
+                         "invalid-card", "HV-C1")
     try:
         halves = parse_card(raw)
     except CardCodeError as exc:
-        raise InputError("invalid-card", f"{field}: {exc}", field) from exc
+        raise _malformed(f"{field}: {exc}", "invalid-card", "HV-C1") from exc
     upright = _index(tuple(state["deck"])).get(_key(halves))
     if upright is None:
-        raise InputError("invalid-card", f"{field}: {card_code(halves)} is not a card of "
-                         "this game's deck (HV-C1)", field)
+        raise _malformed(f"{field}: {card_code(halves)} is not a card of this game's deck "
+                         "(HV-C1)", "invalid-card", "HV-C1")
     return upright, halves != halves_of(upright)
 
 
@@ -912,9 +904,10 @@ def _referee_actions(state: dict) -> list[dict]:
     retire = [{"type": "retire", "seat": s} for s in active] if len(active) > 1 else []
     if state["options"]["dealing"] == "server":
         return retire
-    unseen = [c for c in state["deck"] if c not in _public_cards(state)]
     if state["phase"] == "deal":
         return [{"type": "deal", "card": c, "turned": False} for c in state["deck"]]
+    public = _public_cards(state)
+    unseen = [c for c in state["deck"] if c not in public]
     out = []
     for seat in active:
         if state["hands"][seat]:
@@ -1015,7 +1008,7 @@ def view_event(state: dict, event: dict, viewer: str | None) -> dict | None:
         if state["status"] == "finished":
             out["seed"] = event["seed"]
         return json.loads(json.dumps(out))
-    own = viewer in (event.get("seat"), REFEREE)
+    own = viewer is not None and viewer in (event.get("seat"), REFEREE)
     if kind == "dealt":
         cards = event.get("cards")
         out = {"type": kind, "seat": event["seat"],
