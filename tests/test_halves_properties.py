@@ -7,8 +7,9 @@ cannot see.
   every event; in server mode, after every action the game is over or some active
   seat can play; ``apply`` never changes its input; folding the log from None gives
   the same state.
-* Non-interference (G-M1: nothing a seat receives depends on what it cannot see): two states that differ only in cards
-  hidden from a seat (other seats' hands, every pile's order, the box) give that seat
+* Non-interference (G-M1: nothing a seat receives depends on what it cannot see): two
+  states that differ only in cards hidden from a seat (other seats' hands, every
+  pile's order, the box) give that seat
   byte-identical views, legal actions and outcomes for every action it might send,
   refusals and their details included, whenever the rules reveal the same thing in
   both (the public consequences of the action, and the cards the seat itself draws).
