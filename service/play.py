@@ -28,6 +28,16 @@ Sequence and Sequence Numbers (``--game sequence|sequence-numbers --players N``,
 seats ``p1``..``pN``) are played the same way (random legal bodies; they have no
 declarations, so ``--wrong-rate`` does not apply).
 
+Real-time games (the catalog says ``realtime``: Halves, Solitaire Frenzy) are raced
+(:class:`Racer`): one thread per seat, each with its own connection and token, loops
+``legal-actions`` -> one random body -> POST (no version: the body's ``based_on``
+names what it aimed at), all seats at once, until the game is over; a seat with
+nothing to do looks again shortly. ``--at-once K`` races K games side by side. The
+summary counts play POSTs, accepted plays, stale refusals (``stale-*``, lost races),
+other refusals by code, the events of accepted actions (e.g. Halves' block moves
+``bottom-card-moved`` and ``pile-turned``) and winners. In table dealing the seats
+report nothing (the referee does), so those games are played as above.
+
 At the end a summary is printed: games, turns, actions, declarations (valid/wrong),
 penalties (missed turns), winners, errors (any unexpected non-2xx, unfinished game or
 seed that does not match its commitment) and actions/s. The exit status is 1 when
@@ -44,6 +54,7 @@ import http.client
 import json
 import random
 import sys
+import threading
 import time
 import uuid
 from collections import Counter
@@ -56,6 +67,8 @@ TWO_WAY = "two-way"
 GRID_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # TW-D1: row, column, diagonals
 MAX_ACTIONS_PER_GAME = 20_000  # a guard: a game that has not ended by then is an error
 RETRIES = 4  # transport failures and 503s, retried with the same Idempotency-Key
+IDLE_SECONDS = 0.01  # race mode: a seat with nothing to do looks again after this
+REFEREE_ONLY = {"penalty", "retire"}  # disciplinary referee actions: never chosen
 
 
 # ----- transport -------------------------------------------------------------------
@@ -315,15 +328,15 @@ class Player:
     def seat_to_move(self, run: GameRun) -> tuple[str, int, list[dict]] | None:
         """(seat, version, its legal actions): the view's ``turn`` first, then every
         seat in order, then the referee (table mode: the deal and the draws); None when
-        nobody has anything to do. The referee's disciplinary ``penalty`` actions
-        (Sequence, SQ-T6) are never chosen, nor a seat's own table-mode draw (the
-        referee reports it: it knows which cards are left)."""
+        nobody has anything to do. The referee's disciplinary actions (``penalty``,
+        SQ-T6; ``retire``, HV-T6) are never chosen, nor a seat's own table-mode draw
+        (the referee reports it: it knows which cards are left)."""
         turn = run.view.get("turn")
         candidates = ([turn] if turn in run.seats else []) + [s for s in run.seats if s != turn]
         for seat in [*candidates, "referee"]:
             version, actions = self.legal(run, seat)
             if seat == "referee":
-                actions = [a for a in actions if a["type"] != "penalty"]
+                actions = [a for a in actions if a["type"] not in REFEREE_ONLY]
             else:
                 actions = [a for a in actions if not (a["type"] == "draw" and "card" in a)]
             if actions:
@@ -418,6 +431,190 @@ class Player:
         return self.stats
 
 
+# ----- real-time games: one concurrent client per seat ---------------------------------
+
+
+@dataclass
+class RaceStats(Stats):
+    """:class:`Stats` of raced games, plus: POSTs and accepted actions per action type,
+    refusals per problem code, events of accepted actions per type, and the seconds
+    of every play POST."""
+
+    posts: Counter = field(default_factory=Counter)
+    accepted: Counter = field(default_factory=Counter)
+    refused: Counter = field(default_factory=Counter)
+    events: Counter = field(default_factory=Counter)
+    play_seconds: list[float] = field(default_factory=list)
+
+    def merge(self, other: RaceStats) -> None:
+        """Add the counts of one game's host or seat thread (each counts into its own)."""
+        self.requests += other.requests
+        self.retries += other.retries
+        self.actions += other.actions
+        self.finished += other.finished
+        self.winners.update(other.winners)
+        for name in ("posts", "accepted", "refused", "events"):
+            getattr(self, name).update(getattr(other, name))
+        self.play_seconds += other.play_seconds
+        for sample in other.error_samples:
+            self.error(sample)
+        self.errors += other.errors - len(other.error_samples)
+
+    @property
+    def stale(self) -> int:
+        return sum(n for code, n in self.refused.items() if code.startswith("stale"))
+
+    def summary(self) -> str:
+        """One line: games, plays (accepted, stale, other refusals), events, winners,
+        errors, accepted plays/s."""
+        other = ", ".join(f"{code} {n}" for code, n in sorted(self.refused.items())
+                          if not code.startswith("stale")) or "none"
+        events = ", ".join(f"{kind} {n}" for kind, n in sorted(self.events.items())
+                           if kind not in ("played", "game-ended")) or "none"
+        winners = ", ".join(f"{who} {n}" for who, n in sorted(self.winners.items()))
+        rate = self.accepted["play"] / self.seconds if self.seconds else 0.0
+        return (f"games {self.games} (finished {self.finished}) | plays {self.posts['play']} "
+                f"(accepted {self.accepted['play']}, stale {self.stale}) | other refusals "
+                f"{other} | events {events} | winners {winners or '-'} | errors "
+                f"{self.errors} | {rate:.0f} accepted plays/s ({self.seconds:.1f} s, "
+                f"{self.requests} requests)")
+
+
+class Racer:
+    """Races real-time games: one thread per seat, each with its own transport
+    (``connect()``), loops legal-actions -> a random body -> POST until the game is
+    over. ``on_action(run, seat, action, reply, seconds)`` is called for every action
+    POST (from the seat threads)."""
+
+    def __init__(self, connect: Callable[[], Transport], rng: random.Random,
+                 stats: RaceStats | None = None,
+                 on_action: Callable[[GameRun, str, dict, Reply, float], None] | None = None):
+        self.connect = connect
+        self.rng = rng
+        self.stats = stats or RaceStats()
+        self.on_action = on_action
+        self.lock = threading.Lock()
+        self.runs: list[GameRun] = []  # every game created, in order
+
+    def race_game(self, game: str, options: dict | None = None) -> GameRun | None:
+        """Create one game and race it to its end; None if it could not be created."""
+        with self.lock:
+            self.stats.games += 1
+            seed = self.rng.getrandbits(64)
+        host = Player(self.connect(), random.Random(seed), stats=RaceStats())
+        seats: list[Player] = []
+        run = None
+        try:
+            run = host.create(game, dict(options or {}))
+            with self.lock:
+                self.runs.append(run)
+            seats = [Player(self.connect(), random.Random(seed + i), stats=RaceStats())
+                     for i in range(1, len(run.seats) + 1)]
+            threads = [threading.Thread(target=self._seat, args=(run, seat, player))
+                       for seat, player in zip(run.seats, seats)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            host.refresh(run)
+            if run.status == "finished":
+                host.finish(run)
+            else:
+                host.stats.error(f"game {run.id}: not finished when every seat stopped")
+        except Unexpected:
+            pass
+        finally:
+            _close(host.transport)
+            with self.lock:
+                for player in (host, *seats):
+                    self.stats.merge(player.stats)  # type: ignore[arg-type]
+        return run
+
+    def _seat(self, run: GameRun, seat: str, player: Player) -> None:
+        """One seat's loop (a thread); problems are counted, never raised."""
+        stats: RaceStats = player.stats  # type: ignore[assignment]
+        path = f"/v1/games/{run.id}"
+        try:
+            while True:
+                _, actions = player.legal(run, seat)
+                if not actions:
+                    if player._ok("GET", path, headers=run.auth(seat), retry=True)[
+                            "status"] != "active":
+                        return
+                    time.sleep(IDLE_SECONDS)
+                    continue
+                action = player.rng.choice(actions)
+                begin = time.perf_counter()
+                reply = player._send("POST", path + "/actions", action,
+                                     {**run.auth(seat), "Idempotency-Key": player._key()},
+                                     retry=True)
+                seconds = time.perf_counter() - begin
+                if self.on_action is not None:
+                    self.on_action(run, seat, action, reply, seconds)
+                if self._count(stats, action, reply, seconds):
+                    return
+        except Unexpected:
+            return
+        finally:
+            _close(player.transport)
+
+    @staticmethod
+    def _count(stats: RaceStats, action: dict, reply: Reply, seconds: float) -> bool:
+        """Count one action reply; True when the seat is done (the game is over)."""
+        kind = action["type"]
+        stats.posts[kind] += 1
+        if kind == "play":
+            stats.play_seconds.append(seconds)
+        if reply.status == 200:
+            stats.actions += 1
+            stats.accepted[kind] += 1
+            stats.events.update(e["type"] for e in reply.body["events"])
+            return reply.body["status"] != "active"
+        code = reply.body.get("code") if isinstance(reply.body, dict) else None
+        if reply.status == 409 and code:
+            stats.refused[code] += 1
+            return code == "game-over"
+        stats.error(f"{kind} -> {reply.status} {code or reply.body}")
+        return True
+
+    def race(self, game: str, games: int, options: dict | None = None,
+             at_once: int = 1) -> RaceStats:
+        """Race ``games`` games, ``at_once`` side by side; ``stats.seconds`` is the
+        wall time."""
+        start = time.perf_counter()
+        left = iter(range(games))
+
+        def lane() -> None:
+            while True:
+                with self.lock:
+                    if next(left, None) is None:
+                        return
+                self.race_game(game, options)
+
+        lanes = [threading.Thread(target=lane) for _ in range(max(1, at_once))]
+        for thread in lanes:
+            thread.start()
+        for thread in lanes:
+            thread.join()
+        self.stats.seconds += time.perf_counter() - start
+        return self.stats
+
+
+def _close(transport: Transport) -> None:
+    close = getattr(transport, "close", None)
+    if close is not None:
+        close()
+
+
+def is_realtime(transport: Transport, game: str) -> bool:
+    """The catalog's ``realtime`` flag of ``game`` (False if it is not listed)."""
+    reply = transport.request("GET", "/v1/games/catalog")
+    if reply.status != 200:
+        return False
+    return any(entry["game"] == game and entry.get("realtime")
+               for entry in reply.body["games"])
+
+
 # ----- command line ----------------------------------------------------------------
 
 
@@ -433,14 +630,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--wrong-rate", type=float, default=0.1,
                         help="2-Way Cards: probability per step of a wrong declaration")
     parser.add_argument("--players", type=int, default=None,
-                        help="Sequence games: the number of players (seats p1..pN)")
+                        help="Sequence, Halves...: the number of players (seats p1..pN)")
+    parser.add_argument("--at-once", type=int, default=1,
+                        help="real-time games: how many games race side by side")
     parser.add_argument("--options", type=json.loads, default={},
                         help="game options as a JSON object (see GET /v1/games/catalog)")
     args = parser.parse_args(argv)
     if not 0 <= args.wrong_rate <= 1:
         parser.error("--wrong-rate is a probability (0..1)")
-    if args.games < 1:
-        parser.error("--games must be at least 1")
+    if args.games < 1 or args.at_once < 1:
+        parser.error("--games and --at-once must be at least 1")
     if not isinstance(args.options, dict):
         parser.error("--options must be a JSON object")
     if args.players is not None:
@@ -451,9 +650,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     transport = HTTPTransport(args.url)
-    player = Player(transport, random.Random(args.seed), args.wrong_rate)
+    rng = random.Random(args.seed)
     try:
-        stats = player.play(args.game, args.games, args.options)
+        if args.options.get("dealing") != "table" and is_realtime(transport, args.game):
+            racer = Racer(lambda: HTTPTransport(args.url), rng)
+            stats = racer.race(args.game, args.games, args.options, args.at_once)
+        else:
+            stats = Player(transport, rng, args.wrong_rate).play(args.game, args.games,
+                                                                 args.options)
+    except OSError as error:  # the catalog could not be read: nothing was played
+        stats = Stats(games=args.games)
+        stats.error(f"{args.url}: {error!r}")
     finally:
         transport.close()
     for sample in stats.error_samples:

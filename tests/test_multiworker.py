@@ -11,126 +11,30 @@ from None gives the stored snapshot.
 
 Each backend gets its own database (PostgreSQL: a randomly named one created from
 TEST_DATABASE_URL, migrated by Alembic, dropped at the end: other test sessions share
-the server) and its own gunicorn on a free port, always stopped in a ``finally``.
+the server) and its own gunicorn on a free port, always stopped in a ``finally``
+(tests/realtime.py).
 """
 from __future__ import annotations
 
 import http.client
-import os
 import random
-import secrets
-import signal
-import socket
-import subprocess
-import sys
 import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import pytest
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
-from conftest import migrate
+from realtime import BACKENDS, database, gunicorn
 from service.play import HTTPTransport, Reply
 from service.store import GameStore
 
-ROOT = Path(__file__).resolve().parent.parent
-WORKERS = 4
 GAMES_AT_ONCE = 5
 THREADS_PER_GAME = 2
 # backend -> action POSTs to send in all (PostgreSQL: the >= 1,000 of the brief)
 TARGETS = {"sqlite": 400, "postgresql": 1000}
 TIME_LIMIT = 120.0  # a hang guard: seconds of traffic before the clients give up (fails)
-BACKENDS = ["sqlite"] + (["postgresql"] if os.environ.get("TEST_DATABASE_URL") else [])
-
-
-# ----- database and server -----------------------------------------------------------
-
-
-@contextmanager
-def database(backend: str, tmp_path: Path) -> Iterator[str]:
-    """A fresh database migrated with `alembic upgrade head`, removed afterwards."""
-    if backend == "sqlite":
-        url = f"sqlite:///{tmp_path / 'multiworker.sqlite3'}"
-        migrate(url)
-        yield url
-        return
-    admin_url = os.environ["TEST_DATABASE_URL"]
-    name = f"multiworker_{secrets.token_hex(6)}"
-    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as connection:
-            connection.execute(text(f'CREATE DATABASE "{name}"'))
-        try:
-            url = make_url(admin_url).set(database=name).render_as_string(hide_password=False)
-            migrate(url)
-            yield url
-        finally:
-            with admin.connect() as connection:
-                connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    finally:
-        admin.dispose()
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def healthy(port: int) -> bool:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-    try:
-        connection.request("GET", "/healthz")
-        return connection.getresponse().status == 200
-    except OSError:
-        return False
-    finally:
-        connection.close()
-
-
-def stop(process: subprocess.Popen) -> None:
-    """SIGTERM to the gunicorn master (it stops its workers); SIGKILL to its process
-    group (the one it leads: started with start_new_session) if it lingers."""
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=5)
-
-
-@contextmanager
-def gunicorn(url: str, log_path: Path, workers: int = WORKERS) -> Iterator[str]:
-    """``gunicorn -w workers`` serving the app on ``url``'s database; yields its base
-    URL once /healthz answers. Another free port is tried if the chosen one was taken
-    in the meantime."""
-    for _ in range(3):
-        port = free_port()
-        with log_path.open("ab") as log:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "--workers", str(workers),
-                 "--bind", f"127.0.0.1:{port}", "--graceful-timeout", "5",
-                 "service:create_app()"],
-                cwd=ROOT, env={**os.environ, "DATABASE_URL": url},
-                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            deadline = time.monotonic() + 30
-            while process.poll() is None and time.monotonic() < deadline:
-                if healthy(port):
-                    yield f"http://127.0.0.1:{port}"
-                    return
-                time.sleep(0.1)
-        finally:
-            stop(process)
-    raise AssertionError(f"gunicorn did not start:\n{log_path.read_text()[-3000:]}")
 
 
 # ----- the traffic -----------------------------------------------------------------

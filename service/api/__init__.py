@@ -26,6 +26,8 @@ class ProblemSchema(Schema):
     rule = fields.String(metadata={"description": "the rule ID applied (RULES.md), e.g. SQ-T3"})
     errors = fields.Dict(metadata={"description": "body/query validation: location -> field -> messages"})
     version = fields.Integer(metadata={"description": "current game version (412)"})
+    top = fields.Dict(metadata={"description": "stale-top-card (Halves, HV-T3): the current "
+                                              "top card {card, turned, halves}"})
 
 
 class Api(_Api):
@@ -73,13 +75,13 @@ def _require_json_body():
 
 def init_api(app: Flask) -> Api:
     """Register the blueprints and error handling on ``app``; returns the Api."""
-    from service.api import games, meta, sequence, two_way
+    from service.api import games, halves, meta, sequence, two_way
 
     app.json = StrictJSONProvider(app)
     app.url_map.merge_slashes = False  # "//" is a 404 problem, not an HTML 308 redirect
     api = Api(app)
     app.before_request(_require_json_body)
-    for module in (meta, games, two_way, sequence):
+    for module in (meta, games, two_way, sequence, halves):
         api.register_blueprint(module.blp)
     api.register_blueprint(sequence.numbers_blp)
 

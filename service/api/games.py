@@ -35,6 +35,9 @@ class CatalogGameSchema(Schema):
     rules = fields.String(required=True, metadata={"description": "RULES.md section"})
     seats = fields.List(fields.String(), metadata={"description": "fixed seat names, if any"})
     players = fields.List(fields.Integer(), metadata={"description": "allowed player counts"})
+    realtime = fields.Boolean(required=True, metadata={
+        "description": "true: no turn order, every seat acts at once; a racing action "
+                       "names what it aimed at (based_on) and If-Match is optional"})
     options = fields.List(fields.Nested(CatalogOptionSchema), required=True)
 
 
@@ -50,7 +53,8 @@ def catalog() -> list[dict]:
             module = engine(name)
         except ImportError:
             continue  # engine not written yet
-        entries.append({"game": name, **module.CATALOG[name]})
+        entries.append({"game": name, "realtime": bool(getattr(module, "REALTIME", False)),
+                        **module.CATALOG[name]})
     return entries
 
 
@@ -216,6 +220,11 @@ class ActionSchema(Schema):
     cards = fields.List(fields.String())
     side = fields.String()
     kind = fields.String()
+    based_on = fields.Raw(metadata={"type": "string", "description": "real-time games: the "
+                                    "shared card the action aims at (Halves: the top card); "
+                                    "refused as stale when it has changed"})
+    turned = fields.Raw(metadata={"type": "boolean", "description": "Halves: lay the card "
+                                  "turned round (halves swapped)"})
     expected_version = fields.Integer(strict=True, validate=Range(min=0), metadata={
         "description": "the version the action is based on (or the If-Match header)"})
 
@@ -341,7 +350,7 @@ def _unavailable(error: Unavailable) -> Response:
 
 @blp.errorhandler(RuleViolation)
 def _rule_violation(error: RuleViolation) -> Response:
-    return problem(error.status, error.code, error.detail, rule=error.rule)
+    return problem(error.status, error.code, error.detail, rule=error.rule, **error.extra)
 
 
 def _idempotency(scope: str, actor: str, payload: Any) -> IdempotencyRequest | None:

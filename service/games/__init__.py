@@ -79,7 +79,8 @@ One vocabulary across games (DESIGN.md):
   ``not-in-hand``, ``space-occupied``, ``stale-top-card``, ``referee-only``,
   ``invalid-action`` (422, malformed), ``invalid-option`` (422)...
 * Every refusal names the rule it applies: ``RuleViolation(code, detail, status,
-  rule="SQ-T3")`` (G-R1); the problem carries ``"rule"`` beside ``"code"``.
+  rule="SQ-T3")`` (G-R1); the problem carries ``"rule"`` beside ``"code"``, and the
+  members of ``extra=`` (e.g. the current ``top`` of a ``stale-top-card``).
 """
 from __future__ import annotations
 
@@ -93,15 +94,19 @@ class RuleViolation(Exception):
     ``code`` is a stable machine code (``not-your-turn``, ``space-occupied``...),
     ``detail`` a sentence for people, ``status`` the HTTP status the API uses
     (409 for a legal-looking action refused by the current state, 422 for a
-    malformed one), ``rule`` the rule ID it applies (``"TW-D3"``; G-R1).
+    malformed one), ``rule`` the rule ID it applies (``"TW-D3"``; G-R1), ``extra``
+    more members for the problem (``{"top": ...}`` beside a ``stale-top-card``), each
+    of which must be as public to the actor as the detail is.
     """
 
-    def __init__(self, code: str, detail: str, status: int = 409, rule: str | None = None):
+    def __init__(self, code: str, detail: str, status: int = 409, rule: str | None = None,
+                 extra: dict | None = None):
         super().__init__(detail)
         self.code = code
         self.detail = detail
         self.status = status
         self.rule = rule
+        self.extra = extra or {}
 
 
 ENGINE_MODULES = {

@@ -511,8 +511,8 @@ class GameStore:
         try:
             new_events = module.apply(json.loads(row.snapshot), actor, copy.deepcopy(action))
         except RuleViolation as violation:
-            return Refused(violation.status, violation.code, violation.detail,
-                           {"rule": violation.rule} if violation.rule else {}), None
+            extra = {**violation.extra, **({"rule": violation.rule} if violation.rule else {})}
+            return Refused(violation.status, violation.code, violation.detail, extra), None
         snapshot = json.dumps(_fold_all(module, json.loads(row.snapshot), new_events))
         state = json.loads(snapshot)  # exactly what a later read gets
         stored = [StoredEvent(row.last_seq + i, _json_copy(e))
