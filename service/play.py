@@ -19,7 +19,10 @@ API only, each seat acting with its own bearer token:
   still free and which is not among the legal declarations. The service records a
   ``declaration-rejected`` event and the seat's next turn is skipped (TW-D5, TW-T5);
 * every action is POSTed with ``expected_version`` and an ``Idempotency-Key``; a
-  dropped connection or a 503 is retried with the same key (so never applied twice).
+  dropped connection or a 503 is retried with the same key (so never applied twice);
+* table mode: the referee reports every card drawn (what is really in the deck); a
+  seat's own ``draw`` bodies, which list every card the seat cannot rule out (G-M2),
+  are left aside.
 
 Sequence and Sequence Numbers (``--game sequence|sequence-numbers --players N``,
 seats ``p1``..``pN``) are played the same way (random legal bodies; they have no
@@ -29,8 +32,9 @@ Real-time games (the catalog says ``realtime``: Halves, Solitaire Frenzy) are ra
 (:class:`Racer`): one thread per seat, each with its own connection and token, loops
 ``legal-actions`` -> one random body -> POST (no version: the body's ``based_on``
 names what it aimed at), all seats at once, until the game is over; a seat with
-nothing to do looks again shortly. Solitaire Frenzy seats turn their hand only when
-nothing else is legal (``FALLBACK_ONLY``), as players do. ``--at-once K`` races K games side by side. The
+nothing to do looks again shortly; Solitaire Frenzy seats turn their hand only when
+nothing else is legal (``FALLBACK_ONLY``), as players do. ``--at-once K`` races K
+games side by side. The
 summary counts play POSTs, accepted plays, stale refusals (``stale-*``, lost races),
 other refusals by code, the events of accepted actions (e.g. Halves' block moves
 ``bottom-card-moved`` and ``pile-turned``) and winners. In table dealing the seats
@@ -197,12 +201,8 @@ def grid_lines(grid: list[list[Any]], lengths: set[int]) -> list[list[list[int]]
 
 def free_lengths(view: dict, seat: str) -> set[int]:
     """TW-D3: the declaration lengths ``seat`` still has a free slot for (its view's
-    ``slots``: {seat: {length: {allowed, held}}}), less those it already declared this
-    turn (TW-T3: the view's ``declared_this_turn``, for the seat to move)."""
-    free = {int(n) for n, slot in view["slots"][seat].items() if slot["held"] < slot["allowed"]}
-    if view.get("turn") == seat:
-        free -= set(view.get("declared_this_turn", []))
-    return free
+    ``slots``: {seat: {length: {allowed, held}}}); the only limit on lengths (TW-T3)."""
+    return {int(n) for n, slot in view["slots"][seat].items() if slot["held"] < slot["allowed"]}
 
 
 def wrong_declarations(view: dict, seat: str, legal: list[dict]) -> list[list[list[int]]]:
@@ -214,15 +214,9 @@ def wrong_declarations(view: dict, seat: str, legal: list[dict]) -> list[list[li
 
 
 def winner_of(view: dict) -> str:
-    """"draw" or the winning seat/side, from a finished game's view (2-Way Cards:
-    ``winner``; Sequence: ``result.winner``; the common shape: ``result.winners``,
-    several joined by "+")."""
-    if "winner" in view:
-        winner = view["winner"]
-    else:
-        result = view.get("result") or {}
-        winner = "+".join(result["winners"]) if "winners" in result else result.get("winner")
-    return winner or "draw"
+    """"draw" or the winning seats joined by "+" (a team: ``p1+p3``), from a finished
+    game's view: its ``result.winners`` (the one result shape of every game)."""
+    return "+".join(view["result"]["winners"]) or "draw"
 
 
 # ----- the player ------------------------------------------------------------------
@@ -340,13 +334,16 @@ class Player:
         """(seat, version, its legal actions): the view's ``turn`` first, then every
         seat in order, then the referee (table mode: the deal and the draws); None when
         nobody has anything to do. The referee's disciplinary actions (``penalty``,
-        SQ-T6; ``retire``, HV-T6) are never chosen."""
+        SQ-T6; ``retire``, HV-T6) are never chosen, nor a seat's own table-mode draw
+        (the referee reports it: it knows which cards are left)."""
         turn = run.view.get("turn")
         candidates = ([turn] if turn in run.seats else []) + [s for s in run.seats if s != turn]
         for seat in [*candidates, "referee"]:
             version, actions = self.legal(run, seat)
             if seat == "referee":
                 actions = [a for a in actions if a["type"] not in REFEREE_ONLY]
+            else:
+                actions = [a for a in actions if not (a["type"] == "draw" and "card" in a)]
             if actions:
                 return seat, version, actions
         return None

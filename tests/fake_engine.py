@@ -82,7 +82,7 @@ def fold(state: dict | None, event: dict) -> dict:
         opts = event["options"]
         return {"status": "active", "seats": list(event["seats"]), "seed": event["seed"],
                 "options": opts, "target": opts["target"], "turn": opts["first"],
-                "count": 0, "deck": [], "cards": {}, "winner": None, "penalised": []}
+                "count": 0, "deck": [], "cards": {}, "result": None, "penalised": []}
     new = copy.deepcopy(state)
     if kind == "shuffled":
         new["deck"] = list(event["deck"])
@@ -97,15 +97,22 @@ def fold(state: dict | None, event: dict) -> dict:
     elif kind == "penalised":
         new["turn"] = _other(event["target"])
         new["penalised"].append(event["target"])
-    elif kind == "finished":
+    elif kind == "game-ended":
         new["status"] = "finished"
-        new["winner"] = event["winner"]
+        new["result"] = event["result"]
         new["turn"] = None
     return new
 
 
 def _other(seat: str) -> str:
     return SEATS[1 - SEATS.index(seat)]
+
+
+def _ended(state: dict, winner: str, reason: str, count: int) -> dict:
+    """The contract's end event: ``game-ended`` {"result": RESULT}."""
+    return {"type": "game-ended", "seat": None, "result": {
+        "winners": [winner], "scores": {seat: int(seat == winner) for seat in SEATS},
+        "reason": reason, "counter": {"count": count}}}
 
 
 def apply(state: dict, actor: str, action: dict) -> list[dict]:
@@ -118,7 +125,7 @@ def apply(state: dict, actor: str, action: dict) -> list[dict]:
     if kind == "tick":
         return [{"type": "ticked", "seat": actor, "count": state["count"] + 1}]
     if kind == "resign":
-        return [{"type": "finished", "seat": actor, "winner": _other(actor)}]
+        return [_ended(state, _other(actor), "resigned", state["count"])]
     if kind not in ("add", "draw"):
         raise RuleViolation("unknown-action", f"unknown action {kind!r}", 422)
     if state["turn"] != actor:
@@ -133,7 +140,7 @@ def apply(state: dict, actor: str, action: dict) -> list[dict]:
     count = state["count"] + amount
     events = [{"type": "added", "seat": actor, "amount": amount, "count": count}]
     if count >= state["target"]:
-        events.append({"type": "finished", "seat": None, "winner": actor})
+        events.append(_ended(state, actor, "target", count))
     return events
 
 
@@ -153,7 +160,7 @@ def _referee(state: dict, action: dict) -> list[dict]:
 
 def view(state: dict, viewer: str | None) -> dict:
     """Public fields; a seat's own card; everything (deck, seed, cards) for the referee."""
-    public = {k: state[k] for k in ("status", "seats", "target", "turn", "count", "winner")}
+    public = {k: state[k] for k in ("status", "seats", "target", "turn", "count", "result")}
     public["deck_size"] = len(state["deck"])
     if viewer == "referee":
         return {**public, "cards": dict(state["cards"]), "deck": list(state["deck"]),

@@ -324,7 +324,7 @@ def test_finishing_reveals_the_seed_matching_its_commitment(store_client, make_g
     response = act(store_client, game, "north", {"type": "add", "amount": 2}, 1)
     body = response.get_json()
     assert body["status"] == "finished" and body["seed"] == SEED
-    assert [e["type"] for e in body["events"]] == ["added", "finished"]
+    assert [e["type"] for e in body["events"]] == ["added", "game-ended"]
     view = store_client.get(f"/v1/games/{game['id']}", headers=game["auth"]["south"]).get_json()
     assert view["status"] == "finished" and view["seed"] == SEED
     assert hashlib.sha256(view["seed"].encode()).hexdigest() == view["seed_commitment"]

@@ -82,6 +82,7 @@ def test_two_way_refusals_are_problems_with_the_engines_code(store_client, make_
     response = store_client.post(url, json={"type": "draw", "expected_version": 1},
                                  headers=game["auth"]["green"])
     assert response.status_code == 409 and response.get_json()["code"] == "not-your-turn"
+    assert response.get_json()["rule"] == "TW-T2"  # G-R1
     response = store_client.post(url, json={"type": "place", "tile": "2C", "cell": [9, 9],
                                             "expected_version": 1},
                                  headers=game["auth"]["blue"])

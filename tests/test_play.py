@@ -123,13 +123,13 @@ def test_a_seat_declaring_a_wrong_line_misses_its_next_turn(transport):
     culprit = log[wrong]["seat"]
     rival = "green" if culprit == "blue" else "blue"
     ends = next(i for i in range(wrong, len(log))
-                if log[i]["type"] == "discard" and log[i]["seat"] == culprit)
+                if log[i]["type"] == "discarded" and log[i]["seat"] == culprit)
     skip = next(i for i, e in enumerate(log) if e["type"] == "turn-skipped")
     assert log[skip]["seat"] == culprit
     between = log[ends + 1:skip]
     assert between and all(e["seat"] == rival for e in between)
     assert [e["type"] for e in between if e["type"] != "declared"][-4:] == \
-        ["place", "place", "draw", "discard"]
+        ["placed", "placed", "drawn", "discarded"]
     assert all(e["seat"] == rival for e in log[skip + 1:])
     assert run.view["turn"] == rival
 
@@ -142,21 +142,24 @@ def test_table_mode_falls_back_to_the_referee_for_the_deal_and_draws(transport):
     assert player.stats.errors == 0, player.stats.error_samples
     assert run.status == "finished"
     log = referee_log(transport, run)
-    dealt = [e for e in log if e["type"] in ("deal", "draw")]
+    dealt = [e for e in log if e["type"] in ("dealt", "drawn")]
     assert dealt and all(e["by"] == "referee" for e in dealt)
-    assert {e["by"] for e in log if e["type"] in ("place", "discard")} == {"blue", "green"}
+    assert {e["by"] for e in log if e["type"] in ("placed", "discarded")} == {"blue", "green"}
 
 
-@pytest.mark.parametrize("game, players", [("sequence", 2), ("sequence-numbers", 3)])
-def test_sequence_games_are_played_to_their_end(transport, game, players):
+@pytest.mark.parametrize("game, options", [("sequence", {"players": 2}),
+                                           ("sequence-numbers", {"players": 3}),
+                                           ("sequence-numbers", {"dealing": "table"})])
+def test_sequence_games_are_played_to_their_end(transport, game, options):
     player = Player(transport, random.Random(3))
-    run = player.play_game(game, {"players": players})
+    run = player.play_game(game, options)
     assert player.stats.errors == 0, player.stats.error_samples
     assert player.stats.finished == 1 and run.status == "finished"
-    assert run.seats == [f"p{i}" for i in range(1, players + 1)]
+    assert run.seats == [f"p{i}" for i in range(1, options.get("players", 2) + 1)]
     log = referee_log(transport, run)
-    assert log[-1]["type"] == "game-finished"
+    assert log[-1]["type"] == "game-ended" and log[-1]["result"] == run.view["result"]
     assert player.stats.declarations_valid == player.stats.declarations_wrong == 0
+    assert not any(e.get("conflict") for e in log)  # the referee reported the real cards
 
 
 # ----- helpers and command line -----
@@ -183,18 +186,14 @@ def test_wrong_declarations_exclude_legal_ones_either_way_and_held_lengths():
     assert free_lengths(view, "blue") == {3}
     legal = [{"type": "declare", "cells": [[0, 3], [0, 2], [0, 1]]}]
     assert wrong_declarations(view, "blue", legal) == [[[0, 0], [0, 1], [0, 2]]]
-    # TW-T3 ruling: a length the seat to move declared this turn is not free again
-    view.update(turn="blue", declared_this_turn=[3])
+    view["slots"]["blue"]["3"]["held"] = 1  # TW-D3: only a held length is closed
     assert free_lengths(view, "blue") == set() and wrong_declarations(view, "blue", []) == []
-    view["turn"] = "green"
-    assert free_lengths(view, "blue") == {3}
 
 
-def test_winner_of_reads_both_view_shapes():
-    assert winner_of({"winner": "green"}) == "green"
-    assert winner_of({"winner": None}) == "draw"
-    assert winner_of({"result": {"winner": "red"}}) == "red"
-    assert winner_of({"result": {"winner": None}}) == "draw"
+def test_winner_of_reads_the_result_of_every_game():
+    assert winner_of({"result": {"winners": ["green"]}}) == "green"
+    assert winner_of({"result": {"winners": ["p1", "p3"]}}) == "p1+p3"
+    assert winner_of({"result": {"winners": []}}) == "draw"
 
 
 def test_players_become_the_players_option():

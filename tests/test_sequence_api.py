@@ -49,25 +49,27 @@ def test_sq_t1_moves_check_legal_and_what_it_completes(client):
     body = ok(client.post("/v1/sequence/moves/check", json={
         "chips": {"green": [[0, 1], [0, 2], [0, 3]]}, "side": "green", "card": "5s",
         "cell": [0, 4]}))
-    assert body == {"legal": True, "code": None, "detail": None, "action": "play",
-                    "card": "5S", "sequences": [
+    assert body == {"legal": True, "code": None, "detail": None, "rule": None,
+                    "action": "play", "card": "5S", "sequences": [
                         {"side": "green", "cells": [[0, 0], [0, 1], [0, 2], [0, 3], [0, 4]]}]}
 
 
-@pytest.mark.parametrize("card, cell, code", [
-    ("6S", [0, 6], "card-not-on-space"),
-    ("2S", [0, 1], "space-occupied"),
-    ("JD", [9, 9], "space-occupied"),
-    ("JH", [0, 1], "own-chip"),
-    ("JS", [4, 4], "no-chip"),
-    ("JS", [6, 0], "chip-locked"),
+@pytest.mark.parametrize("card, cell, code, rule", [
+    ("6S", [0, 6], "card-not-on-space", "SQ-T1"),
+    ("2S", [0, 1], "space-occupied", "SQ-T1"),
+    ("JD", [9, 9], "space-occupied", "SQ-C1"),
+    ("JH", [0, 1], "own-chip", "SQ-T3"),
+    ("JS", [4, 4], "no-chip", "SQ-T3"),
+    ("JS", [6, 0], "chip-locked", "SQ-S2"),
 ])
-def test_sq_t1_t2_t3_moves_check_codes(client, card, cell, code):
+def test_sq_t1_t2_t3_moves_check_codes(client, card, cell, code, rule):
+    """Each refusal names its rule (G-R1)."""
     body = ok(client.post("/v1/sequence/moves/check", json={
         "chips": {"green": [[0, 1]], "blue": [[r, 0] for r in range(5, 10) if r < 9]},
         "sequences": [{"side": "blue", "cells": [[r, 0] for r in range(5, 10)]}],
         "side": "green", "card": card, "cell": cell}))
     assert body["legal"] is False and body["code"] == code and body["detail"]
+    assert body["rule"] == rule
 
 
 def test_sq_s5_moves_check_with_a_named_sequence(client):
@@ -80,6 +82,7 @@ def test_sq_s5_moves_check_with_a_named_sequence(client):
         "chips": chips, "side": "green", "card": "10S", "cell": [5, 1],
         "sequence": [[5, c] for c in range(2, 7)]}))
     assert body["legal"] is False and body["code"] == "invalid-sequence"
+    assert body["rule"] == "SQ-S5"
 
 
 @pytest.mark.parametrize("payload, code, field", [
@@ -97,6 +100,7 @@ def test_malformed_moves_are_422_naming_the_field(client, payload, code, field):
     body = {"side": "green", "card": "5S", "cell": [0, 4], **payload}
     answer = problem(client.post("/v1/sequence/moves/check", json=body), code)
     assert field in answer["errors"]["json"]
+    assert answer["rule"].startswith("SQ-")  # G-R1
 
 
 @pytest.mark.parametrize("payload, field", [

@@ -90,7 +90,10 @@ def test_sn_c0_default_board_10x10_four_free_corners_48_numbers_twice():
     assert all(isinstance(n, int) for n in numbers)
 
 
-def test_sn_c0_default_deck_96_problems_answering_the_numbers_twice_plus_2_plus_2_minus():
+def test_sn_c0_sn_c1_default_deck_96_add_and_subtract_problems_plus_2_plus_2_minus():
+    """SN-C0: 96 problems answering every board number twice (each reachable), 2 PLUS,
+    2 MINUS; SN-C1: the published game is add & subtract, so each number has one
+    addition and one subtraction card and no other operation."""
     data = json.loads((SEEDS / "sequence-numbers-deck.json").read_text())
     cards = data["cards"]
     assert len(cards) == 100
@@ -101,7 +104,10 @@ def test_sn_c0_default_deck_96_problems_answering_the_numbers_twice_plus_2_plus_
     board_numbers = Counter(v for row in grid for v in row if v != "FREE")
     assert Counter(answer(p) for p in problems) == board_numbers
     assert all(canonical_problem(p) == p for p in problems)
-    assert Counter(parse_problem(p)[1] for p in problems) == {"+": 24, "-": 24, "x": 24, "/": 24}
+    assert Counter(parse_problem(p)[1] for p in problems) == {"+": 48, "-": 48}
+    for number in board_numbers:
+        ops = sorted(parse_problem(p)[1] for p in problems if answer(p) == number)
+        assert ops == ["+", "-"], number
 
 
 def test_sn_c0_generator_reproduces_the_shipped_files(tmp_path, monkeypatch):

@@ -167,6 +167,8 @@ def test_sn_p2_hand_five_for_two_or_three_four_for_four_to_six(players, hand):
     (NUM, 2, 2, 1), (NUM, 3, 3, 1), (NUM, 4, 2, 2), (NUM, 6, 2, 2), (NUM, 6, 3, 2),
 ])
 def test_sq_s3_sn_s1_sequences_needed_to_win(game, players, sides, needed):
+    """SQ-S3 counts sides (6 players as 3 sides need 1); SN-S1 counts players,
+    however they are split into teams (6 players as 3 teams still need 2)."""
     state, _ = start(game, players=players, sides=sides)
     assert state["sequences_to_win"] == needed
 
@@ -175,6 +177,7 @@ def test_sq_s3_sn_s1_sequences_needed_to_win(game, players, sides, needed):
     ({"colour": "green"}, "unknown option"), ({"dealing": "robot"}, "dealing"),
     ({"first_seat": "p3"}, "first_seat"), ({"sequences_to_win": 0}, "sequences_to_win"),
     ({"stalemate_decks": True}, "stalemate_decks"), ({"board": [[1]]}, "unknown option"),
+    ({"stalemate": "coin"}, "stalemate"),
 ])
 def test_invalid_options_are_422(options, word):
     with pytest.raises(RuleViolation) as info:
@@ -189,6 +192,10 @@ def test_catalog_lists_both_games_with_their_options():
     assert sq.CATALOG[NUM]["players"] == [2, 3, 4, 6]
     names = {o["name"] for o in sq.CATALOG[NUM]["options"]}
     assert {"players", "sides", "dealing", "board", "deck", "first_seat"} <= names
+    for game in sq.CATALOG:  # SQ-E1: a stalemate is a draw unless chosen otherwise
+        stalemate = next(o for o in sq.CATALOG[game]["options"] if o["name"] == "stalemate")
+        assert (stalemate["default"], stalemate["choices"]) == ("draw",
+                                                                ["draw", "most_sequences"])
 
 
 # ===== the contract: events, fold, determinism =====
@@ -204,7 +211,7 @@ def test_new_game_events_fold_from_none_to_the_state():
     initial = sq.fold(None, created)
     assert initial["phase"] == "deal" and len(initial["deck"]) == 104
     assert initial["deck"] == shuffle(list(sq.CLASSIC_DECK), SEED, "deck")
-    assert types(events) == ["game-created"] + ["cards-dealt"] * 3 + ["turn-started"]
+    assert types(events) == ["game-created"] + ["dealt"] * 3 + ["turn-started"]
     assert events[1]["cards"] == initial["deck"][:6]
     assert replay(events) == state
     assert state["status"] == "active" and state["turn"] == "p1"
@@ -226,7 +233,7 @@ def test_expected_version_is_ignored_and_unknown_fields_refused():
     state = give(state, "p1", ["5S"])
     state2, events = run(state, "p1", {"type": "play", "card": "5S", "cell": [0, 4],
                                        "expected_version": 7})
-    assert types(events)[0] == "chip-placed"
+    assert types(events)[0] == "placed"
     error = refused(state, "p1", {"type": "play", "card": "5S", "cell": [0, 4], "x": 1})
     assert error.code == "invalid-action" and error.status == 422
 
@@ -253,10 +260,10 @@ def test_sq_t1_play_a_card_place_a_chip_then_draw():
     state = give(state, "p1", ["5S", "KD", "2C"])
     top = state["deck"][0]
     state, events = run(state, "p1", {"type": "play", "card": "5s", "cell": [8, 3]})
-    assert types(events) == ["chip-placed", "card-drawn", "turn-started"]
-    assert events[0] == {"type": "chip-placed", "seat": "p1", "side": "green", "card": "5S",
+    assert types(events) == ["placed", "drawn", "turn-started"]
+    assert events[0] == {"type": "placed", "seat": "p1", "side": "green", "card": "5S",
                          "cell": [8, 3]}
-    assert events[1] == {"type": "card-drawn", "seat": "p1", "card": top}
+    assert events[1] == {"type": "drawn", "seat": "p1", "card": top}
     assert state["chips"][8][3] == "green" and state["discards"]["p1"] == ["5S"]
     assert sorted(state["hands"]["p1"]) == sorted(["KD", "2C", top])
     assert state["turn"] == "p2"
@@ -292,12 +299,30 @@ def test_sq_t3_one_eyed_jack_removes_an_opponent_chip_and_ends_the_turn():
     state, _ = start()
     state = put(give(state, "p1", ["JS", "JH", "7H"]), "blue", [(4, 8)])
     state, events = run(state, "p1", {"type": "remove-chip", "card": "JS", "cell": [4, 8]})
-    assert types(events) == ["chip-removed", "card-drawn", "turn-started"]
+    assert types(events) == ["chip-removed", "drawn", "turn-started"]
     assert events[0]["removed"] == "blue" and state["chips"][4][8] is None
     assert state["discards"]["p1"] == ["JS"] and state["turn"] == "p2"
     # the turn is over: p1 cannot put a chip back on that space now
     assert refused(state, "p1", {"type": "play", "card": "7H",
                                  "cell": [4, 8]}).code == "not-your-turn"
+
+
+def test_sq_t3_a_one_eyed_jack_turn_still_draws():
+    """SQ-T3: the removal ends the turn, but the player still draws: server mode draws
+    the top card at once; in table mode the seat owes the draw (SQ-T5)."""
+    state, _ = start()
+    state = put(give(state, "p1", ["JH"]), "blue", [(4, 8)])
+    top = state["deck"][0]
+    hand = len(state["hands"]["p1"])
+    state, events = run(state, "p1", {"type": "remove-chip", "card": "JH", "cell": [4, 8]})
+    assert events[1] == {"type": "drawn", "seat": "p1", "card": top}
+    assert len(state["hands"]["p1"]) == hand and top in state["hands"]["p1"]
+    table = table_game()
+    table = put(give(table, "p1", ["JS"] + table["hands"]["p1"][1:]), "blue", [(4, 8)])
+    table, events = run(table, "p1", {"type": "remove-chip", "card": "JS", "cell": [4, 8]})
+    assert types(events) == ["chip-removed", "turn-started"]
+    assert table["pending_draws"] == {"p1": 1}
+    assert {"type": "draw", "card": "KS"} in sq.legal_actions(table, "p1")
 
 
 @pytest.mark.parametrize("setup, card, cell, code", [
@@ -334,7 +359,7 @@ def test_sq_t4_dead_card_exchange_once_per_turn_before_playing():
     top = state["deck"][0]
     assert {"type": "exchange-dead-card", "card": "7H"} in sq.legal_actions(state, "p1")
     state, events = run(state, "p1", {"type": "exchange-dead-card", "card": "7H"})
-    assert types(events) == ["dead-card-exchanged", "card-drawn"]
+    assert types(events) == ["dead-card-exchanged", "drawn"]
     assert state["turn"] == "p1" and state["exchanged"] is True
     assert state["discards"]["p1"] == ["7H"] and top in state["hands"]["p1"]
     error = refused(state, "p1", {"type": "exchange-dead-card", "card": "8H"})
@@ -376,7 +401,7 @@ def test_table_mode_the_referee_reports_the_deal():
     assert refused(state, "p1", {"type": "play", "card": "2S",
                                  "cell": [0, 1]}).code == "deal-not-finished"
     state, events = run(state, "referee", {"type": "draw", "seat": "p1", "card": "AS"})
-    assert events == [{"type": "card-drawn", "seat": "p1", "card": "AS"}]
+    assert events == [{"type": "dealt", "seat": "p1", "cards": ["AS"]}]
     state = table_game()
     assert all(len(h) == 7 for h in state["hands"].values())
     assert all_cards(state) == Counter(sq.CLASSIC_DECK)
@@ -388,11 +413,11 @@ def test_sq_t5_table_mode_late_draw_is_lost_for_the_rest_of_the_game():
     state = give(state, "p2", ["7S", "8S"] + state["hands"]["p2"][2:])
     state, events = run(state, "referee", {"type": "play", "seat": "p1", "card": "5S",
                                            "cell": [0, 4]})
-    assert types(events) == ["chip-placed", "turn-started"]  # no draw: it is reported
+    assert types(events) == ["placed", "turn-started"]  # no draw: it is reported
     assert state["pending_draws"] == {"p1": 1} and state["turn"] == "p2"
     state, _ = run(state, "p2", {"type": "play", "card": "7S", "cell": [0, 6]})
     state, events = run(state, "referee", {"type": "draw", "seat": "p2", "card": "KS"})
-    assert types(events) == ["card-drawn", "draw-lost"]
+    assert types(events) == ["drawn", "draw-lost"]
     assert events[1]["seat"] == "p1" and state["lost_draws"] == {"p1": 1, "p2": 0}
     assert refused(state, "referee", {"type": "draw", "seat": "p1",
                                       "card": "KS"}).code == "draw-not-due"
@@ -413,7 +438,7 @@ def test_sq_t5_only_the_next_seats_draw_costs_a_seat_its_owed_draw():
     assert events[1:] == [{"type": "draw-lost", "seat": "p2"}]
     assert state["pending_draws"] == {"p1": 1}
     state, events = run(state, "p1", {"type": "draw", "card": "KS"})
-    assert types(events) == ["card-drawn"]
+    assert types(events) == ["drawn"]
     assert state["lost_draws"] == {"p1": 0, "p2": 1, "p3": 0}
     assert [len(state["hands"][s]) for s in ("p1", "p2", "p3")] == [6, 5, 6]
 
@@ -436,19 +461,83 @@ def test_sq_t5_a_draw_still_owed_when_the_seat_plays_again_is_lost():
     state = give(state, "p2", ["7S"] + state["hands"]["p2"][1:])
     state, _ = run(state, "p1", {"type": "play", "card": "5S", "cell": [0, 4]})
     state, events = run(state, "p2", {"type": "play", "card": "7S", "cell": [0, 6]})
-    assert types(events) == ["chip-placed", "turn-started"]
+    assert types(events) == ["placed", "turn-started"]
     assert state["pending_draws"] == {"p1": 1, "p2": 2}  # p1 may still draw now
     state, events = run(state, "p1", {"type": "play", "card": "6S", "cell": [0, 5]})
-    assert types(events) == ["draw-lost", "chip-placed", "turn-started"]
+    assert types(events) == ["draw-lost", "placed", "turn-started"]
     assert state["lost_draws"]["p1"] == 1 and state["pending_draws"] == {"p1": 3, "p2": 2}
 
 
-def test_sq_t5_a_reported_card_must_still_be_in_the_deck():
-    state = table_game()
+def owing_p1(players=2):
+    """A table game in which p1 has played 5S and owes its draw; both KS are in p2's
+    hand, and the deck still holds cards."""
+    state = table_game(players=players)
     state = give(state, "p1", ["5S"] + state["hands"]["p1"][1:])
+    state = give(state, "p2", ["KS", "KS"] + state["hands"]["p2"][2:])
     state, _ = run(state, "p1", {"type": "play", "card": "5S", "cell": [0, 4]})
-    gone = [c for c in sq.CLASSIC_DECK if all_cards(state)[c] and c not in state["deck"]][0]
-    assert refused(state, "p1", {"type": "draw", "card": gone}).code == "card-not-in-deck"
+    assert "KS" not in state["deck"] and state["pending_draws"] == {"p1": 1}
+    return state
+
+
+def test_g_m2_the_referee_is_refused_a_card_no_longer_in_the_deck():
+    """G-M2: a conservation conflict is refused to the referee, who sees every hand."""
+    state = owing_p1()
+    error = refused(state, "referee", {"type": "draw", "seat": "p1", "card": "KS"})
+    assert (error.code, error.status, error.rule) == ("card-not-in-deck", 409, "G-M2")
+    assert {"type": "draw", "seat": "p1", "card": "KS"} not in \
+        sq.legal_actions(state, "referee")
+
+
+def test_g_m2_a_seats_own_report_is_judged_on_what_the_seat_can_know():
+    """G-M2: p1 cannot know that p2 holds both KS, so its report of a KS is accepted
+    exactly as any other card (the events p1 sees say nothing more); the conflict
+    goes only to the referee, and the deck count still goes down by one."""
+    state = owing_p1()
+    assert {"type": "draw", "card": "KS"} in sq.legal_actions(state, "p1")
+    count = sq.view(state, "p1")["deck_count"]
+    after, events = run(state, "p1", {"type": "draw", "card": "KS"})
+    assert events == [{"type": "drawn", "seat": "p1", "card": "KS", "conflict": True}]
+    assert sq.view_event(after, events[0], "p1") == {"type": "drawn", "seat": "p1",
+                                                     "card": "KS"}
+    assert sq.view_event(after, events[0], "p2") == {"type": "drawn", "seat": "p1",
+                                                     "count": 1}
+    assert sq.view_event(after, events[0], "referee")["conflict"] is True
+    assert sq.view(after, "referee")["conflicts"] == [{"seat": "p1", "card": "KS", "deck": 0}]
+    assert "conflicts" not in sq.view(after, "p1") and "conflicts" not in sq.view(after, "p2")
+    assert sq.view(after, "p1")["deck_count"] == sq.view(after, "referee")["deck_count"] \
+        == count - 1
+    assert after["hands"]["p1"].count("KS") == 1 and json.loads(json.dumps(after)) == after
+
+
+def test_g_m2_a_conflicting_report_still_empties_the_deck_and_the_reshuffle_drops_it():
+    """G-M2 bookkeeping: after a conflicting report the deck multiset lists one card
+    that is no longer there; when the count reaches 0 the next draw reshuffles the
+    discard piles (SQ-T7) and that card is dropped."""
+    state = copy.deepcopy(owing_p1())
+    last = state["deck"].pop()
+    state["discards"]["p2"].extend(state["deck"])  # as if played long ago
+    state["deck"] = [last]
+    state, _ = run(state, "p1", {"type": "draw", "card": "KS"})
+    assert state["deck"] == [last] and sq.deck_count(state) == 0
+    assert sq.view(state, "p2")["deck_count"] == 0
+    state, _ = run(state, "p2", {"type": "play", "card": "KS", "cell": [3, 1]})
+    pile = sorted(c for p in state["discards"].values() for c in p)
+    state, events = run(state, "referee", {"type": "draw", "seat": "p2", "card": pile[0]})
+    assert types(events) == ["deck-reshuffled", "drawn"]
+    assert sorted(state["deck"] + [pile[0]]) == pile and sq.deck_count(state) == len(pile) - 1
+    assert sq.view(state, "referee")["conflicts"] == [{"seat": "p1", "card": "KS", "deck": 0}]
+
+
+def test_g_m2_a_seat_is_refused_a_card_whose_every_copy_it_can_see():
+    """G-M2: both 5S are in p1's view (one in its hand, one on its discard pile): its
+    report of a 5S can be refused without telling it anything."""
+    state = owing_p1()
+    state = give(state, "p1", ["5S"] + state["hands"]["p1"][1:])
+    assert Counter(state["hands"]["p1"])["5S"] == 1 and state["discards"]["p1"] == ["5S"]
+    error = refused(state, "p1", {"type": "draw", "card": "5S"})
+    assert (error.code, error.rule) == ("card-not-in-deck", "G-M2")
+    assert "p2" not in error.detail
+    assert {"type": "draw", "card": "5S"} not in sq.legal_actions(state, "p1")
 
 
 def test_sq_t4_table_mode_replacement_is_reported_before_playing():
@@ -519,7 +608,7 @@ def test_sq_t7_discard_piles_are_reshuffled_from_the_seed_when_the_deck_runs_out
     piles = ["5S"] + state["discards"]["p2"]  # seat order: p1's pile, then p2's
     new_deck = shuffle(piles, SEED, "reshuffle-1")
     after, events = run(state, "p1", {"type": "play", "card": "5S", "cell": [0, 4]})
-    assert types(events) == ["chip-placed", "deck-reshuffled", "card-drawn", "turn-started"]
+    assert types(events) == ["placed", "deck-reshuffled", "drawn", "turn-started"]
     assert events[1]["number"] == 1 and events[1]["cards"] == len(piles)
     assert events[2]["card"] == new_deck[0]
     assert after["deck"] == new_deck[1:] and after["discards"] == {"p1": [], "p2": []}
@@ -532,7 +621,7 @@ def test_sq_s3_two_sides_need_two_sequences():
     state, _ = start()
     state = put(give(state, "p1", ["5S", "9C"]), "green", [(0, 1), (0, 2), (0, 3)])
     state, events = run(state, "p1", {"type": "play", "card": "5S", "cell": [0, 4]})
-    assert types(events) == ["chip-placed", "sequence-completed", "card-drawn",
+    assert types(events) == ["placed", "sequence-completed", "drawn",
                              "turn-started"]
     assert events[1]["cells"] == [[0, 0], [0, 1], [0, 2], [0, 3], [0, 4]]
     assert state["status"] == "active" and state["sequences"][0]["side"] == "green"
@@ -541,10 +630,12 @@ def test_sq_s3_two_sides_need_two_sequences():
     # the second shares the free corner (0, 0) with the first: one space (SQ-S4)
     state = put(state, "green", [(1, 0), (2, 0), (3, 0)])
     state, events = run(state, "p1", {"type": "play", "card": "9C", "cell": [4, 0]})
-    assert types(events) == ["chip-placed", "sequence-completed", "game-finished"]
-    assert events[-1]["winner"] == "green" and events[-1]["reason"] == "sequences"
-    assert events[-1]["seed"] == SEED and state["status"] == "finished"
-    assert state["result"]["sequences"] == {"green": 2, "blue": 0}
+    assert types(events) == ["placed", "sequence-completed", "game-ended"]
+    assert events[-1] == {"type": "game-ended", "seat": None, "result": {
+        "winners": ["p1"], "scores": {"p1": 2, "p2": 0}, "reason": "sequences",
+        "sequence": {"winning_side": "green", "sequences": {"green": 2, "blue": 0}}}}
+    assert state["status"] == "finished" and state["result"] == events[-1]["result"]
+    assert sq.view(state, "p2")["result"] == state["result"] and sq.view(state, "p2")["seed"]
     assert refused(state, "p2", {"type": "pass"}).code == "game-over"
     assert sq.legal_actions(state, "p2") == []
 
@@ -553,8 +644,9 @@ def test_sq_s3_three_sides_need_one_sequence():
     state, _ = start(players=3)
     state = put(give(state, "p1", ["5S"]), "green", [(0, 1), (0, 2), (0, 3)])
     state, events = run(state, "p1", {"type": "play", "card": "5S", "cell": [0, 4]})
-    assert types(events) == ["chip-placed", "sequence-completed", "game-finished"]
-    assert state["result"]["winner"] == "green"
+    assert types(events) == ["placed", "sequence-completed", "game-ended"]
+    assert state["result"]["winners"] == ["p1"]
+    assert state["result"]["scores"] == {"p1": 1, "p2": 0, "p3": 0}
 
 
 def card_for(number):
@@ -609,7 +701,7 @@ def test_sn_sq_t4_a_problem_card_is_dead_when_both_answer_spaces_are_covered():
     assert refused(state, "p1", {"type": "exchange-dead-card",
                                  "card": "PLUS"}).code == "not-dead"
     state, events = run(state, "p1", {"type": "exchange-dead-card", "card": card})
-    assert types(events) == ["dead-card-exchanged", "card-drawn"]
+    assert types(events) == ["dead-card-exchanged", "drawn"]
     assert state["discards"]["p1"] == [card]
 
 
@@ -627,20 +719,35 @@ def test_sq_s5_the_play_may_name_the_five_spaces():
     assert error.code == "invalid-sequence" and error.status == 409
 
 
+def test_sq_s5_the_default_window_respects_sq_s4():
+    """SQ-S5/SQ-S4: unnamed, the sequence is the first window in reading order that
+    holds the new chip and shares at most one space with the side's sequences: in a
+    row of 10 whose [5, 0..4] is already a sequence, a chip on [5, 7] takes
+    [5, 4..8] (not [5, 3..7], which shares two spaces, nor [5, 5..9])."""
+    state, _ = start()
+    state = lock(state, "green", [(5, c) for c in range(5)])
+    state = put(give(state, "p1", ["10D"]), "green", [(5, 5), (5, 6), (5, 8), (5, 9)])
+    assert state["board"][5][7] == "10D"
+    state, events = run(state, "p1", {"type": "play", "card": "10D", "cell": [5, 7]})
+    completed = [e["cells"] for e in events if e["type"] == "sequence-completed"]
+    assert completed == [[[5, c] for c in range(4, 9)]]
+
+
 def test_sq_s4_the_middle_of_nine_scores_two_at_once():
     state, _ = start()
     cells = [(5, c) for c in (0, 1, 2, 3, 5, 6, 7, 8)]
     state = put(give(state, "p1", ["2H"]), "green", cells)  # (5, 4) shows 2H
     state, events = run(state, "p1", {"type": "play", "card": "2H", "cell": [5, 4]})
     assert types(events).count("sequence-completed") == 2
-    assert events[-1]["type"] == "game-finished" and events[-1]["winner"] == "green"
+    assert events[-1]["type"] == "game-ended" and events[-1]["result"]["winners"] == ["p1"]
 
 
 # ===== SQ-E1: every game ends =====
 
-def test_sq_e1_pass_only_without_a_legal_play():
+def test_sq_t8_pass_only_without_a_legal_play():
     state, _ = start()
-    assert refused(state, "p1", {"type": "pass"}).code == "must-play"
+    error = refused(state, "p1", {"type": "pass"})
+    assert (error.code, error.rule) == ("must-play", "SQ-T8")
     board_full = put(give(state, "p1", ["JS"]), "green",
                      [(r, c) for r in range(10) for c in range(10) if (r, c) not in sq.CORNERS])
     assert sq.legal_actions(board_full, "p1") == [{"type": "pass"}]  # JS: no opponent chip
@@ -648,45 +755,52 @@ def test_sq_e1_pass_only_without_a_legal_play():
     assert types(events) == ["passed", "turn-started"] and after["turn"] == "p2"
 
 
-def test_sq_e1_a_whole_round_of_passes_ends_the_game_most_sequences_wins():
-    state, _ = start()
+@pytest.mark.parametrize("game", ["sequence", NUM])
+@pytest.mark.parametrize("options, winners", [({}, []), ({"stalemate": "draw"}, []),
+                                              ({"stalemate": "most_sequences"}, ["p2"])])
+def test_sq_e1_a_whole_round_of_passes_ends_the_game_as_a_draw_by_default(game, options,
+                                                                          winners):
+    """SQ-E1: a game ended by the termination ruling is a draw (no side reached its
+    target), each side's sequences reported; option stalemate most_sequences names
+    the side with more sequences the winner."""
+    state, _ = start(game, **options)
     full = [(r, c) for r in range(10) for c in range(10) if (r, c) not in sq.CORNERS]
-    # two-eyed Jacks on a full board: no play, and no dead card to exchange (SQ-T4)
-    state = put(give(give(state, "p1", ["JD"]), "p2", ["JC"]), "blue", full)
+    wilds = ["JD", "JC"] if game == "sequence" else ["PLUS", "PLUS"]
+    # wilds on a full board: no play, and no dead card to exchange (SQ-T4)
+    state = put(give(give(state, "p1", wilds[:1]), "p2", wilds[1:]), "blue", full)
     state = lock(state, "blue", [(3, c) for c in range(5)])
     state, events = run(state, "p1", {"type": "pass"})
     state, events = run(state, "p2", {"type": "pass"})
-    assert types(events) == ["passed", "game-finished"]
-    assert events[-1]["reason"] == "no-legal-play" and events[-1]["winner"] == "blue"
+    assert types(events) == ["passed", "game-ended"]
+    assert events[-1]["result"] == {
+        "winners": winners, "scores": {"p1": 0, "p2": 1}, "reason": "no-legal-play",
+        "sequence": {"winning_side": "blue" if winners else None,
+                     "sequences": {"green": 0, "blue": 1}}}
 
 
-def test_sq_e1_a_tie_is_a_draw():
-    state, _ = start()
+def test_sq_e1_a_tie_is_a_draw_even_with_most_sequences():
+    state, _ = start(stalemate="most_sequences")
     full = [(r, c) for r in range(10) for c in range(10) if (r, c) not in sq.CORNERS]
     state = put(give(give(state, "p1", ["JD"]), "p2", ["JC"]), "blue", full)
     state, _ = run(state, "p1", {"type": "pass"})
     state, events = run(state, "p2", {"type": "pass"})
-    assert events[-1]["winner"] is None and state["result"]["winner"] is None
+    assert events[-1]["result"]["winners"] == [] and state["result"]["winners"] == []
+    assert state["result"]["sequence"] == {"winning_side": None,
+                                           "sequences": {"green": 0, "blue": 0}}
 
 
-def test_sq_e1_deck_and_discards_empty_and_no_legal_play_ends_the_game():
+def test_sq_e1_a_pass_after_an_exchange_does_not_count_towards_the_round():
+    """SQ-E1 (b) is decided on the public record: a seat that exchanged a dead card
+    in its turn may pass, but that pass starts no round (it may hold another dead
+    card to exchange next turn)."""
     state, _ = start()
-    s = give(give(state, "p1", ["5S"]), "p2", ["2S"])
-    s = put(s, "blue", [(0, 1), (8, 6)])  # p2's 2S is dead
-    s["hands"]["p1"] = ["5S"]
-    s["hands"]["p2"] = ["2S"]
-    s["deck"] = []  # the rest of the cards are set aside to reach the ruling's case
-    state, events = run(s, "p1", {"type": "play", "card": "5S", "cell": [0, 4]})
-    # 5S went to p1's discard pile, so the deck is reshuffled from it: not yet the end
-    assert "deck-reshuffled" in types(events)
-    s2 = copy.deepcopy(s)
-    s2["discards"] = {"p1": [], "p2": []}
-    s2["hands"]["p1"] = []
-    s2["turn"] = "p2"
-    s2 = put(s2, "green", [(0, 2)])
-    state, events = run(s2, "p2", {"type": "pass"})
-    assert types(events) == ["passed", "turn-started", "game-finished"]
-    assert events[-1]["reason"] == "no-legal-play"
+    state = give(give(state, "p1", ["5S", "6S"]), "p2", ["JD"])
+    state = on_top(closed_board(state), ["7S"])
+    state, _ = run(state, "p1", {"type": "exchange-dead-card", "card": "5S"})
+    state, _ = run(state, "p1", {"type": "pass"})
+    assert state["passes"] == 0
+    state, _ = run(state, "p2", {"type": "pass"})
+    assert state["passes"] == 1 and state["status"] == "active"
 
 
 def closed_board(state, open_cells=()):
@@ -725,7 +839,7 @@ def test_sq_t4_sq_e1_no_pass_while_a_dead_card_can_be_exchanged():
     assert sq.legal_actions(state, "p1") == [{"type": "exchange-dead-card", "card": "5S"},
                                              {"type": "exchange-dead-card", "card": "6S"}]
     state, events = run(state, "p1", {"type": "exchange-dead-card", "card": "5S"})
-    assert events[-1] == {"type": "card-drawn", "seat": "p1", "card": "7S"}
+    assert events[-1] == {"type": "drawn", "seat": "p1", "card": "7S"}
     assert sq.legal_actions(state, "p1") == [{"type": "pass"}]  # one exchange per turn
     state, events = run(state, "p1", {"type": "pass"})
     assert types(events) == ["passed", "turn-started"] and state["turn"] == "p2"
@@ -769,8 +883,9 @@ def test_sq_t5_sq_e1_a_seat_owing_its_draw_reports_it_before_passing():
     state, events = run(state, "p1", {"type": "pass"})  # JC: no open space either
     assert types(events) == ["passed", "turn-started"]  # the draw restarted the round
     state, events = run(state, "p2", {"type": "pass"})
-    assert types(events) == ["passed", "game-finished"]
-    assert events[-1]["reason"] == "no-legal-play" and events[-1]["winner"] is None
+    assert types(events) == ["passed", "game-ended"]
+    assert events[-1]["result"]["reason"] == "no-legal-play"
+    assert events[-1]["result"]["winners"] == []
 
 
 def test_sq_t7_sq_e1_an_open_board_reshuffles_until_the_hard_limit():
@@ -782,14 +897,15 @@ def test_sq_t7_sq_e1_an_open_board_reshuffles_until_the_hard_limit():
         state, events = run(empty_the_deck(state), seat,
                             {"type": "play", "card": card, "cell": cell})
         # open spaces left and two-eyed Jacks about: the game goes on (SQ-T7)
-        assert types(events) == ["chip-placed", "deck-reshuffled", "card-drawn",
+        assert types(events) == ["placed", "deck-reshuffled", "drawn",
                                  "turn-started"]
         assert state["status"] == "active" and state["barren"] == number
     seat, card, cell = moves[3]
     state, events = run(empty_the_deck(state), seat,
                         {"type": "play", "card": card, "cell": cell})
-    assert types(events) == ["chip-placed", "game-finished"]  # 4 x 1 barren decks
-    assert events[-1]["reason"] == "stalemate" and events[-1]["winner"] is None
+    assert types(events) == ["placed", "game-ended"]  # 4 x 1 barren decks
+    assert events[-1]["result"]["reason"] == "stalemate"
+    assert events[-1]["result"]["winners"] == []
     default, _ = start()
     assert not sq.is_stalemate(default, 7) and sq.is_stalemate(default, 8)
     assert not sq.is_stalemate(default, 2)
@@ -800,15 +916,29 @@ def test_sq_e1_stalemate_on_a_closed_board_after_stalemate_decks():
     state = closed_board(give(give(state, "p1", ["5S"]), "p2", ["7S"]))
     state["deck"], state["discards"]["p2"] = [], ["7C", "8C"]  # the rest set aside
     state, events = run(state, "p1", {"type": "exchange-dead-card", "card": "5S"})
-    assert types(events) == ["dead-card-exchanged", "deck-reshuffled", "card-drawn"]
+    assert types(events) == ["dead-card-exchanged", "deck-reshuffled", "drawn"]
     assert state["barren"] == 1 and sq.legal_actions(state, "p1") == [{"type": "pass"}]
     state, _ = run(state, "p1", {"type": "pass"})
     assert sq.legal_actions(state, "p2") == [{"type": "exchange-dead-card", "card": "7S"}]
     state, events = run(empty_the_deck(state), "p2",
                         {"type": "exchange-dead-card", "card": "7S"})
-    assert types(events) == ["dead-card-exchanged", "game-finished"]
-    assert events[-1]["reason"] == "stalemate" and events[-1]["winner"] is None
+    assert types(events) == ["dead-card-exchanged", "game-ended"]
+    assert events[-1]["result"]["reason"] == "stalemate"
+    assert events[-1]["result"]["winners"] == []
     assert sq.is_stalemate(state, 2) and not sq.is_stalemate(state, 1)
+
+
+def test_sq_e1_stalemate_with_most_sequences_names_the_leader():
+    state, _ = start(stalemate_decks=1, stalemate="most_sequences")
+    state = closed_board(give(give(state, "p1", ["5S"]), "p2", ["7S"]))
+    state = lock(state, "green", [(5, c) for c in range(5)])
+    state["barren"] = 3  # three whole decks already without a new sequence
+    state["mark"] = 1
+    state, events = run(empty_the_deck(state), "p1",
+                        {"type": "exchange-dead-card", "card": "5S"})
+    assert types(events) == ["dead-card-exchanged", "game-ended"]
+    assert events[-1]["result"]["reason"] == "stalemate"
+    assert events[-1]["result"]["winners"] == ["p1"]
 
 
 def test_sq_e1_a_new_sequence_resets_the_stalemate_count():
@@ -873,13 +1003,13 @@ def test_view_event_hides_dealt_and_drawn_cards_and_the_seed():
     dealt = events[1]
     assert sq.view_event(state, dealt, "p1") == dealt
     assert sq.view_event(state, dealt, "referee") == dealt
-    assert sq.view_event(state, dealt, "p2") == {"type": "cards-dealt", "seat": "p1",
+    assert sq.view_event(state, dealt, "p2") == {"type": "dealt", "seat": "p1",
                                                  "count": 7}
     assert sq.view_event(state, dealt, None) == sq.view_event(state, dealt, "p2")
     state = give(state, "p1", ["5S"])
     state, more = run(state, "p1", {"type": "play", "card": "5S", "cell": [0, 4]})
     drawn = more[1]
-    assert sq.view_event(state, drawn, "p2") == {"type": "card-drawn", "seat": "p1",
+    assert sq.view_event(state, drawn, "p2") == {"type": "drawn", "seat": "p1",
                                                  "count": 1}
     assert sq.view_event(state, more[0], "p2") == more[0]  # a play is public
     finished = {**state, "status": "finished"}

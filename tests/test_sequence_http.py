@@ -47,6 +47,12 @@ def test_a_whole_game_over_http_ends_and_reveals_the_seed(store_client, make_gam
     final = get(store_client, game, "p1")
     assert final["status"] == "finished"
     assert final["view"]["seed"] == SEED and final["view"]["result"]["reason"]
+    # one result shape: the game body, the view and the game-ended event agree
+    ended = get(store_client, game, "p2", "/events")["events"][-1]
+    assert ended["type"] == "game-ended" and ended["result"] == final["result"]
+    assert final["result"] == final["view"]["result"]
+    assert set(final["result"]) == {"winners", "scores", "reason", "sequence"}
+    assert set(final["result"]["scores"]) == set(game["seats"])
 
 
 def test_http_refusals_carry_the_engines_codes(store_client, make_game):
@@ -63,14 +69,15 @@ def test_http_refusals_carry_the_engines_codes(store_client, make_game):
     response = post(store_client, game, "p1", {"type": "play", "card": "ZZ",
                                                "cell": [0, 1]}, version)
     assert response.status_code == 422 and response.get_json()["code"] == "invalid-card"
+    assert response.get_json()["rule"] == "SQ-C2"  # G-R1: the problem names the rule
 
 
 def test_http_event_log_hides_the_other_hand(store_client, make_game):
     game = make_game("sequence", {"players": 2}, SEED)
     own = get(store_client, game, "p1", "/events")["events"]
     other = get(store_client, game, "p2", "/events")["events"]
-    dealt_own = [e for e in own if e["type"] == "cards-dealt" and e["seat"] == "p1"][0]
-    dealt_seen = [e for e in other if e["type"] == "cards-dealt" and e["seat"] == "p1"][0]
+    dealt_own = [e for e in own if e["type"] == "dealt" and e["seat"] == "p1"][0]
+    dealt_seen = [e for e in other if e["type"] == "dealt" and e["seat"] == "p1"][0]
     assert len(dealt_own["cards"]) == 7
     assert "cards" not in dealt_seen and dealt_seen["count"] == 7
     created = [e for e in other if e["type"] == "game-created"][0]

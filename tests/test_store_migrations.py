@@ -2,9 +2,13 @@
 match them; the database itself keeps events append-only and seqs unique."""
 from __future__ import annotations
 
+import json
 import os
+import random
 import subprocess
 import sys
+from datetime import datetime, timezone
+from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
@@ -13,9 +17,10 @@ from sqlalchemy import inspect, text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from conftest import ROOT, migrate
-from service.store import GameStore
+from service.games import engine as game_engine
+from service.store import GameStore, hash_token
 from service.store.db import is_conflict, make_engine
-from service.store.models import Base
+from service.store.models import Base, Event, Game, Seat
 
 BACKENDS = ["sqlite"] + (["postgresql"] if os.environ.get("TEST_DATABASE_URL") else [])
 TABLES = {"games", "seats", "events", "idempotency_keys"}
@@ -60,7 +65,7 @@ def test_alembic_command_line_reads_database_url(tmp_path):
         done = subprocess.run(alembic + args, cwd=ROOT, env=env, capture_output=True,
                               text=True, timeout=120)
         assert done.returncode == 0, done.stderr
-    assert "0002_games_last_seq (head)" in done.stdout
+    assert "0003_one_vocabulary (head)" in done.stdout
     assert _tables(url) == TABLES | {"alembic_version"}
     done = subprocess.run(alembic + ["downgrade", "base"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
@@ -170,5 +175,135 @@ def test_sqlite_ddl_is_transactional(new_database):
                 connection.exec_driver_sql("CREATE TABLE scratch (x INTEGER)")
                 raise RuntimeError("roll back")
         assert "scratch" not in inspect(engine).get_table_names()
+    finally:
+        engine.dispose()
+
+
+# ----- 0003: games written by the previous release go on under the new vocabulary -----
+
+OLD_GAMES = json.loads((Path(__file__).parent / "fixtures" / "old_games_0002.json")
+                       .read_text())["games"]
+OLD_NAMES = {"deal", "place", "draw", "discard", "cards-dealt", "card-drawn", "chip-placed",
+             "game-finished"}
+
+
+def _store_old_games(url: str) -> None:
+    """The fixture's games (captured from the previous release's engines) stored as
+    that release stored them: events, snapshot, options, version, last_seq, tokens."""
+    engine = make_engine(url)
+    now = datetime.now(timezone.utc)
+    try:
+        with engine.begin() as connection:
+            for game in OLD_GAMES:
+                gid = game["name"]
+                connection.execute(Game.__table__.insert().values(
+                    id=gid, game=game["game"], options=game["options"], status=game["status"],
+                    version=game["version"], snapshot=game["snapshot"], seed=game["seed"],
+                    referee_token_hash=hash_token(f"{gid}-referee"), created_at=now,
+                    updated_at=now, last_seq=len(game["events"])))
+                connection.execute(Seat.__table__.insert(), [
+                    {"game_id": gid, "seat": seat, "token_hash": hash_token(f"{gid}-{seat}")}
+                    for seat in game["snapshot"]["seats"]])
+                connection.execute(Event.__table__.insert(), [
+                    {"game_id": gid, "seq": seq, "type": e["type"], "seat": e["seat"],
+                     "payload": {k: v for k, v in e.items() if k not in ("type", "seat")},
+                     "created_at": now} for seq, e in enumerate(game["events"], 1)])
+    finally:
+        engine.dispose()
+
+
+def _play_to_the_end(store: GameStore, game_id: str, rnd: random.Random) -> int:
+    """Random legal actions through the store until the game ends (correct
+    declarations first; table draws reported by the referee); returns the count."""
+    module = game_engine(store.read(game_id).game)
+    for count in range(3000):
+        record = store.read(game_id)
+        if record.finished:
+            return count
+        state = record.state
+        movers = [(who, [a for a in module.legal_actions(state, who) if a["type"] != "penalty"
+                         and not (who != "referee" and a["type"] == "draw" and "card" in a)])
+                  for who in [*state["seats"], "referee"]]
+        who, actions = next((w, a) for w, a in movers if a)
+        best = [a for a in actions if a["type"] == "declare"] or actions
+        (status, body), _ = store.act(game_id, who, rnd.choice(best), record.version,
+                                      lambda outcome: (getattr(outcome, "status", 200),
+                                                       {"code": getattr(outcome, "code", None)}))
+        assert status == 200, body
+    raise AssertionError(f"{game_id} did not end")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_0003_games_of_the_previous_release_upgrade_and_play_on_to_their_end(new_database,
+                                                                            backend):
+    """Item 8: games stored at 0002 in the old shape (old event names, old end events,
+    old snapshots) are rewritten by 0003: their log folds to their snapshot with the
+    new engines, finished ones report the one result shape, and the games in flight
+    are played on to their end."""
+    url = new_database(backend)
+    migrate(url, "0002_games_last_seq")
+    _store_old_games(url)
+    migrate(url)
+    store = GameStore(url)
+    try:
+        for game in OLD_GAMES:
+            report = store.replay(game["name"])
+            assert report.ok and report.events == len(game["events"])
+            _, events = store.events(game["name"])
+            assert not OLD_NAMES & {e.event["type"] for e in events}
+            record = store.read(game["name"])
+            assert record.version == game["version"] and record.options == record.state["options"]
+        assert store.read("two-way-finished").state["result"] == {
+            "winners": ["blue"], "scores": {"blue": 13, "green": 3}, "reason": "set-complete",
+            "two_way": {"completer": "blue"}}
+        assert store.read("sequence-finished").state["result"] == {
+            "winners": ["p1"], "scores": {"p1": 1, "p2": 0, "p3": 0}, "reason": "sequences",
+            "sequence": {"winning_side": "green",
+                         "sequences": {"green": 1, "blue": 0, "red": 0}}}
+        # in flight: the options they were created under (TW-E3 score, SQ-E1 leader)
+        assert store.read("two-way-active").state["options"]["win_condition"] == "score"
+        assert store.read("two-way-active").state["options"]["first_seat"] == "blue"
+        assert store.read("sequence-active").state["options"]["stalemate"] == "most_sequences"
+        _, events = store.events("sequence-numbers-table-active")  # the deal reported
+        assert [e.event["type"] for e in events[1:12]] == ["dealt"] * 10 + ["turn-started"]
+        assert all(len(e.event["cards"]) == 1 for e in events[1:11])
+        with pytest.raises(DBAPIError, match="append-only"):
+            with store.uow.transaction() as session:
+                session.execute(text("UPDATE events SET type = 'forged'"))
+        rnd = random.Random(5)
+        for name in ("two-way-active", "sequence-active", "sequence-numbers-table-active"):
+            assert _play_to_the_end(store, name, rnd) > 0
+            record = store.read(name)
+            assert record.finished and set(record.state["result"]) >= {"winners", "scores",
+                                                                        "reason"}
+            assert store.replay(name).ok
+    finally:
+        store.dispose()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_0003_downgrade_gives_back_the_previous_release_games(new_database, backend):
+    """0003 down restores the old event names, end events and snapshots exactly (for
+    games that did not move since), and events stay append-only either way."""
+    url = new_database(backend)
+    migrate(url, "0002_games_last_seq")
+    _store_old_games(url)
+    migrate(url)
+    migrate(url, "0002_games_last_seq", down=True)
+    engine = make_engine(url)
+    try:
+        with engine.connect() as connection:
+            for game in OLD_GAMES:
+                rows = connection.execute(
+                    Event.__table__.select().where(Event.__table__.c.game_id == game["name"])
+                    .order_by(Event.__table__.c.seq)).all()
+                assert [{"type": r.type, "seat": r.seat, **r.payload} for r in rows] == \
+                    game["events"]
+                row = connection.execute(Game.__table__.select().where(
+                    Game.__table__.c.id == game["name"])).one()
+                assert row.snapshot == game["snapshot"] and row.options == game["options"]
+        with pytest.raises(DBAPIError, match="append-only"):
+            with engine.begin() as connection:
+                connection.execute(text("UPDATE events SET type = 'forged'"))
     finally:
         engine.dispose()

@@ -92,7 +92,7 @@ def test_replay_of_a_played_game_equals_the_snapshot(store):
         (status, _), _ = store.act(body["id"], actor, action, version, _render)
         assert status == 200, (actor, action)
     record = store.read(body["id"])
-    assert record.status == "finished" and record.state["winner"] == "north"
+    assert record.status == "finished" and record.state["result"]["winners"] == ["north"]
     report = store.replay(body["id"])
     assert report.ok and report.events == 4 + 9
     assert report.replayed == record.state

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from itertools import combinations
 
 import pytest
@@ -221,14 +222,34 @@ def test_catalog_entry_lists_the_options_with_defaults():
     assert entry["seats"] == ["blue", "green"] and entry["players"] == [2]
     defaults = {o["name"]: o["default"] for o in entry["options"]}
     assert defaults == {"dealing": "server", "variant": "standard", "easy_extra_threes": False,
-                        "win_condition": "score", "first_player": "blue", "tile_manifest": None}
+                        "win_condition": "first_complete", "first_seat": "blue",
+                        "tile_manifest": None}
     json.dumps(entry)
+
+
+@pytest.mark.parametrize("options", [{"first_seat": "green"}, {"first_player": "green"},
+                                     {"first_seat": "green", "first_player": "green"}])
+def test_g_o1_first_seat_names_who_starts_and_first_player_is_still_accepted(options):
+    """G-O1: ``first_seat`` in every game; 2-Way Cards also takes its older name
+    ``first_player``. Either way the options kept name ``first_seat``."""
+    game = Game(options)
+    assert game.state["options"]["first_seat"] == "green"
+    assert "first_player" not in game.state["options"]
+    assert game.turn == "green" and [e["seat"] for e in game.log[1:]] == ["green", "blue"]
+
+
+def test_g_o1_first_seat_and_first_player_naming_different_seats_is_refused():
+    with pytest.raises(RuleViolation) as info:
+        tw.new_game("two-way", {"first_seat": "blue", "first_player": "green"}, SEED)
+    assert (info.value.code, info.value.status, info.value.rule) == ("invalid-option", 422,
+                                                                    "G-O1")
 
 
 @pytest.mark.parametrize("options, name", [
     ({"dealing": "online"}, "dealing"), ({"variant": "hard"}, "variant"),
     ({"easy_extra_threes": "yes"}, "easy_extra_threes"),
-    ({"win_condition": "most"}, "win_condition"), ({"first_player": "red"}, "first_player"),
+    ({"win_condition": "most"}, "win_condition"), ({"first_player": "red"}, "first_seat"),
+    ({"first_seat": "red"}, "first_seat"),
     ({"colour": "blue"}, "colour"), ({"tile_manifest": [{"blue": "AS", "green": "2S"}]},
                                      "tile_manifest"),
 ])
@@ -240,10 +261,10 @@ def test_invalid_options_are_refused_naming_the_option(options, name):
 
 
 def test_created_event_carries_options_manifest_and_seed_and_folds_to_the_initial_state():
-    created = tw.new_game("two-way", {"first_player": "green"}, SEED)[0]
+    created = tw.new_game("two-way", {"first_seat": "green"}, SEED)[0]
     assert created["type"] == "game-created" and created["seat"] is None
     assert created["seed"] == SEED and tw.validate_manifest(created["manifest"]) == created["manifest"]
-    assert created["options"]["first_player"] == "green" and created["seats"] == ["blue", "green"]
+    assert created["options"]["first_seat"] == "green" and created["seats"] == ["blue", "green"]
     state = tw.fold(None, created)
     assert state["status"] == "active" and state["seats"] == ["blue", "green"]
     assert state["bag"] == list(range(108)) and state["hands"] == {"blue": [], "green": []}
@@ -332,7 +353,7 @@ def test_tw_c3_event_views_show_draws_as_the_viewers_faces():
     assert tw.view_event(game.state, draw, seat)["cards"] == [game.face(t, seat) for t in draw["tiles"]]
     backs = tw.view_event(game.state, draw, other(seat))["cards"]
     assert backs == [game.face(t, other(seat)) for t in draw["tiles"]]
-    assert tw.view_event(game.state, draw, None) == {"type": "draw", "seat": seat, "by": seat,
+    assert tw.view_event(game.state, draw, None) == {"type": "drawn", "seat": seat, "by": seat,
                                                      "count": 4}
     assert tw.view_event(game.state, draw, "referee")["tiles"] == draw["tiles"]
     for event in game.log:
@@ -351,8 +372,8 @@ def test_tw_c3_event_views_show_draws_as_the_viewers_faces():
 
 def test_tw_t1_each_player_draws_five_and_the_first_player_starts():
     for first in SEATS:
-        game = Game({"first_player": first})
-        deals = [e for e in game.log if e["type"] == "deal"]
+        game = Game({"first_seat": first})
+        deals = [e for e in game.log if e["type"] == "dealt"]
         assert [e["seat"] for e in deals] == [first, other(first)]
         assert all(len(game.hand(s)) == 5 for s in SEATS)
         assert len(game.state["bag"]) == 98
@@ -402,7 +423,7 @@ def test_tw_t2_turn_is_place_place_draw_four_discard_two_in_that_order():
     assert (error.code, error.status) == ("wrong-tile-count", 422)
     discarded = game.hand(seat)[5:]
     events = game.act(seat, {"type": "discard", "tiles": [face(5), face(6)]})
-    assert [e["type"] for e in events] == ["discard"]
+    assert [e["type"] for e in events] == ["discarded"]
     assert len(game.hand(seat)) == 5 and all(t in game.state["bag"] for t in discarded)
     assert game.turn == other(seat) and game.state["phase"] == "place"
     assert game.refused(seat, {"type": "place", "tile": face(), "cell": [4, 4]}).code == "not-your-turn"
@@ -443,7 +464,7 @@ def test_tw_t3_declarations_before_between_after_placing_and_after_drawing():
                + line(row(2, 0, 4), ["4S", "5S", "6S", "7S"], taken)
                + line(row(4, 0, 5), ["5D", "6D", "7D", "8D", "9D"], taken)
                + line(row(6, 0, 6), ["8C", "9C", "10C", "JC", "QC", "KC"], taken))
-    game = table_game(targets, {"first_player": "green"})  # 9 turns: green ... green
+    game = table_game(targets, {"first_seat": "green"})  # 9 turns: green ... green
     assert game.turn == "blue" and game.state["phase"] == "place"
     first = game.ref({"type": "declare", "cells": row(0, 0, 3)})  # before placing
     game.ref({"type": "place", "tile": game.hand("blue")[0], "cell": [1, 6]})
@@ -511,7 +532,7 @@ def test_tw_t2_tw_t4_ruling_a_one_placement_turn_draws_up_to_7_and_discards_down
                                      "seat": "blue"})
     assert (error.code, error.status) == ("wrong-tile-count", 422)
     events = game.ref({"type": "discard", "tiles": game.hand("blue")[:2]})
-    assert [e["type"] for e in events] == ["discard"]  # 3 spaces are empty again
+    assert [e["type"] for e in events] == ["discarded"]  # 3 spaces are empty again
     assert len(game.hand("blue")) == 5 and len(game.hand("green")) == 5
     assert game.turn == "green" and game.state["phase"] == "place"
 
@@ -532,7 +553,7 @@ def wrong_line_game() -> Game:
     faces AH 2H 3H on [2, 0..2]."""
     taken: set[int] = set()
     return table_game(line(row(0, 0, 3), ["2C", "9H", "5D"], taken)
-                      + line(row(2, 0, 3), ["AH", "2H", "3H"], taken), {"first_player": "green"})
+                      + line(row(2, 0, 3), ["AH", "2H", "3H"], taken), {"first_seat": "green"})
 
 
 def test_tw_t5_a_missed_turn_is_skipped_with_an_event():
@@ -543,11 +564,11 @@ def test_tw_t5_a_missed_turn_is_skipped_with_an_event():
     filler_turn(game, [[5, 0], [5, 1]])  # blue finishes this turn normally
     assert game.turn == "green"
     events = filler_turn(game, [[5, 2], [5, 3]])
-    assert [(e["type"], e["seat"]) for e in events] == [("discard", "green"),
+    assert [(e["type"], e["seat"]) for e in events] == [("discarded", "green"),
                                                         ("turn-skipped", "blue")]
     assert game.turn == "green" and game.state["pending_skips"] == {"blue": 0, "green": 0}
     events = filler_turn(game, [[5, 4], [5, 5]])
-    assert [e["type"] for e in events] == ["discard"] and game.turn == "blue"
+    assert [e["type"] for e in events] == ["discarded"] and game.turn == "blue"
 
 
 def test_tw_t5_ruling_when_both_owe_a_turn_each_misses_one():
@@ -560,13 +581,13 @@ def test_tw_t5_ruling_when_both_owe_a_turn_each_misses_one():
     assert game.state["pending_skips"] == {"blue": 1, "green": 1}
     events = filler_turn(game, [[5, 2], [5, 3]])
     assert [(e["type"], e["seat"]) for e in events] == [
-        ("discard", "green"), ("turn-skipped", "blue"), ("turn-skipped", "green")]
+        ("discarded", "green"), ("turn-skipped", "blue"), ("turn-skipped", "green")]
     assert game.turn == "blue" and game.state["pending_skips"] == {"blue": 0, "green": 0}
 
 
-def test_tw_d5_ruling_two_wrong_declarations_in_a_turn_cost_one_missed_turn():
-    """TW-D5: the player "will miss their next turn": one turn, however many wrong
-    declarations it made; the second is still recorded."""
+def test_tw_t5_ruling_two_wrong_declarations_in_a_turn_cost_one_missed_turn():
+    """TW-T5/TW-D5: the player "will miss their next turn": one turn, however many
+    wrong declarations it made; the second is still recorded."""
     taken: set[int] = set()
     game = table_game(line(row(0, 0, 4), ["2C", "9H", "5D", "KS"], taken))
     assert game.turn == "blue"
@@ -578,11 +599,11 @@ def test_tw_d5_ruling_two_wrong_declarations_in_a_turn_cost_one_missed_turn():
     assert tw.view(game.state, "green")["pending_skips"] == {"blue": 1, "green": 0}
     filler_turn(game, [[5, 0], [5, 1]])  # blue ends its turn
     events = filler_turn(game, [[5, 2], [5, 3]])  # green
-    assert [(e["type"], e["seat"]) for e in events] == [("discard", "green"),
+    assert [(e["type"], e["seat"]) for e in events] == [("discarded", "green"),
                                                         ("turn-skipped", "blue")]
     assert game.state["pending_skips"] == {"blue": 0, "green": 0}
     events = filler_turn(game, [[5, 4], [5, 5]])  # green again, then blue plays
-    assert [e["type"] for e in events] == ["discard"] and game.turn == "blue"
+    assert [e["type"] for e in events] == ["discarded"] and game.turn == "blue"
     assert sum(e["type"] == "turn-skipped" for e in game.log) == 1
 
 
@@ -658,7 +679,7 @@ def test_tw_d2_judged_on_the_declarers_faces_using_the_opponents_tiles():
     targets = line(row(3, 0, 3), ["4C", "5C", "6C"], taken)
     # blue places 4C and 5C, green the 6C tile and a tile elsewhere
     game = table_game(targets + line([[6, 6]], ["KD"], taken))
-    placed_by = {e["tile"]: e["seat"] for e in game.log if e["type"] == "place"}
+    placed_by = {e["tile"]: e["seat"] for e in game.log if e["type"] == "placed"}
     assert placed_by[game.state["grid"][3][2]] == "green"
     green_faces = [MANIFEST[game.state["grid"][3][c]]["green"] for c in range(3)]
     assert not tw.classify_line(green_faces)["valid"]  # precondition of the test
@@ -673,7 +694,7 @@ def test_tw_d2_judged_on_the_declarers_faces_using_the_opponents_tiles():
 def test_tw_d3_a_length_already_held_is_refused_without_penalty():
     taken: set[int] = set()
     game = table_game(line(row(0, 0, 3), ["4C", "5C", "6C"], taken)
-                      + line(row(2, 0, 3), ["9S", "9H", "9D"], taken), {"first_player": "green"})
+                      + line(row(2, 0, 3), ["9S", "9H", "9D"], taken), {"first_seat": "green"})
     game.ref({"type": "declare", "cells": row(0, 0, 3)})
     error = game.refused("referee", {"type": "declare", "cells": row(2, 0, 3), "seat": "blue"})
     assert (error.code, error.status) == ("length-already-held", 409)
@@ -693,8 +714,8 @@ def test_tw_d3_easy_variant_has_no_six_slot():
 
 
 def test_tw_d3_easy_extra_threes_hold_three_sequences_of_three():
-    """TW-D3 with easy_extra_threes, and TW-T3: the three 3s are declared in three
-    different turns (a second 3 in one turn is refused: length-declared-this-turn)."""
+    """TW-D3 with easy_extra_threes: three sequences of 3 (declared over three turns
+    here); a fourth is refused as a length already held."""
     taken: set[int] = set()
     targets = []
     for r, suit in zip((0, 2, 4, 6), "SHDC"):
@@ -708,45 +729,64 @@ def test_tw_d3_easy_extra_threes_hold_three_sequences_of_three():
             filler_turn(game, [next(fillers), next(fillers)])  # blue
             filler_turn(game, [next(fillers), next(fillers)])  # green
     error = game.refused("referee", {"type": "declare", "cells": row(6, 0, 3), "seat": "blue"})
-    assert error.code == "length-already-held"
+    assert (error.code, error.rule) == ("length-already-held", "TW-D3")
     assert tw.view(game.state, "green")["slots"]["blue"]["3"] == {"allowed": 3, "held": 3}
 
 
-def test_tw_t3_ruling_a_second_declaration_of_a_length_in_one_turn_is_refused():
-    """TW-T3: more than one declaration per turn, "of different lengths": even with a
-    3-slot still free (easy_extra_threes), a second 3 this turn is a request error
-    (409, nothing recorded) and legal_actions no longer offers one."""
+def test_tw_d3_easy_extra_threes_accept_several_threes_in_one_turn():
+    """TW-D3/TW-T3: with easy_extra_threes, correct 3-lines are accepted in one turn
+    while a 3-slot is free (legal_actions keeps offering them); the fourth 3 of the
+    game is refused (length-already-held, 409, nothing recorded)."""
+    taken: set[int] = set()
+    targets = (line(row(0, 0, 3), ["4S", "5S", "6S"], taken, "green")
+               + line(row(2, 0, 3), ["4H", "5H", "6H"], taken, "green")
+               + line(row(4, 0, 3), ["4D", "5D", "6D"], taken, "green")
+               + line(row(6, 0, 3), ["4C", "5C", "6C"], taken, "green"))
+    game = table_game(targets, {"variant": "easy", "easy_extra_threes": True,
+                                "first_seat": "green"})
+    assert game.turn == "green"
+    for r in (0, 2):
+        assert game.ref({"type": "declare", "cells": row(r, 0, 3)})[0]["type"] == "declared"
+        declares = [a["cells"] for a in tw.legal_actions(game.state, "green")
+                    if a["type"] == "declare"]
+        assert row(4, 0, 3) in declares and row(6, 0, 3) in declares
+    assert game.ref({"type": "declare", "cells": row(4, 0, 3)})[0]["type"] == "declared"
+    assert [e["length"] for e in game.state["bases"]["green"]] == [3, 3, 3]
+    assert game.state["scores"]["green"] == 3 * 5
+    error = game.refused("referee", {"type": "declare", "cells": row(6, 0, 3), "seat": "green"})
+    assert (error.code, error.status, error.rule) == ("length-already-held", 409, "TW-D3")
+    assert not [a for a in tw.legal_actions(game.state, "green") if a["type"] == "declare"]
+
+
+def test_tw_d3_a_second_correct_line_of_a_held_length_in_one_turn_is_refused():
+    """TW-D3 (standard slots): after a correct 3 this turn the player holds its 3, so
+    another 3 in the same turn is a length already held; other lengths go on."""
     taken: set[int] = set()
     targets = (line(row(0, 0, 3), ["4S", "5S", "6S"], taken, "green")
                + line(row(2, 0, 3), ["4H", "5H", "6H"], taken, "green")
                + line(row(4, 0, 4), ["4D", "5D", "6D", "7D"], taken, "green"))
-    game = table_game(targets, {"variant": "easy", "easy_extra_threes": True})
-    assert game.turn == "green"
-    seat = "green"
-    assert game.ref({"type": "declare", "cells": row(0, 0, 3)})[0]["type"] == "declared"
-    assert game.state["declared_this_turn"] == [3]
-    assert tw.view(game.state, None)["declared_this_turn"] == [3]
-    error = game.refused("referee", {"type": "declare", "cells": row(2, 0, 3), "seat": seat})
-    assert (error.code, error.status) == ("length-declared-this-turn", 409)
-    declares = [a["cells"] for a in tw.legal_actions(game.state, seat) if a["type"] == "declare"]
-    assert declares and all(len(cells) != 3 for cells in declares) and row(4, 0, 4) in declares
+    game = table_game(targets)
+    game.ref({"type": "declare", "cells": row(0, 0, 3)})
+    error = game.refused("referee", {"type": "declare", "cells": row(2, 0, 3), "seat": "green"})
+    assert (error.code, error.rule) == ("length-already-held", "TW-D3")
     assert game.ref({"type": "declare", "cells": row(4, 0, 4)})[0]["type"] == "declared"
-    filler_turn(game, [[6, 5], [6, 6]])  # green
-    filler_turn(game, [[5, 5], [5, 6]])  # blue
-    assert game.state["declared_this_turn"] == []
-    assert game.ref({"type": "declare", "cells": row(2, 0, 3)})[0]["type"] == "declared"
-    assert [e["length"] for e in game.state["bases"][seat]] == [3, 4, 3]
 
 
-def test_tw_t3_ruling_a_wrong_declaration_also_uses_up_its_length_for_the_turn():
+def test_tw_t3_tw_d5_a_wrong_declaration_uses_up_no_length():
+    """TW-T3/TW-D5: after a wrong 3-line the player goes on with its turn and may
+    declare a 3 again: the correct one is accepted (and offered by legal_actions),
+    the same wrong line again is recorded again; still one missed turn owed."""
     game = wrong_line_game()
-    game.ref({"type": "declare", "cells": row(0, 0, 3)})  # wrong: pending missed turn
-    error = game.refused("referee", {"type": "declare", "cells": row(2, 0, 3), "seat": "blue"})
-    assert (error.code, error.status) == ("length-declared-this-turn", 409)
-    error = game.refused("referee", {"type": "declare", "cells": row(0, 0, 3), "seat": "blue"})
-    assert error.code == "length-declared-this-turn"
-    assert not [a for a in tw.legal_actions(game.state, "blue") if a["type"] == "declare"]
-    assert game.state["pending_skips"]["blue"] == 1
+    assert game.ref({"type": "declare", "cells": row(0, 0, 3)})[0]["type"] == \
+        "declaration-rejected"
+    declares = [a["cells"] for a in tw.legal_actions(game.state, "blue")
+                if a["type"] == "declare"]
+    assert row(2, 0, 3) in declares
+    again = game.ref({"type": "declare", "cells": row(0, 0, 3)})
+    assert [e["type"] for e in again] == ["declaration-rejected"]
+    events = game.ref({"type": "declare", "cells": row(2, 0, 3)})
+    assert [e["type"] for e in events] == ["declared"] and events[0]["length"] == 3
+    assert game.state["scores"]["blue"] == 5 and game.state["pending_skips"]["blue"] == 1
 
 
 def test_tw_d3_extra_threes_need_the_easy_variant():
@@ -785,7 +825,7 @@ def test_tw_d5_incorrect_declaration_leaves_the_tiles_and_is_recorded():
                        "reasons": tw.classify_line(["2C", "9H", "5D"])["reasons"]}]
     assert game.state["grid"] == grid and game.state["scores"]["blue"] == 0
     assert game.state["pending_skips"]["blue"] == 1
-    # the turn goes on (TW-T3: a further declaration this turn needs another length)
+    # the turn goes on (TW-T3; the length stays free: see test_tw_t3_tw_d5_...)
     assert game.state["phase"] == "place"
     game.ref({"type": "place", "tile": game.hand("blue")[0], "cell": [5, 0]})
 
@@ -804,17 +844,50 @@ def test_tw_e1_easy_set_complete_ends_the_game_at_once():
     game.ref({"type": "declare", "cells": row(2, 0, 4)})
     events = game.ref({"type": "declare", "cells": row(4, 0, 5)})
     assert [e["type"] for e in events] == ["declared", "game-ended"]
-    assert events[1] == {"type": "game-ended", "seat": None, "by": None, "reason": "set-complete",
-                         "scores": {"blue": 22, "green": 0}, "winner": "blue", "result": "win",
-                         "completer": "blue"}
+    assert events[1] == {"type": "game-ended", "seat": None, "result": {
+        "winners": ["blue"], "scores": {"blue": 22, "green": 0}, "reason": "set-complete",
+        "two_way": {"completer": "blue"}}}
+    assert tw.view(game.state, "green")["result"] == events[1]["result"]
     assert game.state["status"] == "finished" and tw.legal_actions(game.state, "blue") == []
     error = game.refused("referee", {"type": "draw", "tiles": game.state["bag"][:4], "seat": "blue"})
     assert error.code == "game-over"
 
 
-@pytest.mark.parametrize("win_condition, winner", [("score", "green"),
-                                                   ("first_complete", "blue")])
-def test_tw_e3_higher_score_wins_unless_first_complete(win_condition, winner):
+@pytest.mark.parametrize("options, slots", [
+    ({}, {"3": 1, "4": 1, "5": 1, "6": 1}),
+    ({"variant": "easy"}, {"3": 1, "4": 1, "5": 1}),
+    ({"variant": "easy", "easy_extra_threes": True}, {"3": 3, "4": 1, "5": 1}),
+])
+def test_tw_e1_required_slots_per_variant(options, slots):
+    """TW-E1: 3, 4, 5, 6 by default; 3, 4, 5 easy; 3, 3, 3, 4, 5 with extra threes."""
+    shown = tw.view(Game(options).state, None)["slots"]
+    for seat in SEATS:
+        assert {n: v["allowed"] for n, v in shown[seat].items()} == slots
+
+
+def test_tw_e1_extra_threes_end_only_when_all_five_slots_are_held():
+    taken: set[int] = set()
+    targets = (line(row(0, 0, 3), ["4S", "5S", "6S"], taken, "green")
+               + line(row(2, 0, 3), ["4H", "5H", "6H"], taken, "green")
+               + line(row(4, 0, 3), ["4D", "5D", "6D"], taken, "green")
+               + line(row(6, 0, 4), ["8C", "9C", "10C", "JC"], taken, "green")
+               + line(row(1, 2, 5), ["AS", "2S", "3S", "4S", "5S"], taken, "green"))
+    game = table_game(targets, {"variant": "easy", "easy_extra_threes": True})
+    assert game.turn == "green"
+    for cells in (row(6, 0, 4), row(1, 2, 5), row(0, 0, 3), row(2, 0, 3)):
+        assert [e["type"] for e in game.ref({"type": "declare", "cells": cells})] == ["declared"]
+    events = game.ref({"type": "declare", "cells": row(4, 0, 3)})
+    assert [e["type"] for e in events] == ["declared", "game-ended"]
+    assert events[1]["result"]["winners"] == ["green"]
+    assert events[1]["result"]["reason"] == "set-complete"
+
+
+@pytest.mark.parametrize("options, winner", [({}, "blue"),
+                                             ({"win_condition": "first_complete"}, "blue"),
+                                             ({"win_condition": "score"}, "green")])
+def test_tw_e3_the_completer_wins_outright_by_default_even_with_fewer_points(options, winner):
+    """TW-E3: blue completes the easy set with 13 points against green's 17 and wins
+    (the default, first_complete); win_condition score: the higher score wins."""
     taken: set[int] = set()
     targets = (line(row(0, 0, 3), ["2C", "9C", "5C"], taken)                  # blue 3
                + line(row(1, 0, 4), ["3D", "JD", "7D", "KD"], taken)          # blue 4
@@ -822,7 +895,7 @@ def test_tw_e3_higher_score_wins_unless_first_complete(win_condition, winner):
                + line(row(4, 0, 5), ["5H", "6H", "7H", "8H", "9H"], taken, "green")  # 10
                + line(row(5, 0, 4), ["JC", "QC", "KC", "AC"], taken, "green")        # 7
                + line([[6, 6]], ["KH"], taken))
-    game = table_game(targets, {"variant": "easy", "win_condition": win_condition})
+    game = table_game(targets, {"variant": "easy", **options})
     assert game.turn == "green"
     game.ref({"type": "declare", "cells": row(4, 0, 5)})
     game.ref({"type": "declare", "cells": row(5, 0, 4)})
@@ -830,10 +903,11 @@ def test_tw_e3_higher_score_wins_unless_first_complete(win_condition, winner):
     for cells in (row(0, 0, 3), row(1, 0, 4), row(2, 0, 5)):
         events = game.ref({"type": "declare", "cells": cells})
     assert [e["tier"] for e in game.state["bases"]["blue"]] == ["low"] * 3
-    end = events[-1]
-    assert end["type"] == "game-ended" and end["completer"] == "blue"
-    assert end["scores"] == {"blue": 3 + 4 + 6, "green": 10 + 7}
-    assert end["winner"] == winner and game.state["winner"] == winner
+    result = events[-1]["result"]
+    assert events[-1]["type"] == "game-ended" and result["two_way"] == {"completer": "blue"}
+    assert result["scores"] == {"blue": 3 + 4 + 6, "green": 10 + 7}
+    assert result["reason"] == "set-complete"
+    assert result["winners"] == [winner] and game.state["result"] == result
 
 
 def play_by_choice(seed: str, choose, options: dict | None = None, limit: int = 2000) -> Game:
@@ -853,26 +927,32 @@ def play_by_choice(seed: str, choose, options: dict | None = None, limit: int = 
 
 def test_tw_e2_full_grid_at_the_end_of_a_turn_ends_the_game_and_equal_scores_draw():
     game = play_by_choice(SEED, lambda actions: actions[0])  # never declares
-    assert game.state["end_reason"] == "grid-full"
+    assert game.state["result"]["reason"] == "grid-full"
     assert all(t is not None for r in game.state["grid"] for t in r)
-    assert game.log[-2]["type"] == "discard"  # ended at the end of a turn
+    assert game.log[-2]["type"] == "discarded"  # ended at the end of a turn
     # 49 spaces: the 25th turn places one tile (TW-T4), draws 3 and ends on 5 (TW-T2)
-    draws = [len(e["tiles"]) for e in game.log if e["type"] == "draw"]
+    draws = [len(e["tiles"]) for e in game.log if e["type"] == "drawn"]
     assert draws == [4] * 24 + [3]
     assert [len(game.hand(s)) for s in SEATS] == [5, 5]
     assert game.state["scores"] == {"blue": 0, "green": 0}
-    assert game.state["winner"] is None and game.state["result"] == "draw"
+    assert game.state["result"] == {"winners": [], "scores": {"blue": 0, "green": 0},
+                                    "reason": "grid-full", "two_way": {"completer": None}}
     assert game.replay() == game.state
 
 
 def test_tw_e2_grid_filled_mid_turn_does_not_end_before_the_discard():
+    """TW-E2 ruling: checked at the end of the turn that filled the grid, so the
+    filler may still declare in that turn."""
     game = nearly_full(set())
     game.ref({"type": "place", "tile": game.hand("blue")[0], "cell": [6, 6]})
     game.ref({"type": "draw", "tiles": game.state["bag"][:3]})  # up to 7 in hand (TW-T2)
     assert game.state["status"] == "active"
+    declare = {"type": "declare", "cells": row(6, 0, 3), "seat": "blue"}
+    assert declare in [{**a, "seat": "blue"} for a in tw.legal_actions(game.state, "blue")]
+    assert [e["type"] for e in tw.apply(game.state, "referee", declare)] == ["declared"]
     events = game.ref({"type": "discard", "tiles": game.hand("blue")[:2]})
-    assert [e["type"] for e in events] == ["discard", "game-ended"]
-    assert events[1]["reason"] == "grid-full" and game.state["status"] == "finished"
+    assert [e["type"] for e in events] == ["discarded", "game-ended"]
+    assert events[1]["result"]["reason"] == "grid-full" and game.state["status"] == "finished"
 
 
 @pytest.mark.parametrize("seed", ["a1" * 32, "b2" * 32, "c3" * 32])
@@ -885,7 +965,7 @@ def test_tw_e2_games_driven_by_legal_actions_end(seed):
 
     for options in ({}, {"dealing": "table", "variant": "easy"}):
         game = play_by_choice(seed, choose, options)
-        assert game.state["end_reason"] in ("grid-full", "set-complete")
+        assert game.state["result"]["reason"] in ("grid-full", "set-complete")
         assert game.replay() == game.state
         assert sorted(tile_places(game.state)) == list(range(108))
 
@@ -894,8 +974,8 @@ def test_tw_e4_draw_four_of_108_tiles_and_180_tiles_refused():
     game = Game()
     assert len(game.state["manifest"]) == 108 and len(tile_places(game.state)) == 108
     events = server_turn(game)
-    draw = [e for e in game.log if e["type"] == "draw"][0]
-    assert len(draw["tiles"]) == 4 and events[0]["type"] == "discard"
+    draw = [e for e in game.log if e["type"] == "drawn"][0]
+    assert len(draw["tiles"]) == 4 and events[0]["type"] == "discarded"
     tiles = (MANIFEST * 2)[:180]
     with pytest.raises(RuleViolation) as info:
         tw.new_game("two-way", {"tile_manifest": tiles}, SEED)
@@ -926,9 +1006,9 @@ def test_server_mode_draws_are_deterministic_from_the_seed():
     server_turn(two)
     assert one.log == two.log
     # auditable: draw n takes randbelow(len(bag)) picks from the sorted bag, stream "draw:n"
-    draw = next(e for e in one.log if e["type"] == "draw")
+    draw = next(e for e in one.log if e["type"] == "drawn")
     bag = sorted(set(range(108)) - {t for e in one.log[1:3] for t in e["tiles"]}
-                 - {e["tile"] for e in one.log if e["type"] == "place"})
+                 - {e["tile"] for e in one.log if e["type"] == "placed"})
     stream = Stream(SEED, "draw:2")
     assert draw["tiles"] == [bag.pop(stream.randbelow(len(bag))) for _ in range(4)]
 
@@ -1045,7 +1125,7 @@ class TwoWayMachine(RuleBasedStateMachine):
                                          {"variant": "easy", "easy_extra_threes": True}]),
                 first=st.sampled_from(SEATS), seed=st.binary(min_size=32, max_size=32))
     def start(self, dealing, variant, first, seed):
-        self.game = Game({"dealing": dealing, "first_player": first, **variant}, seed.hex())
+        self.game = Game({"dealing": dealing, "first_seat": first, **variant}, seed.hex())
         self.checked = 0
 
     def active(self) -> bool:
@@ -1093,8 +1173,7 @@ class TwoWayMachine(RuleBasedStateMachine):
             self.game.act(actor, {"type": "declare", "cells": lines[pick % len(lines)],
                                   "seat": self.game.turn})
         except RuleViolation as error:
-            assert error.code in ("length-already-held", "length-not-allowed",
-                                  "length-declared-this-turn")
+            assert error.code in ("length-already-held", "length-not-allowed")
 
     @rule(actor=st.sampled_from(["blue", "green", "referee", "referee"]),
           seat=st.sampled_from(["turn", "blue", "green", None]), action=ACTION)
@@ -1105,6 +1184,7 @@ class TwoWayMachine(RuleBasedStateMachine):
             self.game.act(actor, action)
         except RuleViolation as error:
             assert error.status in (403, 409, 422)
+            assert re.fullmatch(r"(G-[MOR]|TW-[CTDSE])\d+", error.rule)  # G-R1
 
     @invariant()
     def tiles_are_each_in_one_place(self):

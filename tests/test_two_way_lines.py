@@ -79,10 +79,19 @@ def test_tw_s1_run_must_be_strictly_monotonic_along_the_line():
     assert verdict("6H 5H 7H") == ("suit-set", "low", 3)
 
 
-def test_tw_s1_run_needs_one_suit():
-    result = judge("5H 6S 7H")
-    assert not result["valid"]
+@pytest.mark.parametrize("line", ["5H 6S 7H", "5H 6S 7D", "7D 6S 5H", "5H 6S 7D 8C"])
+def test_tw_s1_ruling_a_mixed_suit_run_is_no_sequence(line):
+    """TW-S1 ruling: the overview's "same or a different suit" summarises every kind;
+    the scoring table's runs are one suit, so consecutive ranks in mixed suits are
+    invalid, with the reason mixed-ranks-and-suits (no suit, no rank in common)."""
+    result = judge(line)
+    assert not result["valid"] and result["points"] == 0
     assert result["reasons"] == ["mixed-ranks-and-suits"]
+
+
+def test_tw_s1_ruling_ranks_must_be_consecutive():
+    """TW-S1: "2H 5H 9H" is one suit but not consecutive: a suit set, low tier."""
+    assert verdict("2H 5H 9H") == ("suit-set", "low", 3)
 
 
 def test_tw_s1_gap_is_not_a_run():

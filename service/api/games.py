@@ -165,6 +165,31 @@ class CreatedGameSchema(Schema):
     seed_commitment = fields.String(required=True)
 
 
+class ResultSchema(Schema):
+    """How a finished game ended: the same shape for every game (the engine contract,
+    service/games/__init__.py), in the view, here and in the ``game-ended`` event."""
+
+    winners = fields.List(fields.String(), required=True, metadata={
+        "description": "every seat of the winning side; [] for a draw; several for a "
+                       "team or a shared win", "example": ["p1", "p3"]})
+    scores = fields.Dict(keys=fields.String(), values=fields.Float(), required=True,
+                         metadata={"description": "every seat's score (a team's figure "
+                                                  "repeated for each member)",
+                                   "example": {"p1": 2, "p2": 1, "p3": 2, "p4": 1}})
+    reason = fields.String(required=True, metadata={
+        "description": "why it ended: set-complete, grid-full (2-Way Cards); sequences, "
+                       "stalemate, no-legal-play (Sequence)...", "example": "sequences"})
+    two_way = fields.Dict(metadata={"description": "2-Way Cards: {completer}"})
+    sequence = fields.Dict(metadata={"description": "Sequence games: {winning_side, "
+                                                    "sequences: {side: n}}"})
+
+
+def _result_field() -> fields.Nested:
+    return fields.Nested(ResultSchema, required=True, allow_none=True, metadata={
+        "description": "null while the game runs; then how it ended (also view.result "
+                       "and the game-ended event's result)"})
+
+
 class GameViewSchema(Schema):
     id = fields.String(required=True)
     game = fields.String(required=True)
@@ -173,6 +198,7 @@ class GameViewSchema(Schema):
     viewer = fields.String(required=True, metadata={"description": "a seat or referee"})
     seed_commitment = fields.String(required=True)
     seed = fields.String(metadata={"description": "only once the game is finished"})
+    result = _result_field()
     view = fields.Dict(required=True, metadata={"description": "the engine's view for you"})
 
 
@@ -224,6 +250,7 @@ class ActionResultSchema(Schema):
     status = fields.String(required=True)
     events = fields.List(fields.Dict(), required=True,
                          metadata={"description": "the events appended, as you may see them"})
+    result = _result_field()
     view = fields.Dict(required=True)
     seed = fields.String(metadata={"description": "once the game is finished"})
 
@@ -239,7 +266,8 @@ class EventsSchema(Schema):
     version = fields.Integer(required=True)
     events = fields.List(fields.Dict(), required=True, metadata={
         "description": '{"seq", "type", "seat", ...}: the log as you may see it (events '
-                       "hidden from you entirely are left out)"})
+                       "hidden from you entirely are left out); a finished game's last "
+                       'event is game-ended {"result"}'})
     last_seq = fields.Integer(required=True, metadata={
         "description": "pass it as `after` for the next page: the seq of the last event "
                        "the page examined (events hidden from you included), or, when "
@@ -388,6 +416,7 @@ def _game_body(record: GameRecord, viewer: str) -> dict:
     if record.finished:
         body["seed"] = record.seed
     body["view"] = record.engine.view(record.state, viewer)
+    body["result"] = body["view"]["result"]
     return body
 
 
@@ -518,9 +547,10 @@ def _action_renderer(actor: str):
                                                 outcome.detail, **outcome.extra)
         record = outcome.game
         module = record.engine
+        view = module.view(record.state, actor)
         body = {"version": record.version, "status": record.status,
                 "events": _events_out(record, outcome.events, actor),
-                "view": module.view(record.state, actor)}
+                "result": view["result"], "view": view}
         if record.finished:
             body["seed"] = record.seed
         return 200, body

@@ -132,6 +132,9 @@ class MoveResultSchema(Schema):
     code = fields.String(required=True, allow_none=True, validate=validate.OneOf(CODES),
                          metadata={"description": "null when legal"})
     detail = fields.String(required=True, allow_none=True)
+    rule = fields.String(required=True, allow_none=True, metadata={
+        "description": "the rule ID the refusal applies (G-R1), e.g. SQ-T1; null when legal",
+        "example": "SQ-T1"})
     action = fields.String(required=True, validate=validate.OneOf(("play", "remove-chip")))
     card = fields.String(required=True, metadata={"description": "the card, canonical"})
     sequences = fields.List(fields.Nested(SideSequenceSchema), required=True, metadata={
@@ -139,7 +142,8 @@ class MoveResultSchema(Schema):
 
 
 def _input_problem(error: InputError) -> Response:
-    return problem(422, error.code, error.detail, errors={"json": {error.field: [error.detail]}})
+    return problem(422, error.code, error.detail, rule=error.rule,
+                   errors={"json": {error.field: [error.detail]}})
 
 
 def _sequences(game: str, body: dict) -> dict | Response:

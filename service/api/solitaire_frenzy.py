@@ -40,7 +40,7 @@ class DeckCardField(fields.String):
         return card
 
 
-class PlayCheckSchema(Schema):
+class FrenzyPlayCheckSchema(Schema):
     card = DeckCardField(required=True, metadata={
         "description": "the card played: rank A 2-10 (or T) J Q K + suit S H D C",
         "example": "5H"})
@@ -52,7 +52,7 @@ class PlayCheckSchema(Schema):
                        metadata={"example": FOUNDATION})
 
 
-class PlayVerdictSchema(Schema):
+class FrenzyPlayVerdictSchema(Schema):
     legal = fields.Boolean(required=True)
     code = fields.String(required=True, allow_none=True, validate=validate.OneOf(CODES),
                          metadata={"description": "why not; null when legal"})
@@ -63,8 +63,8 @@ class PlayVerdictSchema(Schema):
 
 
 @blp.post("/plays/check")
-@blp.arguments(PlayCheckSchema)
-@blp.response(200, PlayVerdictSchema)
+@blp.arguments(FrenzyPlayCheckSchema)
+@blp.response(200, FrenzyPlayVerdictSchema)
 def check_a_play(body: dict):
     """Would this card go onto that foundation top or column card?
 

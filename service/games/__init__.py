@@ -48,6 +48,33 @@ One vocabulary across games (DESIGN.md):
   ``game-created``, ``dealt``, ``drawn``, ``placed``, ``played``, ``discarded``,
   ``turn-started``, ``turn-skipped``, ``seat-retired``, ``round-ended``,
   ``game-ended``... An action type is the imperative (``play``, ``draw``).
+
+  ===================  ============================  ==================================
+  idea                 2-Way Cards                   Sequence, Sequence Numbers
+  ===================  ============================  ==================================
+  starting hand        ``dealt`` {tiles}             ``dealt`` {cards} (table mode: one
+                       (was ``deal``)                per reported card; was
+                                                     ``cards-dealt``, and ``card-drawn``
+                                                     for a reported deal card)
+  a draw               ``drawn`` {tiles}             ``drawn`` {card}
+                       (was ``draw``)                (was ``card-drawn``)
+  onto the grid/board  ``placed`` {tile, cell}       ``placed`` {side, card, cell}
+                       (was ``place``)               (was ``chip-placed``)
+  back to bag/pile     ``discarded`` {tiles}         (part of ``placed``,
+                       (was ``discard``)             ``chip-removed``...)
+  the end              ``game-ended`` {result}       ``game-ended`` {result}
+                       (was ``game-ended`` {reason,  (was ``game-finished`` {winner,
+                       scores, winner, result,       reason, sequences, seed})
+                       completer})
+  ===================  ============================  ==================================
+
+  Unchanged, already past tense and game-specific: ``declared``,
+  ``declaration-rejected``, ``turn-skipped`` (2-Way Cards); ``turn-started``,
+  ``sequence-completed``, ``chip-removed``, ``dead-card-exchanged``, ``draw-lost``,
+  ``deck-reshuffled``, ``passed``, ``penalty``, ``penalty-discarded`` (Sequence).
+  Halves and Solitaire Frenzy use ``dealt``, ``drawn``, ``played``,
+  ``seat-retired``, ``round-ended``, ``game-ended``. Games stored under the old
+  names are rewritten by migration 0003.
 * The same mistake has the same code in every game: ``game-over``, ``not-your-turn``,
   ``not-in-hand``, ``space-occupied``, ``stale-top-card``, ``referee-only``,
   ``invalid-action`` (422, malformed), ``invalid-option`` (422)...

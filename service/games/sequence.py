@@ -30,11 +30,32 @@ Dealing modes (option ``dealing``):
 
 * ``server``: the service shuffles (``service.games.rng``, label ``deck``; the n-th
   reshuffle uses label ``reshuffle-n``), deals, and draws for the seats: a play's
-  draw is part of the play action, recorded as its own ``card-drawn`` event.
+  draw is part of the play action, recorded as its own ``drawn`` event.
 * ``table``: the cards are physical. The deck is known only as a multiset; the
   referee (or the seat itself) reports every card dealt or drawn with a ``draw``
-  action carrying ``"card"``. Play continues while a seat still owes its draw
-  (SQ-T5 lost draw).
+  action carrying ``"card"`` (recorded as ``dealt`` ``{"cards": [card]}`` during the
+  deal, ``drawn`` after it). Play continues while a seat still owes its draw
+  (SQ-T5 lost draw). G-M2: a report is checked against what can still be true, and
+  only against what its sender can know: the referee's report against the deck
+  (``card-not-in-deck`` when no copy is left there); a seat's own report against
+  its own hand and the discard piles (``card-not-in-deck`` only when the seat can
+  see every copy of the card there, or the deck is empty and no discard pile holds
+  one). A seat's report of a card of which no copy is left in the deck (another
+  hand holds them: someone misreported) is therefore accepted, so that nothing the
+  seat receives depends on the other hands (G-M1); it is recorded as a conflict
+  that only the referee sees (the event's ``conflict``, the view's ``conflicts``),
+  and the deck count still goes down by one.
+
+Events (``{"type", "seat", ...}``): ``game-created``, ``dealt`` ``{cards}``,
+``turn-started``, ``placed`` ``{side, card, cell}``, ``chip-removed`` ``{side,
+card, cell, removed}``, ``sequence-completed`` ``{side, cells}``,
+``dead-card-exchanged`` ``{card}``, ``drawn`` ``{card, conflict?}``, ``draw-lost``,
+``deck-reshuffled`` ``{number, cards}``, ``passed``, ``penalty`` ``{side, offender,
+seats}``, ``penalty-discarded`` ``{card}``, ``game-ended`` ``{result}`` (RESULT of
+service/games/__init__.py: ``winners`` every seat of the winning side, ``scores``
+each seat's side's sequences, ``reason`` ``sequences`` | ``stalemate`` |
+``no-legal-play``, ``"sequence": {"winning_side": side | None, "sequences": {side:
+n}}``).
 
 Actions (``apply``): ``play`` ``{"card", "cell", "sequence"?}``, ``remove-chip``
 ``{"card", "cell"}``, ``exchange-dead-card`` ``{"card"}``, ``draw`` ``{"card"}``
@@ -60,32 +81,42 @@ Rulings (RULES.md is silent; documented here and in the tests):
   replacement. A member who owes one may not play, remove, exchange or pass until
   it is made. A side of one player cannot be penalised (``not-a-team``), and a
   side still owing discards cannot be penalised again (``penalty-pending``).
-* SQ-E1/SQ-T4, passing. A seat may ``pass`` (a pass draws nothing) only when it
+* SQ-T8/SQ-T4, passing. A seat may ``pass`` (a pass draws nothing) only when it
   has no legal play or removal (``must-play``), does not still owe the draw for its
   last play in table mode while a card is left to draw (``draw-first``: it reports
   that draw first), AND cannot exchange a dead card (``must-exchange``): it holds
   none, has already exchanged one this turn, or no replacement can be drawn (the
   deck and every discard pile are empty). A seat holding a dead card therefore
   exchanges it before passing.
-* SQ-E1, termination. The game ends, the side with more sequences winning and a
-  tie being a draw, when (a) the draw deck and every discard pile are empty and no
-  seat has a legal play (the rule as written, reason ``no-legal-play``); (b) a whole
-  round of seats passes in a row and no seat could, on its next turn, play, remove,
-  exchange a dead card or make a draw it still owes (table mode): nothing can change
-  any more, the rule's "no seat has a legal play" (``no-legal-play``); or (c) at a
-  reshuffle (SQ-T7), as a ``stalemate``, when no new sequence was completed during
-  the last ``stalemate_decks`` (default 2) whole decks AND the board has no open
-  space (every non-corner space holds a chip, so only one-eyed Jacks / MINUS can
-  change anything), or, whatever the board, after ``4 * stalemate_decks``
-  consecutive whole decks without a new sequence. (a) alone cannot end a real game:
-  there are never enough cards in the hands to empty the deck and the discard piles
-  at once, and one-eyed Jacks and reshuffles can otherwise go on for ever; the hard
-  limit of (c) makes every game finite.
-* SQ-E1 outcome ``winner`` is ``null`` for a draw.
-* Seeds: the seed is revealed (in the view, the ``game-created`` event and the
-  ``game-finished`` event) only when the game is over; before that everyone,
-  the referee included, sees only ``seed_commitment`` (SHA-256). The referee sees
-  every hand but never the deck order.
+* SQ-E1, termination (every game ends). (b) A whole round of counted passes in a
+  row ends the game (``no-legal-play``): a pass counts unless its seat exchanged a
+  dead card in that turn, and every play, removal, exchange, draw or penalty
+  discard starts the count again. Each seat of the round could then neither play,
+  remove, exchange nor make an owed draw, and nothing has changed since: no seat
+  can act any more. The end is decided on the public record alone (no hand is
+  looked at, G-M1). (c) At a reshuffle (SQ-T7), as a ``stalemate``, when no new
+  sequence was completed during the last ``stalemate_decks`` (default 2) whole
+  decks AND the board has no open space (every non-corner space holds a chip, so
+  only one-eyed Jacks / MINUS can change anything), or, whatever the board, after
+  ``4 * stalemate_decks`` consecutive whole decks without a new sequence. The
+  sheets' own end (a side reaching its sequences, SQ-S3 / SN-S1) is ``sequences``.
+  The case "deck and discard piles empty" never arises: a hand holds at most its
+  hand size and the deck more cards than the hands dealt, so the deck or a discard
+  pile always holds a card.
+* SQ-E1 outcome of (b) and (c), option ``stalemate``: ``draw`` (default): no side
+  reached its target, so none wins (``winners`` []), each side's sequences are
+  reported; ``most_sequences``: the side with more sequences wins, equal counts
+  draw.
+* Seeds: the seed is revealed (in the view and the ``game-created`` event) only
+  when the game is over; before that everyone, the referee included, sees only
+  ``seed_commitment`` (SHA-256). The referee sees every hand but never the deck
+  order.
+* G-R1, the rule each refusal names: its own where the rules have one (SQ-T1 a
+  play, SQ-T3 a removal, SQ-T4 a dead card, SQ-T5 a draw owed, SQ-T6 a penalty,
+  SQ-T8 a pass, SQ-S4/SQ-S5 a named sequence); a malformed action or an action out
+  of turn SQ-P1 (play in seat order); the deal SQ-P2; cards SQ-C2 / SN-C1; spaces
+  SQ-C1; who may act G-M1 (server dealing) or G-M2 (table dealing, reports); the
+  game over SQ-E1.
 """
 from __future__ import annotations
 
@@ -168,6 +199,10 @@ _COMMON_OPTIONS = [
             "sequence and the board has no open space (every non-corner space holds a "
             "chip), or in any case after 4 times this many such decks",
             list(range(1, 11))),
+    _option("stalemate", "string", "draw", "SQ-E1 ruling: a game ended by a stalemate or "
+            "by a round of passes is a draw (no side reached its target); "
+            "most_sequences: the side with more sequences wins it (equal counts draw)",
+            ["draw", "most_sequences"]),
 ]
 
 CATALOG: dict[str, dict] = {
@@ -199,15 +234,16 @@ CATALOG: dict[str, dict] = {
 
 
 class InputError(RuleViolation):
-    """Malformed input (422) naming the offending ``field`` (``chips.green.3``...)."""
+    """Malformed input (422) naming the offending ``field`` (``chips.green.3``...) and
+    the rule it breaks (G-R1)."""
 
-    def __init__(self, code: str, detail: str, field: str):
-        super().__init__(code, detail, 422)
+    def __init__(self, code: str, detail: str, field: str, rule: str):
+        super().__init__(code, detail, 422, rule=rule)
         self.field = field
 
 
-def _invalid_option(detail: str) -> RuleViolation:
-    return RuleViolation("invalid-option", detail, 422)
+def _invalid_option(detail: str, rule: str) -> RuleViolation:
+    return RuleViolation("invalid-option", detail, 422, rule=rule)
 
 
 def _is_int(value: Any) -> bool:
@@ -216,23 +252,24 @@ def _is_int(value: Any) -> bool:
 
 def parse_card_for(game: str, raw: Any, field: str = "card") -> str:
     """Canonical card of ``game`` from input (``th`` -> ``10H``, ``6×7`` -> ``6 x 7``,
-    ``plus`` -> ``PLUS``). Raises InputError ``invalid-card`` (422)."""
+    ``plus`` -> ``PLUS``). Raises InputError ``invalid-card`` (422; SQ-C2 / SN-C1)."""
+    card_rule = "SQ-C2" if game == CLASSIC else "SN-C1"
     if raw is None:
-        raise InputError("invalid-card", f"the action needs '{field}'", field)
+        raise InputError("invalid-card", f"the action needs '{field}'", field, card_rule)
     if game == CLASSIC:
         try:
             card = parse_card(raw)
         except CardError as exc:
-            raise InputError("invalid-card", str(exc), field) from exc
+            raise InputError("invalid-card", str(exc), field, card_rule) from exc
         if card == "JK":
-            raise InputError("invalid-card", "Sequence has no jokers (SQ-C2)", field)
+            raise InputError("invalid-card", "Sequence has no jokers (SQ-C2)", field, card_rule)
         return card
     if isinstance(raw, str) and raw.strip().upper() in (PLUS, MINUS):
         return raw.strip().upper()
     try:
         return canonical_problem(raw)
     except ProblemError as exc:
-        raise InputError("invalid-card", f"{exc} (SN-C1)", field) from exc
+        raise InputError("invalid-card", f"{exc} (SN-C1)", field, card_rule) from exc
 
 
 def card_class(game: str, card: str) -> str:
@@ -263,7 +300,7 @@ def _validate_board(raw: Any) -> list[list[int | str]]:
     """A custom Sequence Numbers board (SN-C0/C1), normalised; invalid-option otherwise."""
     if not (isinstance(raw, list) and len(raw) == SIZE
             and all(isinstance(row, list) and len(row) == SIZE for row in raw)):
-        raise _invalid_option("board must be 10 rows of 10 spaces (SN-C0)")
+        raise _invalid_option("board must be 10 rows of 10 spaces (SN-C0)", "SN-C0")
     grid: list[list[int | str]] = []
     for r, row in enumerate(raw):
         out: list[int | str] = []
@@ -271,35 +308,37 @@ def _validate_board(raw: Any) -> list[list[int | str]]:
             if (r, c) in CORNERS:
                 if value not in (None, FREE, "XX"):
                     raise _invalid_option(f"board[{r}][{c}] is a corner: it must be FREE "
-                                          "(SN-C1: 4 free corners)")
+                                          "(SN-C1: 4 free corners)", "SN-C0")
                 out.append(FREE)
             elif _is_int(value) and abs(value) <= MAX_NUMBER:
                 out.append(value)
             else:
-                raise _invalid_option(f"board[{r}][{c}] must be an integer, not {value!r}")
+                raise _invalid_option(f"board[{r}][{c}] must be an integer, not {value!r}",
+                                      "SN-C0")
         grid.append(out)
     counts = Counter(v for row in grid for v in row if v != FREE)
     wrong = sorted(n for n, k in counts.items() if k != 2)
     if wrong:
         raise _invalid_option(f"every number must be on exactly two spaces (SN-C1); "
-                              f"not so for {wrong[:5]}")
+                              f"not so for {wrong[:5]}", "SN-C1")
     return grid
 
 
 def _validate_deck(raw: Any, board: list[list[Any]]) -> list[str]:
     """A Sequence Numbers deck, canonical; every problem's answer on the board."""
     if not isinstance(raw, list) or not raw or len(raw) > MAX_CUSTOM_DECK:
-        raise _invalid_option(f"deck must be a list of 1 to {MAX_CUSTOM_DECK} cards")
+        raise _invalid_option(f"deck must be a list of 1 to {MAX_CUSTOM_DECK} cards", "SN-C0")
     on_board = spaces_index(board)
     cards = []
     for i, value in enumerate(raw):
         try:
             card = parse_card_for(NUMBERS, value, f"deck.{i}")
         except InputError as exc:
-            raise _invalid_option(f"deck[{i}]: {exc.detail}") from exc
+            raise _invalid_option(f"deck[{i}]: {exc.detail}", "SN-C1") from exc
         if card_class(NUMBERS, card) == "face" and label_of(NUMBERS, card) not in on_board:
             raise _invalid_option(f"deck[{i}] {card!r}: its answer "
-                                  f"{label_of(NUMBERS, card)} is not on the board (SN-C1)")
+                                  f"{label_of(NUMBERS, card)} is not on the board (SN-C1)",
+                                  "SN-C1")
         cards.append(card)
     return cards
 
@@ -365,13 +404,13 @@ def new_sequences(board: list[list[Any]], chips: list[list[str | None]],
     held = [{tuple(x) for x in s["cells"]} for s in sequences if s["side"] == side]
     chosen: list[list[Cell]] = []
     if named is not None:
-        if not (_is_window(named) and cell in named
-                and all(_counts_for(board, chips, x, side) for x in named)
-                and _compatible(set(named), held)):
+        window = (_is_window(named) and cell in named
+                  and all(_counts_for(board, chips, x, side) for x in named))
+        if not (window and _compatible(set(named), held)):
             raise RuleViolation("invalid-sequence", "the named sequence is not 5 spaces in a "
                                 "line holding this chip, the side's chips or free corners, "
                                 "sharing at most one space with another of its sequences "
-                                "(SQ-S1, SQ-S4, SQ-S5)")
+                                "(SQ-S1, SQ-S4, SQ-S5)", rule="SQ-S4" if window else "SQ-S5")
         chosen.append(sorted(named))
         held.append(set(named))
     for d in DIRECTIONS:
@@ -442,10 +481,12 @@ def _locked_cells(sequences: list[dict]) -> set[Cell]:
 
 def _cell(raw: Any, field: str) -> Cell:
     if not (isinstance(raw, list | tuple) and len(raw) == 2 and all(_is_int(x) for x in raw)):
-        raise InputError("invalid-cell", f"{field}: a cell is [row, col], not {raw!r}", field)
+        raise InputError("invalid-cell", f"{field}: a cell is [row, col], not {raw!r}", field,
+                         "SQ-C1")
     r, c = raw
     if not _in_board(r, c):
-        raise InputError("invalid-cell", f"{field}: {raw!r} is off the 10 x 10 board", field)
+        raise InputError("invalid-cell", f"{field}: {raw!r} is off the 10 x 10 board", field,
+                         "SQ-C1")
     return (r, c)
 
 
@@ -453,11 +494,11 @@ def _board_from_input(game: str, board: Any) -> list[list[Any]]:
     if board is None:
         return _board_data(CLASSIC_BOARD if game == CLASSIC else NUMBERS_BOARD)
     if game == CLASSIC:
-        raise InputError("invalid-board", "Sequence has one board (SQ-C1)", "board")
+        raise InputError("invalid-board", "Sequence has one board (SQ-C1)", "board", "SQ-C1")
     try:
         return _validate_board(board)
     except RuleViolation as exc:
-        raise InputError("invalid-board", exc.detail, "board") from exc
+        raise InputError("invalid-board", exc.detail, "board", "SN-C0") from exc
 
 
 def _position(game: str, chips_in: Any, sequences_in: Any, board_in: Any = None
@@ -470,22 +511,22 @@ def _position(game: str, chips_in: Any, sequences_in: Any, board_in: Any = None
     board = _board_from_input(game, board_in)
     chips: list[list[str | None]] = [[None] * SIZE for _ in range(SIZE)]
     if not isinstance(chips_in, dict):
-        raise InputError("invalid-chips", "chips: {side: [[row, col], ...]}", "chips")
+        raise InputError("invalid-chips", "chips: {side: [[row, col], ...]}", "chips", "SQ-C3")
     for side, cells in chips_in.items():
         if side not in SIDES:
             raise InputError("invalid-side", f"chips: unknown side {side!r} "
-                             f"(one of {', '.join(SIDES)})", f"chips.{side}")
+                             f"(one of {', '.join(SIDES)})", f"chips.{side}", "SQ-C3")
         if not isinstance(cells, list):
             raise InputError("invalid-chips", "a side's chips are a list of cells",
-                             f"chips.{side}")
+                             f"chips.{side}", "SQ-C3")
         for i, raw in enumerate(cells):
             r, c = _cell(raw, f"chips.{side}.{i}")
             if (r, c) in CORNERS:
                 raise InputError("invalid-cell", f"chips.{side}.{i}: {[r, c]} is a free "
-                                 "corner, it holds no chip (SQ-C1)", f"chips.{side}.{i}")
+                                 "corner, it holds no chip (SQ-C1)", f"chips.{side}.{i}", "SQ-C1")
             if chips[r][c] is not None:
                 raise InputError("invalid-cell", f"chips.{side}.{i}: {[r, c]} already holds "
-                                 f"a {chips[r][c]} chip", f"chips.{side}.{i}")
+                                 f"a {chips[r][c]} chip", f"chips.{side}.{i}", "SQ-C1")
             chips[r][c] = side
     sequences = _sequences_from_input(sequences_in, board, chips)
     return board, chips, sequences
@@ -497,29 +538,30 @@ def _sequences_from_input(raw: Any, board: list[list[Any]],
         return []
     if not isinstance(raw, list):
         raise InputError("invalid-sequence", "sequences: a list of {side, cells}",
-                         "sequences")
+                         "sequences", "SQ-S1")
     out: list[dict] = []
     for i, item in enumerate(raw):
         field = f"sequences.{i}"
         if not (isinstance(item, dict) and set(item) == {"side", "cells"}):
-            raise InputError("invalid-sequence", f"{field}: {{side, cells}}", field)
+            raise InputError("invalid-sequence", f"{field}: {{side, cells}}", field, "SQ-S1")
         side = item["side"]
         if side not in SIDES:
             raise InputError("invalid-side", f"{field}.side: unknown side {side!r}",
-                             f"{field}.side")
+                             f"{field}.side", "SQ-C3")
         if not isinstance(item["cells"], list):
-            raise InputError("invalid-sequence", f"{field}.cells: 5 cells", f"{field}.cells")
+            raise InputError("invalid-sequence", f"{field}.cells: 5 cells", f"{field}.cells",
+                             "SQ-S1")
         cells = [_cell(x, f"{field}.cells.{j}") for j, x in enumerate(item["cells"])]
         if not _is_window(cells) or len(set(cells)) != LENGTH:
             raise InputError("invalid-sequence", f"{field}: not 5 spaces in a straight "
-                             "line (SQ-S1)", f"{field}.cells")
+                             "line (SQ-S1)", f"{field}.cells", "SQ-S1")
         if not all(_counts_for(board, chips, x, side) for x in cells):
             raise InputError("invalid-sequence", f"{field}: a space does not hold a "
-                             f"{side} chip or a free corner (SQ-S1)", f"{field}.cells")
+                             f"{side} chip or a free corner (SQ-S1)", f"{field}.cells", "SQ-S1")
         held = [{tuple(x) for x in s["cells"]} for s in out if s["side"] == side]
         if not _compatible(set(cells), held):
             raise InputError("invalid-sequence", f"{field}: shares more than one space "
-                             f"with another {side} sequence (SQ-S4)", f"{field}.cells")
+                             f"with another {side} sequence (SQ-S4)", f"{field}.cells", "SQ-S4")
         out.append({"side": side, "cells": [list(x) for x in sorted(cells)]})
     return out
 
@@ -544,31 +586,35 @@ def check_board(game: str, chips: Any, sequences: Any = None, board: Any = None)
 
 def _target_refusal(game: str, board: list[list[Any]], chips: list[list[str | None]],
                     locked: set[Cell], side: str, card: str, cell: Cell
-                    ) -> tuple[str, str] | None:
-    """Why ``card`` may not be used on ``cell`` by ``side`` (code, detail), or None.
+                    ) -> tuple[str, str, str] | None:
+    """Why ``card`` may not be used on ``cell`` by ``side`` (code, detail, rule), or
+    None.
 
     SQ-T1/SN-C1 a face card on an open space showing its card/answer; SQ-T2/SN-C2 a
     wild on any open space; SQ-T3/SN-C2 a remover on an opponent's chip that is not
-    in a completed sequence (SQ-S2)."""
+    in a completed sequence (SQ-S2/SN-S2)."""
     r, c = cell
     kind = card_class(game, card)
+    classic = game == CLASSIC
     if kind == "remover":
         owner = chips[r][c]
+        remover = "SQ-T3" if classic else "SN-C2"
         if owner is None:
-            return "no-chip", f"{[r, c]} holds no chip to remove"
+            return "no-chip", f"{[r, c]} holds no chip to remove", remover
         if owner == side:
-            return "own-chip", f"{[r, c]} holds your side's chip"
+            return "own-chip", f"{[r, c]} holds your side's chip", remover
         if cell in locked:
-            return "chip-locked", f"{[r, c]} is part of a completed sequence (SQ-S2)"
+            return ("chip-locked", f"{[r, c]} is part of a completed sequence (SQ-S2)",
+                    "SQ-S2" if classic else "SN-S2")
         return None
     if board[r][c] == FREE:
         return "space-occupied", f"{[r, c]} is a free corner: it already counts as every " \
-                                 "side's chip"
+                                 "side's chip", "SQ-C1"
     if chips[r][c] is not None:
-        return "space-occupied", f"{[r, c]} already holds a {chips[r][c]} chip"
+        return "space-occupied", f"{[r, c]} already holds a {chips[r][c]} chip", "SQ-T1"
     if kind == "face" and board[r][c] != label_of(game, card):
         return "card-not-on-space", f"{card} is not played on {[r, c]}, which shows " \
-                                    f"{board[r][c]}"
+                                    f"{board[r][c]}", "SQ-T1" if classic else "SN-C1"
     return None
 
 
@@ -576,36 +622,37 @@ def check_move(game: str, chips: Any, sequences: Any, side: Any, card: Any, cell
                board: Any = None, sequence: Any = None) -> dict:
     """Would ``side`` playing ``card`` on ``cell`` be legal, and what would it complete?
 
-    Out: ``{"legal", "code", "detail", "action", "sequences": [{"side", "cells"}]}``;
-    ``action`` is ``remove-chip`` for a remover (JS/JH, MINUS), else ``play``;
-    ``code`` null when legal, else ``space-occupied``, ``card-not-on-space``,
-    ``no-chip``, ``own-chip``, ``chip-locked`` or ``invalid-sequence``. Raises
-    InputError (422) naming the field for malformed input.
+    Out: ``{"legal", "code", "detail", "rule", "action", "sequences": [{"side",
+    "cells"}]}``; ``action`` is ``remove-chip`` for a remover (JS/JH, MINUS), else
+    ``play``; ``code`` null when legal, else ``space-occupied``,
+    ``card-not-on-space``, ``no-chip``, ``own-chip``, ``chip-locked`` or
+    ``invalid-sequence``, and ``rule`` the rule it applies (G-R1; null when legal).
+    Raises InputError (422) naming the field for malformed input.
     """
     grid, chip_grid, locked = _position(game, chips, sequences, board)
     if side not in SIDES:
-        raise InputError("invalid-side", f"side: unknown side {side!r}", "side")
+        raise InputError("invalid-side", f"side: unknown side {side!r}", "side", "SQ-C3")
     canonical = parse_card_for(game, card, "card")
     target = _cell(cell, "cell")
     named = None if sequence is None else _named_sequence(sequence)
     if card_class(game, canonical) == "face" and label_of(game, canonical) not in \
             spaces_index(grid):
         raise InputError("invalid-card", f"{canonical}: no space of the board shows "
-                         f"{label_of(game, canonical)} (SN-C1)", "card")
+                         f"{label_of(game, canonical)} (SN-C1)", "card", "SN-C1")
     action = "remove-chip" if card_class(game, canonical) == "remover" else "play"
-    verdict = {"legal": False, "code": None, "detail": None, "action": action,
-               "card": canonical, "sequences": []}
+    verdict = {"legal": False, "code": None, "detail": None, "rule": None,
+               "action": action, "card": canonical, "sequences": []}
     refusal = _target_refusal(game, grid, chip_grid, _locked_cells(locked), side,
                               canonical, target)
     if refusal:
-        verdict["code"], verdict["detail"] = refusal
+        verdict["code"], verdict["detail"], verdict["rule"] = refusal
         return verdict
     if action == "play":
         chip_grid[target[0]][target[1]] = side
         try:
             made = new_sequences(grid, chip_grid, locked, target, side, named)
         except RuleViolation as exc:
-            verdict["code"], verdict["detail"] = exc.code, exc.detail
+            verdict["code"], verdict["detail"], verdict["rule"] = exc.code, exc.detail, exc.rule
             return verdict
         verdict["sequences"] = [{"side": side, "cells": [list(x) for x in w]} for w in made]
     verdict["legal"] = True
@@ -616,11 +663,11 @@ def _named_sequence(raw: Any) -> list[Cell]:
     """The SQ-S5 ``sequence`` of an action: 5 distinct cells (422 otherwise)."""
     if not isinstance(raw, list) or len(raw) != LENGTH:
         raise InputError("invalid-sequence", "sequence: 5 cells [[row, col], ...] (SQ-S5)",
-                         "sequence")
+                         "sequence", "SQ-S5")
     cells = [_cell(x, f"sequence.{i}") for i, x in enumerate(raw)]
     if len(set(cells)) != LENGTH:
         raise InputError("invalid-sequence", "sequence: 5 different cells (SQ-S5)",
-                         "sequence")
+                         "sequence", "SQ-S5")
     return cells
 
 
@@ -632,8 +679,8 @@ def _players(game: str, options: dict) -> int:
     allowed = sorted(CLASSIC_HAND) if game == CLASSIC else list(NUMBERS_PLAYERS)
     if not _is_int(players) or players not in allowed:
         why = " (5 players cannot form 2 or 3 equal teams)" if players == 5 else ""
-        raise _invalid_option(f"players must be one of {allowed}{why} "
-                              f"({'SQ-P2' if game == CLASSIC else 'SN-P1'})")
+        rule = "SQ-P2" if game == CLASSIC else "SN-P1"
+        raise _invalid_option(f"players must be one of {allowed}{why} ({rule})", rule)
     return players
 
 
@@ -658,27 +705,35 @@ def sequences_needed(game: str, players: int, sides: int) -> int:
     return 1 if players <= 3 else 2
 
 
+# G-R1: the rule an option applies (its invalid-option refusal names it)
+_OPTION_RULES = {"sides": "SQ-P1", "dealing": "G-M1", "sequences_to_win": "SQ-S3",
+                 "first_seat": "G-O1", "stalemate_decks": "SQ-E1", "stalemate": "SQ-E1"}
+
+
 def _choice(options: dict, name: str, allowed: list, default: Any) -> Any:
     value = options.get(name, default)
     if value is None:
         return default
     if isinstance(value, bool) or value not in allowed:
-        raise _invalid_option(f"{name} must be one of {allowed}, not {value!r}")
+        raise _invalid_option(f"{name} must be one of {allowed}, not {value!r}",
+                              _OPTION_RULES[name])
     return value
 
 
 def normalise_options(game: str, options: Any) -> dict:
     """Validated options with every default filled in (RuleViolation invalid-option,
     422, otherwise): players, sides, dealing, sequences_to_win, first_seat,
-    stalemate_decks, and for Sequence Numbers board and deck (null = default)."""
+    stalemate_decks, stalemate, and for Sequence Numbers board and deck (null =
+    default)."""
     if options is None:
         options = {}
     if not isinstance(options, dict):
-        raise _invalid_option("options must be an object")
+        raise _invalid_option("options must be an object", "G-O1")
     known = {o["name"] for o in CATALOG[game]["options"]}
     unknown = sorted(set(options) - known)
     if unknown:
-        raise _invalid_option(f"unknown option {unknown[0]!r} (known: {sorted(known)})")
+        raise _invalid_option(f"unknown option {unknown[0]!r} (known: {sorted(known)})",
+                              "G-O1")
     players = _players(game, options)
     sides_ok = allowed_sides(game, players)
     sides = _choice(options, "sides", sides_ok, sides_ok[0])
@@ -691,6 +746,7 @@ def normalise_options(game: str, options: Any) -> dict:
         "first_seat": _choice(options, "first_seat",
                               [f"p{i}" for i in range(1, players + 1)], "p1"),
         "stalemate_decks": _choice(options, "stalemate_decks", list(range(1, 11)), 2),
+        "stalemate": _choice(options, "stalemate", ["draw", "most_sequences"], "draw"),
     }
     if game == NUMBERS:
         board = None if options.get("board") is None else _validate_board(options["board"])
@@ -701,7 +757,8 @@ def normalise_options(game: str, options: Any) -> dict:
             _validate_deck(list(NUMBERS_DECK), grid)
         out["board"], out["deck"] = board, deck
         if len(deck or NUMBERS_DECK) <= players * hand_size(game, players):
-            raise _invalid_option("the deck must hold more cards than the hands dealt")
+            raise _invalid_option("the deck must hold more cards than the hands dealt",
+                                  "SN-C0")
     return out
 
 
@@ -725,13 +782,13 @@ def new_game(game: str, options: Any, seed: str) -> list[dict]:
     """The setup events of a new game of ``sequence`` or ``sequence-numbers``.
 
     ``game-created`` (options, seats p1..pN, sides, teams, board, deck, seed) first;
-    in server mode then one ``cards-dealt`` per seat (each takes the next hand-size
+    in server mode then one ``dealt`` per seat (each takes the next hand-size
     cards from the top of the shuffled deck) and ``turn-started`` for the first
     seat; in table mode the referee reports the deal with ``draw`` actions.
     Raises RuleViolation ``invalid-option`` (422).
     """
     if game not in CATALOG:
-        raise _invalid_option(f"unknown game {game!r}")
+        raise _invalid_option(f"unknown game {game!r}", "G-O1")
     normal = normalise_options(game, options)
     created = {"type": "game-created", "seat": None, "game": game,
                **_setup(game, normal), "seed": seed}
@@ -740,7 +797,7 @@ def new_game(game: str, options: Any, seed: str) -> list[dict]:
     if normal["dealing"] == "server":
         for seat in state["seats"]:
             cards = state["deck"][:state["hand_size"]]
-            state = _emit(events, state, {"type": "cards-dealt", "seat": seat, "cards": cards})
+            state = _emit(events, state, {"type": "dealt", "seat": seat, "cards": cards})
         _emit(events, state, {"type": "turn-started", "seat": normal["first_seat"]})
     return events
 
@@ -767,6 +824,9 @@ def _created_state(event: dict) -> dict:
         "plays": 0, "pending_draws": {}, "replacement_due": None,
         "lost_draws": {s: 0 for s in seats}, "penalty_due": [],
         "passes": 0, "reshuffles": 0, "barren": 0, "mark": 0,
+        # table mode (G-M2): the game's cards {card: copies}, and the seats' reports
+        # of a card no copy of which was left in the deck [{seat, card, deck}]
+        "deck_cards": dict(Counter(deck)) if table else None, "conflicts": [],
     }
 
 
@@ -785,14 +845,26 @@ def _copy(state: dict, *keys: str) -> dict:
     return out
 
 
-def _take(state: dict, card: str) -> None:
-    """Remove a drawn card from the deck: the top (server) or by value (table)."""
+def _take(state: dict, event: dict, card: str) -> None:
+    """Remove a drawn card from the deck: the top (server) or by value (table; a
+    conflicting report, G-M2, removes nothing from the multiset and is recorded:
+    ``deck_count`` then counts one card fewer until the next reshuffle)."""
     if state["options"]["dealing"] == "server":
         if not state["deck"] or state["deck"][0] != card:
             raise ValueError(f"event draws {card!r} but the deck top is not it")
         del state["deck"][0]
+    elif event.get("conflict"):
+        state["conflicts"].append({"seat": event["seat"], "card": card,
+                                   "deck": state["reshuffles"]})
     else:
         state["deck"].remove(card)
+
+
+def deck_count(state: dict) -> int:
+    """The cards left in the draw deck: the deck multiset less the cards drawn under
+    a conflicting report since the last reshuffle (G-M2; 0 conflicts in server mode)."""
+    overdrawn = sum(1 for c in state["conflicts"] if c["deck"] == state["reshuffles"])
+    return len(state["deck"]) - overdrawn
 
 
 def _to_discard(state: dict, seat: str, card: str) -> None:
@@ -801,17 +873,17 @@ def _to_discard(state: dict, seat: str, card: str) -> None:
 
 
 def _fold_dealt(s: dict, e: dict) -> dict:
-    s = _copy(s, "deck", "hands")
+    s = _copy(s, "deck", "hands", "conflicts")
     for card in e["cards"]:
-        _take(s, card)
+        _take(s, e, card)
     s["hands"][e["seat"]].extend(e["cards"])
     return s
 
 
 def _fold_drawn(s: dict, e: dict) -> dict:
-    s = _copy(s, "deck", "hands", "pending_draws")
+    s = _copy(s, "deck", "hands", "pending_draws", "conflicts")
     seat = e["seat"]
-    _take(s, e["card"])
+    _take(s, e, e["card"])
     s["hands"][seat].append(e["card"])
     if s["replacement_due"] == seat:
         s["replacement_due"] = None
@@ -880,8 +952,8 @@ def _fold_reshuffled(s: dict, e: dict) -> dict:
     s["discards"] = {seat: [] for seat in s["seats"]}
     if s["options"]["dealing"] == "server":
         s["deck"] = shuffle(cards, s["seed"], f"reshuffle-{e['number']}")
-    else:
-        s["deck"] = sorted(s["deck"] + cards)
+    else:  # the deck is empty; cards still listed were drawn under conflicts (G-M2)
+        s["deck"] = sorted(cards)
     total = len(s["sequences"])
     s["barren"] = s["barren"] + 1 if total == s["mark"] else 0
     s["mark"] = total
@@ -890,7 +962,9 @@ def _fold_reshuffled(s: dict, e: dict) -> dict:
 
 
 def _fold_passed(s: dict, e: dict) -> dict:
-    return {**s, "passes": s["passes"] + 1}
+    """SQ-E1 (b): a pass counts towards a round of passes unless its seat exchanged a
+    dead card in that turn (the exchange started the count again)."""
+    return {**s, "passes": 0 if s["exchanged"] else s["passes"] + 1}
 
 
 def _fold_penalty(s: dict, e: dict) -> dict:
@@ -905,19 +979,17 @@ def _fold_penalty_discard(s: dict, e: dict) -> dict:
     return s
 
 
-def _fold_finished(s: dict, e: dict) -> dict:
-    return {**s, "status": "finished", "turn": None,
-            "result": {"winner": e["winner"], "reason": e["reason"],
-                       "sequences": dict(e["sequences"])}}
+def _fold_ended(s: dict, e: dict) -> dict:
+    return {**s, "status": "finished", "turn": None, "result": json.loads(json.dumps(e["result"]))}
 
 
 _FOLDS = {
-    "cards-dealt": _fold_dealt, "card-drawn": _fold_drawn, "turn-started": _fold_turn,
-    "chip-placed": _fold_placed, "chip-removed": _fold_removed,
+    "dealt": _fold_dealt, "drawn": _fold_drawn, "turn-started": _fold_turn,
+    "placed": _fold_placed, "chip-removed": _fold_removed,
     "sequence-completed": _fold_sequence, "dead-card-exchanged": _fold_exchanged,
     "draw-lost": _fold_lost, "deck-reshuffled": _fold_reshuffled, "passed": _fold_passed,
     "penalty": _fold_penalty, "penalty-discarded": _fold_penalty_discard,
-    "game-finished": _fold_finished,
+    "game-ended": _fold_ended,
 }
 
 
@@ -947,15 +1019,24 @@ _ACTION_KEYS = {
     "penalty": {"side", "offender"},
     "penalty-discard": {"card"},
 }
+_ACTION_RULES = {"play": "SQ-T1", "remove-chip": "SQ-T3", "exchange-dead-card": "SQ-T4",
+                 "draw": "SQ-T5", "pass": "SQ-T8", "penalty": "SQ-T6",
+                 "penalty-discard": "SQ-T6"}
 _ALWAYS = {"type", "seat", "expected_version"}
 
 
-def _malformed(detail: str, code: str = "invalid-action") -> RuleViolation:
-    return RuleViolation(code, detail, 422)
+def _malformed(detail: str, code: str = "invalid-action", rule: str = "SQ-P1"
+               ) -> RuleViolation:
+    return RuleViolation(code, detail, 422, rule=rule)
 
 
-def _refuse(code: str, detail: str) -> RuleViolation:
-    return RuleViolation(code, detail, 409)
+def _refuse(code: str, detail: str, rule: str) -> RuleViolation:
+    return RuleViolation(code, detail, 409, rule=rule)
+
+
+def _mode_rule(state: dict) -> str:
+    """G-M1 (server dealing) or G-M2 (table dealing): who may act, and how."""
+    return "G-M2" if state["options"]["dealing"] == "table" else "G-M1"
 
 
 def _acting_seat(state: dict, actor: str, action: dict, kind: str) -> str | None:
@@ -968,38 +1049,44 @@ def _acting_seat(state: dict, actor: str, action: dict, kind: str) -> str | None
             return None
         if state["options"]["dealing"] != "table":
             raise RuleViolation("referee-not-allowed", "in server mode the referee only "
-                                "records penalties (SQ-T6); seats make their own moves", 403)
+                                "records penalties (SQ-T6); seats make their own moves", 403,
+                                rule="G-M1")
         if named is None:
             raise _malformed("the referee names the seat it acts for: \"seat\"",
-                             "seat-required")
+                             "seat-required", "G-M2")
         if named not in state["seats"]:
-            raise _malformed(f"unknown seat {named!r}", "invalid-seat")
+            raise _malformed(f"unknown seat {named!r}", "invalid-seat", "G-M2")
         return named
     if actor not in state["seats"]:
-        raise RuleViolation("unknown-actor", f"{actor!r} is not a seat of this game", 403)
+        raise RuleViolation("unknown-actor", f"{actor!r} is not a seat of this game", 403,
+                            rule=_mode_rule(state))
     if kind == "penalty":
-        raise RuleViolation("referee-only", "only the referee records a penalty (SQ-T6)", 403)
+        raise RuleViolation("referee-only", "only the referee records a penalty (SQ-T6)", 403,
+                            rule="SQ-T6")
     if named is not None and named != actor:
-        raise RuleViolation("not-your-seat", f"{actor} may not act for {named!r}", 403)
+        raise RuleViolation("not-your-seat", f"{actor} may not act for {named!r}", 403,
+                            rule=_mode_rule(state))
     return actor
 
 
 def _on_turn(state: dict, seat: str) -> None:
     """Refuse unless ``seat`` may make a turn move now (409)."""
     if state["phase"] != "play":
-        raise _refuse("deal-not-finished", "the deal is not finished: report it with draws")
+        raise _refuse("deal-not-finished", "the deal is not finished: report it with draws",
+                      "SQ-P2")
     if seat in state["penalty_due"]:
         raise _refuse("penalty-due", f"{seat} must first discard a card for the table-talk "
-                      "penalty (SQ-T6)")
+                      "penalty (SQ-T6)", "SQ-T6")
     if state["turn"] != seat:
-        raise _refuse("not-your-turn", f"it is {state['turn']}'s turn")
+        raise _refuse("not-your-turn", f"it is {state['turn']}'s turn", "SQ-P1")
     if state["replacement_due"] == seat:
-        raise _refuse("draw-first", "report the replacement for the dead card first (SQ-T4)")
+        raise _refuse("draw-first", "report the replacement for the dead card first (SQ-T4)",
+                      "SQ-T4")
 
 
-def _in_hand(state: dict, seat: str, card: str) -> None:
+def _in_hand(state: dict, seat: str, card: str, rule: str) -> None:
     if card not in state["hands"][seat]:
-        raise _refuse("card-not-in-hand", f"{card} is not in {seat}'s hand")
+        raise _refuse("card-not-in-hand", f"{card} is not in {seat}'s hand", rule)
 
 
 def _side_count(state: dict, side: str) -> int:
@@ -1010,16 +1097,22 @@ def _counts(state: dict) -> dict[str, int]:
     return {side: _side_count(state, side) for side in state["teams"]}
 
 
-def _finish(events: list[dict], state: dict, reason: str, winner: str | None = None) -> dict:
-    """Emit game-finished. Without a winner (SQ-E1): most sequences wins, a tie draws."""
+def _finish(events: list[dict], state: dict, reason: str, side: str | None = None) -> dict:
+    """Emit ``game-ended`` ``{"result": RESULT}``. ``side`` reached its sequences
+    (SQ-S3/SN-S1); without it (SQ-E1 ruling) the game is a draw, or with option
+    ``stalemate`` most_sequences the side with more sequences wins (equal: a draw).
+    RESULT: ``winners`` every seat of the winning side, ``scores`` each seat's side's
+    sequences, ``reason``, ``"sequence": {"winning_side", "sequences": {side: n}}``."""
     counts = _counts(state)
-    if winner is None:
+    if side is None and state["options"]["stalemate"] == "most_sequences":
         best = max(counts.values())
-        leaders = [side for side, n in counts.items() if n == best]
-        winner = leaders[0] if len(leaders) == 1 else None
-    return _emit(events, state, {"type": "game-finished", "seat": None, "winner": winner,
-                                 "reason": reason, "sequences": counts,
-                                 "seed": state["seed"]})
+        leaders = [s for s, n in counts.items() if n == best]
+        side = leaders[0] if len(leaders) == 1 else None
+    result = {"winners": list(state["teams"][side]) if side else [],
+              "scores": {seat: counts[state["sides"][seat]] for seat in state["seats"]},
+              "reason": reason,
+              "sequence": {"winning_side": side, "sequences": counts}}
+    return _emit(events, state, {"type": "game-ended", "seat": None, "result": result})
 
 
 def board_closed(state: dict) -> bool:
@@ -1051,15 +1144,13 @@ def _reshuffle(events: list[dict], state: dict) -> dict:
 
 
 def _server_draw(events: list[dict], state: dict, seat: str) -> dict:
-    """Server mode: the seat draws the top card (reshuffling first if needed)."""
+    """Server mode: the seat draws the top card (reshuffling first if needed; a
+    discard pile always holds a card then: see SQ-E1 in the module docstring)."""
     if not state["deck"]:
-        if not any(state["discards"].values()):
-            return state  # nothing left anywhere to draw (SQ-E1 (a) may follow)
         state = _reshuffle(events, state)
         if state["status"] != "active":
             return state
-    return _emit(events, state, {"type": "card-drawn", "seat": seat,
-                                 "card": state["deck"][0]})
+    return _emit(events, state, {"type": "drawn", "seat": seat, "card": state["deck"][0]})
 
 
 def _next_seat(state: dict, seat: str) -> str:
@@ -1068,12 +1159,7 @@ def _next_seat(state: dict, seat: str) -> str:
 
 
 def _start_turn(events: list[dict], state: dict, seat: str) -> dict:
-    """Start the seat's turn, then SQ-E1 (a)."""
-    state = _emit(events, state, {"type": "turn-started", "seat": seat})
-    if not state["deck"] and not any(state["discards"].values()) \
-            and not any(_plays(state, s) for s in state["seats"]):
-        state = _finish(events, state, "no-legal-play")
-    return state
+    return _emit(events, state, {"type": "turn-started", "seat": seat})
 
 
 def _lose_stale_draw(events: list[dict], state: dict, seat: str) -> dict:
@@ -1085,7 +1171,7 @@ def _lose_stale_draw(events: list[dict], state: dict, seat: str) -> dict:
 
 def _end_turn(events: list[dict], state: dict, seat: str) -> dict:
     """After a play or removal: win check (SQ-S3/SN-S1), the draw (server mode,
-    SQ-T1), the next seat's turn."""
+    SQ-T1, SQ-T3), the next seat's turn."""
     side = state["sides"][seat]
     if _side_count(state, side) >= state["sequences_to_win"]:
         return _finish(events, state, "sequences", side)
@@ -1104,17 +1190,17 @@ def _do_play(state: dict, seat: str, action: dict) -> list[dict]:
     cell = _cell(action.get("cell"), "cell")
     named = None if action.get("sequence") is None else _named_sequence(action["sequence"])
     _on_turn(state, seat)
-    _in_hand(state, seat, card)
+    _in_hand(state, seat, card, "SQ-T1")
     if card_class(game, card) == "remover":
         raise _refuse("card-cannot-place", f"{card} removes a chip: use remove-chip "
-                      "(SQ-T3, SN-C2)")
+                      "(SQ-T3, SN-C2)", "SQ-T3")
     side = state["sides"][seat]
     refusal = _target_refusal(game, state["board"], state["chips"], set(), side, card, cell)
     if refusal:
         raise _refuse(*refusal)
     events: list[dict] = []
     state = _lose_stale_draw(events, state, seat)
-    state = _emit(events, state, {"type": "chip-placed", "seat": seat, "side": side,
+    state = _emit(events, state, {"type": "placed", "seat": seat, "side": side,
                                   "card": card, "cell": list(cell)})
     for window in new_sequences(state["board"], state["chips"], state["sequences"], cell,
                                 side, named):
@@ -1126,15 +1212,16 @@ def _do_play(state: dict, seat: str, action: dict) -> list[dict]:
 
 def _do_remove(state: dict, seat: str, action: dict) -> list[dict]:
     """SQ-T3/SN-C2: a remover takes an opponent's chip off (not one in a completed
-    sequence, SQ-S2); that ends the turn, so the seat cannot place there now."""
+    sequence, SQ-S2); that ends the turn, so the seat cannot place there now; the
+    seat still draws (server mode: drawn now; table mode: it owes the draw)."""
     game = state["game"]
     card = parse_card_for(game, action.get("card"))
     cell = _cell(action.get("cell"), "cell")
     _on_turn(state, seat)
-    _in_hand(state, seat, card)
+    _in_hand(state, seat, card, "SQ-T3")
     if card_class(game, card) != "remover":
         raise _refuse("card-cannot-remove", f"{card} does not remove chips: only one-eyed "
-                      "Jacks JS/JH (SQ-T3) and MINUS (SN-C2) do")
+                      "Jacks JS/JH (SQ-T3) and MINUS (SN-C2) do", "SQ-T3")
     side = state["sides"][seat]
     refusal = _target_refusal(game, state["board"], state["chips"],
                               _locked_cells(state["sequences"]), side, card, cell)
@@ -1161,7 +1248,7 @@ def is_dead(state: dict, card: str) -> bool:
 
 def _cards_to_draw(state: dict) -> bool:
     """A card can still be drawn: the deck, or a discard pile to reshuffle (SQ-T7)."""
-    return bool(state["deck"]) or any(state["discards"].values())
+    return deck_count(state) > 0 or any(state["discards"].values())
 
 
 def can_exchange(state: dict, seat: str, this_turn: bool = True) -> bool:
@@ -1187,10 +1274,10 @@ def _do_exchange(state: dict, seat: str, action: dict) -> list[dict]:
     card = parse_card_for(state["game"], action.get("card"))
     _on_turn(state, seat)
     if state["exchanged"]:
-        raise _refuse("already-exchanged", "one dead card per turn (SQ-T4)")
-    _in_hand(state, seat, card)
+        raise _refuse("already-exchanged", "one dead card per turn (SQ-T4)", "SQ-T4")
+    _in_hand(state, seat, card, "SQ-T4")
     if not is_dead(state, card):
-        raise _refuse("not-dead", f"{card} still has an open space (SQ-T4)")
+        raise _refuse("not-dead", f"{card} still has an open space (SQ-T4)", "SQ-T4")
     events: list[dict] = []
     state = _emit(events, state, {"type": "dead-card-exchanged", "seat": seat, "card": card})
     if state["options"]["dealing"] == "server":
@@ -1198,46 +1285,74 @@ def _do_exchange(state: dict, seat: str, action: dict) -> list[dict]:
     return events
 
 
-def _draw_candidates(state: dict) -> list[str]:
-    """Cards a reported draw may show: the deck, or the discard piles when the deck
-    is empty (they are reshuffled into it first, SQ-T7)."""
-    if state["deck"]:
-        return state["deck"]
+def _discarded_cards(state: dict) -> list[str]:
     return [card for seat in state["seats"] for card in state["discards"][seat]]
 
 
-def _do_draw(state: dict, seat: str, action: dict) -> list[dict]:
-    """Table mode: a reported card dealt (deal phase) or drawn after a play (SQ-T1)
-    or as a dead card's replacement (SQ-T4); a post-play draw makes the previous seat
-    lose a draw it still owes for an earlier play (SQ-T5)."""
+def _draw_candidates(state: dict) -> list[str]:
+    """G-M2, what can still be drawn as the referee knows it: the deck, or the discard
+    piles when the deck is empty (they are reshuffled into it first, SQ-T7)."""
+    return state["deck"] if deck_count(state) else _discarded_cards(state)
+
+
+def _seat_draw_candidates(state: dict, seat: str) -> list[str]:
+    """G-M2, what ``seat`` cannot rule out for its own draw from what it can see (its
+    hand and the discard piles, never another hand): with cards in the deck, every
+    card of the game of which it does not see every copy; with the deck empty, the
+    discard piles (reshuffled first, SQ-T7). Sorted, each card once."""
+    if not deck_count(state):
+        return sorted(set(_discarded_cards(state)))
+    seen = Counter(state["hands"][seat]) + Counter(_discarded_cards(state))
+    return sorted(card for card, copies in state["deck_cards"].items() if seen[card] < copies)
+
+
+def _check_report(state: dict, seat: str, card: str, by_referee: bool) -> dict:
+    """G-M2: refuse a table-mode report of ``card`` that its sender can know to be
+    impossible; ``{"conflict": True}`` when no copy of it is left in the deck (a
+    seat's report only: the referee's is refused then), else ``{}``."""
+    if by_referee and card not in _draw_candidates(state):
+        raise _refuse("card-not-in-deck", f"no {card} is left in the deck", "G-M2")
+    if not by_referee and card not in _seat_draw_candidates(state, seat):
+        why = (f"every {card} is in {seat}'s hand or on a discard pile" if deck_count(state)
+               else f"the deck is empty and no discard pile holds {card}")
+        raise _refuse("card-not-in-deck", why, "G-M2")
+    conflict = deck_count(state) > 0 and card not in state["deck"]
+    return {"conflict": True} if conflict else {}
+
+
+def _do_draw(state: dict, seat: str, action: dict, by_referee: bool) -> list[dict]:
+    """Table mode: a reported card dealt (deal phase, SQ-P2) or drawn after a play
+    (SQ-T1) or as a dead card's replacement (SQ-T4); a post-play draw makes the
+    previous seat lose a draw it still owes for an earlier play (SQ-T5). The card is
+    checked against what the sender can know (G-M2, ``_check_report``)."""
     if state["options"]["dealing"] != "table":
         raise _refuse("not-table-mode", "in server mode the draw is part of the play "
-                      "(SQ-T5: it cannot be missed)")
+                      "(SQ-T5: it cannot be missed)", "G-M1")
     if "card" not in action:
-        raise _malformed("a table-mode draw reports the card drawn: \"card\"")
+        raise _malformed("a table-mode draw reports the card drawn: \"card\"", rule="G-M2")
     card = parse_card_for(state["game"], action["card"])
     events: list[dict] = []
     if state["phase"] == "deal":
         if len(state["hands"][seat]) >= state["hand_size"]:
-            raise _refuse("hand-full", f"{seat} has been dealt {state['hand_size']} cards")
-        if card not in state["deck"]:
-            raise _refuse("card-not-in-deck", f"no {card} is left in the deck")
-        state = _emit(events, state, {"type": "card-drawn", "seat": seat, "card": card})
+            raise _refuse("hand-full", f"{seat} has been dealt {state['hand_size']} cards",
+                          "SQ-P2")
+        conflict = _check_report(state, seat, card, by_referee)
+        state = _emit(events, state, {"type": "dealt", "seat": seat, "cards": [card],
+                                      **conflict})
         if all(len(h) == state["hand_size"] for h in state["hands"].values()):
             _emit(events, state, {"type": "turn-started", "seat":
                                   state["options"]["first_seat"]})
         return events
     replacement = state["replacement_due"] == seat
     if not replacement and seat not in state["pending_draws"]:
-        raise _refuse("draw-not-due", f"{seat} has no draw to make")
-    if card not in _draw_candidates(state):
-        raise _refuse("card-not-in-deck", f"no {card} is left in the deck")
-    if not state["deck"]:
+        raise _refuse("draw-not-due", f"{seat} has no draw to make", "SQ-T5")
+    conflict = _check_report(state, seat, card, by_referee)
+    if not deck_count(state):
         state = _reshuffle(events, state)
         if state["status"] != "active":
             return events
     mine = None if replacement else state["pending_draws"][seat]
-    state = _emit(events, state, {"type": "card-drawn", "seat": seat, "card": card})
+    state = _emit(events, state, {"type": "drawn", "seat": seat, "card": card, **conflict})
     if mine is not None:
         _lose_previous_draw(events, state, seat, mine)
     return events
@@ -1262,31 +1377,23 @@ def _owes_draw(state: dict, seat: str) -> bool:
     return owes and _cards_to_draw(state)
 
 
-def _could_act(state: dict, seat: str) -> bool:
-    """SQ-E1: on its next turn ``seat`` could play, remove or exchange a dead card, or
-    it still owes a draw (table mode, SQ-T5) that a card is left for."""
-    return bool(_plays(state, seat)) or can_exchange(state, seat, this_turn=False) \
-        or _owes_draw(state, seat)
-
-
 def _do_pass(state: dict, seat: str, action: dict) -> list[dict]:
-    """SQ-E1 ruling: a seat passes only when it can neither play, remove a chip
+    """SQ-T8: a seat passes only when it can neither play, remove a chip
     (``must-play``), make the draw it owes (table mode, ``draw-first``) nor exchange
-    a dead card (SQ-T4, ``must-exchange``); a whole round of passes in a row ends the
-    game when no seat could still play, remove, exchange or make an owed draw."""
+    a dead card (SQ-T4, ``must-exchange``); SQ-E1 (b): a whole round of counted
+    passes in a row (``_fold_passed``) ends the game (``no-legal-play``)."""
     _on_turn(state, seat)
     if _plays(state, seat):
-        raise _refuse("must-play", f"{seat} has a legal play")
+        raise _refuse("must-play", f"{seat} has a legal play", "SQ-T8")
     if _owes_draw(state, seat):
         raise _refuse("draw-first", f"{seat} still owes the draw for its last play: "
-                      "report it before passing (SQ-T5, SQ-E1)")
+                      "report it before passing (SQ-T5, SQ-T8)", "SQ-T8")
     if can_exchange(state, seat):
         raise _refuse("must-exchange", f"{seat} holds a dead card: exchange it before "
-                      "passing (SQ-T4, SQ-E1)")
+                      "passing (SQ-T4, SQ-T8)", "SQ-T8")
     events: list[dict] = []
     state = _emit(events, state, {"type": "passed", "seat": seat})
-    if state["passes"] >= len(state["seats"]) and \
-            not any(_could_act(state, s) for s in state["seats"]):
+    if state["passes"] >= len(state["seats"]):
         _finish(events, state, "no-legal-play")
     else:
         _start_turn(events, state, _next_seat(state, seat))
@@ -1298,20 +1405,23 @@ def _do_penalty(state: dict, seat: str | None, action: dict) -> list[dict]:
     their choice (each then sends penalty-discard)."""
     side = action.get("side")
     if state["phase"] != "play":
-        raise _refuse("deal-not-finished", "no penalty before the deal is finished")
+        raise _refuse("deal-not-finished", "no penalty before the deal is finished", "SQ-T6")
     if side not in state["teams"]:
-        raise _malformed(f"side must be one of {list(state['teams'])}", "invalid-side")
+        raise _malformed(f"side must be one of {list(state['teams'])}", "invalid-side",
+                         "SQ-T6")
     offender = action.get("offender")
     if offender is not None and offender not in state["teams"][side]:
-        raise _malformed(f"offender must be a seat of {side}", "invalid-seat")
+        raise _malformed(f"offender must be a seat of {side}", "invalid-seat", "SQ-T6")
     members = state["teams"][side]
     if len(members) < 2:
-        raise _refuse("not-a-team", f"{side} is one player: there is no teammate to warn")
+        raise _refuse("not-a-team", f"{side} is one player: there is no teammate to warn",
+                      "SQ-T6")
     if any(m in state["penalty_due"] for m in members):
-        raise _refuse("penalty-pending", f"{side} still owes the last penalty's discards")
+        raise _refuse("penalty-pending", f"{side} still owes the last penalty's discards",
+                      "SQ-T6")
     owing = [m for m in members if state["hands"][m]]
     if not owing:
-        raise _refuse("nothing-to-discard", f"no member of {side} holds a card")
+        raise _refuse("nothing-to-discard", f"no member of {side} holds a card", "SQ-T6")
     return [{"type": "penalty", "seat": None, "side": side, "offender": offender,
              "seats": owing}]
 
@@ -1320,15 +1430,14 @@ def _do_penalty_discard(state: dict, seat: str, action: dict) -> list[dict]:
     """SQ-T6: the penalised member discards a card of their choice, no replacement."""
     card = parse_card_for(state["game"], action.get("card"))
     if seat not in state["penalty_due"]:
-        raise _refuse("no-penalty-due", f"{seat} owes no penalty discard")
-    _in_hand(state, seat, card)
+        raise _refuse("no-penalty-due", f"{seat} owes no penalty discard", "SQ-T6")
+    _in_hand(state, seat, card, "SQ-T6")
     return [{"type": "penalty-discarded", "seat": seat, "card": card}]
 
 
 _HANDLERS = {
     "play": _do_play, "remove-chip": _do_remove, "exchange-dead-card": _do_exchange,
-    "draw": _do_draw, "pass": _do_pass, "penalty": _do_penalty,
-    "penalty-discard": _do_penalty_discard,
+    "pass": _do_pass, "penalty": _do_penalty, "penalty-discard": _do_penalty_discard,
 }
 
 
@@ -1341,20 +1450,24 @@ def apply(state: dict, actor: str, action: Any) -> list[dict]:
     refuses (``game-over``, ``not-your-turn``, ``card-not-in-hand``,
     ``space-occupied``, ``card-not-on-space``, ``no-chip``, ``own-chip``,
     ``chip-locked``, ``not-dead``, ``already-exchanged``, ``must-play``,
-    ``must-exchange``, ``draw-first``...).
+    ``must-exchange``, ``draw-first``, ``card-not-in-deck``...). Each names its rule
+    (G-R1; see the module docstring).
     """
     if not isinstance(action, dict):
         raise _malformed("an action is an object with a \"type\"")
     kind = action.get("type")
-    if kind not in _HANDLERS:
-        raise _malformed(f"unknown action type {kind!r} (one of {sorted(_HANDLERS)})")
+    if kind not in _ACTION_KEYS:
+        raise _malformed(f"unknown action type {kind!r} (one of {sorted(_ACTION_KEYS)})")
     always = _ALWAYS - {"seat"} if kind == "penalty" else _ALWAYS  # the referee's own act
     extra = sorted(set(action) - always - _ACTION_KEYS[kind])
     if extra:
-        raise _malformed(f"unknown field {extra[0]!r} for a {kind} action")
+        raise _malformed(f"unknown field {extra[0]!r} for a {kind} action",
+                         rule=_ACTION_RULES[kind])
     if state["status"] != "active":
-        raise _refuse("game-over", "the game is over")
+        raise _refuse("game-over", "the game is over", "SQ-E1")
     seat = _acting_seat(state, actor, action, kind)
+    if kind == "draw":
+        return _do_draw(state, seat, action, actor == "referee")
     return _HANDLERS[kind](state, seat, action)
 
 
@@ -1388,17 +1501,21 @@ def _plays(state: dict, seat: str) -> list[dict]:
     return out
 
 
-def _draws(state: dict) -> list[dict]:
-    return [{"type": "draw", "card": card} for card in sorted(set(_draw_candidates(state)))]
+def _draws(state: dict, seat: str, by_referee: bool) -> list[dict]:
+    """Table mode: a draw body per card the sender cannot rule out (G-M2): the
+    referee's from the deck, a seat's from what it can see (``_seat_draw_candidates``)."""
+    cards = (sorted(set(_draw_candidates(state))) if by_referee
+             else _seat_draw_candidates(state, seat))
+    return [{"type": "draw", "card": card} for card in cards]
 
 
-def _seat_actions(state: dict, seat: str) -> list[dict]:
+def _seat_actions(state: dict, seat: str, by_referee: bool = False) -> list[dict]:
     hand = state["hands"][seat]
     if state["phase"] == "deal":
-        return _draws(state) if len(hand) < state["hand_size"] else []
+        return _draws(state, seat, by_referee) if len(hand) < state["hand_size"] else []
     out: list[dict] = []
     if state["replacement_due"] == seat or seat in state["pending_draws"]:
-        out += _draws(state)
+        out += _draws(state, seat, by_referee)
     if seat in state["penalty_due"]:
         return out + [{"type": "penalty-discard", "card": card} for card in dict.fromkeys(hand)]
     if state["turn"] != seat or state["replacement_due"] == seat:
@@ -1423,8 +1540,9 @@ def _penalties(state: dict) -> list[dict]:
 def legal_actions(state: dict, viewer: str | None) -> list[dict]:
     """Complete action bodies ``apply(state, viewer, body)`` accepts now.
 
-    A seat: its own moves. The referee: penalties (SQ-T6), and in table mode every
-    seat's moves with ``"seat"`` added. Anyone else, or a finished game: none.
+    A seat: its own moves, its table-mode draws judged on what it can see (G-M2).
+    The referee: penalties (SQ-T6), and in table mode every seat's moves with
+    ``"seat"`` added. Anyone else, or a finished game: none.
     """
     if state["status"] != "active":
         return []
@@ -1432,7 +1550,7 @@ def legal_actions(state: dict, viewer: str | None) -> list[dict]:
         out = _penalties(state)
         if state["options"]["dealing"] == "table":
             for seat in state["seats"]:
-                out += [{**a, "seat": seat} for a in _seat_actions(state, seat)]
+                out += [{**a, "seat": seat} for a in _seat_actions(state, seat, True)]
         return out
     if viewer in state["seats"]:
         return _seat_actions(state, viewer)
@@ -1446,9 +1564,12 @@ def view(state: dict, viewer: str | None) -> dict:
     """The state as ``viewer`` may see it (a seat ``p1``.., ``"referee"``, None).
 
     Everyone: board, chips, sequences, counts, discard piles (face up), turn, hand
-    and deck counts, pending draws, penalties, result. A seat: its own hand only
-    (not a teammate's). The referee: every hand. Nobody: the deck order; the seed
-    only once the game is over (before that its SHA-256 commitment).
+    and deck counts, pending draws, penalties, result (RESULT once finished, else
+    None). A seat: its own hand only (not a teammate's). The referee: every hand and
+    (table mode) ``conflicts``, the seats' reports of a card of which no copy was left
+    in the deck (G-M2: ``[{"seat", "card", "deck": reshuffles before it}]``). Nobody:
+    the deck order; the seed only once the game is over (before that its SHA-256
+    commitment).
     """
     out = {
         "game": state["game"], "status": state["status"], "phase": state["phase"],
@@ -1463,18 +1584,20 @@ def view(state: dict, viewer: str | None) -> dict:
         "turn": state["turn"], "turn_number": state["turn_number"],
         "exchanged": state["exchanged"],
         "hand_counts": {s: len(h) for s, h in state["hands"].items()},
-        "deck_count": len(state["deck"]),
+        "deck_count": deck_count(state),
         "discards": {s: list(p) for s, p in state["discards"].items()},
         "pending_draws": sorted(state["pending_draws"]),
         "replacement_due": state["replacement_due"],
         "penalty_due": list(state["penalty_due"]),
         "lost_draws": dict(state["lost_draws"]), "reshuffles": state["reshuffles"],
-        "result": state["result"], "seed_commitment": commitment(state["seed"]),
+        "result": json.loads(json.dumps(state["result"])),
+        "seed_commitment": commitment(state["seed"]),
     }
     if state["status"] == "finished":
         out["seed"] = state["seed"]
     if viewer == "referee":
         out["hands"] = {s: list(h) for s, h in state["hands"].items()}
+        out["conflicts"] = [dict(c) for c in state["conflicts"]]
     elif viewer in state["seats"]:
         out["seat"] = viewer
         out["hand"] = list(state["hands"][viewer])
@@ -1483,8 +1606,9 @@ def view(state: dict, viewer: str | None) -> dict:
 
 def view_event(state: dict, event: dict, viewer: str | None) -> dict | None:
     """One log event as ``viewer`` may see it: dealt and drawn cards only to their
-    seat and the referee (others see the count); the seed in ``game-created`` only
-    once the game is over (``seed_commitment`` before)."""
+    seat and the referee (others see the count), a report's ``conflict`` (G-M2) only
+    to the referee; the seed in ``game-created`` only once the game is over
+    (``seed_commitment`` before)."""
     kind = event["type"]
     if kind == "game-created":
         out = {k: v for k, v in event.items() if k != "seed"}
@@ -1492,7 +1616,9 @@ def view_event(state: dict, event: dict, viewer: str | None) -> dict | None:
         if state["status"] == "finished":
             out["seed"] = event["seed"]
         return out
-    if kind in ("cards-dealt", "card-drawn") and viewer not in (event["seat"], "referee"):
-        count = len(event["cards"]) if kind == "cards-dealt" else 1
+    if kind in ("dealt", "drawn") and viewer not in (event["seat"], "referee"):
+        count = len(event["cards"]) if kind == "dealt" else 1
         return {"type": kind, "seat": event["seat"], "count": count}
-    return dict(event)
+    if viewer == "referee":
+        return json.loads(json.dumps(event))
+    return {k: json.loads(json.dumps(v)) for k, v in event.items() if k != "conflict"}

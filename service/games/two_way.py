@@ -275,7 +275,7 @@ def _scan_from(grid: list[list[str | None]], r: int, c: int, dr: int, dc: int,
 #
 # State (what fold() builds; the store snapshots it as JSON):
 #   {"game": "two-way", "status": "active"|"finished", "seats": ["blue", "green"],
-#    "options": {dealing, variant, easy_extra_threes, win_condition, first_player},
+#    "options": {dealing, variant, easy_extra_threes, win_condition, first_seat},
 #    "custom_manifest": bool, "manifest": [{"blue": code, "green": code}] * 108,
 #    "seed": str, "slots": {"3": 1, ...} (TW-D3: length -> sequences one may hold),
 #    "bag": [tile ids, sorted], "hands": {seat: [tile ids, in draw order]},
@@ -283,22 +283,23 @@ def _scan_from(grid: list[list[str | None]], r: int, c: int, dr: int, dc: int,
 #    "scores": {seat: int}, "pending_skips": {seat: 0|1}, "dealt": [seats dealt],
 #    "turn": seat, "turn_number": int, "phase": "deal"|"place"|"draw"|"discard"|"over",
 #    "placed": placements made this turn, "draws": draws made so far (rng label),
-#    "declared_this_turn": [lengths declared this turn, correctly or not, in order],
-#    "winner": seat | None, "result": "win"|"draw"|None, "end_reason": str | None,
-#    "completer": seat | None}
+#    "result": RESULT (service/games/__init__.py) once finished, else None}
 # A tile id is the tile's index in the manifest (0..107).
 #
 # Events ({"type", "seat", ...}; "by" names the actor: the seat itself or "referee"):
 #   game-created {game, options, seats, custom_manifest, manifest, seed}   (seat None;
 #                the manifest is the game's: see game_manifest for server games)
-#   deal {tiles}         TW-T1 the 5 starting tiles of a seat
-#   place {tile, cell}   TW-T2
-#   draw {tiles}         TW-T2 (up to 7 in hand: 4, or 3 after a one-placement turn)
-#   discard {tiles}      TW-T2, ends the turn (down to 5 in hand: normally 2)
+#   dealt {tiles}        TW-T1 the 5 starting tiles of a seat
+#   placed {tile, cell}  TW-T2
+#   drawn {tiles}        TW-T2 (up to 7 in hand: 4, or 3 after a one-placement turn)
+#   discarded {tiles}    TW-T2, ends the turn (down to 5 in hand: normally 2)
 #   declared {cells, tiles, cards, kind, tier, points, length, assignment}   TW-D4
 #   declaration-rejected {cells, tiles, cards, reasons}                      TW-D5
 #   turn-skipped {}      TW-T5
-#   game-ended {reason: "set-complete"|"grid-full", scores, winner, result, completer}
+#   game-ended {result}  TW-E1..TW-E3 (seat None, no "by"): RESULT with reason
+#                        "set-complete" | "grid-full", scores of both seats and
+#                        "two_way": {"completer": the seat that held every length,
+#                        or None}
 #
 # Rulings of this region (RULES.md is silent; each is repeated at its code):
 # - TW-T4: a placement is due while fewer than 2 were made this turn AND an empty space
@@ -321,14 +322,23 @@ def _scan_from(grid: list[list[str | None]], r: int, c: int, dr: int, dc: int,
 #   that order (cells already in line order, either direction, are kept as given;
 #   otherwise reading order, top-left end first). Repeated cells or a gap stay
 #   "not-a-line" (422).
-# - TW-T3: more than one declaration per turn only of different lengths: a second
-#   declaration of a length already declared this turn, correctly or not, is a
-#   request error (length-declared-this-turn, 409, nothing recorded), also with
-#   easy_extra_threes (the extra 3-slots fill over different turns).
+# - TW-T3/TW-D3/TW-D5 (RULES.md): any number of declarations per turn; the only limit
+#   on lengths is a length already held (length-already-held, 409, nothing recorded).
+#   A wrong declaration uses up no length: the seat may declare that length again in
+#   the same turn. With easy_extra_threes several correct 3-lines in one turn are
+#   accepted while a 3-slot is free.
 # - TW-D3: easy_extra_threes requires variant easy (refused as invalid-option else).
 # - TW-E1: the game ends at once on the declaration that fills the last slot.
-# - TW-E3: a draw is winner None, result "draw"; with win_condition first_complete the
-#   completer wins, and a grid-full end is decided by the scores.
+# - TW-E3 (RULES.md): by default (win_condition first_complete) the completer of the
+#   set wins outright whatever the points; a grid-full end (TW-E2) is decided by the
+#   scores, equal scores a draw (winners []). win_condition score: the scores decide
+#   every end.
+# - G-O1: the option is first_seat; first_player (its older name) is still accepted.
+# - G-R1, the rule each refusal names: a malformed body the rule of the action it
+#   attempts (place TW-T2, cells TW-D1, a draw's or discard's tile count TW-T2/TW-T4,
+#   tile ids TW-C2); a request out of turn or phase TW-T2 (TW-T1 while dealing); the
+#   game over TW-E1; who may act G-M1 (server dealing: the seats act, the service
+#   deals and draws) or G-M2 (table dealing: the referee reports deals and draws).
 # - Modes: in table mode the referee reports every draw (and the deal); seats may
 #   place, declare and discard themselves, or the referee may act for the seat to
 #   move. In server mode the referee may not act.
@@ -381,12 +391,15 @@ OPTIONS = [
     {"name": "easy_extra_threes", "type": "boolean", "default": False,
      "description": "TW-D3, variant easy only: hold three sequences of 3, one of 4, one "
                     "of 5."},
-    {"name": "win_condition", "type": "string", "default": "score",
-     "choices": ["score", "first_complete"],
-     "description": "TW-E3: score: the higher score wins even against the player who "
-                    "completed the set; first_complete: completing the set wins."},
-    {"name": "first_player", "type": "string", "default": "blue", "choices": list(SEATS),
-     "description": "TW-T1: the seat that plays first."},
+    {"name": "win_condition", "type": "string", "default": "first_complete",
+     "choices": ["first_complete", "score"],
+     "description": "TW-E3: first_complete: the first player to hold every required "
+                    "length wins outright, whatever the points (the scores decide only "
+                    "a full grid, TW-E2); score: the higher score wins every end, even "
+                    "against the player who completed the set."},
+    {"name": "first_seat", "type": "string", "default": "blue", "choices": list(SEATS),
+     "description": "G-O1, TW-T1: the seat that plays first (also accepted under its "
+                    "older name first_player)."},
     {"name": "tile_manifest", "type": "array", "default": None,
      "description": "TW-C2: 108 tiles [{\"blue\": card, \"green\": card}, ...] copying a "
                     "physical set (tile id = index); each colour's faces are two 52-card "
@@ -404,8 +417,16 @@ CATALOG = {GAME: {"title": "2-Way Cards", "rules": "RULES.md §1", "seats": list
 
 # ----- setup: options, manifest, new_game (TW-C2, TW-T1, TW-D3) -----
 
+# G-R1: the rule an option applies (an invalid-option refusal names it)
+_OPTION_RULES = {"dealing": "G-M1", "variant": "TW-D3", "easy_extra_threes": "TW-D3",
+                 "win_condition": "TW-E3", "first_seat": "G-O1", "first_player": "G-O1",
+                 "tile_manifest": "TW-C2"}
+FIRST_PLAYER = "first_player"  # G-O1: the older name of first_seat, still accepted
+
+
 def _invalid(name: str, detail: str) -> RuleViolation:
-    return RuleViolation("invalid-option", f"option {name!r}: {detail}", 422)
+    return RuleViolation("invalid-option", f"option {name!r}: {detail}", 422,
+                         rule=_OPTION_RULES.get(name, "G-O1"))
 
 
 def _choice(options: dict, spec: dict) -> object:
@@ -499,15 +520,26 @@ def validate_manifest(manifest: object) -> list[dict]:
 
 def normalise_options(options: object) -> tuple[dict, list[dict] | None]:
     """(options with defaults, the custom manifest or None) or RuleViolation
-    invalid-option (422)."""
+    invalid-option (422).
+
+    G-O1: ``first_player`` is read as ``first_seat`` (naming both with different
+    seats is refused); the options returned name it ``first_seat``.
+    """
     if options is None:
         options = {}
     if not isinstance(options, dict):
-        raise RuleViolation("invalid-option", "options must be an object", 422)
+        raise RuleViolation("invalid-option", "options must be an object", 422, rule="G-O1")
     known = {spec["name"] for spec in OPTIONS}
     for name in options:
-        if name not in known:
+        if name not in known | {FIRST_PLAYER}:
             raise _invalid(name, f"unknown option (known: {', '.join(sorted(known))})")
+    if FIRST_PLAYER in options:
+        older = options[FIRST_PLAYER]
+        if options.get("first_seat", older) != older:
+            raise _invalid("first_seat", "first_seat and first_player (its older name) "
+                                         "name different seats")
+        options = {**{k: v for k, v in options.items() if k != FIRST_PLAYER},
+                   "first_seat": older}
     chosen = {spec["name"]: _choice(options, spec) for spec in OPTIONS
               if spec["name"] != "tile_manifest"}
     if chosen["easy_extra_threes"] and chosen["variant"] != "easy":
@@ -519,14 +551,15 @@ def normalise_options(options: object) -> tuple[dict, list[dict] | None]:
 
 def new_game(game: str, options: dict, seed: str) -> list[dict]:
     """TW-T1 setup events: ``game-created`` (fold(None, it) is the initial state), then
-    in server mode one ``deal`` of 5 tiles per seat (first player first) drawn with the
+    in server mode one ``dealt`` of 5 tiles per seat (first player first) drawn with the
     seed; in table mode the referee reports the deals (``draw`` actions with 5 ids).
 
     Raises RuleViolation ``invalid-option`` (422) naming a bad option, or
     ``unknown-game`` (422).
     """
     if game != GAME:
-        raise RuleViolation("unknown-game", f"this engine plays {GAME!r}, not {game!r}", 422)
+        raise RuleViolation("unknown-game", f"this engine plays {GAME!r}, not {game!r}", 422,
+                            rule="G-O1")
     if not isinstance(seed, str) or not seed:
         raise ValueError("seed must be a non-empty string")
     chosen, manifest = normalise_options(options)
@@ -539,9 +572,9 @@ def new_game(game: str, options: dict, seed: str) -> list[dict]:
     events = [created]
     if chosen["dealing"] == "server":
         state = fold(None, created)
-        first = chosen["first_player"]
+        first = chosen["first_seat"]
         for seat in (first, _other(first)):
-            deal = {"type": "deal", "seat": seat, "by": None,
+            deal = {"type": "dealt", "seat": seat, "by": None,
                     "tiles": _server_draw(state, HAND_SIZE)}
             events.append(deal)
             state = fold(state, deal)
@@ -565,9 +598,8 @@ def _initial_state(event: dict) -> dict:
         "grid": [[None] * GRID_SIZE for _ in range(GRID_SIZE)],
         "bases": {s: [] for s in SEATS}, "scores": {s: 0 for s in SEATS},
         "pending_skips": {s: 0 for s in SEATS}, "dealt": [],
-        "turn": options["first_player"], "turn_number": 0, "phase": "deal",
-        "placed": 0, "draws": 0, "declared_this_turn": [],
-        "winner": None, "result": None, "end_reason": None, "completer": None,
+        "turn": options["first_seat"], "turn_number": 0, "phase": "deal",
+        "placed": 0, "draws": 0, "result": None,
     }
 
 
@@ -591,7 +623,6 @@ def _start_turn(state: dict, seat: str) -> None:
     state["turn"] = seat
     state["turn_number"] += 1
     state["placed"] = 0
-    state["declared_this_turn"] = []
     state["phase"] = _placement_phase(state)
 
 
@@ -599,7 +630,7 @@ def _fold_deal(state: dict, event: dict) -> None:
     _fold_draw(state, event)
     state["dealt"].append(event["seat"])
     if len(state["dealt"]) == len(SEATS):
-        _start_turn(state, state["options"]["first_player"])
+        _start_turn(state, state["options"]["first_seat"])
     else:
         state["phase"] = "deal"
 
@@ -634,26 +665,14 @@ def _fold_declared(state: dict, event: dict) -> None:
                                    "length", "assignment")}
     state["bases"][event["seat"]].append(json.loads(json.dumps(entry)))
     state["scores"][event["seat"]] += event["points"]
-    _record_length(state, event["length"])
     if state["phase"] in ("place", "draw"):
         state["phase"] = _placement_phase(state)
 
 
-def _declared_this_turn(state: dict) -> list[int]:
-    """TW-T3: the lengths declared this turn, read only (a snapshot from before the
-    key existed reads as none)."""
-    return state.get("declared_this_turn", [])
-
-
-def _record_length(state: dict, length: int) -> None:
-    """TW-T3: note a declaration of ``length`` this turn (in a fold's copy)."""
-    state["declared_this_turn"] = [*_declared_this_turn(state), length]
-
-
 def _fold_rejected(state: dict, event: dict) -> None:
-    # Ruling (TW-D5): one missed turn at most, however many wrong declarations.
+    # TW-T5: one missed turn at most, however many wrong declarations; TW-T3: the
+    # length is not used up (nothing else changes).
     state["pending_skips"][event["seat"]] = 1
-    _record_length(state, len(event["cells"]))
 
 
 def _fold_skipped(state: dict, event: dict) -> None:
@@ -664,14 +683,12 @@ def _fold_skipped(state: dict, event: dict) -> None:
 def _fold_ended(state: dict, event: dict) -> None:
     state["status"] = "finished"
     state["phase"] = "over"
-    for key in ("winner", "result", "completer"):
-        state[key] = event[key]
-    state["end_reason"] = event["reason"]
+    state["result"] = json.loads(json.dumps(event["result"]))
 
 
 _FOLDERS = {
-    "deal": _fold_deal, "place": _fold_place, "draw": _fold_draw,
-    "discard": _fold_discard, "declared": _fold_declared,
+    "dealt": _fold_deal, "placed": _fold_place, "drawn": _fold_draw,
+    "discarded": _fold_discard, "declared": _fold_declared,
     "declaration-rejected": _fold_rejected, "turn-skipped": _fold_skipped,
     "game-ended": _fold_ended,
 }
@@ -720,8 +737,17 @@ _FIELDS = {  # action type -> body fields besides type/seat/expected_version
 }
 
 
-def _bad(detail: str, code: str = "invalid-action") -> RuleViolation:
-    return RuleViolation(code, detail, 422)
+_ACTION_RULES = {"place": "TW-T2", "draw": "TW-T2", "discard": "TW-T2", "declare": "TW-D1"}
+
+
+def _bad(detail: str, code: str = "invalid-action", rule: str = "TW-T2") -> RuleViolation:
+    """A malformed request (422) naming the rule of what it attempts (G-R1)."""
+    return RuleViolation(code, detail, 422, rule=rule)
+
+
+def _mode_rule(state: dict) -> str:
+    """G-M1 (server dealing) or G-M2 (table dealing): who may act, and how."""
+    return "G-M2" if state["options"]["dealing"] == "table" else "G-M1"
 
 
 def _check_body(action: object) -> str:
@@ -733,10 +759,10 @@ def _check_body(action: object) -> str:
         raise _bad(f"unknown action type {kind!r} (one of {', '.join(_FIELDS)})")
     for key in action:
         if key not in _FIELDS[kind] | {"type", "seat", "expected_version"}:
-            raise _bad(f"unknown field {key!r} in a {kind} action")
+            raise _bad(f"unknown field {key!r} in a {kind} action", rule=_ACTION_RULES[kind])
     for key in _FIELDS[kind] - {"tiles"} if kind == "draw" else _FIELDS[kind]:
         if key not in action:
-            raise _bad(f"a {kind} action needs {key!r}")
+            raise _bad(f"a {kind} action needs {key!r}", rule=_ACTION_RULES[kind])
     return kind
 
 
@@ -748,17 +774,21 @@ def _acting_seat(state: dict, actor: str, action: dict, kind: str) -> str:
     """
     if actor in SEATS:
         if action.get("seat", actor) != actor:
-            raise RuleViolation("not-your-seat", f"{actor} cannot act for another seat", 403)
+            raise RuleViolation("not-your-seat", f"{actor} cannot act for another seat", 403,
+                                rule=_mode_rule(state))
         if kind == "draw" and state["options"]["dealing"] == "table":
             raise RuleViolation("referee-reports-draws",
-                                "in table mode the referee reports the tiles drawn", 403)
+                                "in table mode the referee reports the tiles drawn", 403,
+                                rule="G-M2")
         return actor
     if state["options"]["dealing"] != "table":
         raise RuleViolation("referee-cannot-act",
-                            "in server mode the seats act; the referee only watches", 403)
+                            "in server mode the seats act; the referee only watches", 403,
+                            rule="G-M1")
     seat = action.get("seat")
     if seat not in SEATS:
-        raise _bad("a referee action names the seat it is for: 'seat': 'blue' or 'green'")
+        raise _bad("a referee action names the seat it is for: 'seat': 'blue' or 'green'",
+                   rule="G-M2")
     return seat
 
 
@@ -766,18 +796,18 @@ def _cell(value: object, what: str = "cell") -> list[int]:
     """[row, col] (TW-C1) or 422: invalid-action for a bad shape, off-grid outside 0..6."""
     if (not isinstance(value, (list, tuple)) or len(value) != 2
             or not all(isinstance(x, int) and not isinstance(x, bool) for x in value)):
-        raise _bad(f"{what} must be [row, col] with integers")
+        raise _bad(f"{what} must be [row, col] with integers", rule="TW-C1")
     r, c = value
     if not (0 <= r < GRID_SIZE and 0 <= c < GRID_SIZE):
         raise _bad(f"{what} [{r}, {c}] is off the 7 x 7 grid (rows and columns 0..6)",
-                   "off-grid")
+                   "off-grid", "TW-C1")
     return [r, c]
 
 
 def _tile_id(value: object) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < TILE_COUNT:
         raise _bad(f"a referee names tiles by manifest id 0..{TILE_COUNT - 1}, not {value!r}",
-                   "invalid-tile")
+                   "invalid-tile", "TW-C2")
     return value
 
 
@@ -793,7 +823,8 @@ def _hand_tiles(state: dict, seat: str, names: list, by_referee: bool) -> list[i
             if tile in taken:
                 raise _bad(f"tile {tile} named twice")
             if tile not in hand:
-                raise RuleViolation("tile-not-in-hand", f"tile {tile} is not in {seat}'s hand")
+                raise RuleViolation("tile-not-in-hand", f"tile {tile} is not in {seat}'s hand",
+                                    rule="TW-T2")
         else:
             try:
                 face = parse_card(name)
@@ -802,7 +833,8 @@ def _hand_tiles(state: dict, seat: str, names: list, by_referee: bool) -> list[i
             tile = next((t for t in hand if t not in taken
                          and state["manifest"][t][seat] == face), None)
             if tile is None:
-                raise RuleViolation("tile-not-in-hand", f"no (more) {face} in {seat}'s hand")
+                raise RuleViolation("tile-not-in-hand", f"no (more) {face} in {seat}'s hand",
+                                    rule="TW-T2")
         taken.append(tile)
     return taken
 
@@ -826,7 +858,8 @@ def _tile_list(action: dict, count: int, what: str) -> list:
 def _require_phase(state: dict, *phases: str) -> None:
     if state["phase"] not in phases:
         raise RuleViolation("wrong-phase", f"the turn is in its {state['phase']} phase; "
-                                           f"this action needs {' or '.join(phases)} (TW-T2)")
+                                           f"this action needs {' or '.join(phases)} (TW-T2)",
+                            rule="TW-T2")
 
 
 def _server_draw(state: dict, count: int) -> list[int]:
@@ -841,10 +874,11 @@ def _reported_draw(state: dict, action: dict, count: int, what: str) -> list[int
     """Table mode: the referee's tile ids, checked against the bag (409 tile-not-in-bag)."""
     tiles = [_tile_id(t) for t in _tile_list(action, count, what)]
     if len(set(tiles)) != len(tiles):
-        raise _bad("a tile is named twice")
+        raise _bad("a tile is named twice", rule="G-M2")
     for tile in tiles:
         if tile not in state["bag"]:
-            raise RuleViolation("tile-not-in-bag", f"tile {tile} is not in the bag")
+            raise RuleViolation("tile-not-in-bag", f"tile {tile} is not in the bag",
+                                rule="G-M2")
     return tiles
 
 
@@ -852,12 +886,14 @@ def _apply_deal(state: dict, seat: str, action: dict, actor: str) -> list[dict]:
     """TW-T1 in table mode: the referee reports a seat's 5 starting tiles."""
     if actor == REFEREE and action["type"] == "draw":
         if seat in state["dealt"]:
-            raise RuleViolation("already-dealt", f"{seat} already holds the starting tiles")
+            raise RuleViolation("already-dealt", f"{seat} already holds the starting tiles",
+                                rule="TW-T1")
         count = min(HAND_SIZE, len(state["bag"]))
         tiles = _reported_draw(state, action, count, "the deal")
-        return [{"type": "deal", "seat": seat, "by": actor, "tiles": tiles}]
+        return [{"type": "dealt", "seat": seat, "by": actor, "tiles": tiles}]
     raise RuleViolation("wrong-phase", "the starting tiles are being dealt (TW-T1): the "
-                                       "referee reports each seat's 5 tiles first")
+                                       "referee reports each seat's 5 tiles first",
+                        rule="TW-T1")
 
 
 def _apply_place(state: dict, seat: str, action: dict, actor: str) -> list[dict]:
@@ -866,8 +902,8 @@ def _apply_place(state: dict, seat: str, action: dict, actor: str) -> list[dict]
     _require_phase(state, "place")
     tile = _hand_tiles(state, seat, [action["tile"]], actor == REFEREE)[0]
     if state["grid"][cell[0]][cell[1]] is not None:
-        raise RuleViolation("space-occupied", f"space {cell} is occupied")
-    return [{"type": "place", "seat": seat, "by": actor, "tile": tile, "cell": cell}]
+        raise RuleViolation("space-occupied", f"space {cell} is occupied", rule="TW-T2")
+    return [{"type": "placed", "seat": seat, "by": actor, "tile": tile, "cell": cell}]
 
 
 def _draw_count(state: dict, seat: str) -> int:
@@ -886,14 +922,15 @@ def _apply_draw(state: dict, seat: str, action: dict, actor: str) -> list[dict]:
     count = _draw_count(state, seat)
     if state["options"]["dealing"] == "server":
         if "tiles" in action:
-            raise _bad("in server mode the service draws: send {\"type\": \"draw\"}")
+            raise _bad("in server mode the service draws: send {\"type\": \"draw\"}",
+                       rule="G-M1")
         _require_phase(state, "draw")
         tiles = _server_draw(state, count)
     else:
         _tile_names(action)
         _require_phase(state, "draw")
         tiles = _reported_draw(state, action, count, "the draw")
-    return [{"type": "draw", "seat": seat, "by": actor, "tiles": tiles}]
+    return [{"type": "drawn", "seat": seat, "by": actor, "tiles": tiles}]
 
 
 def _discard_count(state: dict, seat: str) -> int:
@@ -913,7 +950,7 @@ def _apply_discard(state: dict, seat: str, action: dict, actor: str) -> list[dic
     _require_phase(state, "discard")
     names = _tile_list(action, _discard_count(state, seat), "the discard")
     tiles = _hand_tiles(state, seat, names, actor == REFEREE)
-    event = {"type": "discard", "seat": seat, "by": actor, "tiles": tiles}
+    event = {"type": "discarded", "seat": seat, "by": actor, "tiles": tiles}
     events = [event]
     after = fold(state, event)
     if not _empty_cells(after):
@@ -937,17 +974,18 @@ def _line_cells(state: dict, value: object) -> list[list[int]]:
     length-not-allowed, not-a-line (repeated cell, gap, bend).
     """
     if not isinstance(value, list):
-        raise _bad("'cells' must be a list of [row, col]")
+        raise _bad("'cells' must be a list of [row, col]", rule="TW-D1")
     allowed = sorted(int(n) for n in state["slots"])
     if len(value) not in allowed:
         raise _bad(f"a declaration has {', '.join(map(str, allowed))} cells, not {len(value)}"
-                   f" (TW-D1, TW-D3)", "length-not-allowed")
+                   f" (TW-D1, TW-D3)", "length-not-allowed",
+                   "TW-D3" if len(value) in LINE_LENGTHS else "TW-D1")
     cells = [_cell(v, "every cell") for v in value]
     ordered = sorted(cells)
     steps = {(b[0] - a[0], b[1] - a[1]) for a, b in pairwise(ordered)}
     if len(steps) != 1 or steps.pop() not in DIRECTIONS:
         raise _bad("the cells must be distinct neighbours in one straight line (row, "
-                   "column or diagonal), in any order (TW-D1)", "not-a-line")
+                   "column or diagonal), in any order (TW-D1)", "not-a-line", "TW-D1")
     return cells if cells == ordered[::-1] else ordered
 
 
@@ -955,27 +993,26 @@ def _apply_declare(state: dict, seat: str, action: dict, actor: str) -> list[dic
     """TW-T3/TW-D1..TW-D5: remove a sequence, judged on the declarer's faces.
 
     Malformed (request error, nothing recorded): not a line, off-grid, wrong length
-    (422), empty space, length already held, length already declared this turn
-    (TW-T3), not the turn / dealing (409). Correct: ``declared`` (and ``game-ended``
-    when the set is complete, TW-E1). Incorrect: ``declaration-rejected`` (tiles stay;
-    the seat owes one missed turn, however many it got wrong, TW-D5).
+    (422), empty space, a length already held (TW-D3), not the turn / dealing (409).
+    Correct: ``declared`` (and ``game-ended`` when the set is complete, TW-E1).
+    Incorrect: ``declaration-rejected`` (tiles stay; the seat owes one missed turn,
+    however many it got wrong, TW-T5; the length stays free, TW-T3). Any number of
+    declarations per turn (TW-T3): several correct 3-lines with easy_extra_threes
+    while a 3-slot is free (TW-D3).
     """
     cells = _line_cells(state, action["cells"])
     _require_phase(state, "place", "draw", "discard")
     tiles = []
     for r, c in cells:
         if state["grid"][r][c] is None:
-            raise RuleViolation("empty-cell", f"space [{r}, {c}] is empty (TW-D1)")
+            raise RuleViolation("empty-cell", f"space [{r}, {c}] is empty (TW-D1)",
+                                rule="TW-D1")
         tiles.append(state["grid"][r][c])
     length = len(cells)
     if _held(state, seat, length) >= state["slots"][str(length)]:
         raise RuleViolation("length-already-held",
-                            f"{seat} already holds the sequences of {length} allowed (TW-D3)")
-    if length in _declared_this_turn(state):
-        # Ruling (TW-T3): more than one declaration per turn only of different lengths.
-        raise RuleViolation("length-declared-this-turn",
-                            f"{seat} already declared a line of {length} this turn: more "
-                            f"declarations this turn need other lengths (TW-T3)")
+                            f"{seat} already holds the sequences of {length} allowed (TW-D3)",
+                            rule="TW-D3")
     cards = [state["manifest"][t][seat] for t in tiles]
     verdict = classify_line(cards)
     base = {"seat": seat, "by": actor, "cells": cells, "tiles": tiles, "cards": cards}
@@ -995,20 +1032,23 @@ def _held(state: dict, seat: str, length: int) -> int:
 
 
 def _end_event(state: dict, reason: str, completer: str | None) -> dict:
-    """TW-E1..TW-E3: the game-ended event for ``state`` (scores already counted).
+    """TW-E1..TW-E3: the ``game-ended`` event ``{"result": RESULT}`` for ``state``
+    (scores already counted).
 
-    The higher score wins, equal scores draw (winner None); with win_condition
-    first_complete the completer of the set wins outright.
+    TW-E3: with win_condition first_complete (default) the completer of the set wins
+    outright, whatever the points; otherwise (a full grid, TW-E2, or win_condition
+    score) the higher score wins and equal scores draw (``winners`` []). RESULT's
+    detail is ``"two_way": {"completer": seat | None}``.
     """
     scores = dict(state["scores"])
     blue, green = (scores[s] for s in SEATS)
     if completer is not None and state["options"]["win_condition"] == "first_complete":
-        winner = completer
+        winners = [completer]
     else:
-        winner = None if blue == green else SEATS[0] if blue > green else SEATS[1]
-    return {"type": "game-ended", "seat": None, "by": None, "reason": reason,
-            "scores": scores, "winner": winner, "result": "draw" if winner is None else "win",
-            "completer": completer}
+        winners = [] if blue == green else [SEATS[0] if blue > green else SEATS[1]]
+    result = {"winners": winners, "scores": scores, "reason": reason,
+              "two_way": {"completer": completer}}
+    return {"type": "game-ended", "seat": None, "result": result}
 
 
 _APPLIERS = {"place": _apply_place, "draw": _apply_draw, "discard": _apply_discard,
@@ -1024,20 +1064,21 @@ def apply(state: dict, actor: str, action: dict) -> list[dict]:
     (not-your-seat), referee misuse (referee-cannot-act in server mode) or a seat
     drawing in table mode (referee-reports-draws), 409 for what the state refuses
     (game-over, not-your-turn, wrong-phase, space-occupied, tile-not-in-hand,
-    tile-not-in-bag, empty-cell, length-already-held, length-declared-this-turn,
-    already-dealt).
+    tile-not-in-bag, empty-cell, length-already-held, already-dealt). Each names its
+    rule (G-R1: see the rulings above).
     ``expected_version`` in the body is ignored (the store checks it).
     """
     if actor not in (*SEATS, REFEREE):
-        raise RuleViolation("unknown-actor", f"{actor!r} is not blue, green or referee", 403)
+        raise RuleViolation("unknown-actor", f"{actor!r} is not blue, green or referee", 403,
+                            rule="G-M1")
     kind = _check_body(action)
     if state["status"] != "active":
-        raise RuleViolation("game-over", "the game is over (TW-E)")
+        raise RuleViolation("game-over", "the game is over (TW-E)", rule="TW-E1")
     seat = _acting_seat(state, actor, action, kind)
     if state["phase"] == "deal":
         return _apply_deal(state, seat, action, actor)
     if seat != state["turn"]:
-        raise RuleViolation("not-your-turn", f"it is {state['turn']}'s turn")
+        raise RuleViolation("not-your-turn", f"it is {state['turn']}'s turn", rule="TW-T2")
     return _APPLIERS[kind](state, seat, action, actor)
 
 
@@ -1050,9 +1091,9 @@ def _face_grid(state: dict, colour: str) -> list[list[str | None]]:
 
 def _declarations(state: dict, seat: str) -> list[dict]:
     """Every correct declaration now open to ``seat`` (scan_grid on its faces, lengths
-    with a free slot, TW-D3, and not declared yet this turn, TW-T3)."""
+    with a free slot, TW-D3)."""
     free = {int(n) for n, allowed in state["slots"].items()
-            if _held(state, seat, int(n)) < allowed} - set(_declared_this_turn(state))
+            if _held(state, seat, int(n)) < allowed}
     return [{"type": "declare", "cells": line["cells"]}
             for line in scan_grid(_face_grid(state, seat)) if len(line["cells"]) in free]
 
@@ -1157,11 +1198,10 @@ def view(state: dict, viewer: str | None) -> dict:
     """What ``viewer`` may see (TW-C3).
 
     Always: game, status, seats, options, turn, turn_number, phase, placements_left,
-    discards_due, pending_skips ({seat: 0|1}, TW-D5), declared_this_turn (the lengths
-    the seat to move declared this turn, correctly or not: TW-T3 refuses them again),
-    slots ({seat: {length: {allowed, held}}}), scores,
-    winner, result, end_reason, bag_count, hand_counts, seed_commitment, seed (None
-    until the game is finished, except for the referee).
+    discards_due, pending_skips ({seat: 0|1}, TW-D5), slots ({seat: {length:
+    {allowed, held}}}), scores, result (RESULT once finished, else None: see
+    service/games/__init__.py), bag_count, hand_counts, seed_commitment, seed (None
+    until the game is finished, for the referee too).
     A seat ("blue"/"green"): "grid" (7 x 7 of face | None), "hands" {seat: [faces]}
     and "bases" {seat: [{cells, cards, kind, tier, points, length}]}, every face in the
     viewer's colour; the own base adds "assignment". Never a face of the other colour,
@@ -1184,10 +1224,8 @@ def view(state: dict, viewer: str | None) -> dict:
         "placements_left": placements,
         "discards_due": _discard_count(state, state["turn"]) if state["phase"] == "discard" else 0,
         "pending_skips": dict(state["pending_skips"]),
-        "declared_this_turn": list(_declared_this_turn(state)), "slots": _slots_view(state),
-        "scores": dict(state["scores"]), "winner": state["winner"],
-        "result": state["result"], "end_reason": state["end_reason"],
-        "completer": state["completer"], "bag_count": len(state["bag"]),
+        "slots": _slots_view(state), "scores": dict(state["scores"]),
+        "result": json.loads(json.dumps(state["result"])), "bag_count": len(state["bag"]),
         "hand_counts": {s: len(state["hands"][s]) for s in SEATS},
         "seed_commitment": commitment(state["seed"]),
         "seed": state["seed"] if finished else None,

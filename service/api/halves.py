@@ -1,0 +1,106 @@
+"""Stateless Halves validation endpoint (no database).
+
+- ``POST /v1/halves/plays/check``: does this card go on that top card (HV-T1)?
+
+Card codes are two halves, each a colour letter (R G B Y) and a symbol letter (C S T X):
+``RC-GS`` = red circle / green square (``service.games.halves``). Input is
+case-insensitive, with ``-``, ``/`` or nothing between the halves; both codes are read
+AS WRITTEN: ``top`` as the card lies, ``card`` as it is held (``turned`` swaps its
+halves). A code that is not a card is a 422 problem naming the field, e.g.
+``{"json": {"top": ["unknown card code 'RZ-GS': ..."]}}``; a card that does not go on
+the top is a 200 with ``matches: false``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+from service.api.base import Blueprint
+from service.games.halves import (PER_HALF, WHOLE_CARD, CardCodeError, card_code,
+                                  check_play, parse_card)
+
+blp = Blueprint("halves", __name__, url_prefix="/v1/halves",
+                description="Halves (RULES.md §4) validation")
+
+
+class HalvesCardField(fields.String):
+    """A Halves card code, loaded in canonical notation, orientation as written."""
+
+    def __init__(self, **kwargs: Any):
+        metadata = {"description": "card code: two halves, each colour (R G B Y) + symbol "
+                                   "(C S T X), read as written; case-insensitive, '-', "
+                                   "'/' or nothing between the halves",
+                    "example": "RC-GS", **kwargs.pop("metadata", {})}
+        super().__init__(metadata=metadata, **kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        try:
+            return card_code(parse_card(value))
+        except CardCodeError as exc:
+            raise ValidationError(str(exc)) from exc
+
+
+class StrictBoolean(fields.Boolean):
+    """true or false only (not "yes", 1 or "true")."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise ValidationError("Not a boolean: true or false.")
+        return value
+
+
+class PlayCheckSchema(Schema):
+    top = HalvesCardField(required=True, metadata={
+        "description": "the top card of the central pile, as it lies", "example": "RC-GS"})
+    card = HalvesCardField(required=True, metadata={
+        "description": "the card to lay, as held", "example": "RT-BS"})
+    turned = StrictBoolean(load_default=False, metadata={
+        "description": "lay the card turned round (its halves swapped)"})
+    match = fields.String(load_default=PER_HALF, validate=validate.OneOf([PER_HALF, WHOLE_CARD]),
+                          metadata={"description": "HV-T1 reading: per_half (each half by "
+                                                   "colour or symbol, default) or whole_card "
+                                                   "(both halves by colour, or both by symbol)"})
+
+
+class HalfVerdictSchema(Schema):
+    by = fields.String(required=True, allow_none=True,
+                       validate=validate.OneOf(["colour", "symbol"]),
+                       metadata={"description": "what this half counts by under `match`; "
+                                                "null when it does not count"})
+    colour = fields.Boolean(required=True, metadata={"description": "same colour as the "
+                                                                    "top's half"})
+    symbol = fields.Boolean(required=True, metadata={"description": "same symbol as the "
+                                                                    "top's half"})
+
+
+class PlayVerdictSchema(Schema):
+    matches = fields.Boolean(required=True, metadata={"description": "the card, laid as "
+                                                                     "asked, goes on the top"})
+    halves = fields.List(fields.Nested(HalfVerdictSchema), required=True,
+                         validate=validate.Length(equal=2),
+                         metadata={"description": "first half, second half (as laid)"})
+    matches_turned = fields.Boolean(required=True, metadata={
+        "description": "the verdict with the card the other way round"})
+    top = fields.String(required=True, metadata={"description": "the top, canonical"})
+    card = fields.String(required=True, metadata={"description": "the card as held, canonical"})
+    turned = fields.Boolean(required=True)
+    laid = fields.String(required=True, metadata={"description": "the card as it would lie"})
+    match = fields.String(required=True)
+    rule = fields.String(required=True, metadata={"example": "HV-T1"})
+    detail = fields.String(required=True)
+
+
+@blp.post("/plays/check")
+@blp.arguments(PlayCheckSchema)
+@blp.response(200, PlayVerdictSchema)
+def check_play_endpoint(body: dict) -> dict:
+    """Does `card` go on `top` (RULES.md HV-T1)?
+
+    Each half of the card, as laid (`turned` swaps its halves), is compared with the
+    top's half in the same place: by colour or by symbol (`match: per_half`), or both
+    halves by colour / both by symbol (`match: whole_card`). `matches_turned` answers
+    the same question for the card turned round. A card that does not match is a 200
+    with `matches: false`; a bad card code is a 422 naming the field.
+    """
+    return check_play(body["top"], body["card"], body["turned"], body["match"])

@@ -1,0 +1,84 @@
+"""The play client on Halves, in process (Flask test clients on an SQLite file): random
+games through ``legal-actions`` finish for 2, 3, 4 and 6 players in both dealing modes.
+Server dealing is raced, one thread per seat (service.play.Racer); table dealing is
+played through the referee's reports (service.play.Player)."""
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from conftest import migrate
+from service import create_app
+from service.play import Player, RaceStats, Racer, Reply, is_realtime, winner_of
+from service.store import get_store
+
+
+class ClientTransport:
+    """service.play.Transport over a Flask test client (one per thread)."""
+
+    def __init__(self, app):
+        self.client = app.test_client()
+
+    def request(self, method, path, body=None, headers=None) -> Reply:
+        response = self.client.open(path, method=method, json=body, headers=headers or {})
+        data = response.get_data()
+        return Reply(response.status_code, json.loads(data) if data else None,
+                     {k.lower(): v for k, v in response.headers.items()})
+
+
+@pytest.fixture(scope="module")
+def play_app(tmp_path_factory):
+    url = f"sqlite:///{tmp_path_factory.mktemp('halves-play') / 'play.sqlite3'}"
+    migrate(url)
+    app = create_app({"TESTING": True, "DATABASE_URL": url})
+    yield app
+    get_store(app).dispose()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
+def test_server_games_raced_by_one_client_per_seat_finish(play_app, players):
+    racer = Racer(lambda: ClientTransport(play_app), random.Random(players))
+    stats = racer.race("halves", 1, {"players": players})
+    assert stats.errors == 0, stats.error_samples
+    assert stats.games == stats.finished == 1 and sum(stats.winners.values()) == 1
+    assert stats.accepted["play"] >= 1 and stats.posts["play"] >= stats.accepted["play"]
+    assert set(stats.refused) <= {"stale-top-card", "game-over", "hand-full", "pile-empty"}
+    run = racer.runs[0]
+    assert run.seats == [f"p{i}" for i in range(1, players + 1)]
+    assert get_store(play_app).replay(run.id).ok
+    assert "accepted plays/s" in stats.summary()
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
+def test_table_games_reported_by_the_referee_finish(play_app, players):
+    player = Player(ClientTransport(play_app), random.Random(players))
+    run = player.play_game("halves", {"players": players, "dealing": "table"})
+    assert player.stats.errors == 0, player.stats.error_samples
+    assert run.status == "finished" and player.stats.finished == 1
+    result = run.view["result"]
+    assert result["reason"] in ("out", "no-legal-play") and result["winners"]
+    assert get_store(play_app).replay(run.id).ok
+
+
+def test_the_catalog_tells_the_client_which_games_race(play_app):
+    transport = ClientTransport(play_app)
+    assert is_realtime(transport, "halves") and not is_realtime(transport, "sequence")
+    assert not is_realtime(transport, "chess")
+
+
+def test_race_stats_add_up_their_threads():
+    total, seat = RaceStats(), RaceStats()
+    seat.posts.update({"play": 5, "draw": 2})
+    seat.accepted["play"] = 2
+    seat.refused["stale-top-card"] = 3
+    seat.error("one")
+    seat.winners["p2"] += 1
+    seat.finished = 1
+    total.merge(seat)
+    total.merge(seat)
+    assert total.posts["play"] == 10 and total.stale == 6 and total.errors == 2
+    assert total.finished == 2 and total.winners["p2"] == 2
+    assert winner_of({"result": {"winners": ["p1", "p3"]}}) == "p1+p3"
+    assert winner_of({"result": {"winners": []}}) == "draw"
