@@ -14,8 +14,8 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from noninterference import assert_same_answers
 from service.cards import DECK, RANKS, colour, rank_value, suit
-from service.games import RuleViolation
 from service.games import solitaire_frenzy as sf
 
 SEEDS = st.binary(min_size=32, max_size=32).map(bytes.hex)
@@ -216,19 +216,6 @@ def candidate_actions(state: dict, seat: str) -> list[dict]:
     return out
 
 
-def seen_by(state: dict, viewer: str, action: dict) -> str:
-    """Everything ``viewer`` receives for ``action``: the refusal, or the events as it
-    sees them, every viewer's view and its legal actions afterwards."""
-    try:
-        events = sf.apply(state, viewer, action)
-    except RuleViolation as error:
-        return json.dumps(["refused", error.code, error.status, error.rule, error.detail])
-    after = sf.fold_all(state, events)
-    return json.dumps(["applied", [sf.view_event(after, e, viewer) for e in events],
-                       [sf.view(after, v) for v in [*after["seats"], "referee", None]],
-                       sf.legal_actions(after, viewer)])
-
-
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=SEEDS, players=st.integers(2, 6), options=OPTIONS, steps=st.integers(0, 900),
        client=st.integers(0, 2**32), viewer_index=st.integers(0, 5))
@@ -245,8 +232,8 @@ def test_g_m1_nothing_a_seat_receives_depends_on_hidden_cards(seed, players, opt
         return
     viewer = state["active"][viewer_index % len(state["active"])]
     other = reshuffle_hidden(state, viewer, choices)
-    for v in (viewer, "referee", None):
+    if other == state:  # nothing hidden could move (tiny hidden sets)
+        return
+    for v in ("referee", None):
         assert json.dumps(sf.view(state, v)) == json.dumps(sf.view(other, v))
-    assert sf.legal_actions(state, viewer) == sf.legal_actions(other, viewer)
-    for action in candidate_actions(state, viewer):
-        assert seen_by(state, viewer, action) == seen_by(other, viewer, action), action
+    assert_same_answers(sf, viewer, state, other, candidate_actions(state, viewer))

@@ -182,6 +182,10 @@ class ResultSchema(Schema):
     two_way = fields.Dict(metadata={"description": "2-Way Cards: {completer}"})
     sequence = fields.Dict(metadata={"description": "Sequence games: {winning_side, "
                                                     "sequences: {side: n}}"})
+    solitaire_frenzy = fields.Dict(metadata={
+        "description": "Solitaire Frenzy (reason rounds-played or last-seat; scores are "
+                       "the totals): {rounds: [{round, reason, out, board, pile, scores}], "
+                       "retired: [seat]}"})
 
 
 def _result_field() -> fields.Nested:
