@@ -93,12 +93,20 @@ def test_sf_p0_other_counts_refused(players):
     ({"rounds": 0}, "SF-E2"), ({"rounds": 3.0}, "SF-E2"), ({"pile_penalty": -1}, "SF-E2"),
     ({"one_pile_per_suit": 1}, "SF-F1"), ({"play_order": "STRICT"}, "SF-O1"),
     ({"dealing": "remote"}, "SF-M1"), ({"colour": "red"}, "SF-P0"),
+    ({"first_seat": "p3"}, "G-O1"), ({"first_seat": 1}, "G-O1"),
 ])
 def test_invalid_options_are_422_with_their_rule(options, rule):
     with pytest.raises(RuleViolation) as caught:
         sf.new_game(sf.GAME, options, SEED)
     assert (caught.value.code, caught.value.status, caught.value.rule) == \
         ("invalid-option", 422, rule)
+
+
+def test_g_o1_first_seat_is_accepted_and_everyone_starts_at_once():
+    state = new_state(3, first_seat="p3")
+    assert state["options"]["first_seat"] == "p3"
+    assert all({"type": "turn", "round": 1} in sf.legal_actions(state, seat)
+               for seat in state["seats"])
 
 
 def test_sf_p1_deal_is_a_whole_deck_per_seat():

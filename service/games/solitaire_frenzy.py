@@ -152,6 +152,9 @@ CATALOG: dict[str, dict] = {
             _option("play_order", "string", "free", "SF-O1: strict refuses a waste play "
                     "while the same seat could play its 13-pile top or a column card",
                     ["free", "strict"]),
+            _option("first_seat", "string", "p1", "G-O1: the seat that calls \"¡Vamos!\" "
+                    "(p1..pN); everyone then starts at the same time, so it changes "
+                    "nothing in play"),
         ],
     },
 }
@@ -234,7 +237,7 @@ def column_refusal(card: str, onto: str) -> Refusal | None:
 # the rule each option belongs to (G-R1: an invalid option names it)
 _OPTION_RULES = {"players": "SF-P0", "dealing": "SF-M1", "rounds": "SF-E2",
                  "pile_penalty": "SF-E2", "one_pile_per_suit": "SF-F1",
-                 "play_order": "SF-O1"}
+                 "play_order": "SF-O1", "first_seat": "G-O1"}
 
 
 def _invalid_option(detail: str, name: str = "players") -> RuleViolation:
@@ -264,7 +267,14 @@ def normalise_options(options: Any) -> dict:
             raise _invalid_option(f"{name} must be one of {spec['choices']}, not {value!r}",
                                   name)
         out[name] = value
+    if out["first_seat"] not in _seats(out["players"]):
+        raise _invalid_option(f"first_seat must be one of {_seats(out['players'])}, not "
+                              f"{out['first_seat']!r}", "first_seat")
     return out
+
+
+def _seats(players: int) -> list[str]:
+    return [f"p{i}" for i in range(1, players + 1)]
 
 
 def deal(seed: str, number: int, seat: str) -> dict:
@@ -284,9 +294,8 @@ def new_game(game: str, options: Any, seed: str) -> list[dict]:
     if game != GAME:
         raise _invalid_option(f"unknown game {game!r}")
     normal = normalise_options(options)
-    seats = [f"p{i}" for i in range(1, normal["players"] + 1)]
     created = {"type": "game-created", "seat": None, "game": GAME, "options": normal,
-               "seats": seats, "seed": seed}
+               "seats": _seats(normal["players"]), "seed": seed}
     events = [created]
     _start_round(events, fold(None, created))
     return events
