@@ -100,6 +100,8 @@ Rulings (RULES.md is silent; also in the README):
   taken as it stood when it left; it has no score in later rounds and cannot win (as
   HV-T6). When fewer than two seats remain, the round ends and the game ends
   (``last-seat``): the remaining seat wins.
+* G-O1: ``first_seat`` is accepted like in every game (the seat that calls "¡Vamos!");
+  everyone starts at the same time, so it changes nothing in play.
 * Views: every seat sees the same thing (its own face-down cards are hidden from it
   too): foundations with owners, every seat's 13-pile top and size, columns, waste top,
   waste and hand sizes, own cards on the board, ``can_move`` (the SF-E1 verdict for
