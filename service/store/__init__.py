@@ -24,8 +24,9 @@ _lock = threading.Lock()
 
 def get_store(app) -> GameStore:
     """The app's :class:`GameStore` (one per app, created lazily from
-    ``app.config["DATABASE_URL"]``; ``STORE_ATTEMPTS`` and
-    ``IDEMPOTENCY_IN_FLIGHT_SECONDS`` tune retries and abandoned keys)."""
+    ``app.config["DATABASE_URL"]``; ``STORE_ATTEMPTS``,
+    ``IDEMPOTENCY_IN_FLIGHT_SECONDS`` and ``IDEMPOTENCY_TTL_SECONDS`` tune retries,
+    abandoned keys and how long a key is kept)."""
     store = app.extensions.get(_EXTENSION)
     if store is None:
         with _lock:
@@ -34,6 +35,8 @@ def get_store(app) -> GameStore:
                 store = GameStore(app.config["DATABASE_URL"],
                                   attempts=app.config.get("STORE_ATTEMPTS", 6),
                                   in_flight_seconds=app.config.get(
-                                      "IDEMPOTENCY_IN_FLIGHT_SECONDS", 60.0))
+                                      "IDEMPOTENCY_IN_FLIGHT_SECONDS", 60.0),
+                                  idempotency_ttl_seconds=app.config.get(
+                                      "IDEMPOTENCY_TTL_SECONDS", 24 * 3600))
                 app.extensions[_EXTENSION] = store
     return store
