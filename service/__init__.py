@@ -9,17 +9,19 @@ from typing import Any
 
 from flask import Flask
 
-from service.config import database_url
+from service.config import settings
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
-    """Build the Flask app. ``config`` overrides settings (tests pass DATABASE_URL)."""
+    """Build the Flask app: settings from the environment (:func:`service.config.
+    settings`), then ``config`` over them (tests pass DATABASE_URL...)."""
     from service.api import init_api
     from service.api.base import MAX_BODY_BYTES
+    from service.cli import purge_command
 
     app = Flask(__name__, static_folder=None)
     app.config.update(
-        DATABASE_URL=database_url(),
+        **settings(),
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         API_TITLE="Card Referee",
         API_VERSION="v1",
@@ -28,4 +30,5 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     app.config.update(config or {})
     init_api(app)
+    app.cli.add_command(purge_command)
     return app
