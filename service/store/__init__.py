@@ -10,12 +10,13 @@ import threading
 
 from service.store.records import (REFEREE, Applied, EventPage, GameNotFound, GameRecord,
                                    GameStore, IdempotencyRequest, KeyInFlight, KeyReused,
-                                   Refused, ReplayReport, Reply, StoreError, Unauthenticated,
-                                   Unavailable, UnknownGame, hash_token, request_hash)
+                                   Refused, ReplayReport, Reply, SeatNotFound, StoreError,
+                                   Unauthenticated, Unavailable, UnknownGame, hash_token,
+                                   request_hash)
 
 __all__ = ["REFEREE", "Applied", "EventPage", "GameNotFound", "GameRecord", "GameStore",
            "IdempotencyRequest", "KeyInFlight", "KeyReused", "Refused", "ReplayReport",
-           "Reply", "StoreError", "Unauthenticated", "Unavailable", "UnknownGame",
+           "Reply", "SeatNotFound", "StoreError", "Unauthenticated", "Unavailable", "UnknownGame",
            "get_store", "hash_token", "request_hash"]
 
 _EXTENSION = "card-referee-store"

@@ -76,6 +76,10 @@ class Unauthenticated(StoreError):
     """No token, a malformed one, or one that opens no game (401)."""
 
 
+class SeatNotFound(StoreError):
+    """The game has no seat of that name (404)."""
+
+
 class KeyReused(StoreError):
     """The idempotency key was used with another request body (422)."""
 
@@ -87,8 +91,8 @@ class KeyInFlight(StoreError):
 
 __all__ = ["Applied", "EventPage", "GameNotFound", "GameRecord", "GameStore",
            "IdempotencyRequest", "KeyInFlight", "KeyReused", "REFEREE", "Refused",
-           "ReplayReport", "Reply", "StoreError", "Unauthenticated", "Unavailable",
-           "UnknownGame", "hash_token", "request_hash"]
+           "ReplayReport", "Reply", "SeatNotFound", "StoreError", "Unauthenticated",
+           "Unavailable", "UnknownGame", "hash_token", "request_hash"]
 
 
 # ----- values ---------------------------------------------------------------------
@@ -392,19 +396,26 @@ class GameStore:
         module = _engine_for(game)
         seed = seed or new_seed()
         events = [_canonical_event(e) for e in module.new_game(game, options, seed)]
-        state = _fold_all(module, None, events)
-        return self.uow.run(lambda c: self._insert_game(c, game, options, seed, events, state),
-                            core=True)
+        return self.insert(game, options, seed, events, _fold_all(module, None, events))
+
+    def insert(self, game: str, options: dict[str, Any], seed: str, events: list[dict],
+               state: dict[str, Any], version: int = 1) -> Reply:
+        """Store a game under a new id with new tokens: its ``events`` (seq 1, 2...,
+        already folded into ``state``) at ``version``; the reply of :meth:`create`.
+        (:mod:`service.store.transfer` imports exported games through it.)"""
+        return self.uow.run(lambda c: self._insert_game(c, game, options, seed, events,
+                                                        state, version), core=True)
 
     def _insert_game(self, connection: Connection, game: str, options: dict[str, Any],
-                     seed: str, events: list[dict], state: dict[str, Any]) -> Reply:
+                     seed: str, events: list[dict], state: dict[str, Any],
+                     version: int) -> Reply:
         game_id = secrets.token_urlsafe(16)
         tokens = {seat: secrets.token_urlsafe(32) for seat in state["seats"]}
         referee_token = secrets.token_urlsafe(32)
         now = utcnow()
         connection.execute(self._sql.insert_game, {
             "id": game_id, "game": game, "options": state.get("options", options),
-            "status": state["status"], "version": 1,
+            "status": state["status"], "version": version,
             "snapshot_text": json.dumps(state, sort_keys=True),
             "last_seq": len(events), "seed": seed,
             "referee_token_hash": hash_token(referee_token), "created_at": now,
@@ -415,7 +426,7 @@ class GameStore:
         connection.execute(insert(_EVENTS), [_event_params(game_id, seq, event, now)
                                              for seq, event in enumerate(events, 1)])
         return 201, {
-            "id": game_id, "game": game, "version": 1, "status": state["status"],
+            "id": game_id, "game": game, "version": version, "status": state["status"],
             "seats": {seat: {"token": token} for seat, token in tokens.items()},
             "referee_token": referee_token, "seed_commitment": commitment(seed),
         }
@@ -436,6 +447,18 @@ class GameStore:
         if owner.game_id != game_id:
             raise GameNotFound(game_id)
         return REFEREE if owner.seat is None else owner.seat
+
+    def reissue_token(self, game_id: str, seat: str) -> str:
+        """A new bearer token for ``seat`` of the game (its SHA-256 replaces the old
+        one's in one UPDATE: the old token opens nothing from the commit on).
+        :class:`SeatNotFound` when the game has no such seat."""
+        token = secrets.token_urlsafe(32)
+        changed = self.uow.run(lambda c: c.execute(
+            update(_SEATS).where(_SEATS.c.game_id == game_id, _SEATS.c.seat == seat)
+            .values(token_hash=hash_token(token))).rowcount, core=True)
+        if changed != 1:
+            raise SeatNotFound(seat)
+        return token
 
     def read(self, game_id: str) -> GameRecord:
         """The game as it is now. :class:`GameNotFound`."""
