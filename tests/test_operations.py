@@ -170,10 +170,16 @@ def test_an_unfinished_sequence_game_needs_its_seed_which_only_the_archive_has(
             == _referee_view(client, game["id"], game["referee_token"])["view"])
 
 
+_FINISHED_EXPORTS: dict[str, dict] = {}
+
+
 @pytest.fixture()
-def finished_export(client):
-    run = _finished(client, "two-way")
-    return _export(client, run.id, run.tokens["referee"])
+def finished_export(client, db_url):
+    """One finished 2-Way Cards game's export per database (played once)."""
+    if db_url not in _FINISHED_EXPORTS:
+        run = _finished(client, "two-way")
+        _FINISHED_EXPORTS[db_url] = _export(client, run.id, run.tokens["referee"])
+    return copy.deepcopy(_FINISHED_EXPORTS[db_url])
 
 
 def _event_index(document, event_type):
@@ -194,7 +200,7 @@ def _event_index(document, event_type):
 ])
 def test_a_corrupted_export_is_422_naming_what_does_not_replay(client, finished_export,
                                                                corrupt, field):
-    document = copy.deepcopy(finished_export)
+    document = finished_export
     corrupt(document)
     body = assert_problem(_import(client, document), 422, "import-mismatch")
     (named,) = body["errors"]["json"]
