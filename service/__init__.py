@@ -18,6 +18,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from service.api import init_api
     from service.api.base import MAX_BODY_BYTES
     from service.cli import purge_command
+    from service.limits import init_limits
 
     app = Flask(__name__, static_folder=None)
     app.config.update(
@@ -30,5 +31,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     app.config.update(config or {})
     init_api(app)
+    init_limits(app)
     app.cli.add_command(purge_command)
     return app

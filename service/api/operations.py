@@ -107,7 +107,7 @@ def export_record(game_id: str):
               headers={"Location": {"schema": {"type": "string"}}, **_NO_STORE_DOC})
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(403, response="FORBIDDEN")
-@blp.alt_response(413, response="PAYLOAD_TOO_LARGE")
+@blp.alt_response(413, response="REQUEST_ENTITY_TOO_LARGE")
 @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
 @blp.alt_response(429, response="TOO_MANY_REQUESTS")
 def import_record(document: dict):
