@@ -19,6 +19,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from service.api.base import MAX_BODY_BYTES
     from service.cli import purge_command
     from service.limits import init_limits
+    from service.observability import init_observability
 
     app = Flask(__name__, static_folder=None)
     app.config.update(
@@ -30,6 +31,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         JSON_SORT_KEYS=False,
     )
     app.config.update(config or {})
+    init_observability(app)  # first: its hooks see every request
     init_api(app)
     init_limits(app)
     app.cli.add_command(purge_command)

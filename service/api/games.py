@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from flask import Response, current_app, g, request, url_for
@@ -13,6 +14,7 @@ from marshmallow.validate import Length, Range, Regexp
 from service.api.base import Blueprint
 from service.errors import problem, problem_body, problem_response
 from service.games import ENGINE_MODULES, RuleViolation, engine
+from service.observability import count_action, count_game
 from service.store import (REFEREE, GameNotFound, GameRecord, IdempotencyRequest,
                            KeyInFlight, KeyReused, Refused, StoreError, Unauthenticated,
                            Unavailable, UnknownGame, get_store, request_hash)
@@ -381,6 +383,7 @@ def create_game(body: dict):
     options = dict(body["options"])
     seed = _seed(body.get("seed"), options.pop("seed", None))
     status, reply = _store().create(body["game"], options, seed)
+    count_game(body["game"], "created")
     response = _reply(status, reply)
     response.headers["Location"] = url_for("games.get_game", game_id=reply["id"])
     return response
@@ -479,15 +482,20 @@ def post_action(action: dict, game_id: str):
         return problem(403, "seat-mismatch", "A seat token acts only as its own seat.")
     expected = _expected_version(action, game_id)
     idempotency = _idempotency(game_id, actor, {"action": action, "version": expected})
+    outcomes: list = []
     (status, body), replayed = _store().act(game_id, actor, action, expected,
-                                            _action_renderer(actor), idempotency)
+                                            _action_renderer(actor, outcomes.append),
+                                            idempotency)
+    count_action(outcomes[-1] if outcomes else None, replayed)
     return _reply(status, body, replayed)
 
 
-def _action_renderer(actor: str):
-    """The reply to an action's outcome, as ``actor`` may see it (run inside the
-    transaction, so the idempotency record keeps exactly this)."""
+def _action_renderer(actor: str, seen: Callable[[Any], None]):
+    """The reply to an action's outcome, as ``actor`` may see it (the store keeps a
+    refusal's as it is and renders an accepted one again for a replay); ``seen`` is
+    told each outcome rendered (the last one is the action's)."""
     def render(outcome) -> tuple[int, dict]:
+        seen(outcome)
         if isinstance(outcome, Refused):
             return outcome.status, problem_body(outcome.status, outcome.code,
                                                 outcome.detail, **outcome.extra)

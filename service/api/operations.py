@@ -20,6 +20,7 @@ from service.api import games
 from service.api.base import Blueprint
 from service.errors import problem
 from service.games import RuleViolation
+from service.observability import count_game
 from service.store import REFEREE, SeatNotFound, StoreError, Unavailable, get_store
 from service.store.transfer import FORMAT, FORMAT_VERSION, ImportRefused, export_game, import_game
 
@@ -122,6 +123,7 @@ def import_record(document: dict):
     except ImportRefused as refused:
         return problem(422, "import-mismatch", refused.detail,
                        errors={"json": {refused.field: [refused.detail]}})
+    count_game(document["game"], "imported")
     response = games._reply(status, reply)  # noqa: SLF001 - the same compact JSON
     response.headers["Location"] = url_for("games.get_game", game_id=reply["id"])
     return response
