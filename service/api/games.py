@@ -11,7 +11,7 @@ from flask_smorest import abort
 from marshmallow import INCLUDE, Schema, ValidationError, fields
 from marshmallow.validate import Length, Range, Regexp
 
-from service.api.base import Blueprint
+from service.api.base import Blueprint, DigitsInteger
 from service.errors import problem, problem_body, problem_response
 from service.games import ENGINE_MODULES, RuleViolation, engine
 from service.observability import count_action, count_game
@@ -206,10 +206,10 @@ class ActionResultSchema(Schema):
 
 
 class EventsQuerySchema(Schema):
-    after = fields.Integer(load_default=0, validate=Range(min=0, max=MAX_INTEGER),
-                           metadata={"description": "return events with seq > after "
-                                                    "(0 to 2**63-1)"})
-    limit = fields.Integer(load_default=1000, validate=Range(min=1, max=1000))
+    after = DigitsInteger(load_default=0, validate=Range(min=0, max=MAX_INTEGER),
+                          metadata={"description": "return events with seq > after "
+                                                   "(0 to 2**63-1, ASCII digits)"})
+    limit = DigitsInteger(load_default=1000, validate=Range(min=1, max=1000))
 
 
 class EventsSchema(Schema):

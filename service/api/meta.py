@@ -3,8 +3,13 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields
 
+from flask import current_app
+from sqlalchemy.exc import DBAPIError
+
 from service.api.base import Blueprint
+from service.errors import problem
 from service.observability import metrics
+from service.store import check_schema, get_store
 
 blp = Blueprint("meta", __name__, description="Service health and metrics")
 
@@ -18,6 +23,21 @@ class HealthSchema(Schema):
 def healthz():
     """Liveness probe: ``{"status": "ok"}`` while the process serves requests."""
     return {"status": "ok"}
+
+
+@blp.get("/readyz")
+@blp.response(200, HealthSchema)
+@blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+def readyz():
+    """Readiness probe: `{"status": "ready"}` when the database answers and is at
+    this release's migration; otherwise 503, `schema-not-current` (naming both
+    revisions) or `unavailable` (the database cannot be reached)."""
+    try:
+        check_schema(get_store(current_app))
+    except DBAPIError:
+        return problem(503, "unavailable", "The database cannot be reached.",
+                       headers={"Retry-After": "5"})
+    return {"status": "ready"}
 
 
 @blp.get("/metrics")

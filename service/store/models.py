@@ -48,6 +48,10 @@ JSONType = JSON().with_variant(postgresql.JSONB(), "postgresql")
 NullableJSON = (JSON(none_as_null=True)
                 .with_variant(postgresql.JSONB(none_as_null=True), "postgresql"))
 
+# The Alembic revision these models match (the newest in migrations/versions, a test
+# keeps them equal): the service answers 503 on a database at any other revision.
+SCHEMA_REVISION = "0003_idempotency_retention"
+
 IN_FLIGHT = "in-flight"
 DONE = "done"
 
