@@ -99,16 +99,23 @@ _HEADER_DOCS = {
                       "description": "The ETag you hold: 304 while the game is unchanged."},
 }
 SECURITY = [{"bearerAuth": []}]
+# open unless the operator sets API_KEYS (service.limits)
+API_KEY_SECURITY = [{}, {"apiKeyAuth": []}]
 
 
 @blp.record_once
 def _register_security_scheme(state) -> None:
-    """Document the bearer tokens (components.securitySchemes.bearerAuth)."""
+    """Document the bearer tokens and the API key (components.securitySchemes)."""
     for entry in state.app.extensions.get("flask-smorest", {}).get("apis", {}).values():
         entry["ext_obj"].spec.components.security_scheme("bearerAuth", {
             "type": "http", "scheme": "bearer",
             "description": "A seat token (acts as that seat) or the referee token, "
                            "as returned by POST /v1/games."})
+        entry["ext_obj"].spec.components.security_scheme("apiKeyAuth", {
+            "type": "apiKey", "in": "header", "name": "X-API-Key",
+            "description": "Needed to create or import a game when the operator set "
+                           "API_KEYS (none: 401 api-key-required; another: 403 "
+                           "api-key-refused); not needed otherwise."})
 
 
 class FullMatch(Regexp):
@@ -372,13 +379,20 @@ def _game_body(record: GameRecord, viewer: str) -> dict:
 @blp.arguments(CreateGameSchema())  # instances: not built again per request
 @blp.response(201, CreatedGameSchema, headers={"Location": {"schema": {"type": "string"}},
                                                **_NO_STORE_DOC})
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(403, response="FORBIDDEN")
+@blp.alt_response(429, response="TOO_MANY_REQUESTS")
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+@blp.doc(security=API_KEY_SECURITY)
 def create_game(body: dict):
     """Create a game: a bearer token per seat, a referee token, the seed's commitment.
 
     Unknown `game` or options the engine refuses: 422 with the engine's code.
     Keep the tokens: the service stores only their SHA-256 and cannot show them again
-    (so creation takes no Idempotency-Key; a retry makes another game).
+    (so creation takes no Idempotency-Key; a retry makes another game; a lost seat
+    token is replaced by the referee, POST /v1/games/{id}/seats/{seat}/token).
+    When the operator set API_KEYS: `X-API-Key` (none: 401, another: 403). Over the
+    creation rate limit (per client): 429 with Retry-After.
     """
     options = dict(body["options"])
     seed = _seed(body.get("seed"), options.pop("seed", None))
@@ -467,6 +481,7 @@ def _expected_version(action: dict, game_id: str) -> int | None:
 @blp.alt_response(409, response="CONFLICT")
 @blp.alt_response(412, response="PRECONDITION_FAILED")
 @blp.alt_response(428, response="PRECONDITION_REQUIRED")
+@blp.alt_response(429, response="TOO_MANY_REQUESTS")
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
 @blp.doc(security=SECURITY, parameters=[_HEADER_DOCS["If-Match"],
                                         _HEADER_DOCS["Idempotency-Key"]])

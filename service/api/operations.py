@@ -111,6 +111,7 @@ def export_record(game_id: str):
 @blp.alt_response(413, response="REQUEST_ENTITY_TOO_LARGE")
 @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
 @blp.alt_response(429, response="TOO_MANY_REQUESTS")
+@blp.doc(security=games.API_KEY_SECURITY)
 def import_record(document: dict):
     """Re-create an exported game under a new id with new tokens (the reply of
     `POST /v1/games`), once its events replay to its status and referee view. A
