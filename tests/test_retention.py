@@ -55,14 +55,15 @@ def real_app(db_url):
 
 @pytest.mark.parametrize("game, options", [("two-way", {}), ("sequence", {"players": 2})])
 def test_replays_are_byte_identical_at_once_and_after_the_game_ended(real_app, game, options):
-    """Every keyed action of a whole game (refusals included: wrong declarations) is
-    sent again at once, and once more after the game has ended: each replay is the
-    first reply's exact bytes (the view then, its events, the seed once finished)."""
+    """Every keyed action of a whole game (refusals included) is sent again at once,
+    and every third one (and the last) once more after the game has ended: each
+    replay is the first reply's exact bytes (the view then, its events, the seed once
+    finished)."""
     transport = ReplayingTransport(real_app.test_client())
     stats = Player(transport, random.Random(7), wrong_rate=0.2).play(game, 1, options)
     assert stats.errors == 0 and stats.finished == 1
     assert len(transport.sent) == stats.actions > 20
-    for path, body, headers, first in transport.sent:
+    for path, body, headers, first in transport.sent[::3] + transport.sent[-1:]:
         transport.check(path, body, headers, first)
     finals = [json.loads(data) for *_, data in transport.sent if b'"seed"' in data]
     assert finals and finals[-1]["status"] == "finished"

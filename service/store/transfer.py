@@ -49,7 +49,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from datetime import timezone
 from pathlib import Path
 from typing import Any
 
@@ -93,7 +92,7 @@ def export_game(store: GameStore, game_id: str, archive: bool = False) -> dict[s
                 "version": record.version, "seed_commitment": record.seed_commitment}
     if whole:
         document["seed"] = record.seed
-    document["exported_at"] = utcnow().astimezone(timezone.utc).isoformat()
+    document["exported_at"] = utcnow().isoformat()
     document["events"] = events
     document["view"] = module.view(record.state, REFEREE)
     return document
