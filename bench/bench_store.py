@@ -393,7 +393,7 @@ def in_process(backend: str, args: argparse.Namespace) -> None:
         print(f"{backend}: skipped ({type(error).__name__}: {error})")
         return
     try:
-        app = create_app({"DATABASE_URL": database.url})
+        app = create_app({"DATABASE_URL": database.url, "RATELIMIT_ENABLED": False})
         transport = TestClientTransport(app)
         timed_actions(transport, 200, True)  # warm up: imports, pool, caches
         rounds = {True: [], False: []}
