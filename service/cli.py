@@ -7,7 +7,7 @@ import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-from service.store import get_store
+from service.store import SchemaNotCurrent, get_store
 from service.store.models import utcnow
 from service.store.retention import purge
 
@@ -39,7 +39,9 @@ class _Days(click.ParamType):
               help="delete unfinished games without an action for this many days "
                    "(default RETAIN_ABANDONED_DAYS, 30; 'never' keeps them)")
 @click.option("--export-dir", type=click.Path(file_okay=False, writable=True), default=None,
-              help="write each game's export (GET /v1/games/{id}/export) there first")
+              help="write each game's archive there first (<id>.json, mode 0600: the "
+                   "whole record, the seed of an unfinished game too; POST it to "
+                   "/v1/games/import to restore the game)")
 @click.option("--dry-run", is_flag=True, help="count what would be deleted, delete nothing")
 @with_appcontext
 def purge_command(finished_days, abandoned_days, export_dir, dry_run):
@@ -49,7 +51,10 @@ def purge_command(finished_days, abandoned_days, export_dir, dry_run):
     finished = _default(finished_days, config["RETAIN_FINISHED_DAYS"], "--finished-days")
     abandoned = _default(abandoned_days, config["RETAIN_ABANDONED_DAYS"], "--abandoned-days")
     now = utcnow()
-    store = get_store(current_app)
+    try:
+        store = get_store(current_app)
+    except SchemaNotCurrent as error:
+        raise click.ClickException(str(error)) from error
     archive = None
     if export_dir is not None:
         from service.store.transfer import write_export

@@ -118,3 +118,10 @@ def test_a_game_acted_on_while_the_purge_runs_is_kept(store_client, games):
     report = purge(store, utcnow() - 30 * DAYS, utcnow() - 30 * DAYS, archive=act_meanwhile)
     assert (report.finished, report.abandoned) == (1, 0)
     assert store.read(abandoned["id"]).version == 2
+
+
+def test_purge_on_a_database_not_migrated_says_so(new_database):
+    app = create_app({"TESTING": True, "DATABASE_URL": new_database("sqlite")})
+    result = app.test_cli_runner().invoke(args=["purge"])
+    assert result.exit_code == 1
+    assert "not migrated" in result.output and "alembic upgrade head" in result.output
