@@ -10,21 +10,10 @@ import random
 import pytest
 
 from service import create_app
-from service.play import Player, Reply
+from service.play import Player
 from service.store import get_store
 
-from helpers import assert_problem, walk_keys
-
-
-class ClientTransport:
-    def __init__(self, client):
-        self.client = client
-
-    def request(self, method, path, body=None, headers=None) -> Reply:
-        response = self.client.open(path, method=method, json=body, headers=headers or {})
-        data = response.get_data()
-        return Reply(response.status_code, json.loads(data) if data else None,
-                     {k.lower(): v for k, v in response.headers.items()})
+from helpers import ClientTransport, assert_problem, walk_keys
 
 
 @pytest.fixture()
