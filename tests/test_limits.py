@@ -81,6 +81,18 @@ def test_creation_over_the_limit_is_429_with_retry_after(make_app):
     assert _create(client, address="10.0.0.2").status_code == 201  # another client
 
 
+def test_behind_trusted_proxies_the_forwarded_address_is_the_client(make_app):
+    client = make_app(RATELIMIT_ENABLED=True, RATELIMIT_CREATE="1 per minute",
+                      TRUSTED_PROXY_HOPS=1).test_client()
+    for forwarded, status in (("192.0.2.1", 201), ("192.0.2.2", 201), ("192.0.2.1", 429)):
+        response = _create(client, {"X-Forwarded-For": forwarded}, address="10.9.9.9")
+        assert response.status_code == status
+    # without trusted hops the proxy's address is every client's
+    direct = make_app(RATELIMIT_ENABLED=True, RATELIMIT_CREATE="1 per minute").test_client()
+    assert _create(direct, {"X-Forwarded-For": "192.0.2.1"}).status_code == 201
+    assert _create(direct, {"X-Forwarded-For": "192.0.2.2"}).status_code == 429
+
+
 def test_import_shares_the_creation_limit_and_keys_count_apart(make_app):
     app = make_app(RATELIMIT_ENABLED=True, RATELIMIT_CREATE="2 per minute",
                    API_KEYS=(KEY, OTHER_KEY))
