@@ -172,7 +172,8 @@ def start_gunicorn(url: str, workers: int) -> tuple[subprocess.Popen, str]:
     process = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--bind",
          f"127.0.0.1:{port}", "--log-level", "warning", "service:create_app()"],
-        cwd=ROOT, env={**os.environ, "DATABASE_URL": url}, start_new_session=True)
+        cwd=ROOT, env={**os.environ, "DATABASE_URL": url, "RATELIMIT_ENABLED": "false"},
+        start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and process.poll() is None:
@@ -392,7 +393,7 @@ def in_process(backend: str, args: argparse.Namespace) -> None:
         print(f"{backend}: skipped ({type(error).__name__}: {error})")
         return
     try:
-        app = create_app({"DATABASE_URL": database.url})
+        app = create_app({"DATABASE_URL": database.url, "RATELIMIT_ENABLED": False})
         transport = TestClientTransport(app)
         timed_actions(transport, 200, True)  # warm up: imports, pool, caches
         rounds = {True: [], False: []}

@@ -9,17 +9,21 @@ from typing import Any
 
 from flask import Flask
 
-from service.config import database_url
+from service.config import settings
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
-    """Build the Flask app. ``config`` overrides settings (tests pass DATABASE_URL)."""
+    """Build the Flask app: settings from the environment (:func:`service.config.
+    settings`), then ``config`` over them (tests pass DATABASE_URL...)."""
     from service.api import init_api
     from service.api.base import MAX_BODY_BYTES
+    from service.cli import purge_command
+    from service.limits import init_limits
+    from service.observability import init_observability
 
     app = Flask(__name__, static_folder=None)
     app.config.update(
-        DATABASE_URL=database_url(),
+        **settings(),
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
         API_TITLE="Card Referee",
         API_VERSION="v1",
@@ -27,5 +31,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         JSON_SORT_KEYS=False,
     )
     app.config.update(config or {})
+    init_observability(app)  # first: its hooks see every request
     init_api(app)
+    init_limits(app)
+    app.cli.add_command(purge_command)
     return app

@@ -1,8 +1,20 @@
-"""Settings read from the environment."""
+"""Settings read from the environment (README, "Operating").
+
+:func:`settings` gives every operator setting as Flask config; a malformed value
+stops the app at start with a message naming the variable (never a surprise later).
+"""
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
+
+HOUR = 3600
+DAY = 24 * HOUR
+
+
+class ConfigError(ValueError):
+    """An environment variable holds a value the service cannot use."""
 
 
 def database_url() -> str:
@@ -14,3 +26,87 @@ def database_url() -> str:
     path = Path.cwd() / "var" / "card-referee.sqlite3"
     path.parent.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{path}"
+
+
+def _number(name: str, default: float, minimum: float = 0) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r}: expected a number") from None
+    if not value >= minimum or value == float("inf"):
+        raise ConfigError(f"{name}={raw!r}: expected a number >= {minimum}")
+    return value
+
+
+def _days_or_never(name: str, default: float) -> float | None:
+    """Days (> 0), or ``never`` (None: that kind of game is never purged)."""
+    if os.environ.get(name, "").strip().lower() == "never":
+        return None
+    days = _number(name, default)
+    if days <= 0:
+        raise ConfigError(f"{name}: a number of days > 0, or never")
+    return days
+
+
+def _flag(name: str, default: bool) -> bool:
+    raw = os.environ.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{name}={raw!r}: expected true or false")
+
+
+def _choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    raw = os.environ.get(name, "").strip().lower() or default
+    if raw not in choices:
+        raise ConfigError(f"{name}={raw!r}: expected one of {', '.join(choices)}")
+    return raw
+
+
+def api_keys() -> tuple[str, ...]:
+    """``API_KEYS``: comma-separated keys (each 16 to 256 visible ASCII characters, no
+    comma); empty or unset: game creation and import stay open."""
+    keys = tuple(k.strip() for k in os.environ.get("API_KEYS", "").split(",") if k.strip())
+    for key in keys:
+        if not (16 <= len(key) <= 256 and all("\x21" <= ch <= "\x7e" for ch in key)):
+            raise ConfigError("API_KEYS: each key is 16 to 256 visible ASCII characters")
+    return keys
+
+
+def settings() -> dict[str, Any]:
+    """Every setting from the environment, as Flask config (defaults in brackets):
+
+    * ``DATABASE_URL`` [SQLite file var/card-referee.sqlite3];
+    * ``IDEMPOTENCY_TTL_SECONDS`` [86400]: how long an Idempotency-Key is replayed;
+    * ``RETAIN_FINISHED_DAYS`` [30], ``RETAIN_ABANDONED_DAYS`` [30]: the purge's
+      defaults (days since the last action, or ``never``);
+    * ``API_KEYS`` [none: open]: keys that POST /v1/games and import need;
+    * ``RATELIMIT_CREATE`` [30 per minute, per client], ``RATELIMIT_ACTIONS`` [20 per
+      second, per token], ``RATELIMIT_STORAGE_URI`` [memory://, per process;
+      ``redis://host:6379`` to share], ``RATELIMIT_ENABLED`` [true];
+    * ``TRUSTED_PROXY_HOPS`` [0]: proxies in front whose X-Forwarded-For is believed;
+    * ``MAX_IMPORT_BYTES`` [4194304]: the largest export POST /v1/games/import takes;
+    * ``LOG_FORMAT`` [json] (or text), ``LOG_LEVEL`` [INFO];
+    * ``PROMETHEUS_MULTIPROC_DIR``: read by prometheus-client itself (see README).
+    """
+    return {
+        "DATABASE_URL": database_url(),
+        "IDEMPOTENCY_TTL_SECONDS": _number("IDEMPOTENCY_TTL_SECONDS", DAY),
+        "RETAIN_FINISHED_DAYS": _days_or_never("RETAIN_FINISHED_DAYS", 30),
+        "RETAIN_ABANDONED_DAYS": _days_or_never("RETAIN_ABANDONED_DAYS", 30),
+        "API_KEYS": api_keys(),
+        "RATELIMIT_CREATE": os.environ.get("RATELIMIT_CREATE", "30 per minute"),
+        "RATELIMIT_ACTIONS": os.environ.get("RATELIMIT_ACTIONS", "20 per second"),
+        "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", "memory://"),
+        "RATELIMIT_ENABLED": _flag("RATELIMIT_ENABLED", True),
+        "TRUSTED_PROXY_HOPS": int(_number("TRUSTED_PROXY_HOPS", 0)),
+        "MAX_IMPORT_BYTES": int(_number("MAX_IMPORT_BYTES", 4 * 1024 * 1024, 1024)),
+        "LOG_FORMAT": _choice("LOG_FORMAT", "json", ("json", "text")),
+        "LOG_LEVEL": _choice("LOG_LEVEL", "info", ("debug", "info", "warning", "error")),
+    }

@@ -35,6 +35,7 @@ _HTTP_CODES = {
     415: "unsupported-media-type",
     422: "invalid-body",
     428: "version-required",
+    429: "rate-limited",
     500: "internal-error",
     503: "unavailable",
 }

@@ -2,7 +2,14 @@
 tests' own conftest section below once the store exists)."""
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# The tests drive games far faster than people play: rate limits are off for every app
+# and gunicorn the tests start (their environment inherits this), except where a test
+# turns them on (tests/test_limits.py).
+os.environ["RATELIMIT_ENABLED"] = "false"
 
 from service import create_app
 
@@ -22,7 +29,6 @@ def client(app):
 # `db_url` is parametrised over "sqlite" (a temp file) and "postgresql" (only when
 # TEST_DATABASE_URL is set: each test session creates its own randomly named database
 # and drops it at the end, since other test sessions share the server).
-import os
 import secrets
 from pathlib import Path
 

@@ -1,5 +1,10 @@
-"""Shared test helpers: the RFC 9457 problem assertion, a walk over nested keys."""
+"""Shared test helpers: the RFC 9457 problem assertion, a walk over nested keys, the
+play client's transport over a Flask test client."""
 from __future__ import annotations
+
+import json
+
+from service.play import Reply
 
 PROBLEM = "application/problem+json"
 
@@ -25,3 +30,16 @@ def walk_keys(value: object):
     elif isinstance(value, list):
         for item in value:
             yield from walk_keys(item)
+
+
+class ClientTransport:
+    """service.play.Transport over a Flask test client."""
+
+    def __init__(self, client):
+        self.client = client
+
+    def request(self, method, path, body=None, headers=None) -> Reply:
+        response = self.client.open(path, method=method, json=body, headers=headers or {})
+        data = response.get_data()
+        return Reply(response.status_code, json.loads(data) if data else None,
+                     {k.lower(): v for k, v in response.headers.items()})

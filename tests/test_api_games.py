@@ -514,9 +514,9 @@ def test_a_claim_left_in_flight_by_the_previous_release_is_409(store_client, mak
     store = get_store(store_client.application)
     with store.uow.transaction() as session:
         session.add(IdempotencyKey(
-            scope=game["id"], game_id=game["id"], actor="north", key="old-worker",
+            game_id=game["id"], actor="north", key="old-worker",
             request_hash=request_hash({"action": body, "version": 1}), state=IN_FLIGHT,
-            created_at=utcnow(), updated_at=utcnow()))
+            created_at=utcnow()))
     busy = act(store_client, game, "north", body, 1, headers={"Idempotency-Key": "old-worker"})
     assert_problem(busy, 409, "idempotency-key-in-flight")
     assert busy.headers["Retry-After"] == "1"

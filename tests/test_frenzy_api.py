@@ -156,3 +156,27 @@ def test_table_mode_over_http(store_client, make_game):
     result = body["view"]["result"]
     assert result["scores"] == {"p1": 9, "p2": 7} and result["winners"] == ["p1"]
     assert [e["type"] for e in body["events"]] == ["round-ended", "game-ended"]
+
+
+def test_export_and_import_of_a_game(store_client, make_game):
+    """A finished game (here: ended by a retirement) exports with its seed and imports
+    as the same game; an unfinished one's export has no seed, and since the hidden
+    order follows from the seed, it does not replay (422 import-mismatch)."""
+    game = make_game("solitaire-frenzy", {"players": 2}, SEED)
+    for _ in range(4):
+        assert post(store_client, game, "p1", {"type": "turn", "round": 1}).status_code == 200
+    referee = game["auth"]["referee"]
+    unfinished = store_client.get(f"/v1/games/{game['id']}/export", headers=referee).get_json()
+    assert "seed" not in unfinished and SEED not in json.dumps(unfinished)
+    assert_problem(store_client.post("/v1/games/import", json=unfinished), 422,
+                   "import-mismatch")
+    assert post(store_client, game, "referee", {"type": "retire", "seat": "p2"}).status_code == 200
+    document = store_client.get(f"/v1/games/{game['id']}/export", headers=referee).get_json()
+    assert document["status"] == "finished" and document["seed"] == SEED
+    imported = store_client.post("/v1/games/import", json=document)
+    assert imported.status_code == 201, imported.get_data(as_text=True)
+    copy = imported.get_json()
+    again = store_client.get(f"/v1/games/{copy['id']}/export",
+                             headers={"Authorization": f"Bearer {copy['referee_token']}"})
+    assert {k: v for k, v in again.get_json().items() if k not in ("id", "exported_at")} == \
+        {k: v for k, v in document.items() if k not in ("id", "exported_at")}

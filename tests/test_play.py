@@ -3,7 +3,6 @@ on an SQLite file migrated by Alembic: whole games end, nothing unexpected is an
 and wrong declarations cost turns (TW-D5, TW-T5) as the event log shows."""
 from __future__ import annotations
 
-import json
 import random
 import socket
 from collections import Counter
@@ -12,22 +11,11 @@ import pytest
 
 from conftest import migrate
 from service import create_app
-from service.play import (Player, Reply, free_lengths, grid_lines, main, parse_args,
+from service.play import (Player, free_lengths, grid_lines, main, parse_args,
                           winner_of, wrong_declarations)
 from service.store import get_store
 
-
-class ClientTransport:
-    """service.play.Transport over a Flask test client."""
-
-    def __init__(self, client):
-        self.client = client
-
-    def request(self, method, path, body=None, headers=None) -> Reply:
-        response = self.client.open(path, method=method, json=body, headers=headers or {})
-        data = response.get_data()
-        return Reply(response.status_code, json.loads(data) if data else None,
-                     {k.lower(): v for k, v in response.headers.items()})
+from helpers import ClientTransport
 
 
 @pytest.fixture(scope="module")

@@ -65,7 +65,7 @@ def test_alembic_command_line_reads_database_url(tmp_path):
         done = subprocess.run(alembic + args, cwd=ROOT, env=env, capture_output=True,
                               text=True, timeout=120)
         assert done.returncode == 0, done.stderr
-    assert "0003_one_vocabulary (head)" in done.stdout
+    assert "0004_idempotency_retention (head)" in done.stdout
     assert _tables(url) == TABLES | {"alembic_version"}
     done = subprocess.run(alembic + ["downgrade", "base"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)

@@ -324,9 +324,8 @@ def _leave_claim(store, request):
     moment = utcnow()
     with store.uow.transaction() as session:
         session.add(IdempotencyKey(
-            scope=request.scope, game_id=request.scope, actor=request.actor, key=request.key,
-            request_hash=request.request_hash, state=IN_FLIGHT, created_at=moment,
-            updated_at=moment))
+            game_id=request.scope, actor=request.actor, key=request.key,
+            request_hash=request.request_hash, state=IN_FLIGHT, created_at=moment))
 
 
 def test_claims_in_flight_block_then_expire(db_url, counter_engine):

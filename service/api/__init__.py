@@ -9,10 +9,10 @@ from flask.json.provider import DefaultJSONProvider
 from flask_smorest import Api as _Api
 from flask_smorest.utils import prepare_response
 from marshmallow import Schema, fields
-from webargs.flaskparser import is_json_request
 
-from service.api.base import strict_loads
+from service.api.base import ChunkedBodies, strict_loads
 from service.errors import PROBLEM_MIMETYPE, from_http_exception, problem
+from service.store import SchemaNotCurrent
 
 
 class ProblemSchema(Schema):
@@ -61,10 +61,17 @@ class StrictJSONProvider(DefaultJSONProvider):
 
 def _require_json_body():
     """A body must be plain UTF-8 JSON: another content type, a charset other than
-    UTF-8 or any Content-Encoding (gzip...) is 415, not a 422 or 400 guess."""
+    UTF-8 or any Content-Encoding (gzip...) is 415, not a 422 or 400 guess.
+
+    Ruling: the media type is ``application/json`` exactly (parameters aside). No
+    ``+json`` type is taken: this API defines none (``application/problem+json`` is
+    what it answers errors with, not a request format), and a client that sends
+    ``application/merge-patch+json`` or a vendor type means something this API does
+    not do. Chunked bodies are checked alike (:class:`ChunkedBodies` gives them a
+    Content-Length first)."""
     if request.method not in ("POST", "PUT", "PATCH") or not request.content_length:
         return None
-    if not is_json_request(request):
+    if request.mimetype != "application/json":
         return problem(415, detail="Send the body as application/json.")
     charset = request.mimetype_params.get("charset", "utf-8").lower()
     if charset not in ("utf-8", "utf8"):
@@ -74,15 +81,24 @@ def _require_json_body():
     return None
 
 
+def _schema_not_current(error: SchemaNotCurrent) -> Response:
+    """The database is not at this release's migration: 503, never a 500."""
+    return problem(503, "schema-not-current", str(error), headers={"Retry-After": "30"})
+
+
 def init_api(app: Flask) -> Api:
     """Register the blueprints and error handling on ``app``; returns the Api."""
-    from service.api import games, halves, meta, sequence, solitaire_frenzy, two_way
+    from service.api import (games, halves, meta, operations, sequence, solitaire_frenzy,
+                             two_way)
 
     app.json = StrictJSONProvider(app)
+    app.wsgi_app = ChunkedBodies(app.wsgi_app, lambda: max(
+        app.config["MAX_CONTENT_LENGTH"], app.config.get("MAX_IMPORT_BYTES", 0)))
     app.url_map.merge_slashes = False  # "//" is a 404 problem, not an HTML 308 redirect
     api = Api(app)
     app.before_request(_require_json_body)
-    for module in (meta, games, two_way, sequence, halves, solitaire_frenzy):
+    app.register_error_handler(SchemaNotCurrent, _schema_not_current)
+    for module in (meta, games, operations, two_way, sequence, halves, solitaire_frenzy):
         api.register_blueprint(module.blp)
     api.register_blueprint(sequence.numbers_blp)
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from flask import Response, current_app, g, request, url_for
@@ -10,9 +11,10 @@ from flask_smorest import abort
 from marshmallow import INCLUDE, Schema, ValidationError, fields
 from marshmallow.validate import Length, Range, Regexp
 
-from service.api.base import Blueprint
+from service.api.base import Blueprint, DigitsInteger
 from service.errors import problem, problem_body, problem_response
 from service.games import ENGINE_MODULES, RuleViolation, engine
+from service.observability import count_action, count_game
 from service.store import (REFEREE, GameNotFound, GameRecord, IdempotencyRequest,
                            KeyInFlight, KeyReused, Refused, StoreError, Unauthenticated,
                            Unavailable, UnknownGame, get_store, request_hash)
@@ -101,16 +103,23 @@ _HEADER_DOCS = {
                       "description": "The ETag you hold: 304 while the game is unchanged."},
 }
 SECURITY = [{"bearerAuth": []}]
+# open unless the operator sets API_KEYS (service.limits)
+API_KEY_SECURITY = [{}, {"apiKeyAuth": []}]
 
 
 @blp.record_once
 def _register_security_scheme(state) -> None:
-    """Document the bearer tokens (components.securitySchemes.bearerAuth)."""
+    """Document the bearer tokens and the API key (components.securitySchemes)."""
     for entry in state.app.extensions.get("flask-smorest", {}).get("apis", {}).values():
         entry["ext_obj"].spec.components.security_scheme("bearerAuth", {
             "type": "http", "scheme": "bearer",
             "description": "A seat token (acts as that seat) or the referee token, "
                            "as returned by POST /v1/games."})
+        entry["ext_obj"].spec.components.security_scheme("apiKeyAuth", {
+            "type": "apiKey", "in": "header", "name": "X-API-Key",
+            "description": "Needed to create or import a game when the operator set "
+                           "API_KEYS (none: 401 api-key-required; another: 403 "
+                           "api-key-refused); not needed otherwise."})
 
 
 class FullMatch(Regexp):
@@ -260,10 +269,10 @@ class ActionResultSchema(Schema):
 
 
 class EventsQuerySchema(Schema):
-    after = fields.Integer(load_default=0, validate=Range(min=0, max=MAX_INTEGER),
-                           metadata={"description": "return events with seq > after "
-                                                    "(0 to 2**63-1)"})
-    limit = fields.Integer(load_default=1000, validate=Range(min=1, max=1000))
+    after = DigitsInteger(load_default=0, validate=Range(min=0, max=MAX_INTEGER),
+                          metadata={"description": "return events with seq > after "
+                                                   "(0 to 2**63-1, ASCII digits)"})
+    limit = DigitsInteger(load_default=1000, validate=Range(min=1, max=1000))
 
 
 class EventsSchema(Schema):
@@ -428,17 +437,25 @@ def _game_body(record: GameRecord, viewer: str) -> dict:
 @blp.arguments(CreateGameSchema())  # instances: not built again per request
 @blp.response(201, CreatedGameSchema, headers={"Location": {"schema": {"type": "string"}},
                                                **_NO_STORE_DOC})
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(403, response="FORBIDDEN")
+@blp.alt_response(429, response="TOO_MANY_REQUESTS")
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+@blp.doc(security=API_KEY_SECURITY)
 def create_game(body: dict):
     """Create a game: a bearer token per seat, a referee token, the seed's commitment.
 
     Unknown `game` or options the engine refuses: 422 with the engine's code.
     Keep the tokens: the service stores only their SHA-256 and cannot show them again
-    (so creation takes no Idempotency-Key; a retry makes another game).
+    (so creation takes no Idempotency-Key; a retry makes another game; a lost seat
+    token is replaced by the referee, POST /v1/games/{id}/seats/{seat}/token).
+    When the operator set API_KEYS: `X-API-Key` (none: 401, another: 403). Over the
+    creation rate limit (per client): 429 with Retry-After.
     """
     options = dict(body["options"])
     seed = _seed(body.get("seed"), options.pop("seed", None))
     status, reply = _store().create(body["game"], options, seed)
+    count_game(body["game"], "created")
     response = _reply(status, reply)
     response.headers["Location"] = url_for("games.get_game", game_id=reply["id"])
     return response
@@ -522,6 +539,7 @@ def _expected_version(action: dict, game_id: str) -> int | None:
 @blp.alt_response(409, response="CONFLICT")
 @blp.alt_response(412, response="PRECONDITION_FAILED")
 @blp.alt_response(428, response="PRECONDITION_REQUIRED")
+@blp.alt_response(429, response="TOO_MANY_REQUESTS")
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
 @blp.doc(security=SECURITY, parameters=[_HEADER_DOCS["If-Match"],
                                         _HEADER_DOCS["Idempotency-Key"]])
@@ -537,15 +555,20 @@ def post_action(action: dict, game_id: str):
         return problem(403, "seat-mismatch", "A seat token acts only as its own seat.")
     expected = _expected_version(action, game_id)
     idempotency = _idempotency(game_id, actor, {"action": action, "version": expected})
+    outcomes: list = []
     (status, body), replayed = _store().act(game_id, actor, action, expected,
-                                            _action_renderer(actor), idempotency)
+                                            _action_renderer(actor, outcomes.append),
+                                            idempotency)
+    count_action(outcomes[-1] if outcomes else None, replayed)
     return _reply(status, body, replayed)
 
 
-def _action_renderer(actor: str):
-    """The reply to an action's outcome, as ``actor`` may see it (run inside the
-    transaction, so the idempotency record keeps exactly this)."""
+def _action_renderer(actor: str, seen: Callable[[Any], None]):
+    """The reply to an action's outcome, as ``actor`` may see it (the store keeps a
+    refusal's as it is and renders an accepted one again for a replay); ``seen`` is
+    told each outcome rendered (the last one is the action's)."""
     def render(outcome) -> tuple[int, dict]:
+        seen(outcome)
         if isinstance(outcome, Refused):
             return outcome.status, problem_body(outcome.status, outcome.code,
                                                 outcome.detail, **outcome.extra)

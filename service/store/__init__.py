@@ -6,26 +6,44 @@
 """
 from __future__ import annotations
 
+import logging
 import threading
 
+from sqlalchemy import text
+from sqlalchemy.exc import OperationalError, ProgrammingError
+
+from service.store.models import SCHEMA_REVISION
 from service.store.records import (REFEREE, Applied, EventPage, GameNotFound, GameRecord,
                                    GameStore, IdempotencyRequest, KeyInFlight, KeyReused,
-                                   Refused, ReplayReport, Reply, StoreError, Unauthenticated,
-                                   Unavailable, UnknownGame, hash_token, request_hash)
+                                   Refused, ReplayReport, Reply, SeatNotFound, StoreError,
+                                   Unauthenticated, Unavailable, UnknownGame, hash_token,
+                                   request_hash)
 
-__all__ = ["REFEREE", "Applied", "EventPage", "GameNotFound", "GameRecord", "GameStore",
-           "IdempotencyRequest", "KeyInFlight", "KeyReused", "Refused", "ReplayReport",
-           "Reply", "StoreError", "Unauthenticated", "Unavailable", "UnknownGame",
+__all__ = ["REFEREE", "SCHEMA_REVISION", "Applied", "EventPage", "GameNotFound",
+           "GameRecord", "GameStore", "IdempotencyRequest", "KeyInFlight", "KeyReused",
+           "Refused", "ReplayReport", "Reply", "SchemaNotCurrent", "SeatNotFound",
+           "StoreError", "Unauthenticated", "Unavailable", "UnknownGame", "check_schema",
            "get_store", "hash_token", "request_hash"]
 
 _EXTENSION = "card-referee-store"
 _lock = threading.Lock()
 
 
+class SchemaNotCurrent(Exception):
+    """The database is not at the migration this release needs (the API answers 503
+    ``schema-not-current`` with this message)."""
+
+
 def get_store(app) -> GameStore:
     """The app's :class:`GameStore` (one per app, created lazily from
-    ``app.config["DATABASE_URL"]``; ``STORE_ATTEMPTS`` and
-    ``IDEMPOTENCY_IN_FLIGHT_SECONDS`` tune retries and abandoned keys)."""
+    ``app.config["DATABASE_URL"]``; ``STORE_ATTEMPTS``,
+    ``IDEMPOTENCY_IN_FLIGHT_SECONDS`` and ``IDEMPOTENCY_TTL_SECONDS`` tune retries,
+    abandoned keys and how long a key is kept).
+
+    Before first use the database's Alembic revision is checked: not
+    :data:`~service.store.models.SCHEMA_REVISION` (never migrated, behind, or ahead of
+    this release) raises :class:`SchemaNotCurrent`, and the next request checks
+    again, so the service answers as soon as the database is migrated."""
     store = app.extensions.get(_EXTENSION)
     if store is None:
         with _lock:
@@ -34,6 +52,33 @@ def get_store(app) -> GameStore:
                 store = GameStore(app.config["DATABASE_URL"],
                                   attempts=app.config.get("STORE_ATTEMPTS", 6),
                                   in_flight_seconds=app.config.get(
-                                      "IDEMPOTENCY_IN_FLIGHT_SECONDS", 60.0))
+                                      "IDEMPOTENCY_IN_FLIGHT_SECONDS", 60.0),
+                                  idempotency_ttl_seconds=app.config.get(
+                                      "IDEMPOTENCY_TTL_SECONDS", 24 * 3600))
+                try:
+                    check_schema(store)
+                except BaseException as error:
+                    store.dispose()
+                    if isinstance(error, SchemaNotCurrent):
+                        logging.getLogger(__name__).error("%s", error)
+                    raise
                 app.extensions[_EXTENSION] = store
     return store
+
+
+def check_schema(store: GameStore) -> None:
+    """:class:`SchemaNotCurrent` unless the database is at ``SCHEMA_REVISION``."""
+    def revisions(connection) -> list[str]:
+        try:
+            return list(connection.execute(text("SELECT version_num FROM alembic_version"))
+                        .scalars())
+        except (OperationalError, ProgrammingError) as error:
+            if "alembic_version" not in str(error.orig):
+                raise
+            return []  # never migrated
+    found = store.uow.read_one(revisions)
+    if found != [SCHEMA_REVISION]:
+        at = f"at revision {found[0]}" if found else "not migrated"
+        raise SchemaNotCurrent(
+            f"The database is {at}; this release needs {SCHEMA_REVISION}. "
+            "Run `alembic upgrade head` (make serve does) with the same DATABASE_URL.")

@@ -10,12 +10,16 @@
   stored).
 * ``events``: the append-only record, ``(game_id, seq)`` unique (it is the primary
   key); an UPDATE is refused by a trigger (see the migration).
-* ``idempotency_keys``: one row per (scope, actor, key) -- the scope is the game id,
-  the actor a seat or "referee" -- with the request's hash, the state and the
-  response's status and body (never a token: game creation, whose reply carries the
-  tokens, takes no idempotency key). A key is recorded ``done`` with its reply in the
-  action's own transaction; ``in-flight`` rows (no reply yet) were written by the
-  previous release, which claimed a key in a transaction of its own before acting.
+* ``idempotency_keys``: one row per (game, actor, key) -- the actor a seat or
+  "referee" -- with the request's hash and what the reply is rebuilt from: an accepted
+  action's resulting ``version`` and the ``first_seq``..``last_seq`` of the events it
+  appended (the reply is re-rendered from them for that caller, see
+  :meth:`service.store.records.GameStore.act`); a refusal's problem body in
+  ``response_body`` (small). Never a token: game creation, whose reply carries the
+  tokens, takes no idempotency key. A record is written ``done`` in the action's own
+  transaction and expires ``IDEMPOTENCY_TTL_SECONDS`` after ``created_at``.
+  ``in-flight`` rows (no reply) and whole stored replies were written by earlier
+  releases.
 
 The schema itself is built by the Alembic migrations in ``migrations/``, never by
 ``create_all``; these classes must match them (a test compares).
@@ -25,7 +29,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import (JSON, DateTime, ForeignKey, Index, Integer, MetaData, String,
+from sqlalchemy import (JSON, DateTime, ForeignKey, Integer, MetaData, String,
                         UniqueConstraint)
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -40,6 +44,13 @@ NAMING_CONVENTION = {
 
 # JSON everywhere; JSONB on PostgreSQL (compact, comparable).
 JSONType = JSON().with_variant(postgresql.JSONB(), "postgresql")
+# the same, keeping Python None as SQL NULL (not the JSON text 'null')
+NullableJSON = (JSON(none_as_null=True)
+                .with_variant(postgresql.JSONB(none_as_null=True), "postgresql"))
+
+# The Alembic revision these models match (the newest in migrations/versions, a test
+# keeps them equal): the service answers 503 on a database at any other revision.
+SCHEMA_REVISION = "0004_idempotency_retention"
 
 IN_FLIGHT = "in-flight"
 DONE = "done"
@@ -93,20 +104,18 @@ class Event(Base):
 
 class IdempotencyKey(Base):
     __tablename__ = "idempotency_keys"
-    __table_args__ = (
-        UniqueConstraint("scope", "actor", "key"),
-        Index("ix_idempotency_keys_game_id", "game_id"),
-    )
+    __table_args__ = (UniqueConstraint("game_id", "actor", "key"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    scope: Mapped[str] = mapped_column(String(40))
-    game_id: Mapped[str | None] = mapped_column(
-        String(32), ForeignKey("games.id", ondelete="CASCADE"), nullable=True)
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="CASCADE"))
     actor: Mapped[str] = mapped_column(String(40))
     key: Mapped[str] = mapped_column(String(255))
     request_hash: Mapped[str] = mapped_column(String(64))
     state: Mapped[str] = mapped_column(String(16))
     status_code: Mapped[int | None] = mapped_column(Integer, nullable=True)
-    response_body: Mapped[dict[str, Any] | None] = mapped_column(JSONType, nullable=True)
+    response_body: Mapped[dict[str, Any] | None] = mapped_column(NullableJSON, nullable=True)
+    version: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    first_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    last_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -8,8 +8,13 @@ Generic over the engine contract of :mod:`service.games`: the store calls
   accepted action, so an action folds onto the snapshot instead of replaying the log.
 
 HTTP does not live here: :meth:`GameStore.act` takes a ``render`` callback that turns
-the outcome (:class:`Applied` or :class:`Refused`) into the reply ``(status, body)``,
-inside the transaction, so the idempotency record stores exactly what the client got.
+the outcome (:class:`Applied` or :class:`Refused`) into the reply ``(status, body)``.
+An idempotency record keeps as little as gives the same reply again: a refusal's
+rendered body (small), or for an accepted action the version it produced and the seqs
+of the events it appended; a replay folds the log up to them and renders that outcome
+again, byte for byte the first reply (events and state are put in one canonical key
+order, see :func:`_canonical`, so the rendering does not depend on how a backend
+returns JSON). Records expire after ``idempotency_ttl`` (then the key is free again).
 
 An action is ONE transaction: the statement that locks the game row (and reads the
 idempotency record of the request's key), then the writes: the events after the row's
@@ -26,7 +31,7 @@ import hashlib
 import json
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import timedelta, timezone
 from types import ModuleType
 from typing import Any, Union
@@ -71,6 +76,10 @@ class Unauthenticated(StoreError):
     """No token, a malformed one, or one that opens no game (401)."""
 
 
+class SeatNotFound(StoreError):
+    """The game has no seat of that name (404)."""
+
+
 class KeyReused(StoreError):
     """The idempotency key was used with another request body (422)."""
 
@@ -82,8 +91,8 @@ class KeyInFlight(StoreError):
 
 __all__ = ["Applied", "EventPage", "GameNotFound", "GameRecord", "GameStore",
            "IdempotencyRequest", "KeyInFlight", "KeyReused", "REFEREE", "Refused",
-           "ReplayReport", "Reply", "StoreError", "Unauthenticated", "Unavailable",
-           "UnknownGame", "hash_token", "request_hash"]
+           "ReplayReport", "Reply", "SeatNotFound", "StoreError", "Unauthenticated",
+           "Unavailable", "UnknownGame", "hash_token", "request_hash"]
 
 
 # ----- values ---------------------------------------------------------------------
@@ -164,15 +173,27 @@ class Applied:
 
 @dataclass(frozen=True)
 class Refused:
-    """An action was refused; nothing was written. ``extra`` goes into the problem."""
+    """An action was refused; nothing was written. ``extra`` goes into the problem;
+    ``game`` names the game's engine (for metrics)."""
 
     status: int
     code: str
     detail: str
     extra: dict[str, Any] = field(default_factory=dict)
+    game: str | None = None
 
 
 Outcome = Union[Applied, Refused]
+
+
+@dataclass(frozen=True)
+class _Accepted:
+    """An idempotency record of an accepted action: the version it produced and the
+    seqs of the events it appended (the reply is rebuilt from them)."""
+
+    version: int
+    first_seq: int
+    last_seq: int
 
 
 @dataclass(frozen=True)
@@ -226,12 +247,21 @@ def _event_params(game_id: str, seq: int, event: dict[str, Any], now: Any) -> di
 
 
 def _event_of(row: Any) -> dict[str, Any]:
-    return {"type": row.type, "seat": row.seat, **row.payload}
+    """An ``events`` row as the event ``{"type", "seat", ...payload}`` (canonical)."""
+    return {"type": row.type, "seat": row.seat, **_canonical(row.payload)}
 
 
-def _json_copy(value: Any) -> Any:
-    """``value`` as it will read back from a JSON column (lists, not tuples...)."""
-    return json.loads(json.dumps(value))
+def _canonical_event(event: dict[str, Any]) -> dict[str, Any]:
+    """``event`` as :func:`_event_of` reads it back: type, seat, then the payload."""
+    return {"type": event["type"], "seat": event.get("seat"),
+            **_canonical({k: v for k, v in event.items() if k not in ("type", "seat")})}
+
+
+def _canonical(value: Any) -> Any:
+    """``value`` as it reads back from a JSON column (lists, not tuples...), every
+    object's keys sorted: the same whatever order a backend returns them in
+    (PostgreSQL's JSONB reorders keys), so what is rendered from it is too."""
+    return json.loads(json.dumps(value, sort_keys=True))
 
 
 def _json_text(name: str, dialect: str) -> Any:
@@ -252,12 +282,14 @@ _READ = (select(_GAMES.c.game, _GAMES.c.options, _GAMES.c.status, _GAMES.c.versi
                 _GAMES.c.snapshot, _GAMES.c.last_seq, _GAMES.c.seed)
          .where(_GAMES.c.id == bindparam("game_id")))
 _TAKE_OVER = (update(_KEYS).where(_KEYS.c.id == bindparam("key_id"))
-              .values(state=DONE, status_code=bindparam("new_status_code"),
+              .values(state=DONE, request_hash=bindparam("new_request_hash"),
+                      status_code=bindparam("new_status_code"),
                       response_body=bindparam("new_body", type_=_KEYS.c.response_body.type),
-                      updated_at=bindparam("now")))
+                      version=bindparam("new_version"), first_seq=bindparam("new_first_seq"),
+                      last_seq=bindparam("new_last_seq"), created_at=bindparam("now")))
 _EVENT_COLUMNS = ("game_id", "seq", "type", "seat", "payload", "created_at")
-_KEY_COLUMNS = ("scope", "actor", "key", "game_id", "request_hash", "state", "status_code",
-                "response_body", "created_at", "updated_at")
+_KEY_COLUMNS = ("game_id", "actor", "key", "request_hash", "state", "status_code",
+                "response_body", "version", "first_seq", "last_seq", "created_at")
 
 
 class _Statements:
@@ -338,9 +370,10 @@ class GameStore:
     """Durable games over one database URL (SQLite file or PostgreSQL)."""
 
     def __init__(self, url: str, *, attempts: int = 6, in_flight_seconds: float = 60.0,
-                 **engine_kwargs: Any):
+                 idempotency_ttl_seconds: float = 24 * 3600, **engine_kwargs: Any):
         self.uow = UnitOfWork(make_engine(url, **engine_kwargs), attempts=attempts)
         self.in_flight = timedelta(seconds=in_flight_seconds)
+        self.idempotency_ttl = timedelta(seconds=idempotency_ttl_seconds)
         self._sql = _Statements(self.uow.engine.dialect.name)
 
     def dispose(self) -> None:
@@ -362,20 +395,28 @@ class GameStore:
         """
         module = _engine_for(game)
         seed = seed or new_seed()
-        events = module.new_game(game, options, seed)
-        state = _fold_all(module, None, events)
-        return self.uow.run(lambda c: self._insert_game(c, game, options, seed, events, state),
-                            core=True)
+        events = [_canonical_event(e) for e in module.new_game(game, options, seed)]
+        return self.insert(game, options, seed, events, _fold_all(module, None, events))
+
+    def insert(self, game: str, options: dict[str, Any], seed: str, events: list[dict],
+               state: dict[str, Any], version: int = 1) -> Reply:
+        """Store a game under a new id with new tokens: its ``events`` (seq 1, 2...,
+        already folded into ``state``) at ``version``; the reply of :meth:`create`.
+        (:mod:`service.store.transfer` imports exported games through it.)"""
+        return self.uow.run(lambda c: self._insert_game(c, game, options, seed, events,
+                                                        state, version), core=True)
 
     def _insert_game(self, connection: Connection, game: str, options: dict[str, Any],
-                     seed: str, events: list[dict], state: dict[str, Any]) -> Reply:
+                     seed: str, events: list[dict], state: dict[str, Any],
+                     version: int) -> Reply:
         game_id = secrets.token_urlsafe(16)
         tokens = {seat: secrets.token_urlsafe(32) for seat in state["seats"]}
         referee_token = secrets.token_urlsafe(32)
         now = utcnow()
         connection.execute(self._sql.insert_game, {
             "id": game_id, "game": game, "options": state.get("options", options),
-            "status": state["status"], "version": 1, "snapshot_text": json.dumps(state),
+            "status": state["status"], "version": version,
+            "snapshot_text": json.dumps(state, sort_keys=True),
             "last_seq": len(events), "seed": seed,
             "referee_token_hash": hash_token(referee_token), "created_at": now,
             "updated_at": now})
@@ -385,7 +426,7 @@ class GameStore:
         connection.execute(insert(_EVENTS), [_event_params(game_id, seq, event, now)
                                              for seq, event in enumerate(events, 1)])
         return 201, {
-            "id": game_id, "game": game, "version": 1, "status": state["status"],
+            "id": game_id, "game": game, "version": version, "status": state["status"],
             "seats": {seat: {"token": token} for seat, token in tokens.items()},
             "referee_token": referee_token, "seed_commitment": commitment(seed),
         }
@@ -406,6 +447,18 @@ class GameStore:
         if owner.game_id != game_id:
             raise GameNotFound(game_id)
         return REFEREE if owner.seat is None else owner.seat
+
+    def reissue_token(self, game_id: str, seat: str) -> str:
+        """A new bearer token for ``seat`` of the game (its SHA-256 replaces the old
+        one's in one UPDATE: the old token opens nothing from the commit on).
+        :class:`SeatNotFound` when the game has no such seat."""
+        token = secrets.token_urlsafe(32)
+        changed = self.uow.run(lambda c: c.execute(
+            update(_SEATS).where(_SEATS.c.game_id == game_id, _SEATS.c.seat == seat)
+            .values(token_hash=hash_token(token))).rowcount, core=True)
+        if changed != 1:
+            raise SeatNotFound(seat)
+        return token
 
     def read(self, game_id: str) -> GameRecord:
         """The game as it is now. :class:`GameNotFound`."""
@@ -456,42 +509,51 @@ class GameStore:
         """Apply one action of ``actor`` if the game is still at ``expected_version``.
 
         In ONE transaction: lock the game row; with an idempotency key, look it up
-        (same key and body done before: return its stored reply, ``replayed``; another
-        body: :class:`KeyReused`); check the version (stale ->
+        (same key and body done before and not expired: replay it, ``replayed``;
+        another body: :class:`KeyReused`); check the version (stale ->
         ``Refused(412, "version-mismatch", version=current)``; None -> ``Refused(428)``
         unless the game is real-time, where the version is optional), ``apply`` on the snapshot
         (RuleViolation -> ``Refused(status, code)``, nothing written), fold the events,
         append them with consecutive ``seq`` after the row's ``last_seq``, store the
-        snapshot, bump the version by 1, store the reply under the idempotency key,
-        commit. Returns ``(reply, replayed)``.
+        snapshot, bump the version by 1, record the key (a refusal: its reply as
+        ``render`` gives it, rendered in the transaction; an accepted action: the new
+        version and its events' seqs), commit. An accepted action is rendered after
+        the commit; a replayed one is rebuilt from the log (the state folded up to its
+        last event, the events it appended) and rendered again: the same reply.
+        Returns ``(reply, replayed)``.
 
         The key's scope is the game, so the row lock serialises every request with one
         key: a second request with the key waits for the lock, then finds the first
-        one's reply and replays it. Nothing is committed before the action's own
+        one's record and replays it. Nothing is committed before the action's own
         commit, so a request that fails (5xx, 503 after the retries) leaves no trace
         and its key stays free. Raises :class:`GameNotFound`, :class:`KeyReused`,
-        :class:`KeyInFlight` (only for a claim left by the previous release, see
+        :class:`KeyInFlight` (only for a claim left by an earlier release, see
         :meth:`_check_key`), :class:`Unavailable`.
         """
-        return self.uow.run(lambda c: self._act(
+        result, replayed = self.uow.run(lambda c: self._act(
             c, game_id, actor, action, expected_version, render, idempotency), core=True)
+        if isinstance(result, _Accepted):
+            result = self._rebuild(game_id, result)
+        if isinstance(result, Applied):
+            result = render(result)
+        return result, replayed
 
     def _act(self, connection: Connection, game_id: str, actor: str, action: dict[str, Any],
              expected_version: int | None, render: Callable[[Outcome], Reply],
-             idempotency: IdempotencyRequest | None) -> tuple[Reply, bool]:
-        key = None if idempotency is None else (
-            idempotency.scope, idempotency.actor, idempotency.key)
+             idempotency: IdempotencyRequest | None
+             ) -> tuple[Reply | Applied | _Accepted, bool]:
+        key = None if idempotency is None else (idempotency.actor, idempotency.key)
         row = lock_game(connection, game_id, key)  # and the key's record, if any
         if row is None:
             raise GameNotFound(game_id)
-        if idempotency is not None:
-            self._check_key(row, idempotency)
-            if row.key_state == DONE:
+        if idempotency is not None and self._check_key(row, idempotency):
+            if row.key_response_body is not None:  # a refusal (or an earlier release's)
                 return (row.key_status_code, row.key_response_body), True
+            return _Accepted(row.key_version, row.key_first_seq, row.key_last_seq), True
         outcome, snapshot = self._decide(game_id, row, actor, action, expected_version)
-        reply = render(outcome)
+        reply = render(outcome) if isinstance(outcome, Refused) else None
         self._write(connection, game_id, outcome, snapshot, reply, idempotency, row.key_id)
-        return reply, False
+        return (outcome if reply is None else reply), False
 
     @staticmethod
     def _decide(game_id: str, row: Any, actor: str, action: dict[str, Any],
@@ -501,73 +563,104 @@ class GameStore:
         module = engine(row.game)
         if expected_version is None and not getattr(module, "REALTIME", False):
             return Refused(428, "version-required", "Name the version the action is based "
-                           "on: If-Match or expected_version."), None
+                           "on: If-Match or expected_version.", game=row.game), None
         if expected_version is not None and row.version != expected_version:
             return Refused(412, "version-mismatch",
                            f"the game is at version {row.version}, not {expected_version}",
-                           {"version": row.version}), None
+                           {"version": row.version}, game=row.game), None
         # apply gets a copy of its own (decoding the stored text again is several times
         # cheaper than a deep copy): whatever it does, the fold starts from the snapshot
         try:
             new_events = module.apply(json.loads(row.snapshot), actor, copy.deepcopy(action))
         except RuleViolation as violation:
             extra = {**violation.extra, **({"rule": violation.rule} if violation.rule else {})}
-            return Refused(violation.status, violation.code, violation.detail, extra), None
-        snapshot = json.dumps(_fold_all(module, json.loads(row.snapshot), new_events))
-        state = json.loads(snapshot)  # exactly what a later read gets
-        stored = [StoredEvent(row.last_seq + i, _json_copy(e))
+            return Refused(violation.status, violation.code, violation.detail, extra,
+                           game=row.game), None
+        # the events as the log will give them back, folded as a replay folds them
+        stored = [StoredEvent(row.last_seq + i, _canonical_event(e))
                   for i, e in enumerate(new_events, 1)]
+        snapshot = json.dumps(_fold_all(module, json.loads(row.snapshot),
+                                        [e.event for e in stored]), sort_keys=True)
+        state = json.loads(snapshot)  # exactly what a replay rebuilds
         record = GameRecord(id=game_id, game=row.game, options=row.options,
                             status=state["status"], version=row.version + 1, state=state,
                             seed=row.seed, last_seq=stored[-1].seq if stored else row.last_seq)
         return Applied(record, stored), snapshot
 
     def _write(self, connection: Connection, game_id: str, outcome: Outcome,
-               snapshot: str | None, reply: Reply, idempotency: IdempotencyRequest | None,
-               claimed: int | None) -> None:
-        """Append the events and advance the game (an accepted action), and store the
-        reply under the idempotency key (taking over the abandoned claim ``claimed``)."""
+               snapshot: str | None, reply: Reply | None,
+               idempotency: IdempotencyRequest | None, claimed: int | None) -> None:
+        """Append the events and advance the game (an accepted action), and record the
+        key: a refusal's ``reply``, or the accepted action's version and event seqs
+        (taking over the expired or abandoned record ``claimed``)."""
         now = utcnow()
         events, game = [], None
+        record = {"status_code": reply[0] if reply else 200,
+                  "response_body": reply[1] if reply else None,
+                  "version": None, "first_seq": None, "last_seq": None}
         if isinstance(outcome, Applied):
-            record = outcome.game
+            new = outcome.game
             events = [_event_params(game_id, e.seq, e.event, now) for e in outcome.events]
             game = {"target_game": game_id, "snapshot_text": snapshot,
-                    "new_status": record.status, "new_version": record.version,
-                    "new_last_seq": record.last_seq, "now": now}
+                    "new_status": new.status, "new_version": new.version,
+                    "new_last_seq": new.last_seq, "now": now}
+            record.update(version=new.version, first_seq=new.last_seq - len(events) + 1,
+                          last_seq=new.last_seq)
         key, key_params = None, {}
         if idempotency is not None and claimed is not None:
-            key, key_params = "take-over", {"key_id": claimed, "new_status_code": reply[0],
-                                            "new_body": reply[1], "now": now}
+            key = "take-over"
+            key_params = {"key_id": claimed, "new_request_hash": idempotency.request_hash,
+                          "new_status_code": record["status_code"],
+                          "new_body": record["response_body"],
+                          "new_version": record["version"],
+                          "new_first_seq": record["first_seq"],
+                          "new_last_seq": record["last_seq"], "now": now}
         elif idempotency is not None:
-            key, key_params = "insert", {
-                "scope": idempotency.scope, "actor": idempotency.actor,
-                "key": idempotency.key, "game_id": game_id,
-                "request_hash": idempotency.request_hash, "state": DONE,
-                "status_code": reply[0], "response_body": reply[1], "created_at": now,
-                "updated_at": now}
+            key = "insert"
+            key_params = {"game_id": game_id, "actor": idempotency.actor,
+                          "key": idempotency.key, "request_hash": idempotency.request_hash,
+                          "state": DONE, "created_at": now, **record}
         self._sql.writes(connection, events, game, key, key_params)
+
+    def _rebuild(self, game_id: str, accepted: _Accepted) -> Applied:
+        """The :class:`Applied` outcome of an accepted action, rebuilt from the log:
+        the state folded from every event up to its ``last_seq`` (what the action
+        left), its own events, its version."""
+        record, upto = self.events(game_id, 0, accepted.last_seq)  # seqs run 1, 2, 3...
+        state = _canonical(_fold_all(record.engine, None, [e.event for e in upto]))
+        return Applied(replace(record, version=accepted.version, status=state["status"],
+                               state=state, last_seq=accepted.last_seq),
+                       [e for e in upto if e.seq >= accepted.first_seq])
 
     # ----- idempotency ----------------------------------------------------------
     #
     # Ruling (one transaction per action): the key is looked up (in the statement that
-    # locks the game row, see lock_game) and its reply stored in the action's own
-    # transaction. A record is therefore only ever committed "done", with its reply.
-    # The state "in-flight" comes from the previous release, which claimed a key in a
-    # transaction of its own before acting: while such a claim is younger than
-    # ``in_flight_seconds`` its request may still be running on an old worker (being
-    # stopped for the upgrade), so the key answers 409; an older one is abandoned (its
-    # worker died) and the action takes it over.
+    # locks the game row, see lock_game) and recorded in the action's own transaction.
+    # A record is therefore only ever committed "done". The state "in-flight" comes
+    # from the first release, which claimed a key in a transaction of its own before
+    # acting: while such a claim is younger than ``in_flight_seconds`` its request may
+    # still be running on an old worker (being stopped for the upgrade), so the key
+    # answers 409; an older one is abandoned (its worker died) and the action takes it
+    # over. A record older than ``idempotency_ttl`` has expired: the key is free again
+    # and its record is taken over by the new request.
 
-    def _check_key(self, row: Any, request: IdempotencyRequest) -> None:
-        """:class:`KeyReused` when the key's record is of another request,
-        :class:`KeyInFlight` when it is a live claim of the previous release."""
+    def _check_key(self, row: Any, request: IdempotencyRequest) -> bool:
+        """True when the key's record holds this request's reply (replay it).
+        :class:`KeyReused` when the record is of another request, :class:`KeyInFlight`
+        when it is a live claim of an earlier release; False when there is no record,
+        or it expired or was abandoned (act, and take it over)."""
         if row.key_id is None:
-            return
+            return False
+        created = _aware(row.key_created_at)
+        if created + self.idempotency_ttl <= utcnow():
+            return False
         if row.key_request_hash != request.request_hash:
             raise KeyReused(request.key)
-        if row.key_state != DONE and _aware(row.key_updated_at) + self.in_flight > utcnow():
+        if row.key_state == DONE:
+            return True
+        if created + self.in_flight > utcnow():
             raise KeyInFlight(request.key)
+        return False
 
     # ----- integrity ------------------------------------------------------------
 
@@ -577,7 +670,7 @@ class GameStore:
         the game row's ``last_seq``. :class:`GameNotFound`."""
         record, stored = self.events(game_id)
         module = record.engine
-        replayed = _json_copy(_fold_all(module, None, [e.event for e in stored]))
+        replayed = _canonical(_fold_all(module, None, [e.event for e in stored]))
         return ReplayReport(
             game_id=game_id, events=len(stored),
             seqs_consecutive=[e.seq for e in stored] == list(range(1, record.last_seq + 1)),

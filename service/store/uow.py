@@ -110,22 +110,26 @@ _LOCK = (select(_GAMES.c.game, _GAMES.c.options, _GAMES.c.status, _GAMES.c.versi
                 _KEYS.c.request_hash.label("key_request_hash"),
                 _KEYS.c.state.label("key_state"), _KEYS.c.status_code.label("key_status_code"),
                 _KEYS.c.response_body.label("key_response_body"),
-                _KEYS.c.updated_at.label("key_updated_at"))
+                _KEYS.c.version.label("key_version"),
+                _KEYS.c.first_seq.label("key_first_seq"),
+                _KEYS.c.last_seq.label("key_last_seq"),
+                _KEYS.c.created_at.label("key_created_at"))
          .select_from(_GAMES.outerjoin(_KEYS, and_(
-             _KEYS.c.scope == bindparam("scope"), _KEYS.c.actor == bindparam("actor"),
+             _KEYS.c.game_id == _GAMES.c.id, _KEYS.c.actor == bindparam("actor"),
              _KEYS.c.key == bindparam("key"))))
          .where(_GAMES.c.id == bindparam("game_id")).with_for_update(of=_GAMES))
 
 
 def lock_game(connection: Connection | Session, game_id: str,
-              key: tuple[str, str, str] | None = None) -> Row | None:
+              key: tuple[str, str] | None = None) -> Row | None:
     """The game row, locked until the transaction ends (``FOR UPDATE OF games`` on
     PostgreSQL; on SQLite the ``BEGIN IMMEDIATE`` of the write transaction already
     holds the lock): ``game``, ``options``, ``status``, ``version``, ``snapshot`` (as
     its JSON text), ``last_seq``, ``seed``, and the idempotency record of ``key``
-    (scope, actor, key) in the same statement: ``key_id``, ``key_request_hash``,
-    ``key_state``, ``key_status_code``, ``key_response_body``, ``key_updated_at``, all
-    None when there is no such record (or no key). ``None`` if there is no such game.
+    (actor, key) in this game in the same statement: ``key_id``, ``key_request_hash``,
+    ``key_state``, ``key_status_code``, ``key_response_body``, ``key_version``,
+    ``key_first_seq``, ``key_last_seq``, ``key_created_at``, all None when there is no
+    such record (or no key). ``None`` if there is no such game.
 
     PostgreSQL, READ COMMITTED: a statement that waited for the lock returns the
     game row as the lock holder committed it, but the joined key record as it was
@@ -134,6 +138,6 @@ def lock_game(connection: Connection | Session, game_id: str,
     constraint, a conflict: the transaction is rolled back and retried, and the retry
     sees the record (a unique index, never the lock, is what allows one record per
     key)."""
-    scope, actor, name = key if key is not None else (None, None, None)
-    return connection.execute(_LOCK, {"game_id": game_id, "scope": scope, "actor": actor,
+    actor, name = key if key is not None else (None, None)
+    return connection.execute(_LOCK, {"game_id": game_id, "actor": actor,
                                       "key": name}).first()

@@ -1,0 +1,82 @@
+"""Creation limits (issue 11, item 2): API keys and rate limits.
+
+* ``API_KEYS`` (comma-separated): when set, ``POST /v1/games`` and ``POST
+  /v1/games/import`` need ``X-API-Key: <one of them>``: none, 401 ``api-key-required``;
+  another, 403 ``api-key-refused``. Unset: both stay open (local use).
+* Rate limits, by Flask-Limiter: game creation and import share ``RATELIMIT_CREATE``
+  per client (the API key when one is sent, else the client address: the peer, or
+  with ``TRUSTED_PROXY_HOPS`` the address that many proxies forwarded); actions have
+  ``RATELIMIT_ACTIONS`` per bearer token (a seat or the referee of one game). A
+  request over a limit is a 429 problem ``rate-limited`` with ``Retry-After``
+  (seconds) and the ``X-RateLimit-*`` headers. Counts live in ``RATELIMIT_STORAGE_URI``:
+  ``memory://`` (the default) counts per process, so N gunicorn workers allow up to N
+  times the limit; ``redis://host:6379`` shares one count between workers and hosts.
+"""
+from __future__ import annotations
+
+import hashlib
+import hmac
+
+from flask import Flask, Response, current_app, request
+from flask_limiter import Limiter
+from flask_limiter.util import get_remote_address
+from werkzeug.middleware.proxy_fix import ProxyFix
+
+from service.errors import problem
+
+API_KEY_HEADER = "X-API-Key"
+# endpoints that create a game (the API key and the creation limit apply to them)
+CREATING = ("games.create_game", "records.import_record")
+ACTING = ("games.post_action",)
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def require_api_key() -> Response | None:
+    """The API key check of :data:`CREATING` endpoints (a ``before_request`` hook)."""
+    keys = current_app.config["API_KEYS"]
+    if not keys or request.endpoint not in CREATING:
+        return None
+    sent = request.headers.get(API_KEY_HEADER)
+    if not sent:
+        return problem(401, "api-key-required", f"Send {API_KEY_HEADER}: <your API key>.",
+                       headers={"WWW-Authenticate": 'ApiKey realm="card-referee"'})
+    if not any(hmac.compare_digest(_digest(sent), _digest(key)) for key in keys):
+        return problem(403, "api-key-refused", "This API key is not accepted here.")
+    return None
+
+
+def _client() -> str:
+    """Who is creating: the API key (hashed) when one is sent, else the address."""
+    sent = request.headers.get(API_KEY_HEADER)
+    return "key:" + _digest(sent)[:32] if sent else "addr:" + get_remote_address()
+
+
+def _token() -> str:
+    """Who is acting: the bearer token (hashed)."""
+    return "token:" + _digest(request.headers.get("Authorization", ""))[:32]
+
+
+def init_limits(app: Flask) -> Limiter:
+    """Check API keys and apply the rate limits on ``app`` (its blueprints registered)."""
+    hops = app.config["TRUSTED_PROXY_HOPS"]
+    if hops:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)
+    app.config.setdefault("RATELIMIT_HEADERS_ENABLED", True)
+    limiter = Limiter(get_remote_address, app=app)
+    app.extensions["card-referee-limiter"] = limiter  # the limits hold it weakly
+    app.before_request(require_api_key)
+    create = limiter.shared_limit(
+        lambda: current_app.config["RATELIMIT_CREATE"], scope="create", key_func=_client,
+        error_message=lambda: "Too many games created or imported by this client: "
+                              f"at most {current_app.config['RATELIMIT_CREATE']}.")
+    act = limiter.limit(
+        lambda: current_app.config["RATELIMIT_ACTIONS"], key_func=_token,
+        error_message=lambda: "Too many actions with this token: at most "
+                              f"{current_app.config['RATELIMIT_ACTIONS']}.")
+    for endpoints, limit in ((CREATING, create), (ACTING, act)):
+        for endpoint in endpoints:
+            app.view_functions[endpoint] = limit(app.view_functions[endpoint])
+    return limiter

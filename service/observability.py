@@ -1,0 +1,145 @@
+"""Observability (issue 11, item 5): structured logs with a request id, Prometheus metrics.
+
+Logs: every record of the ``service`` loggers goes to stderr, one JSON object a line
+(python-json-logger; ``LOG_FORMAT=text`` for plain lines), with ``time`` (ISO 8601,
+UTC), ``level``,
+``logger``, ``message`` and, inside a request, ``request_id``. Each request ends with one
+``request`` record: ``method``, ``route`` (the URL rule, e.g.
+``/v1/games/<game_id>/actions``), ``path``, ``status``, ``duration_ms``. A 5xx is
+logged with its traceback by Flask under the same request id.
+
+Request id: ``X-Request-Id`` from the client when it is 1 to 128 characters of
+``A-Z a-z 0-9 . _ : -`` (anything else is replaced, never echoed), otherwise a new
+random one; sent back in ``X-Request-Id`` on every response.
+
+Metrics (prometheus-client), at ``GET /metrics`` in the text exposition format:
+
+* ``card_referee_http_requests_total{method, route, status}``;
+* ``card_referee_http_request_duration_seconds{method, route}`` (histogram);
+* ``card_referee_actions_total{game}``: accepted actions;
+* ``card_referee_action_refusals_total{game, code}``: actions the store refused (rule
+  violations with the engine's code, 412 version-mismatch, 428 version-required);
+* ``card_referee_idempotent_replays_total``: replies replayed for an Idempotency-Key;
+* ``card_referee_games_created_total{game, how}`` (how: created or imported).
+
+Under gunicorn with several workers each worker counts for itself: set
+``PROMETHEUS_MULTIPROC_DIR`` to an empty directory before gunicorn starts (``make serve``
+does), and ``/metrics`` adds up every worker's files (prometheus-client's multiprocess
+mode; ``gunicorn.conf.py`` tells it when a worker exits).
+"""
+from __future__ import annotations
+
+import logging
+import os
+import re
+import secrets
+import sys
+import time
+
+from flask import Flask, Response, g, has_request_context, request
+from prometheus_client import (CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter,
+                               Histogram, generate_latest, multiprocess)
+from pythonjsonlogger.json import JsonFormatter
+
+from service.store import Applied, Refused
+
+REQUEST_ID_HEADER = "X-Request-Id"
+_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+_HANDLER_MARK = "card_referee_handler"
+
+REQUESTS = Counter("card_referee_http_requests", "HTTP requests answered",
+                   ["method", "route", "status"])
+LATENCY = Histogram("card_referee_http_request_duration_seconds",
+                    "Time from the request reaching the app to its response",
+                    ["method", "route"],
+                    buckets=(.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10))
+ACTIONS = Counter("card_referee_actions", "Actions accepted", ["game"])
+REFUSALS = Counter("card_referee_action_refusals", "Actions refused by the store",
+                   ["game", "code"])
+REPLAYS = Counter("card_referee_idempotent_replays", "Replies replayed for an Idempotency-Key")
+GAMES = Counter("card_referee_games_created", "Games created or imported", ["game", "how"])
+
+
+class _RequestIdFilter(logging.Filter):
+    """Puts ``request_id`` on every record made inside a request."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if has_request_context() and "request_id" in g:
+            record.request_id = g.request_id
+        return True
+
+
+def configure_logging(app: Flask) -> None:
+    """The ``service`` loggers write to stderr as ``LOG_FORMAT`` (json or text) at
+    ``LOG_LEVEL``; calling it again (another app in one process) replaces the handler."""
+    logger = logging.getLogger("service")
+    for handler in [h for h in logger.handlers if getattr(h, _HANDLER_MARK, False)]:
+        logger.removeHandler(handler)
+    handler = logging.StreamHandler(sys.stderr)
+    setattr(handler, _HANDLER_MARK, True)
+    if app.config["LOG_FORMAT"] == "json":
+        handler.setFormatter(JsonFormatter(
+            "{levelname}{name}{message}", style="{", timestamp="time",
+            rename_fields={"levelname": "level", "name": "logger"}))
+    else:
+        handler.setFormatter(logging.Formatter(
+            "%(asctime)s %(levelname)s %(name)s %(message)s"))
+    handler.addFilter(_RequestIdFilter())
+    logger.addHandler(handler)
+    logger.setLevel(app.config["LOG_LEVEL"].upper())
+    logger.propagate = False
+
+
+def _start() -> None:
+    sent = request.headers.get(REQUEST_ID_HEADER, "")
+    g.request_id = sent if _REQUEST_ID.fullmatch(sent) else secrets.token_hex(16)
+    g.started = time.perf_counter()
+
+
+def _finish(response: Response) -> Response:
+    started = g.get("started")
+    if started is None:  # the request never reached our first hook
+        return response
+    elapsed = time.perf_counter() - started
+    route = request.url_rule.rule if request.url_rule is not None else "unmatched"
+    REQUESTS.labels(request.method, route, str(response.status_code)).inc()
+    LATENCY.labels(request.method, route).observe(elapsed)
+    response.headers[REQUEST_ID_HEADER] = g.request_id
+    logging.getLogger("service.request").info("request", extra={
+        "method": request.method, "route": route, "path": request.path,
+        "status": response.status_code, "duration_ms": round(elapsed * 1000, 3)})
+    return response
+
+
+def count_action(outcome: Applied | Refused | None, replayed: bool) -> None:
+    """Count one action's outcome (``replayed``: a reply given again, counted apart)."""
+    if replayed:
+        REPLAYS.inc()
+    elif isinstance(outcome, Applied):
+        ACTIONS.labels(outcome.game.game).inc()
+    elif isinstance(outcome, Refused):
+        REFUSALS.labels(outcome.game or "unknown", outcome.code).inc()
+
+
+def count_game(game: str, how: str) -> None:
+    """Count a game ``created`` or ``imported``."""
+    GAMES.labels(game, how).inc()
+
+
+def metrics() -> Response:
+    """The metrics in the Prometheus text format: this process's, or with
+    ``PROMETHEUS_MULTIPROC_DIR`` every gunicorn worker's added up."""
+    registry = REGISTRY
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+    return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST,
+                    headers={"Cache-Control": "no-store"})
+
+
+def init_observability(app: Flask) -> None:
+    """Request ids, the request log and the HTTP metrics on ``app`` (call it before
+    any other ``before_request`` hook is registered, so that every request is seen)."""
+    configure_logging(app)
+    app.before_request(_start)
+    app.after_request(_finish)

@@ -1,0 +1,149 @@
+"""Strict where it promises (issue 11, item 6): chunked bodies are judged like any other
+(413 over the limit, content checks), only application/json is taken, query integers
+are ASCII digits, and a database not at this release's migration is a 503 problem
+(and a clear message at start), never a 500."""
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+import requests
+from alembic.config import Config
+from alembic.script import ScriptDirectory
+
+from conftest import ROOT, migrate
+from service import create_app
+from service.store import SCHEMA_REVISION, get_store
+
+from helpers import assert_problem
+
+CREATE = json.dumps({"game": "counter", "options": {}}).encode()
+
+
+def _chunked(client, body: bytes, content_type="application/json", path="/v1/games",
+             **headers):
+    """A chunked request as gunicorn hands it over: no Content-Length, the stream
+    ends where the body ends (``wsgi.input_terminated``)."""
+    return client.post(path, input_stream=io.BytesIO(body),
+                       headers={"Transfer-Encoding": "chunked", "Content-Type": content_type,
+                                **headers},
+                       environ_overrides={"CONTENT_LENGTH": "",
+                                          "wsgi.input_terminated": True})
+
+
+def test_a_chunked_body_over_the_limit_is_413_not_cut_and_processed(store_client):
+    padded = CREATE[:-1] + b" " * 70_000 + b"}"  # valid JSON, past 64 KiB
+    assert_problem(_chunked(store_client, padded), 413, "payload-too-large")
+    assert _chunked(store_client, CREATE).status_code == 201  # within it: accepted
+
+
+@pytest.mark.parametrize("content_type, headers", [
+    ("text/plain", {}),
+    ("application/json; charset=latin-1", {}),
+    ("application/json", {"Content-Encoding": "gzip"}),
+])
+def test_content_checks_apply_to_chunked_bodies(store_client, content_type, headers):
+    assert_problem(_chunked(store_client, CREATE, content_type, **headers), 415,
+                   "unsupported-media-type")
+
+
+@pytest.mark.parametrize("content_type", ["application/vnd.api+json",
+                                          "application/merge-patch+json",
+                                          "application/problem+json", "text/json"])
+def test_only_application_json_is_taken(store_client, content_type):
+    response = store_client.post("/v1/games", data=CREATE, content_type=content_type)
+    assert_problem(response, 415, "unsupported-media-type")
+
+
+def test_application_json_with_utf8_charset_is_taken(store_client):
+    response = store_client.post("/v1/games", data=CREATE,
+                                 content_type="application/json; charset=UTF-8")
+    assert response.status_code == 201
+
+
+@pytest.mark.parametrize("value", ["１", "٣", "+1", " 1", "1 ", "1_0", "-0", "0x1", "1.0", ""])
+def test_query_integers_take_ascii_digits_only(store_client, make_game, value):
+    game = make_game()
+    for name in ("after", "limit"):
+        response = store_client.get(f"/v1/games/{game['id']}/events?{name}={value}",
+                                    headers=game["auth"]["referee"])
+        body = assert_problem(response, 422, "invalid-query")
+        assert name in body["errors"]["query"]
+    ok = store_client.get(f"/v1/games/{game['id']}/events?after=01&limit=2",
+                          headers=game["auth"]["referee"])
+    assert [e["seq"] for e in ok.get_json()["events"]] == [2, 3]
+
+
+def test_schema_revision_is_the_newest_migration():
+    script = ScriptDirectory.from_config(Config(str(ROOT / "alembic.ini")))
+    assert script.get_heads() == [SCHEMA_REVISION]
+
+
+@pytest.mark.parametrize("revision", [None, "0002_games_last_seq"])
+def test_a_database_not_at_this_release_s_migration_is_503_until_migrated(
+        new_database, db_url, counter_engine, revision):
+    url = new_database("postgresql" if db_url.startswith("postgresql") else "sqlite")
+    if revision:
+        migrate(url, revision)
+    app = create_app({"TESTING": True, "DATABASE_URL": url})
+    client = app.test_client()
+    for response in (client.post("/v1/games", json={"game": "counter"}),
+                     client.get("/v1/games/x", headers={"Authorization": "Bearer t"}),
+                     client.get("/readyz")):
+        body = assert_problem(response, 503, "schema-not-current")
+        assert SCHEMA_REVISION in body["detail"] and "alembic upgrade head" in body["detail"]
+        assert (revision or "not migrated") in body["detail"]
+        assert response.headers["Retry-After"] == "30"
+    migrate(url)  # the operator migrates: the same app serves at once
+    assert client.get("/readyz").get_json() == {"status": "ready"}
+    assert client.post("/v1/games", json={"game": "counter"}).status_code == 201
+    get_store(app).dispose()
+
+
+@pytest.mark.slow
+def test_gunicorn_chunked_bodies_and_the_start_message(new_database, tmp_path):
+    """Over a real socket with gunicorn: chunked bodies over 64 KiB are 413 (they were
+    cut at 64 KiB and the rest parsed), a chunked text/plain body is 415; gunicorn
+    says at start that the database is not migrated, then serves once it is."""
+    from test_store_gunicorn import _free_port
+
+    url = new_database("sqlite")
+    port = _free_port()
+    log = tmp_path / "gunicorn.log"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "--workers", "1", "--bind", f"127.0.0.1:{port}",
+         "--no-control-socket", "--pythonpath", str(ROOT / "tests"),
+         "fake_engine:create_app()"],
+        cwd=ROOT, env={**os.environ, "DATABASE_URL": url}, stdout=subprocess.DEVNULL,
+        stderr=log.open("w"))
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while "not migrated" not in log.read_text():
+            if time.monotonic() > deadline or process.poll() is not None:
+                pytest.fail("no start message: " + log.read_text())
+            time.sleep(0.2)
+        assert "alembic upgrade head" in log.read_text()
+        assert requests.get(base + "/readyz", timeout=10).status_code == 503
+        migrate(url)
+
+        def chunks(body):
+            for i in range(0, len(body), 4096):
+                yield body[i:i + 4096]
+
+        def post(body, content_type="application/json"):
+            return requests.post(base + "/v1/games", data=chunks(body), timeout=30,
+                                 headers={"Content-Type": content_type})
+
+        assert post(CREATE[:-1] + b" " * 70_000 + b"}").status_code == 413
+        assert post(CREATE, "text/plain").status_code == 415
+        created = post(CREATE)
+        assert created.status_code == 201, created.text
+    finally:
+        process.terminate()
+        process.wait(20)
