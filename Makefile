@@ -17,8 +17,8 @@ $(VENV)/.installed: setup.cfg setup.py
 
 serve: install
 	$(BIN)/alembic upgrade head
-	$(BIN)/gunicorn --workers $(WORKERS) --bind $(HOST):$(PORT) --no-control-socket \
-	    'service:create_app()'
+	$(BIN)/gunicorn --config gunicorn.conf.py --workers $(WORKERS) --bind $(HOST):$(PORT) \
+	    --no-control-socket 'service:create_app()'
 
 test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS)

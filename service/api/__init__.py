@@ -73,13 +73,13 @@ def _require_json_body():
 
 def init_api(app: Flask) -> Api:
     """Register the blueprints and error handling on ``app``; returns the Api."""
-    from service.api import games, meta, sequence, two_way
+    from service.api import games, meta, sequence, stream, two_way
 
     app.json = StrictJSONProvider(app)
     app.url_map.merge_slashes = False  # "//" is a 404 problem, not an HTML 308 redirect
     api = Api(app)
     app.before_request(_require_json_body)
-    for module in (meta, games, two_way, sequence):
+    for module in (meta, games, stream, two_way, sequence):
         api.register_blueprint(module.blp)
     api.register_blueprint(sequence.numbers_blp)
 

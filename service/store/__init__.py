@@ -2,12 +2,14 @@
 
 ``GameStore(url)`` is the entry point (see :mod:`service.store.records`);
 :func:`get_store` gives the Flask app's store, created on first use from the app's
-``DATABASE_URL``. The schema comes from the Alembic migrations (``alembic upgrade head``).
+``DATABASE_URL``; :func:`get_feed` the app's event feed watcher (:mod:`service.store.feed`).
+The schema comes from the Alembic migrations (``alembic upgrade head``).
 """
 from __future__ import annotations
 
 import threading
 
+from service.store.feed import FALLBACK_SECONDS, POLL_SECONDS, Feed, Watch
 from service.store.records import (REFEREE, Applied, EventPage, GameNotFound, GameRecord,
                                    GameStore, IdempotencyRequest, KeyInFlight, KeyReused,
                                    Refused, ReplayReport, Reply, StoreError, Unauthenticated,
@@ -16,9 +18,10 @@ from service.store.records import (REFEREE, Applied, EventPage, GameNotFound, Ga
 __all__ = ["REFEREE", "Applied", "EventPage", "GameNotFound", "GameRecord", "GameStore",
            "IdempotencyRequest", "KeyInFlight", "KeyReused", "Refused", "ReplayReport",
            "Reply", "StoreError", "Unauthenticated", "Unavailable", "UnknownGame",
-           "get_store", "hash_token", "request_hash"]
+           "Feed", "Watch", "get_feed", "get_store", "hash_token", "request_hash"]
 
 _EXTENSION = "card-referee-store"
+_FEED_EXTENSION = "card-referee-feed"
 _lock = threading.Lock()
 
 
@@ -37,3 +40,22 @@ def get_store(app) -> GameStore:
                                       "IDEMPOTENCY_IN_FLIGHT_SECONDS", 60.0))
                 app.extensions[_EXTENSION] = store
     return store
+
+
+def get_feed(app) -> Feed:
+    """The app's :class:`Feed` over its store (one per app, created lazily;
+    ``FEED_LISTEN`` (default True: LISTEN/NOTIFY on PostgreSQL), ``FEED_POLL_SECONDS``
+    (SQLite's poll) and ``FEED_FALLBACK_SECONDS`` (the poll behind LISTEN) tune it)."""
+    feed = app.extensions.get(_FEED_EXTENSION)
+    if feed is None:
+        store = get_store(app)
+        with _lock:
+            feed = app.extensions.get(_FEED_EXTENSION)
+            if feed is None:
+                config = app.config
+                feed = Feed(store, listen=config.get("FEED_LISTEN", True),
+                            poll_seconds=config.get("FEED_POLL_SECONDS", POLL_SECONDS),
+                            fallback_seconds=config.get("FEED_FALLBACK_SECONDS",
+                                                        FALLBACK_SECONDS))
+                app.extensions[_FEED_EXTENSION] = feed
+    return feed

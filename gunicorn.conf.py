@@ -1,0 +1,48 @@
+"""gunicorn settings of `make serve` and of a production server (gunicorn also reads
+this file by itself when started from this directory). Command-line flags win.
+
+Serving model: gevent workers. Each connection is a greenlet, not a process or a
+thread, so open event streams (GET /v1/games/{id}/stream) and clients that send
+their request slowly cost a few kilobytes each instead of a worker: with sync
+workers, four sockets sending their headers one byte per second stalled every
+worker. psycopg 3 cooperates with gevent by itself; SQLite calls are short and
+never wait on the network. Several workers still use both cores, and every worker
+is the same: any of them serves actions and streams (README "Production").
+"""
+import os
+import secrets
+
+worker_class = "gevent"
+# open connections per worker (streams included); beyond it new ones wait in the backlog
+worker_connections = int(os.environ.get("WORKER_CONNECTIONS", "1000"))
+# seconds a connection may take to send a request (the first one too: the gevent worker
+# times reading it out after `keepalive`) or stay idle between two requests
+keepalive = 5
+timeout = 30  # a worker that has not reported alive for this long is restarted
+graceful_timeout = 10  # on stop: time for requests in flight (streams end at once)
+
+
+def on_starting(server):
+    """Stream tickets are signed with CARD_REFEREE_SECRET, which every worker and
+    every host must share. Unset: draw one for this server's lifetime (its workers
+    inherit it); tickets then fail on other hosts and after a restart (clients ask
+    for a new one). Set it for several hosts."""
+    if not os.environ.get("CARD_REFEREE_SECRET"):
+        os.environ["CARD_REFEREE_SECRET"] = secrets.token_hex(32)
+        server.log.info("CARD_REFEREE_SECRET unset: stream tickets are valid on this "
+                        "server until it stops")
+
+
+def post_worker_init(worker):
+    """End the worker's open streams as soon as it is told to stop (SIGTERM clears
+    ``worker.alive``), so that it stops at once and clients reconnect to another."""
+    import threading  # greenlet-based by now (the gevent worker patched threading)
+    import time
+
+    def watch():
+        while worker.alive:
+            time.sleep(0.5)
+        from service.store.feed import close_all
+        close_all()
+
+    threading.Thread(target=watch, name="stop-streams", daemon=True).start()
