@@ -58,6 +58,18 @@ blp = Blueprint("stream", __name__, url_prefix="/v1/games",
 blp.errorhandler(StoreError)(games._store_error)
 blp.errorhandler(Unavailable)(games._unavailable)
 
+
+@blp.record_once
+def _register_security_scheme(state) -> None:
+    """Document the ticket (components.securitySchemes.streamTicket)."""
+    for entry in state.app.extensions.get("flask-smorest", {}).get("apis", {}).values():
+        entry["ext_obj"].spec.components.security_scheme("streamTicket", {
+            "type": "apiKey", "in": "query", "name": "ticket",
+            "description": "A stream ticket from POST /v1/games/{id}/stream-tickets: "
+                           "opens that game's stream as the viewer it was issued to, "
+                           "for 60 s (EventSource cannot send Authorization)."})
+
+
 log = logging.getLogger(__name__)
 TICKET_SALT = "card-referee.stream-ticket"
 PAGE = 500  # events read per statement while catching up
@@ -77,6 +89,12 @@ class StreamQuerySchema(Schema):
     ticket = fields.String(metadata={
         "description": "a stream ticket (POST .../stream-tickets) instead of the "
                        "Authorization header, for EventSource"})
+
+
+class StreamHeadersSchema(Schema):
+    last_event_id = fields.String(data_key="Last-Event-ID", metadata={
+        "description": "resume after this seq (EventSource sends the id: of the last "
+                       "event it received when it reconnects); not a seq: 400"})
 
 
 class TicketSchema(Schema):
@@ -138,10 +156,10 @@ def post_stream_ticket(game_id: str):
     return response
 
 
-def _resume_point(query: dict) -> int | None:
+def _resume_point(query: dict, headers: dict) -> int | None:
     """``Last-Event-ID`` (a seq; it wins: EventSource sends it when reconnecting to
     the URL it opened), else ``?after=``, else None. A header that is not a seq: 400."""
-    header = request.headers.get("Last-Event-ID")
+    header = headers.get("last_event_id")
     if header is None or header.strip() == "":
         return query.get("after")
     value = header.strip()
@@ -168,16 +186,15 @@ _EVENT_STREAM_DOC = {
 
 @blp.get("/<game_id>/stream")
 @blp.arguments(StreamQuerySchema(), location="query")
-@blp.doc(security=games.SECURITY, parameters=[{
-    "in": "header", "name": "Last-Event-ID", "schema": {"type": "string"},
-    "description": "resume after this seq (EventSource sends it when reconnecting)"}],
-    responses={"200": _EVENT_STREAM_DOC,
-               "204": {"description": "the game is finished and you have seen all of it"}})
+@blp.arguments(StreamHeadersSchema(), location="headers")
+@blp.doc(security=[*games.SECURITY, {"streamTicket": []}], responses={
+    "200": _EVENT_STREAM_DOC,
+    "204": {"description": "the game is finished and you have seen all of it"}})
 @blp.alt_response(400, response="BAD_REQUEST")
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
-def get_stream(query: dict, game_id: str):
+def get_stream(query: dict, headers: dict, game_id: str):
     """Follow the game live: Server-Sent Events, one per log entry you may see
     (the same viewer filter as `/events`), resumable exactly with `Last-Event-ID`
     or `?after=`. Auth: the bearer token, or `?ticket=` (see stream-tickets).
@@ -189,7 +206,7 @@ def get_stream(query: dict, game_id: str):
     game you have seen all of: 204.
     """
     store, viewer = get_store(current_app), g.actor
-    resume = _resume_point(query)
+    resume = _resume_point(query, headers)
     if resume is not None:
         page = store.page(game_id, resume, PAGE)
         if resume > page.game.last_seq:
