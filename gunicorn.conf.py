@@ -15,9 +15,10 @@ import secrets
 worker_class = "gevent"
 # open connections per worker (streams included); beyond it new ones wait in the backlog
 worker_connections = int(os.environ.get("WORKER_CONNECTIONS", "1000"))
-# seconds a connection may take to send a request (the first one too: the gevent worker
-# times reading it out after `keepalive`) or stay idle between two requests
-keepalive = 5
+# seconds a connection may take to send its request headers (the first request's too:
+# the gevent worker gives up reading them after `keepalive`) or stay idle between two
+# requests; a stopping worker waits for its idle connections that long
+keepalive = 2
 timeout = 30  # a worker that has not reported alive for this long is restarted
 graceful_timeout = 10  # on stop: time for requests in flight (streams end at once)
 
