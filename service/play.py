@@ -162,17 +162,22 @@ class HTTPStream:
             raise OSError(f"GET {path}: HTTP {self.response.status}")
 
     def __iter__(self) -> Iterator[bytes]:
-        while chunk := self.response.read1(65536):
-            yield chunk
+        try:
+            while chunk := self.response.read1(65536):
+                yield chunk
+        except (OSError, http.client.HTTPException, AttributeError):
+            return  # shut down by close() (http.client may trip over its closed file)
+        finally:
+            self.connection.close()
 
     def close(self) -> None:
+        """Shut the socket down: the reading thread's iteration ends."""
         sock = self.connection.sock
         if sock is not None:
             try:
                 sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
-        self.connection.close()
 
 
 # ----- the event stream ------------------------------------------------------------

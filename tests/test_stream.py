@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import queue
 import threading
 import time
@@ -19,6 +20,7 @@ from itsdangerous import TimestampSigner
 from sqlalchemy import insert, update
 from sqlalchemy.engine import make_url
 
+from conftest import migrate
 from helpers import assert_problem
 from service import create_app
 from service.play import Message, sse_messages
@@ -377,14 +379,17 @@ def test_a_missed_notification_is_caught_by_the_poll(open_stream, feed_app, clie
     assert (event.id, event.event, event.json()["count"]) == ("5", "ticked", 1)
 
 
-def test_pg_notify_leaves_only_with_the_actions_commit(db_url, counter_engine, monkeypatch):
+@pytest.mark.skipif(not os.environ.get("TEST_DATABASE_URL"),
+                    reason="LISTEN/NOTIFY is PostgreSQL's (TEST_DATABASE_URL)")
+def test_pg_notify_leaves_only_with_the_actions_commit(new_database, counter_engine,
+                                                      monkeypatch):
     """PostgreSQL: an accepted action notifies "<game id>:<last_seq>" once, from its own
     transaction; a refused one, or one whose transaction rolls back after its writes,
     notifies nothing (and writes nothing)."""
-    if not db_url.startswith("postgresql"):
-        pytest.skip("LISTEN/NOTIFY is PostgreSQL's")
-    store = GameStore(db_url)
-    conninfo = make_url(db_url).set(drivername="postgresql").render_as_string(
+    url = new_database("postgresql")
+    migrate(url)
+    store = GameStore(url)
+    conninfo = make_url(url).set(drivername="postgresql").render_as_string(
         hide_password=False)
     listener = psycopg.connect(conninfo, autocommit=True)
     try:
@@ -417,6 +422,20 @@ def test_pg_notify_leaves_only_with_the_actions_commit(db_url, counter_engine, m
     finally:
         listener.close()
         store.dispose()
+
+
+def test_a_page_holds_no_event_past_the_game_rows_last_seq(feed_app, make_game):
+    """The viewer filter applies the game row's state: a page (/events, the stream)
+    stops at that row's last_seq; the integrity read (replay) still sees the rest."""
+    game = make_game()
+    store = get_store(feed_app)
+    with store.uow.connection() as connection:  # a row the game row does not count
+        connection.execute(insert(Event), {
+            "game_id": game["id"], "seq": 5, "type": "ticked", "seat": None,
+            "payload": {"count": 1}, "created_at": utcnow()})
+    page = store.page(game["id"], 0)
+    assert [e.seq for e in page.events] == [1, 2, 3, 4] and page.last_seq == 4
+    assert [e.seq for e in store.events(game["id"])[1]] == [1, 2, 3, 4, 5]
 
 
 def test_the_feed_thread_runs_only_while_a_game_is_watched(db_url):

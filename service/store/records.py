@@ -435,31 +435,40 @@ class GameStore:
     def events(self, game_id: str, after: int = 0,
                limit: int | None = None) -> tuple[GameRecord, list[StoredEvent]]:
         """The game and its events with ``seq > after`` (in order, at most ``limit``),
-        read in one transaction. :class:`GameNotFound`."""
-        page = self.page(game_id, after, limit)
+        every stored one, also past the game row's ``last_seq`` (for integrity checks:
+        :meth:`replay`). :class:`GameNotFound`."""
+        page = self._page(game_id, after, limit, bounded=False)
         return page.game, page.events
 
     def page(self, game_id: str, after: int = 0, limit: int | None = None) -> EventPage:
-        """One page of the log: the game, its events with ``seq > after`` (in order, at
-        most ``limit``) and ``last_seq`` (see :class:`EventPage`), read in one
-        transaction. :class:`GameNotFound`."""
+        """One page of the log: the game, its events with ``seq > after`` up to the
+        game row's ``last_seq`` (in order, at most ``limit``) and ``last_seq`` (see
+        :class:`EventPage`). :class:`GameNotFound`.
+
+        Two statements without a transaction around them (the event feed reads a page
+        per stream wake-up: no BEGIN/COMMIT round trips): the game row first, then the
+        events up to ITS ``last_seq``, so the page never holds an event newer than the
+        state the viewer filter applies (an event committed in between is left for
+        the next page, never skipped: it is after ``last_seq``)."""
+        return self._page(game_id, after, limit, bounded=True)
+
+    def _page(self, game_id: str, after: int, limit: int | None, bounded: bool) -> EventPage:
         def fn(connection: Connection) -> EventPage:
-            # the game row (with the log's end, last_seq) is read before the page: an
-            # event appended between the two statements (READ COMMITTED) is then after
-            # last_seq, never skipped
             record = self._read(connection, game_id)
             bound = min(max(after, 0), MAX_SEQ)  # the same rows, in the column's range
             statement = (select(_EVENTS.c.seq, _EVENTS.c.type, _EVENTS.c.seat,
                                 _EVENTS.c.payload)
                          .where(_EVENTS.c.game_id == game_id, _EVENTS.c.seq > bound)
                          .order_by(_EVENTS.c.seq))
+            if bounded:
+                statement = statement.where(_EVENTS.c.seq <= record.last_seq)
             if limit is not None:
                 statement = statement.limit(min(max(limit, 0), MAX_SEQ))
             events = [StoredEvent(e.seq, _event_of(e)) for e in connection.execute(statement)]
             # empty page: log_end <= after (min() only matters for limit=0)
             last_seq = events[-1].seq if events else min(after, record.last_seq)
             return EventPage(record, events, last_seq)
-        return self.uow.run(fn, write=False, core=True)
+        return self.uow.read_one(fn)
 
     def last_seqs(self, game_ids: list[str]) -> dict[str, int]:
         """``{game id: last_seq}`` of those of ``game_ids`` that exist, in one

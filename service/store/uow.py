@@ -83,8 +83,9 @@ class UnitOfWork:
         return self._retry(fn, self.connection if core else self.transaction, write)
 
     def read_one(self, fn: Callable[[Connection], T]) -> T:
-        """``fn(connection)`` that runs ONE read statement, without a transaction
-        around it (one statement is atomic; see :func:`single_statements`), retried
+        """``fn(connection)`` that runs read statements, each atomic by itself, without
+        a transaction around them (see :func:`single_statements`): ONE statement, or
+        several whose reader copes with commits between them (GameStore.page); retried
         like :meth:`run`."""
         return self._retry(fn, self._single_statement, False)
 
