@@ -184,6 +184,25 @@ def test_each_viewer_gets_exactly_what_events_shows_it(open_stream, client, make
     assert "card" not in by_seq["north"][4] and "card" in by_seq["south"][4]
 
 
+def test_streams_of_one_game_share_one_read_per_change(open_stream, feed_app, client,
+                                                      make_game, monkeypatch):
+    """Fan-out in one process: the streams of a game that wake for a change read the
+    log once between them (each still filters for its own viewer)."""
+    game = make_game()
+    readers = [open_stream(stream_path(game), game["auth"][who])
+               for who in ("north", "south", "referee")]
+    for reader in readers:
+        reader.take(1)
+    store, reads = get_store(feed_app), []
+    original = store.page
+    monkeypatch.setattr(store, "page", lambda *args: reads.append(args) or original(*args))
+    act(client, game, "north", {"type": "draw"})  # 5
+    got = {who: reader.take(1)[0].json() for who, reader in
+           zip(("north", "south", "referee"), readers)}
+    assert "card" in got["north"] and "card" not in got["south"] and "card" in got["referee"]
+    assert reads == [(game["id"], SETUP, 500)]
+
+
 def test_heartbeat_comment_when_nothing_is_sent(open_stream, feed_app, client, make_game):
     feed_app.config["STREAM_HEARTBEAT_SECONDS"] = 0.2
     game = make_game()

@@ -244,7 +244,7 @@ def _stream(feed: Feed, game_id: str, viewer: str, resume: int | None, deadline:
                     return
                 after, page, sent = record.last_seq, None, time.monotonic()
             else:
-                after, page = resume, store.page(game_id, resume, PAGE)
+                after, page = resume, watch.page(resume, PAGE)
             while True:
                 if page is not None:
                     for event in games._events_out(page.game, page.events, viewer):
@@ -252,7 +252,7 @@ def _stream(feed: Feed, game_id: str, viewer: str, resume: int | None, deadline:
                         sent = time.monotonic()
                     after = page.last_seq
                     if len(page.events) == PAGE:  # more to catch up with
-                        page = store.page(game_id, after, PAGE)
+                        page = watch.page(after, PAGE)
                         continue
                     if page.game.finished:
                         return  # its last entry is sent
@@ -260,7 +260,7 @@ def _stream(feed: Feed, game_id: str, viewer: str, resume: int | None, deadline:
                 if now >= deadline or feed.closed:
                     return
                 if watch.wait(after, min(deadline, sent + heartbeat) - now):
-                    page = store.page(game_id, after, PAGE)
+                    page = watch.page(after, PAGE)
                     continue
                 page = None
                 if time.monotonic() >= sent + heartbeat and not feed.closed:

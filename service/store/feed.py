@@ -3,8 +3,9 @@ their logs grow.
 
 A stream (:mod:`service.api.stream`) registers the game it follows
 (:meth:`Feed.watch`) and waits (:meth:`Watch.wait`) until the game's last seq passes
-the last one it sent; then it reads the new events itself (``GameStore.page``, a
-connection checked out for one short transaction) and filters them for its viewer.
+the last one it sent; then it reads the new events (:meth:`Watch.page`: one
+``GameStore.page`` per game and resume point in this process, shared by the streams
+of that game that wake together) and filters them for its viewer.
 A waiting stream holds no database connection: ONE thread per process (a greenlet
 under gunicorn's gevent workers) learns of every commit to a watched game, made by
 any worker or host:
@@ -32,7 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.store.records import FEED_CHANNEL, GameStore
+from service.store.records import FEED_CHANNEL, EventPage, GameStore
 
 log = logging.getLogger(__name__)
 
@@ -44,11 +45,14 @@ _FEEDS: weakref.WeakSet[Feed] = weakref.WeakSet()
 
 @dataclass
 class _Game:
-    """A watched game: the highest ``last_seq`` learnt, its streams' wake-up."""
+    """A watched game: the highest ``last_seq`` learnt, its streams' wake-up, and the
+    last page read for them (``after``, page)."""
 
     changed: threading.Condition
     last_seq: int = 0
     watchers: int = 0
+    reading: threading.Lock = field(default_factory=threading.Lock)
+    page: tuple[int, EventPage] | None = None
 
 
 @dataclass
@@ -56,7 +60,22 @@ class Watch:
     """One stream's registration on a game (see :meth:`Feed.watch`)."""
 
     feed: Feed
+    game_id: str
     game: _Game = field(repr=False)
+
+    def page(self, after: int, limit: int) -> EventPage:
+        """``GameStore.page(game, after, limit)``, read once for all the streams of the
+        game in this process that ask for the same ``after`` while nothing newer is
+        known (the others wait for that read instead of making their own)."""
+        game = self.game
+        with game.reading:
+            if game.page is not None:
+                read_after, page = game.page
+                if read_after == after and page.game.last_seq >= game.last_seq:
+                    return page
+            page = self.feed.store.page(self.game_id, after, limit)
+            game.page = (after, page)
+            return page
 
     def wait(self, after: int, timeout: float) -> bool:
         """Block until the game's last seq is known to exceed ``after`` (True), or
@@ -103,7 +122,7 @@ class Feed:
                 self._thread = threading.Thread(target=self._run, name="feed", daemon=True)
                 self._thread.start()
         try:
-            yield Watch(self, game)
+            yield Watch(self, game_id, game)
         finally:
             with self.lock:
                 game.watchers -= 1
