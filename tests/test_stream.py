@@ -203,6 +203,25 @@ def test_streams_of_one_game_share_one_read_per_change(open_stream, feed_app, cl
     assert reads == [(game["id"], SETUP, 500)]
 
 
+def test_news_the_log_does_not_hold_cause_no_busy_loop(open_stream, feed_app, client,
+                                                       make_game, monkeypatch):
+    """A stray notification (last seq 999 of a game at 4: anyone who may NOTIFY on the
+    database can send one) costs one read and then one per heartbeat, not a loop of
+    reads; the game's real entries still arrive (by those reads)."""
+    feed_app.config["STREAM_HEARTBEAT_SECONDS"] = 0.2
+    game = make_game()
+    reader = open_stream(stream_path(game), game["auth"]["north"])
+    reader.take(1)
+    store, reads = get_store(feed_app), []
+    original = store.page
+    monkeypatch.setattr(store, "page", lambda *args: reads.append(args) or original(*args))
+    get_feed(feed_app).advance(game["id"], 999)
+    time.sleep(1.0)
+    assert 1 <= len(reads) <= 8  # one at once, then about one per 0.2 s heartbeat
+    act(client, game, "north", {"type": "add", "amount": 1})  # 5
+    assert [(m.id, m.event) for m in reader.take(1, timeout=3)] == [("5", "added")]
+
+
 def test_heartbeat_comment_when_nothing_is_sent(open_stream, feed_app, client, make_game):
     feed_app.config["STREAM_HEARTBEAT_SECONDS"] = 0.2
     game = make_game()

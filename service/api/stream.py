@@ -246,25 +246,30 @@ def _stream(feed: Feed, game_id: str, viewer: str, resume: int | None, deadline:
             else:
                 after, page = resume, watch.page(resume, PAGE)
             while True:
+                target = after  # wait for news past it
                 if page is not None:
                     for event in games._events_out(page.game, page.events, viewer):
                         yield _sse(event["seq"], event["type"], event)
                         sent = time.monotonic()
-                    after = page.last_seq
+                    after = target = page.last_seq
                     if len(page.events) == PAGE:  # more to catch up with
                         page = watch.page(after, PAGE)
                         continue
                     if page.game.finished:
                         return  # its last entry is sent
+                    if not page.events:  # the feed knew of more than the log holds (a
+                        target = max(after, watch.known)  # stray NOTIFY): no busy loop
                 now = time.monotonic()
                 if now >= deadline or feed.closed:
                     return
-                if watch.wait(after, min(deadline, sent + heartbeat) - now):
+                if watch.wait(target, min(deadline, sent + heartbeat) - now):
                     page = watch.page(after, PAGE)
                     continue
                 page = None
                 if time.monotonic() >= sent + heartbeat and not feed.closed:
                     yield ": keep-alive\n\n"
                     sent = time.monotonic()
+                    if target > after:  # look again now and then
+                        page = watch.page(after, PAGE)
         except Unavailable:
             log.warning("stream of game %s ended: the database is unavailable", game_id)

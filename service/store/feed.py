@@ -63,6 +63,12 @@ class Watch:
     game_id: str
     game: _Game = field(repr=False)
 
+    @property
+    def known(self) -> int:
+        """The highest last seq of the game learnt so far."""
+        with self.feed.lock:
+            return self.game.last_seq
+
     def page(self, after: int, limit: int) -> EventPage:
         """``GameStore.page(game, after, limit)``, read once for all the streams of the
         game in this process that ask for the same ``after`` while nothing newer is
