@@ -19,17 +19,19 @@ so next to the figures.
    PostgreSQL (NOTIFY) across two servers p99 <= 100 ms; SQLite (the 0.25 s poll)
    p99 <= 300 ms.
 2. The serving figures, per worker model (--models; "gevent" is `make serve`,
-   "gthread" runs 256 threads per worker), 4 workers, --threads clients playing
-   scripted games (bench_store.py) for --seconds:
-   (c) actions/s without streams / today's sync workers, measured alternately in the
-       same run [target >= 0.9];
-   (a) actions/s with --streams open streams / without, on the same server [>= 0.8]:
-       "idle": the streams follow other games (3 each: both seats and the referee);
-       "followed": also each played game's two seats follow it (every action is then
-       delivered twice); memory per open stream: the workers' RSS with the idle
-       streams open, less before, divided by their number;
+   "gthread" runs 256 threads per worker), 4 workers each, --threads clients playing
+   scripted games (bench_store.py). Throughputs are compared between two servers
+   running side by side, measured in turns of 2 s until each had --seconds, so that
+   load from elsewhere on the machine hits both alike:
+   (c) actions/s without streams / today's sync workers [target >= 0.9];
+   (a) actions/s with --streams open streams / a twin server without [>= 0.8]: the
+       streams follow other games (3 each: both seats and the referee); then also
+       with each game played on it followed by its two seats (each action delivered
+       twice more); memory per open stream: the workers' RSS with the streams open,
+       less before, divided by their number;
    (b) /healthz p99 (a new connection each, 150 probes) while 64 clients send their
-       request headers one byte per second [<= 100 ms]; sync workers for contrast.
+       request headers one byte per second [<= 100 ms]; --sync-slow-clients: sync
+       workers too, for contrast.
 """
 from __future__ import annotations
 
@@ -230,33 +232,32 @@ def healthz_p99(port: int, probes: int = 150, timeout: float = 5.0) -> str:
     return f"p99 {ms(percentile(timings, 0.99))} (median {ms(statistics.median(timings))})"
 
 
-def throughput(url: str, args: tuple[str, ...], seconds: float, threads: int) -> float:
-    process, base = start_gunicorn(url, 4, args)
-    try:
-        http_actions(base, 1.0, threads)  # warm up
-        return http_actions(base, seconds, threads)[0]
-    finally:
-        stop(process)
+def alternating(bases: list[str], seconds: float, threads: int, slice_: float = 2.0,
+                on_game: list | None = None) -> list[float]:
+    """Actions/s of each server of ``bases``, measured in turns of ``slice_`` seconds
+    until each had ``seconds`` (so drifting load from elsewhere hits all alike);
+    ``on_game[i]``: the :func:`http_actions` hook for server i."""
+    done = [0.0] * len(bases)
+    for base in bases:
+        http_actions(base, 0.5, threads)  # warm up
+    for _ in range(max(1, round(seconds / slice_))):
+        for i, base in enumerate(bases):
+            done[i] += http_actions(base, slice_, threads,
+                                    on_game=on_game[i] if on_game else None)[0] * slice_
+    return [count / (slice_ * max(1, round(seconds / slice_))) for count in done]
 
 
 def bench_model(url: str, backend: str, name: str, options: argparse.Namespace) -> None:
-    args = MODELS[name]
-    seconds, threads = options.seconds, options.threads
-    # (c) against today's sync workers, alternating (load drift hits both alike)
-    sync, model = [], []
-    for _ in range(2):
-        sync.append(throughput(url, MODELS["sync"], seconds, threads))
-        model.append(throughput(url, args, seconds, threads))
-    print(f"{backend} {name}: (c) actions/s without streams {statistics.mean(model):,.0f} "
-          f"vs sync {statistics.mean(sync):,.0f}: ratio "
-          f"{statistics.mean(model) / statistics.mean(sync):.2f} [target >= 0.9] "
-          f"(runs {', '.join(f'{x:.0f}' for x in model)} / {', '.join(f'{x:.0f}' for x in sync)})")
-    process, base = start_gunicorn(url, 4, args)
+    args, seconds, threads = MODELS[name], options.seconds, options.threads
+    servers = [start_gunicorn(url, 4, MODELS["sync"]), start_gunicorn(url, 4, args),
+               start_gunicorn(url, 4, args)]
+    (_, sync_base), (_, plain), (process, base) = servers
     port = int(base.rsplit(":", 1)[1])
     streams = Streams(port)
     try:
-        http_actions(base, 1.0, threads)  # warm up
-        without = http_actions(base, seconds, threads)[0]
+        sync, without = alternating([sync_base, plain], seconds, threads)
+        print(f"{backend} {name}: (c) actions/s without streams {without:,.0f} vs sync "
+              f"{sync:,.0f}: ratio {without / sync:.2f} [target >= 0.9]")
         targets = idle_games(base, options.streams)
         before = workers_rss(process.pid)
         for game_id, token in targets:
@@ -264,28 +265,35 @@ def bench_model(url: str, backend: str, name: str, options: argparse.Namespace) 
         if streams.wait_open(len(targets)):
             time.sleep(1.0)
             per_stream = (workers_rss(process.pid) - before) / len(targets)
-            idle = http_actions(base, seconds, threads)[0]
+            without, idle = alternating([plain, base], seconds, threads)
+            lost = streams.closed
 
             def follow(game: ScriptedGame) -> None:
                 for token in game.tokens.values():
                     streams.open(game.id, token)
 
-            followed = http_actions(base, seconds, threads, on_game=follow)[0]
-            print(f"{backend} {name}: (a) actions/s {without:,.0f} without streams, "
-                  f"{idle:,.0f} with {len(targets)} idle streams (ratio {idle / without:.2f}), "
-                  f"{followed:,.0f} with the played games followed too (ratio "
-                  f"{followed / without:.2f}) [target >= 0.8]; {streams.closed} streams "
-                  f"closed early")
+            plain_2, followed = alternating([plain, base], seconds, threads,
+                                            on_game=[None, follow])
+            print(f"{backend} {name}: (a) actions/s with {len(targets)} idle streams "
+                  f"{idle:,.0f} vs {without:,.0f} without: ratio {idle / without:.2f} "
+                  f"[target >= 0.8] ({lost} closed early); with the played games "
+                  f"followed too (2 streams each) {followed:,.0f} vs {plain_2:,.0f}: ratio "
+                  f"{followed / plain_2:.2f}")
             print(f"{backend} {name}: memory per open stream {per_stream / 1024:.1f} KiB "
                   f"(workers' RSS)")
         else:
             print(f"{backend} {name}: (a) only {streams.views} of {len(targets)} streams "
                   f"opened within 60 s: the workers cannot hold them")
-        p99 = healthz_p99(port)
+        streams.close()
+        print(f"{backend} {name}: (b) /healthz with 64 slow-header clients: "
+              f"{healthz_p99(int(plain.rsplit(':', 1)[1]))} [<= 100 ms]")
+        if options.sync_slow_clients:
+            print(f"{backend} sync: (b) /healthz with 64 slow-header clients: "
+                  f"{healthz_p99(int(sync_base.rsplit(':', 1)[1]), probes=20)}")
     finally:
         streams.close()
-        stop(process)
-    print(f"{backend} {name}: (b) /healthz with 64 slow-header clients: {p99} [<= 100 ms]")
+        for process_, _ in servers:
+            stop(process_)
 
 
 def main() -> None:
@@ -315,13 +323,6 @@ def main() -> None:
                 bench_delivery(database.url, backend, options.samples)
             for name in options.models.split(","):
                 bench_model(database.url, backend, name.strip(), options)
-            if options.sync_slow_clients:
-                process, base = start_gunicorn(database.url, 4, MODELS["sync"])
-                try:
-                    print(f"{backend} sync: (b) /healthz with 64 slow-header clients: "
-                          f"{healthz_p99(int(base.rsplit(':', 1)[1]), probes=20)}")
-                finally:
-                    stop(process)
         finally:
             database.drop()
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
