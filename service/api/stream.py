@@ -51,7 +51,8 @@ from marshmallow.validate import Range
 from service.api import games
 from service.api.base import Blueprint
 from service.errors import problem
-from service.store import Feed, StoreError, Unavailable, get_feed, get_store
+from service.store import (EventPage, Feed, GameRecord, StoreError, Unavailable, get_feed,
+                           get_store)
 
 blp = Blueprint("stream", __name__, url_prefix="/v1/games",
                 description="The live event feed of a game (Server-Sent Events)")
@@ -227,45 +228,61 @@ def _sse(seq: int, kind: str, data: dict) -> str:
     return f"id: {seq}\nevent: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
 
 
+def _opening(record: GameRecord, viewer: str) -> tuple[int, bool, str]:
+    """(last seq, finished?, the ``view`` event) of the game as it is now."""
+    return (record.last_seq, record.finished,
+            _sse(record.last_seq, "view", games._game_body(record, viewer)))
+
+
+def _entries(page: EventPage, viewer: str) -> str:
+    """The page's entries that ``viewer`` may see, as SSE text (one write)."""
+    return "".join(_sse(event["seq"], event["type"], event)
+                   for event in games._events_out(page.game, page.events, viewer))
+
+
 def _stream(feed: Feed, game_id: str, viewer: str, resume: int | None, deadline: float,
             heartbeat: float, retry_ms: int) -> Iterator[str]:
     """The SSE text of one stream (it runs after the view returned: no request
     context). It registers on the feed BEFORE its first read, so that no commit falls
-    between a read and the wait, and reads the log only when the feed says it grew."""
-    store = feed.store
+    between a read and the wait, reads the log only when the feed says it grew, and
+    keeps no game state while it waits (an open stream costs little memory)."""
     yield f"retry: {retry_ms}\n\n"
     sent = time.monotonic()
     with feed.watch(game_id) as watch:
         try:
+            page = None
             if resume is None:
-                record = store.read(game_id)
-                yield _sse(record.last_seq, "view", games._game_body(record, viewer))
-                if record.finished:
+                after, finished, opening = _opening(feed.store.read(game_id), viewer)
+                yield opening
+                sent = time.monotonic()
+                if finished:
                     return
-                after, page, sent = record.last_seq, None, time.monotonic()
             else:
                 after, page = resume, watch.page(resume, PAGE)
             while True:
                 target = after  # wait for news past it
                 if page is not None:
-                    for event in games._events_out(page.game, page.events, viewer):
-                        yield _sse(event["seq"], event["type"], event)
+                    text = _entries(page, viewer)
+                    if text:
+                        yield text
                         sent = time.monotonic()
                     after = target = page.last_seq
-                    if len(page.events) == PAGE:  # more to catch up with
+                    full, finished, empty = (len(page.events) == PAGE, page.game.finished,
+                                             not page.events)
+                    page = None
+                    if full:  # more to catch up with
                         page = watch.page(after, PAGE)
                         continue
-                    if page.game.finished:
+                    if finished:
                         return  # its last entry is sent
-                    if not page.events:  # the feed knew of more than the log holds (a
-                        target = max(after, watch.known)  # stray NOTIFY): no busy loop
+                    if empty:  # the feed knew of more than the log holds (a stray
+                        target = max(after, watch.known)  # NOTIFY): no busy loop
                 now = time.monotonic()
                 if now >= deadline or feed.closed:
                     return
                 if watch.wait(target, min(deadline, sent + heartbeat) - now):
                     page = watch.page(after, PAGE)
                     continue
-                page = None
                 if time.monotonic() >= sent + heartbeat and not feed.closed:
                     yield ": keep-alive\n\n"
                     sent = time.monotonic()
