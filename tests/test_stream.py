@@ -203,6 +203,21 @@ def test_streams_of_one_game_share_one_read_per_change(open_stream, feed_app, cl
     assert reads == [(game["id"], SETUP, 500)]
 
 
+def test_an_idle_stream_holds_no_database_connection(open_stream, feed_app, client,
+                                                    make_game):
+    """Streams waiting for news hold no pooled connection (the feed's one listener,
+    on PostgreSQL, is its own connection, not the pool's)."""
+    game = make_game()
+    readers = [open_stream(stream_path(game), game["auth"][who]) for who in ("north", "south")]
+    for reader in readers:
+        reader.take(1)
+    act(client, game, "north", {"type": "add", "amount": 1})
+    for reader in readers:
+        reader.take(1)
+    time.sleep(0.1)
+    assert get_store(feed_app).uow.engine.pool.checkedout() == 0
+
+
 def test_news_the_log_does_not_hold_cause_no_busy_loop(open_stream, feed_app, client,
                                                        make_game, monkeypatch):
     """A stray notification (last seq 999 of a game at 4: anyone who may NOTIFY on the

@@ -4,7 +4,8 @@ runs it: gunicorn.conf.py, gevent workers):
 * two servers on different ports on one database (PostgreSQL: NOTIFY; an SQLite
   file: the poll): an action posted to the first reaches streams held on the second,
   one of them opened with a ticket the first issued (the servers share
-  CARD_REFEREE_SECRET); the second stops at once with its streams open;
+  CARD_REFEREE_SECRET); one posted to the second reaches them too (across its two
+  workers); the second stops at once with its streams open;
 * 64 clients that send their request headers one byte per second do not slow
   /healthz down (p99 <= 100 ms).
 """
@@ -107,6 +108,15 @@ def test_an_action_on_one_server_reaches_streams_on_another(backend, tmp_path: P
                 expected = request(first, "GET", f"/v1/games/{game}/events?after=3",
                                    token=tokens[who])["events"]
                 assert [m.json() for _, m in stream.messages[1:]] == expected
+            # an action on the second server (2 workers) reaches every stream it holds,
+            # whichever of its workers holds it
+            legal = request(second, "GET", f"/v1/games/{game}/legal-actions",
+                            token=tokens["blue"])
+            action = {**legal["actions"][0], "expected_version": legal["version"]}
+            reply = request(second, "POST", f"/v1/games/{game}/actions", action, tokens["blue"])
+            seq = max(event["seq"] for event in reply["events"])
+            for who, stream in streams.items():
+                assert stream.wait_for(seq, 10) is not None, (who, stream.error)
             # told to stop with these streams open, the second server ends them at once
             # (not at its 10 s graceful timeout): clients reconnect elsewhere
             second_process.terminate()
