@@ -416,7 +416,8 @@ class Player:
     ``wrong_rate``: probability per step of a wrong declaration (2-Way Cards).
     ``on_reply``: optional callback ``(method, path, reply)`` for every response
     (tests use it to watch the traffic). ``follow``: follow each game on the
-    referee's event stream (see the module docstring).
+    referee's event stream (see the module docstring), when the transport can open
+    one (has ``stream``).
     """
 
     def __init__(self, transport: Transport, rng: random.Random, wrong_rate: float = 0.0,
@@ -428,7 +429,7 @@ class Player:
         self.wrong_rate = wrong_rate
         self.stats = stats or Stats()
         self.on_reply = on_reply
-        self.follow = follow
+        self.follow = follow and hasattr(transport, "stream")
 
     # ----- requests -----
 
