@@ -22,8 +22,8 @@ serve: install
 	$(BIN)/alembic upgrade head
 	mkdir -p $(PROMETHEUS_MULTIPROC_DIR) && rm -f $(PROMETHEUS_MULTIPROC_DIR)/*.db
 	PROMETHEUS_MULTIPROC_DIR=$(PROMETHEUS_MULTIPROC_DIR) \
-	$(BIN)/gunicorn --workers $(WORKERS) --bind $(HOST):$(PORT) --no-control-socket \
-	    'service:create_app()'
+	$(BIN)/gunicorn --config gunicorn.conf.py --workers $(WORKERS) --bind $(HOST):$(PORT) \
+	    --no-control-socket 'service:create_app()'
 
 # Delete expired idempotency records and finished/abandoned games past their retention
 # (README, "Operating"); PURGE_ARGS="--dry-run" or "--export-dir DIR"...

@@ -10,7 +10,8 @@ named database created from --pg-url / TEST_DATABASE_URL and dropped at the end)
    iteration (``service.store.db.make_engine``: the store's own connection settings),
    into the same ``events`` table of the same database, for a bounded time; once with
    one thread and once with ``--threads`` threads.
-2. Actions/s over HTTP: gunicorn ``--workers`` on 127.0.0.1 (as ``make serve``),
+2. Actions/s over HTTP: gunicorn ``--workers`` on 127.0.0.1 (as ``make serve``:
+   gunicorn.conf.py, gevent workers),
    scripted 2-Way Cards games (place, place, draw, discard; no declarations, so each
    game ends with a full grid, TW-E2), every action POSTed with ``expected_version`` and
    an ``Idempotency-Key``, no GET between actions (each seat's next move is read from
@@ -167,11 +168,15 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
-def start_gunicorn(url: str, workers: int) -> tuple[subprocess.Popen, str]:
+def start_gunicorn(url: str, workers: int, args: tuple[str, ...] = ()
+                   ) -> tuple[subprocess.Popen, str]:
+    """gunicorn as `make serve` starts it (gunicorn.conf.py: gevent workers), ``args``
+    added (``("-k", "sync")``...), on a free port: (process, base URL)."""
     port = free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--bind",
-         f"127.0.0.1:{port}", "--log-level", "warning", "service:create_app()"],
+        [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "--workers",
+         str(workers), "--bind", f"127.0.0.1:{port}", "--log-level", "warning",
+         "--no-control-socket", *args, "service:create_app()"],
         cwd=ROOT, env={**os.environ, "DATABASE_URL": url, "RATELIMIT_ENABLED": "false"},
         start_new_session=True)
     base = f"http://127.0.0.1:{port}"
@@ -266,8 +271,10 @@ def healthz(base: str, seconds: float, threads: int) -> float:
     return sum(counts) / (time.perf_counter() - start)
 
 
-def http_actions(base: str, seconds: float, threads: int) -> tuple[float, int]:
-    """(actions/s, games finished) of ``threads`` clients playing scripted games."""
+def http_actions(base: str, seconds: float, threads: int,
+                 on_game: Callable[[ScriptedGame], None] | None = None) -> tuple[float, int]:
+    """(actions/s, games finished) of ``threads`` clients playing scripted games
+    (``on_game(game)``: called for each new game before its first action)."""
     counts, finished = [0] * threads, [0] * threads
     start = time.perf_counter()
     deadline = start + seconds
@@ -277,6 +284,8 @@ def http_actions(base: str, seconds: float, threads: int) -> tuple[float, int]:
         try:
             while time.perf_counter() < deadline:
                 game = ScriptedGame(http)
+                if on_game is not None:
+                    on_game(game)
                 while game.status == "active" and time.perf_counter() < deadline:
                     game.step()
                     counts[slot] += 1

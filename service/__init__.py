@@ -5,16 +5,21 @@
 """
 from __future__ import annotations
 
+import logging
+import secrets
 from typing import Any
 
 from flask import Flask
 
-from service.config import settings
+from service.config import SECRET_ENV, secret_key, settings
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     """Build the Flask app: settings from the environment (:func:`service.config.
-    settings`), then ``config`` over them (tests pass DATABASE_URL...)."""
+    settings`), then ``config`` over them (tests pass DATABASE_URL...).
+
+    ``SECRET_KEY`` (from ``CARD_REFEREE_SECRET``) signs stream tickets; without it the
+    app draws a random key, valid in this process only (logged outside tests)."""
     from service.api import init_api
     from service.api.base import MAX_BODY_BYTES
     from service.cli import purge_command
@@ -29,8 +34,14 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         API_VERSION="v1",
         OPENAPI_VERSION="3.0.3",
         JSON_SORT_KEYS=False,
+        SECRET_KEY=secret_key(),
     )
     app.config.update(config or {})
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = secrets.token_hex(32)
+        if not app.testing:
+            logging.getLogger(__name__).warning(
+                "%s is not set: stream tickets are valid in this process only", SECRET_ENV)
     init_observability(app)  # first: its hooks see every request
     init_api(app)
     init_limits(app)

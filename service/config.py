@@ -110,3 +110,15 @@ def settings() -> dict[str, Any]:
         "LOG_FORMAT": _choice("LOG_FORMAT", "json", ("json", "text")),
         "LOG_LEVEL": _choice("LOG_LEVEL", "info", ("debug", "info", "warning", "error")),
     }
+
+
+SECRET_ENV = "CARD_REFEREE_SECRET"
+
+
+def secret_key() -> str | None:
+    """``CARD_REFEREE_SECRET``: the key that signs stream tickets. Every worker and
+    every host serving one database must have the same one (a ticket issued by one is
+    used on another). ``make serve`` (gunicorn.conf.py) draws one per server start
+    when it is unset; None when unset here (the app then draws one for this process
+    alone)."""
+    return os.environ.get(SECRET_ENV) or None

@@ -23,6 +23,14 @@ API only, each seat acting with its own bearer token:
 * table mode: the referee reports every card drawn (what is really in the deck); a
   seat's own ``draw`` bodies, which list every card the seat cannot rule out (G-M2),
   are left aside.
+* each game is followed on the referee's event stream (``GET /v1/games/{id}/stream``,
+  :class:`EventStream`) instead of asking for it: the game's first view comes from
+  the stream's opening ``view`` event, and at the end of the game every acknowledged
+  action's events must have been streamed (an error otherwise, after waiting up to
+  ``STREAM_TIMEOUT``), so a run also checks the live feed of every game it plays and
+  measures its delivery (``--no-follow``: without streams). A client waiting for
+  other seats (real-time games) blocks on :meth:`EventStream.wait_for` instead of
+  polling.
 
 Sequence and Sequence Numbers (``--game sequence|sequence-numbers --players N``,
 seats ``p1``..``pN``) are played the same way (random legal bodies; they have no
@@ -41,8 +49,9 @@ other refusals by code, the events of accepted actions (e.g. Halves' block moves
 report nothing (the referee does), so those games are played as above.
 
 At the end a summary is printed: games, turns, actions, declarations (valid/wrong),
-penalties (missed turns), winners, errors (any unexpected non-2xx, unfinished game or
-seed that does not match its commitment) and actions/s. The exit status is 1 when
+penalties (missed turns), winners, errors (any unexpected non-2xx, unfinished game,
+seed that does not match its commitment, event not streamed), actions/s, and the
+events streamed with the slowest delivery (reply to stream). The exit status is 1 when
 errors > 0. ``--seed`` makes a run reproducible: the client's choices come from
 ``random.Random(seed)`` and each game's seed (64 hex digits) is drawn from it too.
 
@@ -55,12 +64,13 @@ import hashlib
 import http.client
 import json
 import random
+import socket
 import sys
 import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Protocol
 from urllib.parse import urlsplit
@@ -74,6 +84,7 @@ REFEREE_ONLY = {"penalty", "retire"}  # disciplinary referee actions: never chos
 # race mode: action types a seat takes only when it has nothing else to do, as a player
 # would (Solitaire Frenzy: turning the hand, SF-H1)
 FALLBACK_ONLY = {"turn"}
+STREAM_TIMEOUT = 10.0  # seconds an acknowledged action's events may take to be streamed
 
 
 # ----- transport -------------------------------------------------------------------
@@ -88,10 +99,22 @@ class Reply(NamedTuple):
 
 
 class Transport(Protocol):
-    """Sends one request: ``request("POST", "/v1/games", {"game": ...}, headers)``."""
+    """Sends one request: ``request("POST", "/v1/games", {"game": ...}, headers)``;
+    ``stream(path, headers)`` opens an event stream (:class:`OSError` unless it answers
+    200)."""
 
     def request(self, method: str, path: str, body: Any = None,
                 headers: dict[str, str] | None = None) -> Reply: ...
+
+    def stream(self, path: str, headers: dict[str, str]) -> StreamBody: ...
+
+
+class StreamBody(Protocol):
+    """An open event stream: its bytes as they arrive; ``close()`` from any thread."""
+
+    def __iter__(self) -> Iterator[bytes]: ...
+
+    def close(self) -> None: ...
 
 
 class HTTPTransport:
@@ -136,6 +159,152 @@ class HTTPTransport:
             self.connection.close()
             self.connection = None
 
+    def stream(self, path: str, headers: dict[str, str]) -> HTTPStream:
+        """GET ``path`` as an event stream, on a connection of its own."""
+        return HTTPStream(self.host, self.port, self.prefix + path, headers)
+
+
+class HTTPStream:
+    """An open event stream: iterate for its bytes as they arrive; :meth:`close`, from
+    any thread, ends it. Raises :class:`OSError` unless the server answers 200."""
+
+    def __init__(self, host: str, port: int, path: str, headers: dict[str, str]):
+        self.connection = http.client.HTTPConnection(host, port, timeout=None)
+        try:
+            self.connection.request("GET", path,
+                                    headers={"Accept": "text/event-stream", **headers})
+            self.response = self.connection.getresponse()
+        except BaseException:
+            self.connection.close()
+            raise
+        if self.response.status != 200:
+            self.connection.close()
+            raise OSError(f"GET {path}: HTTP {self.response.status}")
+
+    def __iter__(self) -> Iterator[bytes]:
+        try:
+            while chunk := self.response.read1(65536):
+                yield chunk
+        except (OSError, http.client.HTTPException, AttributeError):
+            return  # shut down by close() (http.client may trip over its closed file)
+        finally:
+            self.connection.close()
+
+    def close(self) -> None:
+        """Shut the socket down: the reading thread's iteration ends."""
+        sock = self.connection.sock
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+# ----- the event stream ------------------------------------------------------------
+
+
+class Message(NamedTuple):
+    """One Server-Sent Event: ``id`` (the last ``id:`` seen, a seq here), ``event`` (its
+    type; "message" when unnamed) and ``data`` (text; JSON here)."""
+
+    id: str | None
+    event: str
+    data: str
+
+    def json(self) -> Any:
+        return json.loads(self.data)
+
+
+def sse_messages(chunks: Iterable[bytes]) -> Iterator[Message]:
+    """The events of a Server-Sent Events byte stream, as the WHATWG rules read it:
+    ``field: value`` lines, a blank line dispatches, ``:`` starts a comment, ``id``
+    persists to the next events, ``retry`` and unknown fields are ignored. (Lines end
+    with LF or CRLF; a lone CR, which this service never sends, is not a line end.)"""
+    buffer, last_id, event, data = b"", None, "", []
+    for chunk in chunks:
+        buffer += chunk
+        *lines, buffer = buffer.split(b"\n")
+        for raw in lines:
+            line = raw.removesuffix(b"\r").decode()
+            if not line:
+                if data:
+                    yield Message(last_id, event or "message", "\n".join(data))
+                event, data = "", []
+                continue
+            name, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            if name == "data":
+                data.append(value)
+            elif name == "event":
+                event = value
+            elif name == "id" and "\0" not in value:
+                last_id = value
+
+
+class EventStream:
+    """Follows one event stream in a thread of its own: ``messages`` in arrival order,
+    each with the time it arrived. ``wait_for(seq)`` blocks until an event with an id
+    of at least ``seq`` arrived (or the stream ended)."""
+
+    def __init__(self, transport: Transport, path: str, headers: dict[str, str]):
+        self.messages: list[tuple[float, Message]] = []
+        self._arrivals: dict[int, float] = {}  # seq -> when its event arrived
+        self.ended = False
+        self.error: BaseException | None = None
+        self._changed = threading.Condition()
+        self._body = transport.stream(path, headers)
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        try:
+            for message in sse_messages(self._body):
+                with self._changed:
+                    now = time.perf_counter()
+                    self.messages.append((now, message))
+                    if message.id and message.id.isdigit():
+                        self._arrivals.setdefault(int(message.id), now)
+                    self._changed.notify_all()
+        except (OSError, http.client.HTTPException, ValueError) as error:
+            self.error = error
+        finally:
+            with self._changed:
+                self.ended = True
+                self._changed.notify_all()
+
+    @property
+    def last_seq(self) -> int:
+        """The id of the last event received (0 before any)."""
+        with self._changed:
+            return max(self._arrivals, default=0)
+
+    def first(self, timeout: float) -> Message | None:
+        """The first event (the opening ``view``), waiting up to ``timeout`` s."""
+        with self._changed:
+            self._changed.wait_for(lambda: self.messages or self.ended, timeout)
+            return self.messages[0][1] if self.messages else None
+
+    def arrival(self, seq: int) -> float:
+        """When (``perf_counter``) the first event with id >= ``seq`` arrived; inf if
+        none did yet."""
+        with self._changed:
+            if seq in self._arrivals:
+                return self._arrivals[seq]
+            return min((at for s, at in self._arrivals.items() if s >= seq),
+                       default=float("inf"))
+
+    def wait_for(self, seq: int, timeout: float) -> float | None:
+        """:meth:`arrival` of ``seq``, waiting up to ``timeout`` s for it; None if it
+        did not come (timeout, or the stream ended)."""
+        with self._changed:
+            self._changed.wait_for(lambda: self.last_seq >= seq or self.ended, timeout)
+        at = self.arrival(seq)
+        return None if at == float("inf") else at
+
+    def close(self) -> None:
+        """Stop following."""
+        self._body.close()
+
 
 # ----- statistics ------------------------------------------------------------------
 
@@ -157,6 +326,8 @@ class Stats:
     errors: int = 0
     error_samples: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    streamed: int = 0  # acknowledged actions whose events the stream delivered
+    stream_lag: float = 0.0  # the slowest: seconds from the reply to the stream
 
     def error(self, text: str) -> None:
         self.errors += 1
@@ -177,7 +348,8 @@ class Stats:
                 f"{self.declarations_wrong} wrong | penalties {self.penalties} | "
                 f"winners {winners or '-'} | errors {self.errors} | "
                 f"{self.actions_per_second:.0f} actions/s ({self.seconds:.1f} s, "
-                f"{self.requests} requests)")
+                f"{self.requests} requests) | streamed {self.streamed}, slowest "
+                f"{self.stream_lag * 1000:.0f} ms")
 
 
 # ----- strategy helpers (2-Way Cards) ----------------------------------------------
@@ -239,6 +411,8 @@ class GameRun:
     view: dict = field(default_factory=dict)
     status: str = "active"
     actions: int = 0
+    stream: EventStream | None = None  # the referee's event stream, when followed
+    acked: list[tuple[int, float]] = field(default_factory=list)  # (last seq, replied at)
 
     @property
     def seats(self) -> list[str]:
@@ -253,17 +427,21 @@ class Player:
 
     ``wrong_rate``: probability per step of a wrong declaration (2-Way Cards).
     ``on_reply``: optional callback ``(method, path, reply)`` for every response
-    (tests use it to watch the traffic).
+    (tests use it to watch the traffic). ``follow``: follow each game on the
+    referee's event stream (see the module docstring), when the transport can open
+    one (has ``stream``).
     """
 
     def __init__(self, transport: Transport, rng: random.Random, wrong_rate: float = 0.0,
                  stats: Stats | None = None,
-                 on_reply: Callable[[str, str, Reply], None] | None = None):
+                 on_reply: Callable[[str, str, Reply], None] | None = None,
+                 follow: bool = True):
         self.transport = transport
         self.rng = rng
         self.wrong_rate = wrong_rate
         self.stats = stats or Stats()
         self.on_reply = on_reply
+        self.follow = follow and hasattr(transport, "stream")
 
     # ----- requests -----
 
@@ -317,8 +495,42 @@ class Player:
         tokens["referee"] = created["referee_token"]
         run = GameRun(created["id"], game, tokens, created["seed_commitment"],
                       version=created["version"], status=created["status"])
-        self.refresh(run)
+        if self.follow:
+            self.open_stream(run)
+        else:
+            self.refresh(run)
         return run
+
+    def open_stream(self, run: GameRun) -> None:
+        """Follow the game on the referee's stream; its opening ``view`` event gives
+        the version, status and view (as GET /v1/games/{id} would)."""
+        path = f"/v1/games/{run.id}/stream"
+        try:
+            run.stream = EventStream(self.transport, path, run.auth("referee"))
+        except (OSError, http.client.HTTPException) as error:
+            self.stats.error(f"GET {path}: {error!r}")
+            raise Unexpected(str(error)) from error
+        first = run.stream.first(STREAM_TIMEOUT)
+        if first is None or first.event != "view":
+            self.stats.error(f"GET {path}: no opening view event ({first!r})")
+            raise Unexpected("no view event")
+        body = first.json()
+        run.version, run.status, run.view = body["version"], body["status"], body["view"]
+
+    def check_stream(self, run: GameRun) -> None:
+        """Every acknowledged action's events were streamed (waiting up to
+        ``STREAM_TIMEOUT`` for the last); counts them and the slowest delivery."""
+        if run.stream is None or not run.acked:
+            return
+        last = run.acked[-1][0]
+        if run.stream.wait_for(last, STREAM_TIMEOUT) is None:
+            self.stats.error(f"game {run.id}: event {last} was not streamed within "
+                             f"{STREAM_TIMEOUT:g} s ({run.stream.error or 'no error'})")
+            return
+        for seq, replied in run.acked:
+            self.stats.streamed += 1
+            self.stats.stream_lag = max(self.stats.stream_lag,
+                                        run.stream.arrival(seq) - replied)
 
     def refresh(self, run: GameRun) -> None:
         """The referee's view: version, status, turn."""
@@ -366,10 +578,12 @@ class Player:
         return self.rng.choice(actions)
 
     def act(self, run: GameRun, seat: str, version: int, action: dict) -> dict:
-        """POST the action as ``seat`` based on ``version``; counts its events."""
+        """POST the action as ``seat`` based on ``version``; counts its events and
+        notes their last seq for :meth:`check_stream`."""
         body = {**action, "expected_version": version}
         reply = self._ok("POST", f"/v1/games/{run.id}/actions", body,
                          {**run.auth(seat), "Idempotency-Key": self._key()}, retry=True)
+        replied = time.perf_counter()
         self.stats.actions += 1
         run.actions += 1
         run.version, run.status, run.view = reply["version"], reply["status"], reply["view"]
@@ -378,6 +592,8 @@ class Player:
             self.stats.declarations_valid += kind == "declared"
             self.stats.declarations_wrong += kind == "declaration-rejected"
             self.stats.penalties += kind == "turn-skipped"
+        if reply["events"]:
+            run.acked.append((max(e["seq"] for e in reply["events"]), replied))
         return reply
 
     def finish(self, run: GameRun) -> None:
@@ -400,32 +616,40 @@ class Player:
             run = self.create(game, dict(options or {}))
         except Unexpected:
             return None
+        try:
+            self._play_to_end(run)
+            self.check_stream(run)
+        finally:
+            if run.stream is not None:
+                run.stream.close()
+        return run
+
+    def _play_to_end(self, run: GameRun) -> None:
         failures = 0
         while run.status == "active" and run.actions < MAX_ACTIONS_PER_GAME:
             try:
                 found = self.seat_to_move(run)
                 if found is None:
                     self.stats.error(f"game {run.id}: active but no seat has a legal action")
-                    return run
+                    return
                 seat, version, actions = found
                 self.act(run, seat, version, self.choose(run, seat, actions))
                 failures = 0
             except Unexpected:
                 failures += 1
                 if failures >= 3:
-                    return run
+                    return
                 try:
                     self.refresh(run)
                 except Unexpected:
-                    return run
+                    return
         if run.status != "finished":
             self.stats.error(f"game {run.id}: not finished after {run.actions} actions")
-            return run
+            return
         try:
             self.finish(run)
         except Unexpected:
             pass
-        return run
 
     def play(self, game: str, games: int, options: dict | None = None) -> Stats:
         """Play ``games`` games one after the other; ``stats.seconds`` is the wall time."""
@@ -646,6 +870,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="real-time games: how many games race side by side")
     parser.add_argument("--options", type=json.loads, default={},
                         help="game options as a JSON object (see GET /v1/games/catalog)")
+    parser.add_argument("--no-follow", dest="follow", action="store_false",
+                        help="do not follow the games' event streams")
     args = parser.parse_args(argv)
     if not 0 <= args.wrong_rate <= 1:
         parser.error("--wrong-rate is a probability (0..1)")
@@ -667,8 +893,8 @@ def main(argv: list[str] | None = None) -> int:
             racer = Racer(lambda: HTTPTransport(args.url), rng)
             stats = racer.race(args.game, args.games, args.options, args.at_once)
         else:
-            stats = Player(transport, rng, args.wrong_rate).play(args.game, args.games,
-                                                                 args.options)
+            player = Player(transport, rng, args.wrong_rate, follow=args.follow)
+            stats = player.play(args.game, args.games, args.options)
     except OSError as error:  # the catalog could not be read: nothing was played
         stats = Stats(games=args.games)
         stats.error(f"{args.url}: {error!r}")

@@ -97,10 +97,11 @@ def counter_engine(monkeypatch):
 @pytest.fixture()
 def store_app(db_url, counter_engine):
     """An app on the migrated test database, with the "counter" engine registered."""
-    from service.store import get_store
+    from service.store import get_feed, get_store
 
     app = create_app({"TESTING": True, "DATABASE_URL": db_url})
     yield app
+    get_feed(app).close()
     get_store(app).dispose()
 
 

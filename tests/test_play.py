@@ -13,23 +13,47 @@ from conftest import migrate
 from service import create_app
 from service.play import (Player, free_lengths, grid_lines, main, parse_args,
                           winner_of, wrong_declarations)
-from service.store import get_store
+from service.store import get_feed, get_store
 
 from helpers import ClientTransport
+
+
+class StreamingTransport(ClientTransport):
+    """ClientTransport that also opens event streams (so the Player follows games)."""
+
+    def stream(self, path, headers):
+        """The stream's body as the app yields it (the generator runs in the reading
+        thread; it ends with its game, its time or the app's feed)."""
+        response = self.client.get(path, headers=headers, buffered=False)
+        if response.status_code != 200:
+            raise OSError(f"GET {path}: HTTP {response.status_code}")
+        return StreamBody(response)
+
+
+class StreamBody:
+    def __init__(self, response):
+        self.response = response
+
+    def __iter__(self):
+        return iter(self.response.response)
+
+    def close(self):
+        pass
 
 
 @pytest.fixture(scope="module")
 def play_app(tmp_path_factory):
     url = f"sqlite:///{tmp_path_factory.mktemp('play') / 'play.sqlite3'}"
     migrate(url)
-    app = create_app({"TESTING": True, "DATABASE_URL": url})
+    app = create_app({"TESTING": True, "DATABASE_URL": url, "FEED_POLL_SECONDS": 0.01})
     yield app
+    get_feed(app).close()
     get_store(app).dispose()
 
 
 @pytest.fixture()
 def transport(play_app):
-    return ClientTransport(play_app.test_client())
+    return StreamingTransport(play_app.test_client())
 
 
 def referee_log(transport, run) -> list[dict]:
@@ -70,11 +94,20 @@ def test_two_way_games_end_with_no_error_and_wrong_declarations_cost_a_turn(tran
     assert stats.declarations_wrong >= 1 and stats.penalties >= 1
     store = get_store(play_app)
     rejected_total = skipped_total = 0
+    assert stats.streamed == sum(len(run.acked) for run in runs) > 0
     for run in runs:
         assert run.status == "finished"
         log = referee_log(transport, run)
         assert [e["seq"] for e in log] == list(range(1, len(log) + 1))
         assert log[-1]["type"] == "game-ended"
+        # the referee's stream: the view at creation (the setup's last seq), then
+        # every later entry of the log exactly once, in order; then it ended
+        opening, *streamed = [message for _, message in run.stream.messages]
+        assert opening.event == "view" and opening.json()["version"] == 1
+        assert [m.json() for m in streamed] == log[int(opening.id):]
+        assert [(m.id, m.event) for m in streamed] == [
+            (str(e["seq"]), e["type"]) for e in log[int(opening.id):]]
+        assert run.stream.ended
         final = transport.request("GET", f"/v1/games/{run.id}", headers=run.auth("referee"))
         pending = final.body["view"]["pending_skips"]
         for seat in ("blue", "green"):

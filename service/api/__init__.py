@@ -89,7 +89,7 @@ def _schema_not_current(error: SchemaNotCurrent) -> Response:
 def init_api(app: Flask) -> Api:
     """Register the blueprints and error handling on ``app``; returns the Api."""
     from service.api import (games, halves, meta, operations, sequence, solitaire_frenzy,
-                             two_way)
+                             stream, two_way)
 
     app.json = StrictJSONProvider(app)
     app.wsgi_app = ChunkedBodies(app.wsgi_app, lambda: max(
@@ -98,7 +98,8 @@ def init_api(app: Flask) -> Api:
     api = Api(app)
     app.before_request(_require_json_body)
     app.register_error_handler(SchemaNotCurrent, _schema_not_current)
-    for module in (meta, games, operations, two_way, sequence, halves, solitaire_frenzy):
+    for module in (meta, games, stream, operations, two_way, sequence, halves,
+                   solitaire_frenzy):
         api.register_blueprint(module.blp)
     api.register_blueprint(sequence.numbers_blp)
 

@@ -2,7 +2,8 @@
 
 ``GameStore(url)`` is the entry point (see :mod:`service.store.records`);
 :func:`get_store` gives the Flask app's store, created on first use from the app's
-``DATABASE_URL``. The schema comes from the Alembic migrations (``alembic upgrade head``).
+``DATABASE_URL``; :func:`get_feed` the app's event feed watcher (:mod:`service.store.feed`).
+The schema comes from the Alembic migrations (``alembic upgrade head``).
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import threading
 from sqlalchemy import text
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
+from service.store.feed import FALLBACK_SECONDS, POLL_SECONDS, Feed, Watch
 from service.store.models import SCHEMA_REVISION
 from service.store.records import (REFEREE, Applied, EventPage, GameNotFound, GameRecord,
                                    GameStore, IdempotencyRequest, KeyInFlight, KeyReused,
@@ -19,13 +21,14 @@ from service.store.records import (REFEREE, Applied, EventPage, GameNotFound, Ga
                                    Unauthenticated, Unavailable, UnknownGame, hash_token,
                                    request_hash)
 
-__all__ = ["REFEREE", "SCHEMA_REVISION", "Applied", "EventPage", "GameNotFound",
+__all__ = ["REFEREE", "SCHEMA_REVISION", "Applied", "EventPage", "Feed", "GameNotFound",
            "GameRecord", "GameStore", "IdempotencyRequest", "KeyInFlight", "KeyReused",
            "Refused", "ReplayReport", "Reply", "SchemaNotCurrent", "SeatNotFound",
-           "StoreError", "Unauthenticated", "Unavailable", "UnknownGame", "check_schema",
-           "get_store", "hash_token", "request_hash"]
+           "StoreError", "Unauthenticated", "Unavailable", "UnknownGame", "Watch",
+           "check_schema", "get_feed", "get_store", "hash_token", "request_hash"]
 
 _EXTENSION = "card-referee-store"
+_FEED_EXTENSION = "card-referee-feed"
 _lock = threading.Lock()
 
 
@@ -82,3 +85,22 @@ def check_schema(store: GameStore) -> None:
         raise SchemaNotCurrent(
             f"The database is {at}; this release needs {SCHEMA_REVISION}. "
             "Run `alembic upgrade head` (make serve does) with the same DATABASE_URL.")
+
+
+def get_feed(app) -> Feed:
+    """The app's :class:`Feed` over its store (one per app, created lazily;
+    ``FEED_LISTEN`` (default True: LISTEN/NOTIFY on PostgreSQL), ``FEED_POLL_SECONDS``
+    (SQLite's poll) and ``FEED_FALLBACK_SECONDS`` (the poll behind LISTEN) tune it)."""
+    feed = app.extensions.get(_FEED_EXTENSION)
+    if feed is None:
+        store = get_store(app)
+        with _lock:
+            feed = app.extensions.get(_FEED_EXTENSION)
+            if feed is None:
+                config = app.config
+                feed = Feed(store, listen=config.get("FEED_LISTEN", True),
+                            poll_seconds=config.get("FEED_POLL_SECONDS", POLL_SECONDS),
+                            fallback_seconds=config.get("FEED_FALLBACK_SECONDS",
+                                                        FALLBACK_SECONDS))
+                app.extensions[_FEED_EXTENSION] = feed
+    return feed

@@ -20,7 +20,10 @@ An action is ONE transaction: the statement that locks the game row (and reads t
 idempotency record of the request's key), then the writes: the events after the row's
 ``last_seq``, the new snapshot, version and ``last_seq``, the reply under the key (one
 statement on PostgreSQL, three on SQLite). The token lookup before it is one statement
-without a transaction around it.
+without a transaction around it. On PostgreSQL the statement that advances the game
+also sends ``pg_notify(FEED_CHANNEL, "<game id>:<last_seq>")``: a notification is
+delivered at commit only, to the event feed of every worker and host
+(:mod:`service.store.feed`).
 
 Tokens are ``secrets.token_urlsafe(32)``; only their SHA-256 hex digests are stored.
 """
@@ -36,7 +39,7 @@ from datetime import timedelta, timezone
 from types import ModuleType
 from typing import Any, Union
 
-from sqlalchemy import (Connection, String, Text, bindparam, cast, insert, literal,
+from sqlalchemy import (Connection, String, Text, bindparam, cast, func, insert, literal,
                         select, union_all, update)
 from sqlalchemy.dialects import postgresql
 
@@ -50,6 +53,8 @@ _GAMES, _SEATS = Game.__table__, Seat.__table__
 _EVENTS, _KEYS = Event.__table__, IdempotencyKey.__table__
 
 REFEREE = "referee"
+# the PostgreSQL NOTIFY channel of committed actions; payload "<game id>:<last_seq>"
+FEED_CHANNEL = "card_referee_events"
 # events.seq is an INTEGER column: 32-bit on PostgreSQL (SQLAlchemy binds ``seq > :after``
 # as ::INTEGER there), so no seq exceeds this; larger bounds are clamped to it.
 MAX_SEQ = 2**31 - 1
@@ -89,7 +94,7 @@ class KeyInFlight(StoreError):
     left in flight by the previous release (see :meth:`GameStore._check_key`)."""
 
 
-__all__ = ["Applied", "EventPage", "GameNotFound", "GameRecord", "GameStore",
+__all__ = ["FEED_CHANNEL", "Applied", "EventPage", "GameNotFound", "GameRecord", "GameStore",
            "IdempotencyRequest", "KeyInFlight", "KeyReused", "REFEREE", "Refused",
            "ReplayReport", "Reply", "SeatNotFound", "StoreError", "Unauthenticated",
            "Unavailable", "UnknownGame", "hash_token", "request_hash"]
@@ -287,6 +292,8 @@ _TAKE_OVER = (update(_KEYS).where(_KEYS.c.id == bindparam("key_id"))
                       response_body=bindparam("new_body", type_=_KEYS.c.response_body.type),
                       version=bindparam("new_version"), first_seq=bindparam("new_first_seq"),
                       last_seq=bindparam("new_last_seq"), created_at=bindparam("now")))
+_LAST_SEQS = (select(_GAMES.c.id, _GAMES.c.last_seq)
+              .where(_GAMES.c.id.in_(bindparam("ids", expanding=True))))
 _EVENT_COLUMNS = ("game_id", "seq", "type", "seat", "payload", "created_at")
 _KEY_COLUMNS = ("game_id", "actor", "key", "request_hash", "state", "status_code",
                 "response_body", "version", "first_seq", "last_seq", "created_at")
@@ -307,6 +314,9 @@ class _Statements:
                                 version=bindparam("new_version"),
                                 last_seq=bindparam("new_last_seq"),
                                 updated_at=bindparam("now")))
+        if dialect == "postgresql":  # the feed's notification, sent at commit
+            self.advance = self.advance.returning(
+                func.pg_notify(FEED_CHANNEL, bindparam("notify_payload", type_=Text)))
         self._combined: dict[tuple[int, bool, bool], Any] = {}
 
     def writes(self, connection: Connection, events: list[dict[str, Any]],
@@ -319,7 +329,9 @@ class _Statements:
         SQLite: one statement each (in process, a statement costs little).
         PostgreSQL: ONE statement, the inserts riding as data-modifying CTEs on the
         UPDATE (or on the key's INSERT for a refusal): one round trip, not three (the
-        rare take-over of an abandoned claim is a statement of its own)."""
+        rare take-over of an abandoned claim is a statement of its own). The UPDATE
+        returns ``pg_notify(FEED_CHANNEL, "<game id>:<last_seq>")``: the notification
+        is queued by the action's own statement and sent only if it commits."""
         if key == "take-over":
             connection.execute(_TAKE_OVER, key_params)
             key = None
@@ -334,6 +346,8 @@ class _Statements:
         if game is None and key is None:
             return
         params = dict(game or {})
+        if game is not None:
+            params["notify_payload"] = f"{game['target_game']}:{game['new_last_seq']}"
         for i, row in enumerate(events):
             params.update((f"e{i}_{name}", value) for name, value in row.items())
         if key is not None:
@@ -474,31 +488,46 @@ class GameStore:
     def events(self, game_id: str, after: int = 0,
                limit: int | None = None) -> tuple[GameRecord, list[StoredEvent]]:
         """The game and its events with ``seq > after`` (in order, at most ``limit``),
-        read in one transaction. :class:`GameNotFound`."""
-        page = self.page(game_id, after, limit)
+        every stored one, also past the game row's ``last_seq`` (for integrity checks:
+        :meth:`replay`). :class:`GameNotFound`."""
+        page = self._page(game_id, after, limit, bounded=False)
         return page.game, page.events
 
     def page(self, game_id: str, after: int = 0, limit: int | None = None) -> EventPage:
-        """One page of the log: the game, its events with ``seq > after`` (in order, at
-        most ``limit``) and ``last_seq`` (see :class:`EventPage`), read in one
-        transaction. :class:`GameNotFound`."""
+        """One page of the log: the game, its events with ``seq > after`` up to the
+        game row's ``last_seq`` (in order, at most ``limit``) and ``last_seq`` (see
+        :class:`EventPage`). :class:`GameNotFound`.
+
+        Two statements without a transaction around them (the event feed reads a page
+        per stream wake-up: no BEGIN/COMMIT round trips): the game row first, then the
+        events up to ITS ``last_seq``, so the page never holds an event newer than the
+        state the viewer filter applies (an event committed in between is left for
+        the next page, never skipped: it is after ``last_seq``)."""
+        return self._page(game_id, after, limit, bounded=True)
+
+    def _page(self, game_id: str, after: int, limit: int | None, bounded: bool) -> EventPage:
         def fn(connection: Connection) -> EventPage:
-            # the game row (with the log's end, last_seq) is read before the page: an
-            # event appended between the two statements (READ COMMITTED) is then after
-            # last_seq, never skipped
             record = self._read(connection, game_id)
             bound = min(max(after, 0), MAX_SEQ)  # the same rows, in the column's range
             statement = (select(_EVENTS.c.seq, _EVENTS.c.type, _EVENTS.c.seat,
                                 _EVENTS.c.payload)
                          .where(_EVENTS.c.game_id == game_id, _EVENTS.c.seq > bound)
                          .order_by(_EVENTS.c.seq))
+            if bounded:
+                statement = statement.where(_EVENTS.c.seq <= record.last_seq)
             if limit is not None:
                 statement = statement.limit(min(max(limit, 0), MAX_SEQ))
             events = [StoredEvent(e.seq, _event_of(e)) for e in connection.execute(statement)]
             # empty page: log_end <= after (min() only matters for limit=0)
             last_seq = events[-1].seq if events else min(after, record.last_seq)
             return EventPage(record, events, last_seq)
-        return self.uow.run(fn, write=False, core=True)
+        return self.uow.read_one(fn)
+
+    def last_seqs(self, game_ids: list[str]) -> dict[str, int]:
+        """``{game id: last_seq}`` of those of ``game_ids`` that exist, in one
+        statement (the event feed's poll)."""
+        return self.uow.read_one(lambda c: {
+            row.id: row.last_seq for row in c.execute(_LAST_SEQS, {"ids": game_ids})})
 
     # ----- actions --------------------------------------------------------------
 

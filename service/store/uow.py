@@ -2,8 +2,8 @@
 
 ``UnitOfWork.run(fn, write=True)`` calls ``fn(session)`` inside one transaction and
 commits (``core=True``: ``fn(connection)``, a plain Core connection without the ORM
-session's bookkeeping: the store's per-action path; ``read_one(fn)``: one read
-statement, no transaction around it); when the database reports a transient conflict
+session's bookkeeping: the store's per-action path; ``read_one(fn)``: reads with no
+transaction around them, each statement atomic by itself); when the database reports a transient conflict
 (see :func:`service.store.db.is_conflict`) it rolls back and calls ``fn`` again with a
 fresh transaction, up to ``attempts`` times with a short jittered back-off, then raises
 :class:`Unavailable` (the API answers 503, never 500). ``fn`` must therefore do all its
@@ -83,8 +83,9 @@ class UnitOfWork:
         return self._retry(fn, self.connection if core else self.transaction, write)
 
     def read_one(self, fn: Callable[[Connection], T]) -> T:
-        """``fn(connection)`` that runs ONE read statement, without a transaction
-        around it (one statement is atomic; see :func:`single_statements`), retried
+        """``fn(connection)`` that runs read statements, each atomic by itself, without
+        a transaction around them (see :func:`single_statements`): ONE statement, or
+        several whose reader copes with commits between them (GameStore.page); retried
         like :meth:`run`."""
         return self._retry(fn, self._single_statement, False)
 

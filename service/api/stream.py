@@ -1,0 +1,292 @@
+"""The live event feed: ``GET /v1/games/{id}/stream`` (Server-Sent Events) and
+``POST /v1/games/{id}/stream-tickets``.
+
+The stream is generic over the engine contract: every log entry goes through the same
+viewer filter as ``GET /events`` (``_events_out``: the engine's ``view_event``), the
+opening ``view`` event is the body of ``GET /v1/games/{id}`` (the engine's ``view``).
+
+Wire format (https://html.spec.whatwg.org/multipage/server-sent-events.html)::
+
+    retry: 1000                      first: reconnect after 1 s (STREAM_RETRY_MS)
+    id: 7                            without a resume point: the caller's view,
+    event: view                      id = the log's last seq now
+    data: {"id": ..., "version": 3, "view": {...}, ...}
+
+    id: 8                            then one event per log entry the caller may see:
+    event: placed                    id = seq, event = its type,
+    data: {"seq": 8, "type": "placed", "seat": "blue", ...}     data = as /events shows it
+
+    : keep-alive                     a comment when nothing was sent for 15 s
+
+Resume: ``Last-Event-ID`` (sent by EventSource when it reconnects) or ``?after=N``
+(the header wins: a reconnecting browser repeats the URL it opened): every visible
+entry with seq > N, nothing missed or repeated. A resume point past the log's end
+(a database restored from a backup...) is answered like no resume point: the current
+view first. The stream ends cleanly after ``STREAM_SECONDS`` (300 s, +-10% so that
+clients do not reconnect all at once), when the worker stops, and once a finished game
+has sent its last entry; a client that resumes a finished game with nothing more to
+see gets 204 (EventSource then stops reconnecting).
+
+Auth: ``Authorization: Bearer <token>`` as everywhere, or, for EventSource (which
+cannot send headers), ``?ticket=`` from ``POST /stream-tickets``: signed and
+timestamped with the app's ``SECRET_KEY`` (itsdangerous), naming one game and one
+viewer, valid ``STREAM_TICKET_SECONDS`` (60 s). Expired, garbled, or another game's:
+401. A ticket is checked when the stream opens; the bearer token never goes into a URL.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import random
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Response, current_app, g, request
+from flask_smorest import abort
+from itsdangerous import BadData, SignatureExpired, URLSafeTimedSerializer
+from marshmallow import Schema, fields
+from marshmallow.validate import Range
+
+from service.api import games
+from service.api.base import Blueprint
+from service.errors import problem
+from service.store import (EventPage, Feed, GameRecord, StoreError, Unavailable, get_feed,
+                           get_store)
+
+blp = Blueprint("stream", __name__, url_prefix="/v1/games",
+                description="The live event feed of a game (Server-Sent Events)")
+blp.errorhandler(StoreError)(games._store_error)
+blp.errorhandler(Unavailable)(games._unavailable)
+
+
+@blp.record_once
+def _register_security_scheme(state) -> None:
+    """Document the ticket (components.securitySchemes.streamTicket)."""
+    for entry in state.app.extensions.get("flask-smorest", {}).get("apis", {}).values():
+        entry["ext_obj"].spec.components.security_scheme("streamTicket", {
+            "type": "apiKey", "in": "query", "name": "ticket",
+            "description": "A stream ticket from POST /v1/games/{id}/stream-tickets: "
+                           "opens that game's stream as the viewer it was issued to, "
+                           "for 60 s (EventSource cannot send Authorization)."})
+
+
+log = logging.getLogger(__name__)
+TICKET_SALT = "card-referee.stream-ticket"
+PAGE = 500  # events read per statement while catching up
+DEFAULTS = {"STREAM_SECONDS": 300.0, "STREAM_HEARTBEAT_SECONDS": 15.0,
+            "STREAM_RETRY_MS": 1000, "STREAM_TICKET_SECONDS": 60}
+_DIGITS = frozenset("0123456789")
+
+
+def _setting(name: str) -> Any:
+    return current_app.config.get(name, DEFAULTS[name])
+
+
+class StreamQuerySchema(Schema):
+    after = fields.Integer(validate=Range(min=0, max=games.MAX_INTEGER), metadata={
+        "description": "resume after this seq (as Last-Event-ID, which wins when both "
+                       "are sent); absent: the stream opens with the current view"})
+    ticket = fields.String(metadata={
+        "description": "a stream ticket (POST .../stream-tickets) instead of the "
+                       "Authorization header, for EventSource"})
+
+
+class StreamHeadersSchema(Schema):
+    last_event_id = fields.String(data_key="Last-Event-ID", metadata={
+        "description": "resume after this seq (EventSource sends the id: of the last "
+                       "event it received when it reconnects); not a seq: 400"})
+
+
+class TicketSchema(Schema):
+    ticket = fields.String(required=True, metadata={
+        "description": "pass it as ?ticket= on GET .../stream"})
+    expires_in = fields.Integer(required=True, metadata={
+        "description": "seconds the ticket may still open a stream"})
+
+
+def _serializer() -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(current_app.config["SECRET_KEY"], salt=TICKET_SALT)
+
+
+def _ticket_unauthorized(detail: str) -> Response:
+    return problem(401, "invalid-ticket", detail,
+                   headers={"WWW-Authenticate": games.BEARER_REALM})
+
+
+@blp.before_request
+def _authenticate():
+    """The bearer token (as every game route), or on the stream a ticket in its place."""
+    ticket = request.args.get("ticket") if request.endpoint == "stream.get_stream" else None
+    if ticket is None:
+        return games._authenticate()
+    if "Authorization" in request.headers:
+        return problem(400, "conflicting-credentials",
+                       "Send either ?ticket= or the Authorization header, not both.")
+    game_id = request.view_args["game_id"]
+    try:
+        claims = _serializer().loads(ticket, max_age=_setting("STREAM_TICKET_SECONDS"))
+    except SignatureExpired:
+        return _ticket_unauthorized("The ticket has expired: ask for a new one.")
+    except BadData:
+        return _ticket_unauthorized("The ticket is not valid.")
+    if not isinstance(claims, dict) or claims.get("game") != game_id:
+        return _ticket_unauthorized("The ticket is for another game.")
+    g.actor = claims["viewer"]
+    return None
+
+
+@blp.post("/<game_id>/stream-tickets")
+@blp.response(200, TicketSchema, headers=games._NO_STORE_DOC)
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.doc(security=games.SECURITY)
+def post_stream_ticket(game_id: str):
+    """A short-lived ticket that opens this game's stream as the caller (`?ticket=`),
+    for browsers' EventSource, which cannot send the Authorization header.
+
+    The ticket names this game and the caller's seat (or the referee), is signed by
+    the service and opens streams for `expires_in` seconds (60); it is checked when a
+    stream opens, so an open stream outlives it. Expired, garbled or another game's:
+    401. Never put the bearer token itself in a URL.
+    """
+    ticket = _serializer().dumps({"game": game_id, "viewer": g.actor})
+    response = games._reply(200, {"ticket": ticket,
+                                  "expires_in": _setting("STREAM_TICKET_SECONDS")})
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _resume_point(query: dict, headers: dict) -> int | None:
+    """``Last-Event-ID`` (a seq; it wins: EventSource sends it when reconnecting to
+    the URL it opened), else ``?after=``, else None. A header that is not a seq: 400."""
+    header = headers.get("last_event_id")
+    if header is None or header.strip() == "":
+        return query.get("after")
+    value = header.strip()
+    if not set(value) <= _DIGITS or len(value) > 19 or int(value) > games.MAX_INTEGER:
+        abort(400, code="invalid-last-event-id",
+                    detail="Last-Event-ID is the id: (a seq) of an event of this stream.")
+    return int(value)
+
+
+_EVENT_STREAM_DOC = {
+    "description": "Server-Sent Events: `retry:`, then (without a resume point) one "
+                   "`view` event (data: the GET /v1/games/{id} body; id: the log's "
+                   "last seq), then one event per log entry you may see (id: seq, "
+                   "event: its type, data: the entry as /events shows it), `: "
+                   "keep-alive` comments at least every 15 s. Ends after about 5 "
+                   "minutes (reconnect with Last-Event-ID) and after a finished "
+                   "game's last entry.",
+    "content": {"text/event-stream": {"schema": {"type": "string"}}},
+    "headers": {"Cache-Control": {"schema": {"type": "string", "example": "no-store"}},
+                "X-Accel-Buffering": {"schema": {"type": "string", "example": "no"},
+                                      "description": "no: proxies must not buffer"}},
+}
+
+
+@blp.get("/<game_id>/stream")
+@blp.arguments(StreamQuerySchema(), location="query")
+@blp.arguments(StreamHeadersSchema(), location="headers")
+@blp.doc(security=[*games.SECURITY, {"streamTicket": []}], responses={
+    "200": _EVENT_STREAM_DOC,
+    "204": {"description": "the game is finished and you have seen all of it"}})
+@blp.alt_response(400, response="BAD_REQUEST")
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
+def get_stream(query: dict, headers: dict, game_id: str):
+    """Follow the game live: Server-Sent Events, one per log entry you may see
+    (the same viewer filter as `/events`), resumable exactly with `Last-Event-ID`
+    or `?after=`. Auth: the bearer token, or `?ticket=` (see stream-tickets).
+
+    Without a resume point the stream opens with a `view` event (your view now, id:
+    the log's last seq). Heartbeat comments at least every 15 s. The stream ends after
+    about 5 minutes and once a finished game has sent its last entry: reconnect with
+    `Last-Event-ID` (EventSource does, after the `retry:` delay); resuming a finished
+    game you have seen all of: 204.
+    """
+    store, viewer = get_store(current_app), g.actor
+    resume = _resume_point(query, headers)
+    if resume is not None:
+        page = store.page(game_id, resume, PAGE)
+        if resume > page.game.last_seq:
+            resume = None  # past the log's end: start over with the view
+        elif page.game.finished and len(page.events) < PAGE and not (
+                games._events_out(page.game, page.events, viewer)):
+            return Response(status=204, headers={"Cache-Control": "no-store"})
+    seconds = _setting("STREAM_SECONDS") * random.uniform(0.9, 1.1)
+    body = _stream(get_feed(current_app), game_id, viewer, resume,
+                   deadline=time.monotonic() + seconds,
+                   heartbeat=_setting("STREAM_HEARTBEAT_SECONDS"),
+                   retry_ms=_setting("STREAM_RETRY_MS"))
+    return Response(body, mimetype="text/event-stream", headers={
+        "Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+def _sse(seq: int, kind: str, data: dict) -> str:
+    return f"id: {seq}\nevent: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+
+
+def _opening(record: GameRecord, viewer: str) -> tuple[int, bool, str]:
+    """(last seq, finished?, the ``view`` event) of the game as it is now."""
+    return (record.last_seq, record.finished,
+            _sse(record.last_seq, "view", games._game_body(record, viewer)))
+
+
+def _entries(page: EventPage, viewer: str) -> str:
+    """The page's entries that ``viewer`` may see, as SSE text (one write)."""
+    return "".join(_sse(event["seq"], event["type"], event)
+                   for event in games._events_out(page.game, page.events, viewer))
+
+
+def _stream(feed: Feed, game_id: str, viewer: str, resume: int | None, deadline: float,
+            heartbeat: float, retry_ms: int) -> Iterator[str]:
+    """The SSE text of one stream (it runs after the view returned: no request
+    context). It registers on the feed BEFORE its first read, so that no commit falls
+    between a read and the wait, reads the log only when the feed says it grew, and
+    keeps no game state while it waits (an open stream costs little memory)."""
+    yield f"retry: {retry_ms}\n\n"
+    sent = time.monotonic()
+    with feed.watch(game_id) as watch:
+        try:
+            page = None
+            if resume is None:
+                after, finished, opening = _opening(feed.store.read(game_id), viewer)
+                yield opening
+                sent = time.monotonic()
+                if finished:
+                    return
+            else:
+                after, page = resume, watch.page(resume, PAGE)
+            while True:
+                target = after  # wait for news past it
+                if page is not None:
+                    text = _entries(page, viewer)
+                    if text:
+                        yield text
+                        sent = time.monotonic()
+                    after = target = page.last_seq
+                    full, finished, empty = (len(page.events) == PAGE, page.game.finished,
+                                             not page.events)
+                    page = None
+                    if full:  # more to catch up with
+                        page = watch.page(after, PAGE)
+                        continue
+                    if finished:
+                        return  # its last entry is sent
+                    if empty:  # the feed knew of more than the log holds (a stray
+                        target = max(after, watch.known)  # NOTIFY): no busy loop
+                now = time.monotonic()
+                if now >= deadline or feed.closed:
+                    return
+                if watch.wait(target, min(deadline, sent + heartbeat) - now):
+                    page = watch.page(after, PAGE)
+                    continue
+                if time.monotonic() >= sent + heartbeat and not feed.closed:
+                    yield ": keep-alive\n\n"
+                    sent = time.monotonic()
+                    if target > after:  # look again now and then
+                        page = watch.page(after, PAGE)
+        except Unavailable:
+            log.warning("stream of game %s ended: the database is unavailable", game_id)

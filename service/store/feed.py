@@ -1,0 +1,228 @@
+"""The event feed's watcher: which games have open streams in this process, and when
+their logs grow.
+
+A stream (:mod:`service.api.stream`) registers the game it follows
+(:meth:`Feed.watch`) and waits (:meth:`Watch.wait`) until the game's last seq passes
+the last one it sent; then it reads the new events (:meth:`Watch.page`: one
+``GameStore.page`` per game and resume point in this process, shared by the streams
+of that game that wake together) and filters them for its viewer.
+A waiting stream holds no database connection: ONE thread per process (a greenlet
+under gunicorn's gevent workers) learns of every commit to a watched game, made by
+any worker or host:
+
+* PostgreSQL: ``LISTEN`` on :data:`FEED_CHANNEL` over one dedicated connection. Every
+  accepted action sends ``pg_notify(FEED_CHANNEL, "<game id>:<last_seq>")`` from its
+  own statement (:mod:`service.store.records`), so the notification leaves at commit
+  and never for a rolled-back action. As the fallback for a missed notification (the
+  listener reconnecting after the database restarted...), the watched games'
+  ``last_seq`` is also polled every ``fallback_seconds`` and right after LISTEN starts.
+* SQLite (and any other database): that poll alone, every ``poll_seconds``: one
+  statement per process per interval for all the games its streams watch.
+
+The thread runs only while some game is watched, and stops when the last stream
+ends. :meth:`Feed.close` (app teardown; a worker told to stop, see gunicorn.conf.py)
+wakes every stream so that it ends at once.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from service.store.records import FEED_CHANNEL, EventPage, GameStore
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS = 0.25  # SQLite: how often the watched games' last_seq is read
+FALLBACK_SECONDS = 1.0  # PostgreSQL: the same poll, behind LISTEN/NOTIFY
+POLL_CHUNK = 500  # game ids per poll statement
+_FEEDS: weakref.WeakSet[Feed] = weakref.WeakSet()
+
+
+@dataclass
+class _Game:
+    """A watched game: the highest ``last_seq`` learnt, its streams' wake-up, and the
+    last page read for them (``after``, page)."""
+
+    changed: threading.Condition
+    last_seq: int = 0
+    watchers: int = 0
+    reading: threading.Lock = field(default_factory=threading.Lock)
+    page: tuple[int, EventPage] | None = None
+
+
+@dataclass
+class Watch:
+    """One stream's registration on a game (see :meth:`Feed.watch`)."""
+
+    feed: Feed
+    game_id: str
+    game: _Game = field(repr=False)
+
+    @property
+    def known(self) -> int:
+        """The highest last seq of the game learnt so far."""
+        with self.feed.lock:
+            return self.game.last_seq
+
+    def page(self, after: int, limit: int) -> EventPage:
+        """``GameStore.page(game, after, limit)``, read once for all the streams of the
+        game in this process that ask for the same ``after`` while nothing newer is
+        known (the others wait for that read instead of making their own)."""
+        game = self.game
+        with game.reading:
+            if game.page is not None:
+                read_after, page = game.page
+                if read_after == after and page.game.last_seq >= game.last_seq:
+                    return page
+            page = self.feed.store.page(self.game_id, after, limit)
+            game.page = (after, page)
+            return page
+
+    def wait(self, after: int, timeout: float) -> bool:
+        """Block until the game's last seq is known to exceed ``after`` (True), or
+        ``timeout`` seconds passed or the feed closed (False)."""
+        feed = self.feed
+        with feed.lock:
+            return self.game.changed.wait_for(
+                lambda: feed.closed or self.game.last_seq > after, timeout) and not feed.closed
+
+
+class Feed:
+    """The per-process watcher over one :class:`GameStore` (see the module docstring).
+
+    ``listen``: use LISTEN/NOTIFY when the database is PostgreSQL (default True; the
+    poll alone otherwise). ``poll_seconds``: the poll of SQLite; ``fallback_seconds``:
+    the poll behind LISTEN.
+    """
+
+    def __init__(self, store: GameStore, *, listen: bool = True,
+                 poll_seconds: float = POLL_SECONDS, fallback_seconds: float = FALLBACK_SECONDS):
+        self.store = store
+        url = store.uow.engine.url
+        self.listen = listen and url.get_backend_name() == "postgresql"
+        self.interval = fallback_seconds if self.listen else poll_seconds
+        self._conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
+        self.lock = threading.Lock()
+        self.closed = False
+        self._games: dict[str, _Game] = {}
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()  # set by close(): ends the thread's sleeps
+        _FEEDS.add(self)
+
+    @contextmanager
+    def watch(self, game_id: str) -> Iterator[Watch]:
+        """Register a stream on ``game_id`` for the block: start watching (and the
+        thread) if it is the game's first. Register BEFORE reading the log, so that a
+        commit after the read is always learnt."""
+        with self.lock:
+            game = self._games.get(game_id)
+            if game is None:
+                game = self._games[game_id] = _Game(threading.Condition(self.lock))
+            game.watchers += 1
+            if self._thread is None and not self.closed:
+                self._thread = threading.Thread(target=self._run, name="feed", daemon=True)
+                self._thread.start()
+        try:
+            yield Watch(self, game_id, game)
+        finally:
+            with self.lock:
+                game.watchers -= 1
+                if not game.watchers and self._games.get(game_id) is game:
+                    del self._games[game_id]
+
+    def advance(self, game_id: str, last_seq: int) -> None:
+        """The game's log reached ``last_seq``: wake its streams (unwatched games and
+        stale news are ignored)."""
+        with self.lock:
+            game = self._games.get(game_id)
+            if game is not None and last_seq > game.last_seq:
+                game.last_seq = last_seq
+                game.changed.notify_all()
+
+    def close(self) -> None:
+        """Wake every stream (they end) and stop the thread; no new one starts."""
+        with self.lock:
+            self.closed = True
+            for game in self._games.values():
+                game.changed.notify_all()
+        self._stop.set()
+
+    def watched(self) -> list[str]:
+        with self.lock:
+            return list(self._games)
+
+    # ----- the thread ---------------------------------------------------------------
+
+    def _active(self) -> bool:
+        """False (and the thread forgets itself) once nothing is watched or the feed
+        closed; a later :meth:`watch` starts a new thread."""
+        with self.lock:
+            if self._games and not self.closed:
+                return True
+            self._thread = None
+            return False
+
+    def _run(self) -> None:
+        connection = None
+        try:
+            while self._active():
+                if self.listen:
+                    connection = self._listen_round(connection)
+                else:
+                    self.poll()
+                    self._stop.wait(self.interval)
+        finally:
+            if connection is not None:
+                connection.close()
+
+    def poll(self) -> None:
+        """Read the watched games' ``last_seq`` (one statement per :data:`POLL_CHUNK`
+        games) and wake the streams of those that moved. A database error is logged
+        and the next poll tries again."""
+        ids = self.watched()
+        try:
+            for start in range(0, len(ids), POLL_CHUNK):
+                for game_id, last_seq in self.store.last_seqs(ids[start:start + POLL_CHUNK]).items():
+                    self.advance(game_id, last_seq)
+        except Exception:  # noqa: BLE001 - the feed thread must survive a bad moment
+            log.exception("event feed: polling the watched games failed")
+
+    def _listen_round(self, connection: Any) -> Any:
+        """One round of LISTEN (about ``interval`` seconds): connect and LISTEN first
+        if ``connection`` is None, poll (what committed before LISTEN took effect, and
+        the fallback for a missed notification), then take notifications until the
+        interval is over. Returns the connection, or None after a connection error
+        (logged; the poll covers the gap and the next round connects again)."""
+        import psycopg
+
+        try:
+            if connection is None:
+                connection = psycopg.connect(self._conninfo, autocommit=True)
+                connection.execute(f"LISTEN {FEED_CHANNEL}")
+            self.poll()
+            for notify in connection.notifies(timeout=self.interval):
+                self._notified(notify.payload)
+            return connection
+        except (psycopg.Error, OSError):
+            log.exception("event feed: LISTEN failed; polling until it reconnects")
+            if connection is not None:
+                connection.close()
+            self.poll()
+            self._stop.wait(self.interval)
+            return None
+
+    def _notified(self, payload: str) -> None:
+        game_id, _, last_seq = payload.rpartition(":")
+        if last_seq.isdigit():
+            self.advance(game_id, int(last_seq))
+
+
+def close_all() -> None:
+    """:meth:`Feed.close` every feed of this process (a worker that is stopping)."""
+    for feed in list(_FEEDS):
+        feed.close()
