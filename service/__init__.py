@@ -18,6 +18,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from service.api import init_api
     from service.api.base import MAX_BODY_BYTES
     from service.cli import purge_command
+    from service.i18n import init_i18n
     from service.limits import init_limits
     from service.observability import init_observability
 
@@ -32,6 +33,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     )
     app.config.update(config or {})
     init_observability(app)  # first: its hooks see every request
+    init_i18n(app)
     init_api(app)
     init_limits(app)
     app.cli.add_command(purge_command)

@@ -12,6 +12,7 @@ from marshmallow import Schema, fields
 
 from service.api.base import ChunkedBodies, strict_loads
 from service.errors import PROBLEM_MIMETYPE, from_http_exception, problem
+from service.messages import Message
 from service.store import SchemaNotCurrent
 
 
@@ -72,18 +73,19 @@ def _require_json_body():
     if request.method not in ("POST", "PUT", "PATCH") or not request.content_length:
         return None
     if request.mimetype != "application/json":
-        return problem(415, detail="Send the body as application/json.")
+        return problem(415, detail=Message("Send the body as application/json."))
     charset = request.mimetype_params.get("charset", "utf-8").lower()
     if charset not in ("utf-8", "utf8"):
-        return problem(415, detail=f"Send the body as UTF-8, not {charset}.")
+        return problem(415, detail=Message("Send the body as UTF-8, not %(charset)s.",
+                                           charset=charset))
     if request.headers.get("Content-Encoding", "identity").lower() != "identity":
-        return problem(415, detail="Send the body without Content-Encoding.")
+        return problem(415, detail=Message("Send the body without Content-Encoding."))
     return None
 
 
 def _schema_not_current(error: SchemaNotCurrent) -> Response:
     """The database is not at this release's migration: 503, never a 500."""
-    return problem(503, "schema-not-current", str(error), headers={"Retry-After": "30"})
+    return problem(503, "schema-not-current", error.args[0], headers={"Retry-After": "30"})
 
 
 def init_api(app: Flask) -> Api:

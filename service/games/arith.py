@@ -78,7 +78,8 @@ def evaluate(a: int, op: str, b: int) -> int:
     if op == "x":
         return a * b
     if b == 0 or a % b:
-        raise ProblemError(Message("%(text)s is not an exact division", text=f"{a} / {b}"))
+        raise ProblemError(Message("%(text)s is not an exact division", text=" / ".join(
+            map(str, (a, b)))))
     return a // b
 
 

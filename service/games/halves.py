@@ -787,7 +787,7 @@ def _do_play(state: dict, seat: str, action: dict, fields: dict) -> list[dict]:
                 "%(card)s is already in the central pile: it cannot be played again (G-M2)",
                 card=card), "G-M2")
     elif card not in state["hands"][seat]:
-        raise _refuse("not-in-hand", Message("%(card)s is not in %(seat)s's hand (HV-T1)",
+        raise _refuse("not-in-hand", Message("%(card)s is not in %(seat)s's hand",
                                              card=card, seat=seat), "HV-T1")
     if based_on is None and not table:
         raise _malformed(Message('a play names the top card it aims at: "based_on" '

@@ -563,13 +563,14 @@ def _sequences_from_input(raw: Any, board: list[list[Any]],
                                                          field=field), field, "SQ-S1")
         side = item["side"]
         if side not in SIDES:
+            where = f"{field}.side"
             raise InputError("invalid-side", Message(
-                "%(field)s: unknown side %(side)s (one of %(sides)s)", field=f"{field}.side",
-                side=repr(side), sides=", ".join(SIDES)), f"{field}.side", "SQ-C3")
+                "%(field)s: unknown side %(side)s (one of %(sides)s)", field=where,
+                side=repr(side), sides=", ".join(SIDES)), where, "SQ-C3")
         if not isinstance(item["cells"], list):
-            raise InputError("invalid-sequence", Message("%(field)s: 5 cells",
-                                                         field=f"{field}.cells"),
-                             f"{field}.cells", "SQ-S1")
+            where = f"{field}.cells"
+            raise InputError("invalid-sequence", Message("%(field)s: 5 cells", field=where),
+                             where, "SQ-S1")
         cells = [_cell(x, f"{field}.cells.{j}") for j, x in enumerate(item["cells"])]
         if not _is_window(cells) or len(set(cells)) != LENGTH:
             raise InputError("invalid-sequence", Message(

@@ -1031,9 +1031,9 @@ def _do_retire(state: dict, action: dict) -> list[dict]:
 def _report_value(seat: str, entry: dict, name: str, top: int) -> int:
     value = entry.get(name)
     if not _is_int(value) or not 0 <= value <= top:
-        raise _malformed(Message("%(field)s must be an integer 0 to %(most)s",
-                                 field=f"results.{seat}.{name}", most=top),
-                         "invalid-report", "SF-M1")
+        where = f"results.{seat}.{name}"
+        raise _malformed(Message("%(field)s must be an integer 0 to %(most)s", field=where,
+                                 most=top), "invalid-report", "SF-M1")
     return value
 
 
@@ -1058,9 +1058,10 @@ def _do_record(state: dict, action: dict) -> list[dict]:
     board, pile, out = {}, {}, []
     for seat in seats:
         entry = results[seat]
+        where = f"results.{seat}"
         if not isinstance(entry, dict) or set(entry) - {"board", "pile", "out"}:
-            raise _malformed(Message('%(field)s: {"board", "pile", "out"}',
-                                     field=f"results.{seat}"), "invalid-report", "SF-M1")
+            raise _malformed(Message('%(field)s: {"board", "pile", "out"}', field=where),
+                             "invalid-report", "SF-M1")
         board[seat] = _report_value(seat, entry, "board", 52)
         pile[seat] = _report_value(seat, entry, "pile", PILE_SIZE)
         if board[seat] + pile[seat] > 52:
@@ -1069,8 +1070,8 @@ def _do_record(state: dict, action: dict) -> list[dict]:
                                      board=board[seat], pile=pile[seat]),
                              "invalid-report", "SF-M1")
         if not isinstance(entry.get("out", False), bool):
-            raise _malformed(Message("%(field)s is true or false",
-                                     field=f"results.{seat}.out"), "invalid-report", "SF-M1")
+            raise _malformed(Message("%(field)s is true or false", field=where + ".out"),
+                             "invalid-report", "SF-M1")
         if entry.get("out", False):
             out.append(seat)
     _check_report(state, board, pile, out, action)

@@ -23,6 +23,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from service.cards import DECK, JOKER, RANKS, SUITS
+from service.messages import Message
 
 LINE_LENGTHS = range(3, 7)
 HIGH_POINTS = {3: 5, 4: 7, 5: 10, 6: 12}  # TW-S1, TW-S2, TW-S3
@@ -130,6 +131,37 @@ def _solve_suit_set(parsed: Parsed) -> list[str] | None:
         return [RANKS[r] + suit_ for r in used]
     spare = iter(r for r in range(13) if r not in used)
     return [RANKS[p[0] if p else next(spare)] + suit_ for p in parsed]
+
+
+# reason -> (rule, sentence) for people (G-R1): what the check answers beside each code.
+# mixed-ranks-and-suits names TW-S4, the loosest kind (one suit, any order); a
+# same-rank line with identical neighbours is refused by the low-tier rule of its
+# length (TW-S5 for 3 or 4 cards, TW-S6 for 5 or 6), the most lenient one that could
+# have taken it (the high tier, TW-S2/TW-S3, wants more).
+_EXPLAINED = {
+    "mixed-ranks-and-suits": ("TW-S4", Message(
+        "the cards (jokers aside) share neither one suit nor one rank: no kind of sequence "
+        "fits")),
+    "not-consecutive": ("TW-S1", Message(
+        "one suit, but the ranks do not follow each other in one direction along the "
+        "line: not a run")),
+    "identical-adjacent": ("TW-S5", Message(
+        "one rank, but two identical cards (same rank and suit) lie next to each other")),
+    "duplicate-card": ("TW-S4", Message("one suit, but a card appears twice: not a suit "
+                                        "set")),
+}
+
+
+def explain_reasons(reasons: list[str], length: int) -> list[dict]:
+    """``[{"code", "rule", "detail"}]`` for the ``reasons`` of an invalid line of
+    ``length`` cards (:func:`classify_line`): the rule each applies and a sentence."""
+    out = []
+    for reason in reasons:
+        rule, detail = _EXPLAINED[reason]
+        if reason == "identical-adjacent" and length >= 5:
+            rule = "TW-S6"
+        out.append({"code": reason, "rule": rule, "detail": detail})
+    return out
 
 
 def _reasons(one_suit: bool, one_rank: bool) -> tuple[str, ...]:
@@ -1099,7 +1131,7 @@ def apply(state: dict, actor: str, action: dict) -> list[dict]:
                             rule="G-M1")
     kind = _check_body(action)
     if state["status"] != "active":
-        raise RuleViolation("game-over", Message("the game is over (TW-E)"), rule="TW-E1")
+        raise RuleViolation("game-over", Message("the game is over"), rule="TW-E1")
     seat = _acting_seat(state, actor, action, kind)
     if state["phase"] == "deal":
         return _apply_deal(state, seat, action, actor)
