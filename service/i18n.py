@@ -51,6 +51,15 @@ def translate(text: Any) -> Any:
     return gettext(text.msgid, **params)
 
 
+def pick(texts: dict[str, str]) -> str:
+    """The request's language's entry of ``texts`` (``{"en": ..., "fr": ...}``, data
+    already in every language, such as the rule book's titles). Marks the response as
+    localized."""
+    if has_request_context():
+        g.localized = True
+    return texts.get(language()) or texts[DEFAULT]
+
+
 def localize(value: Any) -> Any:
     """``value`` (an answer: dicts and lists of plain data) with every
     :class:`Message` inside it translated (:func:`translate`)."""

@@ -90,8 +90,8 @@ def _schema_not_current(error: SchemaNotCurrent) -> Response:
 
 def init_api(app: Flask) -> Api:
     """Register the blueprints and error handling on ``app``; returns the Api."""
-    from service.api import (games, halves, meta, operations, sequence, solitaire_frenzy,
-                             two_way)
+    from service.api import (games, halves, meta, operations, rules, sequence,
+                             solitaire_frenzy, two_way)
 
     app.json = StrictJSONProvider(app)
     app.wsgi_app = ChunkedBodies(app.wsgi_app, lambda: max(
@@ -103,6 +103,8 @@ def init_api(app: Flask) -> Api:
     for module in (meta, games, operations, two_way, sequence, halves, solitaire_frenzy):
         api.register_blueprint(module.blp)
     api.register_blueprint(sequence.numbers_blp)
+    api.register_blueprint(rules.blp)
+    api.register_blueprint(rules.problems_blp)
 
     @app.get("/openapi.yaml")
     def openapi_yaml() -> Response:
