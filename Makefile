@@ -49,6 +49,10 @@ purge: install
 test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# Render the rule book and the problem catalog (seeds/) into docs/RULES.md and docs/PROBLEMS.md.
+docs: install
+	$(BIN)/python -m service.rulebook
+
 # Regenerate the committed contract after changing an endpoint or schema.
 openapi: install
 	$(BIN)/flask --app service openapi write --format yaml openapi.yaml
