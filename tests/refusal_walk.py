@@ -384,3 +384,164 @@ def _hv_over():
     state = copy.deepcopy(_hv(hands=_HV_HANDS))
     state["status"] = "finished"
     return state
+
+
+# ----- Solitaire Frenzy ---------------------------------------------------------------
+
+def _sf(**options):
+    return _new(sf, "solitaire-frenzy", players=2, **options)
+
+
+def _sf_lay(state=None, pile=("5H",), columns=(("9C",), ("KD",), (), ("4S",)), hand=(),
+            waste=(), piles=(), **options):
+    """p1's layout replaced (pile top last, waste top last) and the foundations
+    ``piles`` (ids 1, 2 ...), each ``(owner, cards)``."""
+    state = copy.deepcopy(state or _sf(**options))
+    state["layouts"]["p1"] = {"pile": list(pile), "columns": [list(c) for c in columns],
+                              "hand": list(hand), "waste": list(waste), "pass": None,
+                              "reach": None}
+    state["foundations"] = [{"id": i, "suit": cards[0][-1],
+                             "cards": [{"card": c, "seat": owner} for c in cards]}
+                            for i, (owner, cards) in enumerate(piles, 1)]
+    return state
+
+
+def _sf_play(card, **target):
+    return {"type": "play", "round": 1, "card": card, **target}
+
+
+def _sf_record(results, **extra):
+    return {"type": "record-round", "round": 1, "results": results, **extra}
+
+
+def _res(board=10, pile=3, out=False):
+    return {"board": board, "pile": pile, "out": out}
+
+
+_FOUNDATION = {"to": "foundation"}
+
+FRENZY = [
+    ("invalid-option", "SF-P0", lambda: sf.new_game("solitaire-frenzy", {"players": 9}, SEED)),
+    ("invalid-action", "G-R1", lambda: sf.apply(_sf(), "p1", {"type": "fly"})),
+    ("invalid-action", "SF-P2", lambda: sf.apply(_sf(), "p1", _sf_play("5H", to="sky"))),
+    ("invalid-card", "SF-P2", lambda: sf.apply(_sf(), "p1", _sf_play("JK", to="column",
+                                                                     column=0))),
+    ("invalid-column", "SF-R4", lambda: sf.apply(_sf(), "p1", {
+        "type": "refill", "round": 1, "card": "5H", "column": 4})),
+    ("round-over", "SF-E1", lambda: sf.apply(_sf_round_two(), "p1", {"type": "turn",
+                                                                     "round": 1})),
+    ("invalid-round", "SF-E2", lambda: sf.apply(_sf(), "p1", {"type": "turn", "round": 2})),
+    ("invalid-action", "SF-E1", lambda: sf.apply(_sf(), "p1", {"type": "turn"})),
+    ("referee-not-allowed", "G-M1", lambda: sf.apply(_sf(), "referee", {"type": "turn",
+                                                                        "round": 1})),
+    ("unknown-actor", "G-M1", lambda: sf.apply(_sf(), "p9", {"type": "turn", "round": 1})),
+    ("not-your-seat", "G-M1", lambda: sf.apply(_sf(), "p1", {"type": "turn", "round": 1,
+                                                             "seat": "p2"})),
+    ("table-mode", "SF-M1", lambda: sf.apply(_sf(dealing="table"), "p1", {
+        "type": "turn", "round": 1})),
+    ("seat-retired", "SF-E3", lambda: sf.apply(_sf_retired(), "p1", {"type": "turn",
+                                                                     "round": 1})),
+    ("game-over", "SF-E2", lambda: sf.apply(_sf_over(), "referee", {"type": "retire",
+                                                                    "seat": "p1"})),
+    ("referee-only", "SF-E3", lambda: sf.apply(_sf(), "p1", {"type": "retire",
+                                                             "seat": "p2"})),
+    ("referee-only", "SF-M1", lambda: sf.apply(_sf(dealing="table"), "p1",
+                                               _sf_record({}))),
+    ("card-not-on-top", "SF-R3", lambda: sf.apply(_sf_lay(columns=(("9C", "8H"), (), (), ())),
+                                                  "p1", _sf_play("9C", **_FOUNDATION,
+                                                                 based_on="8C", pile=1))),
+    ("card-not-on-top", "SF-H1", lambda: sf.apply(_sf_lay(hand=["2C"]), "p1", _sf_play(
+        "2C", to="column", column=0))),
+    ("card-on-board", "SF-F1", lambda: sf.apply(_sf_lay(piles=[("p1", ["AS", "2S"])]), "p1",
+                                                _sf_play("2S", to="column", column=1))),
+    ("play-order", "SF-O1", lambda: sf.apply(_sf_lay(
+        pile=("AD",), waste=("8H",), play_order="strict"), "p1",
+        _sf_play("8H", to="column", column=0))),
+    ("nothing-to-turn", "SF-H1", lambda: sf.apply(_sf_lay(), "p1", {"type": "turn",
+                                                                    "round": 1})),
+    ("not-whole-column", "SF-R2", lambda: sf.apply(_sf_lay(columns=(
+        ("9C", "8H"), ("KD",), (), ("4S",))), "p1", _sf_play("9C", to="column", column=1))),
+    ("unknown-pile", "SF-F1", lambda: sf.apply(_sf_lay(pile=("2H",)), "p1", _sf_play(
+        "2H", **_FOUNDATION, pile=7, based_on="AH"))),
+    ("suit-pile-open", "SF-F1", lambda: sf.apply(_sf_lay(
+        pile=("AH",), piles=[("p2", ["AH", "2H"])], one_pile_per_suit=True), "p1",
+        _sf_play("AH", **_FOUNDATION, based_on="new"))),
+    ("stale-top-card", "SF-T1", lambda: sf.apply(_sf_lay(piles=[("p2", ["AH", "2H", "3H",
+                                                                        "4H", "5H"])],
+                                                         pile=("6H",)), "p1",
+                                                 _sf_play("6H", **_FOUNDATION, pile=1,
+                                                          based_on="4H"))),
+    ("not-pile-top", "SF-T1", lambda: sf.apply(_sf_lay(piles=[("p2", ["AH", "2H"])],
+                                                       pile=("3H",)), "p1",
+                                               _sf_play("3H", **_FOUNDATION, pile=1,
+                                                        based_on="7H"))),
+    ("same-column", "SF-R2", lambda: sf.apply(_sf_lay(), "p1", {
+        "type": "move", "round": 1, "from_column": 0, "to_column": 0})),
+    ("column-empty", "SF-R2", lambda: sf.apply(_sf_lay(), "p1", {
+        "type": "move", "round": 1, "from_column": 2, "to_column": 0})),
+    ("move-to-empty", "SF-R2", lambda: sf.apply(_sf_lay(), "p1", {
+        "type": "move", "round": 1, "from_column": 0, "to_column": 2})),
+    ("wrong-colour", "SF-R2", lambda: sf.apply(_sf_lay(columns=(("9C",), ("KD",), (),
+                                                                ("10S",))), "p1", {
+        "type": "move", "round": 1, "from_column": 0, "to_column": 3})),
+    ("column-not-empty", "SF-R4", lambda: sf.apply(_sf_lay(), "p1", {
+        "type": "refill", "round": 1, "card": "5H", "column": 0})),
+    ("invalid-seat", "SF-E3", lambda: sf.apply(_sf(), "referee", {"type": "retire",
+                                                                  "seat": "p9"})),
+    ("not-table-mode", "SF-M1", lambda: sf.apply(_sf(), "referee", _sf_record({}))),
+    ("invalid-report", "SF-M1", lambda: sf.apply(_sf(dealing="table"), "referee",
+                                                 _sf_record({"p1": _res()}))),
+    ("several-out", "SF-M1", lambda: sf.apply(_sf(dealing="table"), "referee", _sf_record(
+        {"p1": _res(pile=0, out=True), "p2": _res(pile=0, out=True)}))),
+    ("out-with-cards", "SF-M1", lambda: sf.apply(_sf(dealing="table"), "referee", _sf_record(
+        {"p1": _res(pile=2, out=True), "p2": _res()}))),
+    ("empty-pile-not-out", "SF-M1", lambda: sf.apply(_sf(dealing="table"), "referee",
+                                                     _sf_record({"p1": _res(pile=0),
+                                                                 "p2": _res()}))),
+    ("board-total-mismatch", "SF-M1", lambda: sf.apply(_sf(dealing="table"), "referee",
+                                                       _sf_record({"p1": _res(),
+                                                                   "p2": _res()},
+                                                                  board_total=7))),
+    ("new-pile-needs-ace", "SF-F1", lambda: sf.apply(_sf_lay(), "p1", _sf_play(
+        "5H", **_FOUNDATION, based_on="new"))),
+    ("ace-needs-new-pile", "SF-F1", lambda: sf.apply(_sf_lay(
+        pile=("AH",), piles=[("p2", ["AH", "2H"])]), "p1", _sf_play(
+        "AH", **_FOUNDATION, pile=1, based_on="2H"))),
+    ("pile-complete", "SF-F1", lambda: sf.apply(_sf_lay(pile=("2H",), piles=[(
+        "p2", ["AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS",
+               "KS"])]), "p1", _sf_play("2H", **_FOUNDATION, pile=1, based_on="KS"))),
+    ("wrong-suit", "SF-F1", lambda: sf.apply(_sf_lay(pile=("2H",), piles=[("p2", ["AS"])]),
+                                             "p1", _sf_play("2H", **_FOUNDATION, pile=1,
+                                                            based_on="AS"))),
+    ("wrong-rank", "SF-F1", lambda: sf.apply(_sf_lay(pile=("3H",), piles=[("p2", ["AH"])]),
+                                             "p1", _sf_play("3H", **_FOUNDATION, pile=1,
+                                                            based_on="AH"))),
+    ("wrong-rank", "SF-R1", lambda: sf.apply(_sf_lay(pile=("7H",)), "p1", _sf_play(
+        "7H", to="column", column=0))),
+    ("wrong-colour", "SF-R1", lambda: sf.apply(_sf_lay(pile=("QH",)), "p1", _sf_play(
+        "QH", to="column", column=1))),
+]
+
+
+def _sf_round_two():
+    state = copy.deepcopy(_sf())
+    state["round"] = 2
+    return state
+
+
+def _sf_retired():
+    state = copy.deepcopy(_new(sf, "solitaire-frenzy", players=3))
+    state["active"] = ["p2", "p3"]
+    return state
+
+
+def _sf_over():
+    state = copy.deepcopy(_sf())
+    state["status"] = "finished"
+    return state
+
+
+SCENARIOS = [(game, code, rule, provoke)
+             for game, table in (("two-way", TWO_WAY), ("sequence", SEQUENCE),
+                                 ("halves", HALVES), ("solitaire-frenzy", FRENZY))
+             for code, rule, provoke in table]
