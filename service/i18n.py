@@ -62,7 +62,11 @@ def pick(texts: dict[str, str]) -> str:
 
 def localize(value: Any) -> Any:
     """``value`` (an answer: dicts and lists of plain data) with every
-    :class:`Message` inside it translated (:func:`translate`)."""
+    :class:`Message` inside it translated (:func:`translate`). Marks the response as
+    localized even when ``value`` holds no sentence this time (another answer of the
+    same endpoint would)."""
+    if has_request_context():
+        g.localized = True
     if isinstance(value, dict):
         return {key: localize(item) for key, item in value.items()}
     if isinstance(value, list):

@@ -163,7 +163,7 @@ def _sq_move(**body):
                          body.get("sequence"))
 
 
-_ROW = [(0, c) for c in range(1, 6)]  # 2S..6S? cells of the top row, corner aside
+_ROW = [(0, c) for c in range(1, 6)]  # the top row after its free corner: 2S to 6S
 
 SEQUENCE = [
     ("invalid-option", "SQ-P2", lambda: sq.new_game("sequence", {"players": 5}, SEED)),
