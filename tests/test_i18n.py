@@ -70,6 +70,13 @@ def test_g_r1_every_message_exists_in_every_language_with_the_same_placeholders(
 
 # ----- every refusal of every game, in each language ---------------------------------
 
+@pytest.fixture(scope="module")
+def walk_app():
+    """One app for the whole walk (it only renders problems)."""
+    from service import create_app
+    return create_app({"TESTING": True, "DATABASE_URL": "sqlite://"})
+
+
 def _violation(provoke) -> RuleViolation:
     with pytest.raises(RuleViolation) as caught:
         provoke()
@@ -85,15 +92,15 @@ def test_g_r1_the_walk_covers_every_game_refusal_code():
 @pytest.mark.parametrize("game, code, rule, provoke", SCENARIOS,
                          ids=[f"{g}-{c}-{r}" for g, c, r, _ in SCENARIOS])
 def test_g_r1_every_refusal_comes_back_with_its_rule_in_each_language(
-        app, game, code, rule, provoke):
+        walk_app, game, code, rule, provoke):
     violation = _violation(provoke)
     assert (violation.code, violation.rule) == (code, rule)
     assert isinstance(violation.detail, Message), "a refusal's detail is a Message"
     entry = rulebook.problems()[code]
     assert rule in entry["rules"] and violation.status in entry["status"]
     for lang in LANGUAGES:
-        with app.test_request_context(headers={"Accept-Language": lang}):
-            response = app.process_response(_rule_violation(violation))
+        with walk_app.test_request_context(headers={"Accept-Language": lang}):
+            response = walk_app.process_response(_rule_violation(violation))
         body = response.get_json()
         assert response.headers["Content-Language"] == lang
         assert (body["code"], body["rule"], body["status"]) == (code, rule,
