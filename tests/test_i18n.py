@@ -86,7 +86,7 @@ def _violation(provoke) -> RuleViolation:
 def test_g_r1_the_walk_covers_every_game_refusal_code():
     walked = {code for _, code, _, _ in SCENARIOS}
     ruled = {code for code, entry in rulebook.problems().items() if entry["rules"]}
-    assert ruled - walked == {"seat-mismatch"}  # the API's own (test_every_endpoint...)
+    assert ruled - walked == {"seat-mismatch"}  # the API's own: see the replay test
 
 
 @pytest.mark.parametrize("game, code, rule, provoke", SCENARIOS,
@@ -271,3 +271,7 @@ def test_g_r1_a_replayed_refusal_comes_back_in_the_replaying_requests_language(
     assert {k: v for k, v in de.items() if k not in ("title", "detail")} == \
         {k: v for k, v in ro.items() if k not in ("title", "detail")}
     assert "_detail" not in ro and ro["rule"] == "SQ-P1" and ro["title"] == "Conflict"
+    mismatch = assert_problem(store_client.post(url, json={**body, "seat": "p1"}, headers={
+        **game["auth"]["p2"], "Accept-Language": "es"}), 403, "seat-mismatch")
+    assert mismatch["rule"] == "G-M1"
+    assert mismatch["detail"] == "El token de un puesto solo actúa por ese puesto."
