@@ -9,14 +9,30 @@ BIN     := $(VENV)/bin
 # /metrics adds them up; emptied of the last run's files at each start
 PROMETHEUS_MULTIPROC_DIR ?= $(CURDIR)/var/prometheus
 
-.PHONY: install serve test openapi purge
-install: $(VENV)/.installed
+# gettext catalogs (service/i18n.py): the .po files are the source, committed; the
+# install compiles each to the .mo the service reads
+TRANSLATIONS := service/translations
+CATALOGS := $(wildcard $(TRANSLATIONS)/*/LC_MESSAGES/messages.po)
+
+.PHONY: install serve test openapi purge messages docs
+install: $(VENV)/.installed $(CATALOGS:.po=.mo)
 
 $(VENV)/.installed: setup.cfg setup.py
 	python3 -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e '.[test]'
 	touch $@
+
+$(TRANSLATIONS)/%/LC_MESSAGES/messages.mo: $(TRANSLATIONS)/%/LC_MESSAGES/messages.po $(VENV)/.installed
+	$(BIN)/pybabel -q compile -i $< -o $@ -l $*
+
+# After changing a Message: extract them all again and merge into every catalog (then
+# translate the new entries: tests/test_i18n.py fails while one is missing).
+messages: $(VENV)/.installed
+	$(BIN)/pybabel -q extract -F babel.cfg --no-default-keywords -k Message --no-location \
+	    --sort-output --project card-referee -o $(TRANSLATIONS)/messages.pot service
+	$(BIN)/pybabel -q update -i $(TRANSLATIONS)/messages.pot -d $(TRANSLATIONS) \
+	    --no-fuzzy-matching --ignore-obsolete
 
 serve: install
 	$(BIN)/alembic upgrade head
@@ -32,6 +48,10 @@ purge: install
 
 test: install
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# Render the rule book and the problem catalog (seeds/) into docs/RULES.md and docs/PROBLEMS.md.
+docs: install
+	$(BIN)/python -m service.rulebook
 
 # Regenerate the committed contract after changing an endpoint or schema.
 openapi: install

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from service.messages import Message
+
 RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUITS = ("S", "H", "D", "C")  # spades, hearts, diamonds, clubs
 JOKER = "JK"
@@ -22,14 +24,17 @@ DECK = tuple(r + s for s in SUITS for r in RANKS)  # one standard 52-card deck
 
 
 class CardError(ValueError):
-    """A card code that is not in the notation; ``code`` is the offending input."""
+    """A card code that is not in the notation; ``code`` is the offending input,
+    ``message`` the translatable sentence (also the exception's text)."""
 
     def __init__(self, code: object):
         self.code = code
         if isinstance(code, str):
-            super().__init__(f"unknown card code {code!r}")
+            self.message = Message("unknown card code %(code)s", code=repr(code))
         else:
-            super().__init__(f"a card code is a string such as '10H', not {type(code).__name__}")
+            self.message = Message("a card code is a string such as '10H', not %(type)s",
+                                   type=type(code).__name__)
+        super().__init__(self.message)
 
 
 def parse_card(code: object) -> str:

@@ -23,6 +23,7 @@ from flask_limiter.util import get_remote_address
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from service.errors import problem
+from service.messages import Message
 
 API_KEY_HEADER = "X-API-Key"
 # endpoints that create a game (the API key and the creation limit apply to them)
@@ -41,10 +42,11 @@ def require_api_key() -> Response | None:
         return None
     sent = request.headers.get(API_KEY_HEADER)
     if not sent:
-        return problem(401, "api-key-required", f"Send {API_KEY_HEADER}: <your API key>.",
+        return problem(401, "api-key-required", Message("Send %(header)s: <your API key>.",
+                                                        header=API_KEY_HEADER),
                        headers={"WWW-Authenticate": 'ApiKey realm="card-referee"'})
     if not any(hmac.compare_digest(_digest(sent), _digest(key)) for key in keys):
-        return problem(403, "api-key-refused", "This API key is not accepted here.")
+        return problem(403, "api-key-refused", Message("This API key is not accepted here."))
     return None
 
 
@@ -70,12 +72,13 @@ def init_limits(app: Flask) -> Limiter:
     app.before_request(require_api_key)
     create = limiter.shared_limit(
         lambda: current_app.config["RATELIMIT_CREATE"], scope="create", key_func=_client,
-        error_message=lambda: "Too many games created or imported by this client: "
-                              f"at most {current_app.config['RATELIMIT_CREATE']}.")
+        error_message=lambda: Message("Too many games created or imported by this client: "
+                                      "at most %(limit)s.",
+                                      limit=current_app.config["RATELIMIT_CREATE"]))
     act = limiter.limit(
         lambda: current_app.config["RATELIMIT_ACTIONS"], key_func=_token,
-        error_message=lambda: "Too many actions with this token: at most "
-                              f"{current_app.config['RATELIMIT_ACTIONS']}.")
+        error_message=lambda: Message("Too many actions with this token: at most %(limit)s.",
+                                      limit=current_app.config["RATELIMIT_ACTIONS"]))
     for endpoints, limit in ((CREATING, create), (ACTING, act)):
         for endpoint in endpoints:
             app.view_functions[endpoint] = limit(app.view_functions[endpoint])

@@ -51,11 +51,27 @@ def test_tw_s8_check_reports_joker_assignment(client):
 
 
 def test_tw_s10_invalid_line_is_200_with_reasons(client):
+    """Each reason names its code and rule (G-R1): identical neighbours break the
+    low-tier same-rank rule of the line's length, TW-S5 for 3-4 cards, TW-S6 for 5-6."""
     body = check(client, ["7H", "7H", "7S"])
     assert body == {"valid": False, "kind": None, "tier": None, "points": 0, "length": 3,
                     "cards": ["7H", "7H", "7S"], "assignment": ["7H", "7H", "7S"],
-                    "reasons": ["identical-adjacent"]}
+                    "reasons": [{"code": "identical-adjacent", "rule": "TW-S5",
+                                 "detail": "one rank, but two identical cards (same rank "
+                                           "and suit) lie next to each other"}]}
     assert check(client, ["QH", "QH", "JK"])["valid"] is False
+    five = check(client, ["7H", "7S", "7S", "7D", "7C"])["reasons"]
+    assert [(r["code"], r["rule"]) for r in five] == [("identical-adjacent", "TW-S6")]
+
+
+def test_tw_s4_a_one_suit_line_with_a_card_twice_names_both_broken_kinds(client):
+    """2H 5H 2H: one suit but a repeated card, so neither a run (TW-S1) nor a suit set
+    (TW-S4); cards sharing neither suit nor rank fit no kind (TW-S4, the loosest)."""
+    reasons = check(client, ["2H", "5H", "2H"])["reasons"]
+    assert [(r["code"], r["rule"]) for r in reasons] == [
+        ("not-consecutive", "TW-S1"), ("duplicate-card", "TW-S4")]
+    mixed = check(client, ["2H", "5S", "9D"])["reasons"]
+    assert [(r["code"], r["rule"]) for r in mixed] == [("mixed-ranks-and-suits", "TW-S4")]
 
 
 def test_check_accepts_every_notation_and_answers_canonical(client):

@@ -24,7 +24,8 @@ def test_hv_t1_check_per_half_by_colour_then_by_symbol(client):
     response = check(client, top="RC-GS", card="rt-bs")
     assert response.status_code == 200 and response.mimetype == "application/json"
     assert response.get_json() == {
-        "matches": True, "matches_turned": False, "rule": "HV-T1", "match": "per_half",
+        "matches": True, "code": None, "matches_turned": False, "rule": "HV-T1",
+        "match": "per_half",
         "top": "RC-GS", "card": "RT-BS", "turned": False, "laid": "RT-BS",
         "halves": [{"by": "colour", "colour": True, "symbol": False},
                    {"by": "symbol", "colour": False, "symbol": True}],

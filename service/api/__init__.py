@@ -7,11 +7,13 @@ import yaml
 from flask import Flask, Response, request
 from flask.json.provider import DefaultJSONProvider
 from flask_smorest import Api as _Api
+from apispec import BasePlugin
 from flask_smorest.utils import prepare_response
 from marshmallow import Schema, fields
 
 from service.api.base import ChunkedBodies, strict_loads
 from service.errors import PROBLEM_MIMETYPE, from_http_exception, problem
+from service.messages import Message
 from service.store import SchemaNotCurrent
 
 
@@ -23,12 +25,31 @@ class ProblemSchema(Schema):
     status = fields.Integer(required=True)
     detail = fields.String(required=True)
     code = fields.String(required=True, metadata={"description": "stable machine code"})
-    rule = fields.String(metadata={"description": "the rule ID applied (RULES.md), e.g. SQ-T3"})
+    rule = fields.String(metadata={
+        "description": "the rule ID the refusal applies (G-R1; docs/RULES.md, GET "
+                       "/v1/rules/{id}), e.g. SQ-T3; absent for problems about the request "
+                       "itself (media type, JSON, size, tokens, versions, keys, limits)"})
     errors = fields.Dict(metadata={"description": "body/query validation: location -> field -> messages"})
     version = fields.Integer(metadata={"description": "current game version (412)"})
     top = fields.Dict(metadata={"description": "stale-top-card: the current top card (Halves, "
                                               "HV-T3: {card, turned, halves}; Solitaire "
                                               "Frenzy, SF-T1: {pile, card, seat})"})
+
+
+class AcceptLanguagePlugin(BasePlugin):
+    """Documents the Accept-Language header on every operation (service.i18n)."""
+
+    PARAMETER = {
+        "in": "header", "name": "Accept-Language", "required": False,
+        "schema": {"type": "string", "example": "fr"},
+        "description": "The language of title, detail and verdict texts: en (default), fr, "
+                       "de, es, it or ro (best match; fr-CH is fr). Answers with such "
+                       "texts carry Content-Language and Vary: Accept-Language; code, rule "
+                       "and type never change."}
+
+    def operation_helper(self, path=None, operations=None, **kwargs):
+        for operation in (operations or {}).values():
+            operation.setdefault("parameters", []).append(dict(self.PARAMETER))
 
 
 class Api(_Api):
@@ -72,36 +93,39 @@ def _require_json_body():
     if request.method not in ("POST", "PUT", "PATCH") or not request.content_length:
         return None
     if request.mimetype != "application/json":
-        return problem(415, detail="Send the body as application/json.")
+        return problem(415, detail=Message("Send the body as application/json."))
     charset = request.mimetype_params.get("charset", "utf-8").lower()
     if charset not in ("utf-8", "utf8"):
-        return problem(415, detail=f"Send the body as UTF-8, not {charset}.")
+        return problem(415, detail=Message("Send the body as UTF-8, not %(charset)s.",
+                                           charset=charset))
     if request.headers.get("Content-Encoding", "identity").lower() != "identity":
-        return problem(415, detail="Send the body without Content-Encoding.")
+        return problem(415, detail=Message("Send the body without Content-Encoding."))
     return None
 
 
 def _schema_not_current(error: SchemaNotCurrent) -> Response:
     """The database is not at this release's migration: 503, never a 500."""
-    return problem(503, "schema-not-current", str(error), headers={"Retry-After": "30"})
+    return problem(503, "schema-not-current", error.args[0], headers={"Retry-After": "30"})
 
 
 def init_api(app: Flask) -> Api:
     """Register the blueprints and error handling on ``app``; returns the Api."""
-    from service.api import (games, halves, meta, operations, sequence, solitaire_frenzy,
-                             stream, two_way)
+    from service.api import (games, halves, meta, operations, rules, sequence,
+                             solitaire_frenzy, stream, two_way)
 
     app.json = StrictJSONProvider(app)
     app.wsgi_app = ChunkedBodies(app.wsgi_app, lambda: max(
         app.config["MAX_CONTENT_LENGTH"], app.config.get("MAX_IMPORT_BYTES", 0)))
     app.url_map.merge_slashes = False  # "//" is a 404 problem, not an HTML 308 redirect
-    api = Api(app)
+    api = Api(app, spec_kwargs={"extra_plugins": [AcceptLanguagePlugin()]})
     app.before_request(_require_json_body)
     app.register_error_handler(SchemaNotCurrent, _schema_not_current)
     for module in (meta, games, stream, operations, two_way, sequence, halves,
                    solitaire_frenzy):
         api.register_blueprint(module.blp)
     api.register_blueprint(sequence.numbers_blp)
+    api.register_blueprint(rules.blp)
+    api.register_blueprint(rules.problems_blp)
 
     @app.get("/openapi.yaml")
     def openapi_yaml() -> Response:

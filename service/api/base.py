@@ -18,28 +18,36 @@ from marshmallow import fields
 from webargs import core
 from webargs.flaskparser import FlaskParser, abort, is_json_request
 
+from service.messages import Message
+
 MAX_DEPTH = 32  # arrays/objects nested deeper than this are refused (400)
 MAX_BODY_BYTES = 64 * 1024  # larger bodies are refused with 413
 
 
 class InvalidJSON(ValueError):
-    """The body is not strict JSON (see module docstring)."""
+    """The body is not strict JSON (see module docstring); ``reason`` says why (a
+    :class:`Message`, or the JSON parser's own English words)."""
+
+    def __init__(self, reason: Message | str):
+        super().__init__(reason)
+        self.reason = reason
 
 
 def _reject_constant(name: str) -> Any:
-    raise InvalidJSON(f"{name} is not a JSON number")
+    raise InvalidJSON(Message("%(value)s is not a JSON number", value=name))
 
 
 def _finite_float(text: str) -> float:
     value = float(text)
     if value in (float("inf"), float("-inf")):
-        raise InvalidJSON(f"{text} is out of the range of a JSON number we accept")
+        raise InvalidJSON(Message("%(value)s is out of the range of a JSON number we accept",
+                                  value=text))
     return value
 
 
 def _bounded_int(text: str) -> int:
     if len(text.lstrip("-")) > 64:
-        raise InvalidJSON("a number has more than 64 digits")
+        raise InvalidJSON(Message("a number has more than 64 digits"))
     return int(text)
 
 
@@ -47,7 +55,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for key, value in pairs:
         if key in result:
-            raise InvalidJSON(f"duplicate key {key!r}")
+            raise InvalidJSON(Message("duplicate key %(key)s", key=repr(key)))
         result[key] = value
     return result
 
@@ -79,9 +87,9 @@ def strict_loads(data: bytes | str) -> Any:
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
     except UnicodeDecodeError as exc:
-        raise InvalidJSON("body is not UTF-8") from exc
+        raise InvalidJSON(Message("body is not UTF-8")) from exc
     if _depth(text) > MAX_DEPTH:
-        raise InvalidJSON(f"nested deeper than {MAX_DEPTH} levels")
+        raise InvalidJSON(Message("nested deeper than %(depth)s levels", depth=MAX_DEPTH))
     try:
         return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
                           parse_int=_bounded_int,
@@ -104,8 +112,8 @@ class StrictParser(FlaskParser):
         try:
             return strict_loads(data)
         except InvalidJSON as exc:
-            abort(400, messages={"json": [f"Invalid JSON body: {exc}"]},
-                  code="invalid-json", detail=f"Invalid JSON body: {exc}")
+            detail = Message("Invalid JSON body: %(reason)s", reason=exc.reason)
+            abort(400, messages={"json": [detail]}, code="invalid-json", detail=detail)
 
 
 class Blueprint(flask_smorest.Blueprint):

@@ -14,6 +14,7 @@ from marshmallow.validate import Length, Range, Regexp
 from service.api.base import Blueprint, DigitsInteger
 from service.errors import problem, problem_body, problem_response
 from service.games import ENGINE_MODULES, RuleViolation, engine
+from service.messages import Message
 from service.observability import count_action, count_game
 from service.store import (REFEREE, GameNotFound, GameRecord, IdempotencyRequest,
                            KeyInFlight, KeyReused, Refused, StoreError, Unauthenticated,
@@ -75,6 +76,7 @@ def get_catalog():
 # (existing or not) is 404, exactly as an unknown id.
 
 BEARER_REALM = 'Bearer realm="card-referee"'
+_INVALID_TOKEN = Message("The token is not valid.")
 # Integers in queries stay within 64 bits (SQLite's INTEGER; beyond: 422, never a 500
 # from the driver); the store clamps further to its columns (32-bit seq on PostgreSQL).
 MAX_INTEGER = 2**63 - 1
@@ -323,13 +325,14 @@ def _cache_headers(response: Response) -> Response:
     return response
 
 
-def _unauthorized(detail: str, error: str | None = None) -> Response:
+def _unauthorized(detail: Message, error: str | None = None) -> Response:
     challenge = BEARER_REALM + (f', error="{error}"' if error else "")
     return problem(401, "unauthorized", detail, headers={"WWW-Authenticate": challenge})
 
 
 def _not_found() -> Response:
-    return problem(404, "game-not-found", "No game with that id is open to this token.")
+    return problem(404, "game-not-found",
+                   Message("No game with that id is open to this token."))
 
 
 @blp.before_request
@@ -342,14 +345,14 @@ def _authenticate():
     scheme, _, token = header.partition(" ")
     token = token.strip()
     if not header:
-        return _unauthorized("Send Authorization: Bearer <token>.")
+        return _unauthorized(Message("Send Authorization: Bearer <token>."))
     if scheme.lower() != "bearer" or not token or " " in token:
-        return _unauthorized("The Authorization header is not 'Bearer <token>'.",
+        return _unauthorized(Message("The Authorization header is not 'Bearer <token>'."),
                              "invalid_request")
     try:
         g.actor = _store().authenticate(game_id, token)
     except Unauthenticated:
-        return _unauthorized("The token is not valid.", "invalid_token")
+        return _unauthorized(_INVALID_TOKEN, "invalid_token")
     return None
 
 
@@ -358,22 +361,24 @@ def _store_error(error: StoreError) -> Response:
     if isinstance(error, GameNotFound):
         return _not_found()
     if isinstance(error, Unauthenticated):
-        return _unauthorized("The token is not valid.", "invalid_token")
+        return _unauthorized(_INVALID_TOKEN, "invalid_token")
     if isinstance(error, UnknownGame):
-        return problem(422, "unknown-game", str(error))
+        return problem(422, "unknown-game", Message(
+            "unknown game %(game)s (one of %(games)s)", game=repr(error.args[0]),
+            games=", ".join(ENGINE_MODULES)), rule="G-O1")
     if isinstance(error, KeyReused):
         return problem(422, "idempotency-key-reused",
-                       "This Idempotency-Key was used with another request.")
+                       Message("This Idempotency-Key was used with another request."))
     if isinstance(error, KeyInFlight):
         return problem(409, "idempotency-key-in-flight",
-                       "A request with this Idempotency-Key is still being processed.",
-                       headers={"Retry-After": "1"})
+                       Message("A request with this Idempotency-Key is still being "
+                               "processed."), headers={"Retry-After": "1"})
     return problem(500)
 
 
 @blp.errorhandler(Unavailable)
 def _unavailable(error: Unavailable) -> Response:
-    return problem(503, "unavailable", "The game is busy; retry shortly.",
+    return problem(503, "unavailable", Message("The game is busy; retry shortly."),
                    headers={"Retry-After": "1"})
 
 
@@ -388,7 +393,7 @@ def _idempotency(scope: str, actor: str, payload: Any) -> IdempotencyRequest | N
         return None
     if not _KEY_PATTERN.fullmatch(key):
         abort(400, code="invalid-idempotency-key",
-              detail="Idempotency-Key: 1 to 255 visible ASCII characters.")
+              detail=Message("Idempotency-Key: 1 to 255 visible ASCII characters."))
     return IdempotencyRequest(scope, actor, key, request_hash(payload))
 
 
@@ -466,11 +471,14 @@ def _seed(top: str | None, option: object) -> str | None:
     spelling); both must be 64 hex digits and agree (422 otherwise). None: draw one."""
     if option is not None:
         if not isinstance(option, str) or not re.fullmatch(_SEED, option):
-            abort(422, code="invalid-option", detail="option 'seed': exactly 64 hex digits",
-                  messages={"json": {"options": {"seed": ["exactly 64 hex digits"]}}})
+            abort(422, code="invalid-option",
+                  detail=Message("option 'seed': exactly 64 hex digits"),
+                  messages={"json": {"options": {"seed": ["exactly 64 hex digits"]}}},
+                  extra={"rule": "G-M1"})
         if top is not None and top.lower() != option.lower():
-            abort(422, code="invalid-option", detail="'seed' and options.seed differ",
-                  messages={"json": {"options": {"seed": ["differs from seed"]}}})
+            abort(422, code="invalid-option", detail=Message("'seed' and options.seed differ"),
+                  messages={"json": {"options": {"seed": ["differs from seed"]}}},
+                  extra={"rule": "G-M1"})
         top = option
     return top.lower() if top else None
 
@@ -515,17 +523,18 @@ def _expected_version(action: dict, game_id: str) -> int | None:
         match = _IF_MATCH.fullmatch(header.strip())
         if not match:
             abort(400, code="invalid-if-match",
-                  detail='If-Match takes the ETag of GET /v1/games/{id}, e.g. "7".')
+                  detail=Message('If-Match takes the ETag of GET /v1/games/{id}, e.g. "7".'))
         if match.group(1):
             current = _store().read(game_id).version
             abort(412, code="version-mismatch",
-                  detail=f"A weak ETag never satisfies If-Match (strong comparison); "
-                         f'the game is at version {current}: send If-Match: "{current}".',
+                  detail=Message('A weak ETag never satisfies If-Match (strong comparison); '
+                                 'the game is at version %(version)s: send If-Match: '
+                                 '"%(version)s".', version=current),
                   extra={"version": current})
         in_header = int(match.group(2))
     if in_header is not None and in_body is not None and in_header != in_body:
         abort(400, code="conflicting-versions",
-              detail="If-Match and expected_version name different versions.")
+              detail=Message("If-Match and expected_version name different versions."))
     return in_header if in_header is not None else in_body
 
 
@@ -552,7 +561,8 @@ def post_action(action: dict, game_id: str):
     """
     actor = g.actor
     if actor != REFEREE and "seat" in action and action["seat"] != actor:
-        return problem(403, "seat-mismatch", "A seat token acts only as its own seat.")
+        return problem(403, "seat-mismatch", Message("A seat token acts only as its own "
+                                                     "seat."), rule="G-M1")
     expected = _expected_version(action, game_id)
     idempotency = _idempotency(game_id, actor, {"action": action, "version": expected})
     outcomes: list = []

@@ -17,6 +17,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate
 
 from service.api.base import Blueprint
+from service.i18n import localize
 from service.games.halves import (PER_HALF, WHOLE_CARD, CardCodeError, card_code,
                                   check_play, parse_card)
 
@@ -77,6 +78,10 @@ class HalfVerdictSchema(Schema):
 class PlayVerdictSchema(Schema):
     matches = fields.Boolean(required=True, metadata={"description": "the card, laid as "
                                                                      "asked, goes on the top"})
+    code = fields.String(required=True, allow_none=True,
+                         validate=validate.OneOf(["no-match"]),
+                         metadata={"description": "null when it matches; no-match (as a "
+                                                  "play would be refused) otherwise"})
     halves = fields.List(fields.Nested(HalfVerdictSchema), required=True,
                          validate=validate.Length(equal=2),
                          metadata={"description": "first half, second half (as laid)"})
@@ -88,7 +93,8 @@ class PlayVerdictSchema(Schema):
     laid = fields.String(required=True, metadata={"description": "the card as it would lie"})
     match = fields.String(required=True)
     rule = fields.String(required=True, metadata={"example": "HV-T1"})
-    detail = fields.String(required=True)
+    detail = fields.String(required=True, metadata={
+        "description": "the verdict in words, in the request's language (Accept-Language)"})
 
 
 @blp.post("/plays/check")
@@ -101,6 +107,7 @@ def check_play_endpoint(body: dict) -> dict:
     top's half in the same place: by colour or by symbol (`match: per_half`), or both
     halves by colour / both by symbol (`match: whole_card`). `matches_turned` answers
     the same question for the card turned round. A card that does not match is a 200
-    with `matches: false`; a bad card code is a 422 naming the field.
+    with `matches: false` and `code` `no-match`; a bad card code is a 422 naming the
+    field. `detail` follows Accept-Language (en fr de es it ro).
     """
-    return check_play(body["top"], body["card"], body["turned"], body["match"])
+    return localize(check_play(body["top"], body["card"], body["turned"], body["match"]))

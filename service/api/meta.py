@@ -8,6 +8,7 @@ from sqlalchemy.exc import DBAPIError
 
 from service.api.base import Blueprint
 from service.errors import problem
+from service.messages import Message
 from service.observability import metrics
 from service.store import check_schema, get_store
 
@@ -35,7 +36,7 @@ def readyz():
     try:
         check_schema(get_store(current_app))
     except DBAPIError:
-        return problem(503, "unavailable", "The database cannot be reached.",
+        return problem(503, "unavailable", Message("The database cannot be reached."),
                        headers={"Retry-After": "5"})
     return {"status": "ready"}
 

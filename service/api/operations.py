@@ -20,6 +20,7 @@ from service.api import games
 from service.api.base import Blueprint
 from service.errors import problem
 from service.games import RuleViolation
+from service.messages import Message
 from service.observability import count_game
 from service.store import REFEREE, SeatNotFound, StoreError, Unavailable, get_store
 from service.store.transfer import FORMAT, FORMAT_VERSION, ImportRefused, export_game, import_game
@@ -84,7 +85,7 @@ def _import_size():
 
 def _referee_only() -> Response | None:
     if g.actor != REFEREE:
-        return problem(403, "referee-only", "Only the referee token may do this.")
+        return problem(403, "referee-only", Message("Only the referee token may do this."))
     return None
 
 
@@ -146,5 +147,6 @@ def reissue_seat_token(game_id: str, seat: str):
     try:
         token = get_store(current_app).reissue_token(game_id, seat)
     except SeatNotFound:
-        return problem(404, "seat-not-found", f"This game has no seat {seat!r}.")
+        return problem(404, "seat-not-found", Message("This game has no seat %(seat)s.",
+                                                      seat=repr(seat)))
     return {"seat": seat, "token": token}

@@ -23,6 +23,7 @@ from marshmallow import Schema, fields, validate
 
 from service.api.base import Blueprint
 from service.errors import problem
+from service.i18n import localize
 from service.games.sequence import CLASSIC, NUMBERS, SIDES, InputError, check_board, check_move
 
 blp = Blueprint("sequence", __name__, url_prefix="/v1/sequence",
@@ -131,7 +132,9 @@ class MoveResultSchema(Schema):
     legal = fields.Boolean(required=True)
     code = fields.String(required=True, allow_none=True, validate=validate.OneOf(CODES),
                          metadata={"description": "null when legal"})
-    detail = fields.String(required=True, allow_none=True)
+    detail = fields.String(required=True, allow_none=True, metadata={
+        "description": "why not, in the request's language (Accept-Language); null when "
+                       "legal"})
     rule = fields.String(required=True, allow_none=True, metadata={
         "description": "the rule ID the refusal applies (G-R1), e.g. SQ-T1; null when legal",
         "example": "SQ-T1"})
@@ -155,8 +158,9 @@ def _sequences(game: str, body: dict) -> dict | Response:
 
 def _move(game: str, body: dict) -> dict | Response:
     try:
-        return check_move(game, body["chips"], body["sequences"], body["side"], body["card"],
-                          body["cell"], body.get("board"), body["sequence"])
+        return localize(check_move(game, body["chips"], body["sequences"], body["side"],
+                                   body["card"], body["cell"], body.get("board"),
+                                   body["sequence"]))
     except InputError as error:
         return _input_problem(error)
 

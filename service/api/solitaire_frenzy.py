@@ -17,6 +17,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate
 
 from service.api.base import Blueprint
+from service.i18n import localize
 from service.cards import JOKER, CardError, parse_card
 from service.games.solitaire_frenzy import COLUMN, FOUNDATION, check_play
 
@@ -59,7 +60,8 @@ class FrenzyPlayVerdictSchema(Schema):
     rule = fields.String(required=True, metadata={
         "description": "the rule applied: SF-F1 (foundations), SF-R1 (columns), SF-R4 "
                        "(empty column)"})
-    detail = fields.String(required=True)
+    detail = fields.String(required=True, metadata={
+        "description": "the verdict in words, in the request's language (Accept-Language)"})
 
 
 @blp.post("/plays/check")
@@ -73,6 +75,6 @@ def check_a_play(body: dict):
     one rank down in the other colour, suit aside; `onto` null is an empty column,
     which takes a 13-pile or waste top (SF-R4). Codes: `new-pile-needs-ace`,
     `ace-needs-new-pile`, `pile-complete`, `wrong-suit`, `wrong-rank`,
-    `wrong-colour`.
+    `wrong-colour`. `detail` follows Accept-Language (en fr de es it ro).
     """
-    return check_play(body["card"], body["onto"], body["to"])
+    return localize(check_play(body["card"], body["onto"], body["to"]))

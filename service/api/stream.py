@@ -51,6 +51,7 @@ from marshmallow.validate import Range
 from service.api import games
 from service.api.base import Blueprint
 from service.errors import problem
+from service.messages import Message
 from service.store import (EventPage, Feed, GameRecord, StoreError, Unavailable, get_feed,
                            get_store)
 
@@ -109,7 +110,7 @@ def _serializer() -> URLSafeTimedSerializer:
     return URLSafeTimedSerializer(current_app.config["SECRET_KEY"], salt=TICKET_SALT)
 
 
-def _ticket_unauthorized(detail: str) -> Response:
+def _ticket_unauthorized(detail: Message) -> Response:
     return problem(401, "invalid-ticket", detail,
                    headers={"WWW-Authenticate": games.BEARER_REALM})
 
@@ -122,16 +123,16 @@ def _authenticate():
         return games._authenticate()
     if "Authorization" in request.headers:
         return problem(400, "conflicting-credentials",
-                       "Send either ?ticket= or the Authorization header, not both.")
+                       Message("Send either ?ticket= or the Authorization header, not both."))
     game_id = request.view_args["game_id"]
     try:
         claims = _serializer().loads(ticket, max_age=_setting("STREAM_TICKET_SECONDS"))
     except SignatureExpired:
-        return _ticket_unauthorized("The ticket has expired: ask for a new one.")
+        return _ticket_unauthorized(Message("The ticket has expired: ask for a new one."))
     except BadData:
-        return _ticket_unauthorized("The ticket is not valid.")
+        return _ticket_unauthorized(Message("The ticket is not valid."))
     if not isinstance(claims, dict) or claims.get("game") != game_id:
-        return _ticket_unauthorized("The ticket is for another game.")
+        return _ticket_unauthorized(Message("The ticket is for another game."))
     g.actor = claims["viewer"]
     return None
 
@@ -166,7 +167,7 @@ def _resume_point(query: dict, headers: dict) -> int | None:
     value = header.strip()
     if not set(value) <= _DIGITS or len(value) > 19 or int(value) > games.MAX_INTEGER:
         abort(400, code="invalid-last-event-id",
-                    detail="Last-Event-ID is the id: (a seq) of an event of this stream.")
+                    detail=Message("Last-Event-ID is the id: (a seq) of an event of this stream."))
     return int(value)
 
 

@@ -8,7 +8,8 @@ Card codes are read with :func:`service.cards.parse_card` (``10H``, ``TH``, ``th
 ``JK``) and answered in canonical form. A body that does not match the schema is a 422
 problem whose ``errors`` names the field and index, e.g.
 ``{"json": {"cards": {"1": ["unknown card code 'ZZ'"]}}}``; an invalid (but well-formed)
-line is a 200 with ``valid: false``.
+line is a 200 with ``valid: false`` whose ``reasons`` name their code, their rule and a
+sentence in the request's language (Accept-Language, service.i18n).
 """
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from service.api.base import Blueprint
 from service.cards import CardError, parse_card
-from service.games.two_way import GRID_SIZE, LINE_LENGTHS, classify_line, scan_grid
+from service.games.two_way import (GRID_SIZE, LINE_LENGTHS, classify_line, explain_reasons,
+                                   scan_grid)
+from service.i18n import localize
 
 blp = Blueprint("two-way", __name__, url_prefix="/v1/two-way",
                 description="two-way validation")
@@ -56,6 +59,17 @@ class LineCheckSchema(Schema):
                   "example": ["KS", "AS", "2S", "3S"]})
 
 
+class ReasonSchema(Schema):
+    code = fields.String(required=True, validate=validate.OneOf(REASONS),
+                         metadata={"example": "identical-adjacent"})
+    rule = fields.String(required=True, metadata={
+        "description": "the rule the line breaks (G-R1): mixed-ranks-and-suits TW-S4, "
+                       "not-consecutive TW-S1, identical-adjacent TW-S5 (3-4 cards) or TW-S6 "
+                       "(5-6 cards), duplicate-card TW-S4", "example": "TW-S5"})
+    detail = fields.String(required=True, metadata={
+        "description": "the reason in words, in the request's language (Accept-Language)"})
+
+
 class LineVerdictSchema(Schema):
     valid = fields.Boolean(required=True)
     kind = fields.String(required=True, allow_none=True, validate=validate.OneOf(KINDS),
@@ -70,8 +84,9 @@ class LineVerdictSchema(Schema):
     assignment = fields.List(fields.String(), required=True, metadata={
         "description": "the cards with every joker replaced by the card it stands for "
                        "in the best reading (TW-S8); the input when invalid"})
-    reasons = fields.List(fields.String(validate=validate.OneOf(REASONS)), required=True,
-                          metadata={"description": "why the line is invalid; empty when valid"})
+    reasons = fields.List(fields.Nested(ReasonSchema), required=True,
+                          metadata={"description": "why the line is invalid (each with its "
+                                                   "rule); empty when valid"})
 
 
 class GridSchema(Schema):
@@ -108,11 +123,14 @@ def check_sequence(body: dict) -> dict:
     lines are high when every suit differs (3/4 cards) or every suit is present (5/6
     cards) and never have identical cards next to each other; suit sets are low.
     Jokers are wild and the best reading is scored and reported as ``assignment``.
-    An invalid line is still a 200: ``valid`` false, ``points`` 0, ``reasons`` from
-    ``mixed-ranks-and-suits``, ``not-consecutive``, ``identical-adjacent``,
-    ``duplicate-card``.
+    An invalid line is still a 200: ``valid`` false, ``points`` 0, ``reasons``
+    ``[{"code", "rule", "detail"}]`` with codes from ``mixed-ranks-and-suits``,
+    ``not-consecutive``, ``identical-adjacent``, ``duplicate-card`` (G-R1). ``detail``
+    follows Accept-Language (en fr de es it ro).
     """
-    return classify_line(body["cards"])
+    verdict = classify_line(body["cards"])
+    verdict["reasons"] = explain_reasons(verdict["reasons"], verdict["length"])
+    return localize(verdict)
 
 
 @blp.post("/grid/sequences")

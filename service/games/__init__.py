@@ -80,7 +80,10 @@ One vocabulary across games (DESIGN.md):
   ``invalid-action`` (422, malformed), ``invalid-option`` (422)...
 * Every refusal names the rule it applies: ``RuleViolation(code, detail, status,
   rule="SQ-T3")`` (G-R1); the problem carries ``"rule"`` beside ``"code"``, and the
-  members of ``extra=`` (e.g. the current ``top`` of a ``stale-top-card``).
+  members of ``extra=`` (e.g. the current ``top`` of a ``stale-top-card``). Every
+  sentence (refusal details, check verdicts) is a ``Message`` (service.messages), so
+  that it reaches the player in any of the six languages (service.i18n); every code
+  has its entry in seeds/problems.yaml and every rule ID its entry in seeds/rules/.
 """
 from __future__ import annotations
 
@@ -92,7 +95,10 @@ class RuleViolation(Exception):
     """An action or input the rules refuse.
 
     ``code`` is a stable machine code (``not-your-turn``, ``space-occupied``...),
-    ``detail`` a sentence for people, ``status`` the HTTP status the API uses
+    ``detail`` a sentence for people worded as a :class:`service.messages.Message`
+    (``Message("%(card)s is not in %(seat)s's hand", card=..., seat=...)``: the engine
+    stays free of languages, the API translates it into the request's), ``status`` the
+    HTTP status the API uses
     (409 for a legal-looking action refused by the current state, 422 for a
     malformed one), ``rule`` the rule ID it applies (``"TW-D3"``; G-R1), ``extra``
     more members for the problem (``{"top": ...}`` beside a ``stale-top-card``), each

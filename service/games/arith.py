@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import re
 
+from service.messages import Message
+
 _SIGNS = re.escape("+-\u2212")
 _OPERATORS = {
     "+": "+",
@@ -33,7 +35,11 @@ _PATTERN = re.compile(rf"\s*({_OPERAND})\s*([{_OPS}])\s*({_OPERAND})\s*", re.ASC
 
 
 class ProblemError(ValueError):
-    """Text that is not a problem card (SN-C1); the message says why."""
+    """Text that is not a problem card (SN-C1); ``message`` says why."""
+
+    def __init__(self, message: Message):
+        super().__init__(message)
+        self.message = message
 
 
 def _operand(text: str) -> int:
@@ -47,16 +53,18 @@ def parse_problem(text: object) -> tuple[int, str, int]:
     division (SN-C1: every card's answer is an integer).
     """
     if not isinstance(text, str):
-        raise ProblemError(f"a problem card is text like '6 x 7', not {text!r}")
+        raise ProblemError(Message("a problem card is text like '6 x 7', not %(text)s",
+                                   text=repr(text)))
     match = _PATTERN.fullmatch(text)
     if match is None:
-        raise ProblemError(f"{text!r} is not a problem 'a + b', 'a - b', 'a x b' or 'a / b'")
+        raise ProblemError(Message("%(text)s is not a problem 'a + b', 'a - b', 'a x b' or "
+                                   "'a / b'", text=repr(text)))
     a, op, b = _operand(match[1]), _OPERATORS[match[2]], _operand(match[3])
     if op == "/":
         if b == 0:
-            raise ProblemError(f"{text!r} divides by zero")
+            raise ProblemError(Message("%(text)s divides by zero", text=repr(text)))
         if a % b:
-            raise ProblemError(f"{text!r} is not an exact division")
+            raise ProblemError(Message("%(text)s is not an exact division", text=repr(text)))
     return a, op, b
 
 
@@ -70,7 +78,8 @@ def evaluate(a: int, op: str, b: int) -> int:
     if op == "x":
         return a * b
     if b == 0 or a % b:
-        raise ProblemError(f"{a} / {b} is not an exact division")
+        raise ProblemError(Message("%(text)s is not an exact division", text=" / ".join(
+            map(str, (a, b)))))
     return a // b
 
 

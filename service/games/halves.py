@@ -83,6 +83,7 @@ from typing import Any
 
 from service.games import RuleViolation
 from service.games.rng import commitment, shuffle
+from service.messages import Message
 
 REALTIME = True
 GAME = "halves"
@@ -104,11 +105,18 @@ MAX_DECK = len(COLOURS) * len(SYMBOLS) * (len(COLOURS) * len(SYMBOLS) - 1) // 2
 
 
 class CardCodeError(ValueError):
-    """Not a card code of the notation (see the module docstring)."""
+    """Not a card code of the notation (see the module docstring); ``message`` says
+    why."""
+
+    def __init__(self, message: Message):
+        super().__init__(message)
+        self.message = message
 
 
-_HELP = ("a card is two halves, each a colour (R G B Y) and a symbol (C S T X), "
-         "e.g. RC-GS")
+def _unknown_code(raw: str) -> CardCodeError:
+    return CardCodeError(Message("unknown card code %(code)s: a card is two halves, each a "
+                                 "colour (R G B Y) and a symbol (C S T X), e.g. RC-GS",
+                                 code=repr(raw)))
 _CODE = re.compile(r"([A-Za-z]{2})[-/]?([A-Za-z]{2})")
 
 
@@ -118,18 +126,18 @@ def _half(text: str, raw: str) -> str:
         return a + b
     if b in COLOURS and a in SYMBOLS:
         return b + a
-    raise CardCodeError(f"unknown card code {raw!r}: {_HELP}")
+    raise _unknown_code(raw)
 
 
 def parse_card(raw: Any) -> tuple[str, str]:
     """The halves of a card code AS WRITTEN (first, second): ``"cr/sg"`` ->
     ``("RC", "GS")``. Raises :class:`CardCodeError`."""
     if not isinstance(raw, str):
-        raise CardCodeError(f"a card code is a string such as 'RC-GS', not "
-                            f"{type(raw).__name__}")
+        raise CardCodeError(Message("a card code is a string such as 'RC-GS', not "
+                                    "%(type)s", type=type(raw).__name__))
     match = _CODE.fullmatch(raw)
     if match is None:
-        raise CardCodeError(f"unknown card code {raw!r}: {_HELP}")
+        raise _unknown_code(raw)
     return _half(match.group(1).upper(), raw), _half(match.group(2).upper(), raw)
 
 
@@ -184,8 +192,9 @@ def check_play(top: Any, card: Any, turned: bool = False, match: str = PER_HALF)
     """The stateless check (``POST /v1/halves/plays/check``, HV-T1).
 
     ``top`` and ``card`` are codes as written (the top as it lies, the card as held);
-    ``turned`` swaps the card's halves. Returns ``{"matches", "halves", "matches_turned",
-    "top", "card", "laid", "turned", "match", "rule": "HV-T1", "detail"}``: ``laid``
+    ``turned`` swaps the card's halves. Returns ``{"matches", "code", "halves",
+    "matches_turned", "top", "card", "laid", "turned", "match", "rule": "HV-T1",
+    "detail"}``: ``code`` null when it matches, else ``no-match`` (as a play), ``laid``
     the card's halves as it would lie, ``matches_turned`` the verdict the other way
     round. Raises :class:`CardCodeError`.
     """
@@ -194,13 +203,17 @@ def check_play(top: Any, card: Any, turned: bool = False, match: str = PER_HALF)
     verdict = judge(top_halves, way, match)
     other = matches(top_halves, way[::-1], match)
     if verdict["matches"]:
-        detail = f"{card_code(way)} goes on {card_code(top_halves)}"
+        detail = Message("%(card)s goes on %(top)s", card=card_code(way),
+                         top=card_code(top_halves))
     elif other:
-        detail = (f"{card_code(way)} does not go on {card_code(top_halves)}, but "
-                  f"{card_code(way[::-1])} (the card turned round) does")
+        detail = Message("%(card)s does not go on %(top)s, but %(turned)s (the card turned "
+                         "round) does", card=card_code(way), top=card_code(top_halves),
+                         turned=card_code(way[::-1]))
     else:
-        detail = f"{card_code(held)} does not go on {card_code(top_halves)} either way round"
-    return {"matches": verdict["matches"], "halves": verdict["halves"],
+        detail = Message("%(card)s does not go on %(top)s either way round",
+                         card=card_code(held), top=card_code(top_halves))
+    return {"matches": verdict["matches"], "code": None if verdict["matches"] else "no-match",
+            "halves": verdict["halves"],
             "matches_turned": other, "top": card_code(top_halves),
             "card": card_code(held), "turned": bool(turned), "laid": card_code(way),
             "match": match, "rule": "HV-T1", "detail": detail}
@@ -255,8 +268,8 @@ CATALOG: dict[str, dict] = {
 }
 
 
-def _invalid_option(detail: str, rule: str, path: tuple[str, ...] = (),
-                    message: str | None = None) -> RuleViolation:
+def _invalid_option(detail: Message, rule: str, path: tuple[str, ...] = (),
+                    message: Message | None = None) -> RuleViolation:
     """422 invalid-option; with ``path`` (``("deck", "3")``) also the per-field
     ``errors`` of a body validation: ``{"json": {"options": {"deck": {"3": [...]}}}}``."""
     extra = None
@@ -273,31 +286,38 @@ def _choice(options: dict, name: str, allowed: list, default: Any, rule: str) ->
     if value is None:
         return default
     if type(value) is not type(default) or value not in allowed:
-        raise _invalid_option(f"option {name!r} must be one of {allowed}, not {value!r} "
-                              f"({rule})", rule, (name,))
+        raise _invalid_option(Message("option %(name)s must be one of %(allowed)s, not "
+                                      "%(value)s (%(rule)s)", name=repr(name),
+                                      allowed=allowed, value=repr(value), rule=rule),
+                              rule, (name,))
     return value
 
 
 def _custom_deck(raw: Any) -> list[str]:
     """A custom deck (HV-C1): card codes, upright as listed; 422 naming the bad card."""
     if not isinstance(raw, list) or not raw or len(raw) > MAX_DECK:
-        raise _invalid_option(f"option 'deck' must be a list of 1 to {MAX_DECK} card "
-                              "codes (HV-C1)", "HV-C1", ("deck",))
+        raise _invalid_option(Message("option 'deck' must be a list of 1 to %(most)s card "
+                                      "codes (HV-C1)", most=MAX_DECK), "HV-C1", ("deck",))
     seen: dict[tuple[str, str], int] = {}
     cards = []
     for i, value in enumerate(raw):
         try:
             halves = parse_card(value)
         except CardCodeError as exc:
-            raise _invalid_option(f"deck[{i}]: {exc}", "HV-C1", ("deck", str(i)), str(exc)) from exc
+            raise _invalid_option(Message("deck[%(index)s]: %(error)s", index=i,
+                                          error=exc.message), "HV-C1", ("deck", str(i)),
+                                  exc.message) from exc
         code = card_code(halves)
         if halves[0] == halves[1]:
-            message = f"{code}: its two halves are the same (HV-C1)"
-            raise _invalid_option(f"deck[{i}] {message}", "HV-C1", ("deck", str(i)), message)
+            message = Message("%(card)s: its two halves are the same (HV-C1)", card=code)
+            raise _invalid_option(Message("deck[%(index)s] %(error)s", index=i,
+                                          error=message), "HV-C1", ("deck", str(i)), message)
         if _key(halves) in seen:
-            message = (f"{code} is the same card as deck[{seen[_key(halves)]}] "
-                       "(turned round or repeated): every card once (HV-C1)")
-            raise _invalid_option(f"deck[{i}] {message}", "HV-C1", ("deck", str(i)), message)
+            message = Message("%(card)s is the same card as deck[%(first)s] (turned round or "
+                              "repeated): every card once (HV-C1)", card=code,
+                              first=seen[_key(halves)])
+            raise _invalid_option(Message("deck[%(index)s] %(error)s", index=i,
+                                          error=message), "HV-C1", ("deck", str(i)), message)
         seen[_key(halves)] = i
         cards.append(code)
     return cards
@@ -310,17 +330,20 @@ def normalise_options(options: Any) -> dict:
     if options is None:
         options = {}
     if not isinstance(options, dict):
-        raise _invalid_option("options must be an object", "HV-P1")
+        raise _invalid_option(Message("options must be an object"), "HV-P1")
     known = {o["name"] for o in CATALOG[GAME]["options"]}
     unknown = sorted(set(options) - known)
     if unknown:
-        raise _invalid_option(f"unknown option {unknown[0]!r} (known: {sorted(known)})",
-                              "HV-P1", (unknown[0],), "unknown option")
+        raise _invalid_option(Message("unknown option %(name)s (known: %(known)s)",
+                                      name=repr(unknown[0]), known=sorted(known)),
+                              "HV-P1", (unknown[0],), Message("unknown option"))
     players = _choice(options, "players", list(PLAYERS), 2, "HV-P1")
     deck = None if options.get("deck") is None else _custom_deck(options["deck"])
     if len(deck or DEFAULT_DECK) < MIN_CARDS * players:
-        raise _invalid_option(f"{players} players need at least {MIN_CARDS * players} "
-                              f"cards, the deck has {len(deck or DEFAULT_DECK)} (HV-P1)",
+        raise _invalid_option(Message("%(players)s players need at least %(least)s cards, "
+                                      "the deck has %(count)s (HV-P1)", players=players,
+                                      least=MIN_CARDS * players,
+                                      count=len(deck or DEFAULT_DECK)),
                               "HV-P1", ("deck",) if deck else ("players",))
     seats = [f"p{i}" for i in range(1, players + 1)]
     return {
@@ -343,7 +366,7 @@ def new_game(game: str, options: Any, seed: str) -> list[dict]:
     (``deal``). Raises RuleViolation ``invalid-option`` (422).
     """
     if game != GAME:
-        raise _invalid_option(f"unknown game {game!r}", "HV-P1")
+        raise _invalid_option(Message("unknown game %(game)s", game=repr(game)), "HV-P1")
     normal = normalise_options(options)
     created = {"type": "game-created", "seat": None, "game": GAME, "options": normal,
                "seats": [f"p{i}" for i in range(1, normal["players"] + 1)],
@@ -638,20 +661,25 @@ _ACTION_KEYS = {
     "deal": {"card", "turned"},
     "blocked": {"card", "turned"},
 }
+# G-R1: the rule a malformed action of each type names (an unknown type: G-R1 itself)
+_ACTION_RULES = {"play": "HV-T1", "draw": "HV-T2", "retire": "HV-T6", "deal": "HV-M1",
+                 "blocked": "HV-T4"}
 _ALWAYS = {"type", "seat", "expected_version"}
 _TABLE_ONLY = {"deal", "blocked"}
 _SEAT_ACTIONS = {"play", "draw"}
 
 
-def _malformed(detail: str, code: str = "invalid-action", rule: str = "G-R1") -> RuleViolation:
+def _malformed(detail: Message, code: str = "invalid-action", rule: str = "G-R1"
+               ) -> RuleViolation:
     return RuleViolation(code, detail, 422, rule=rule)
 
 
-def _refuse(code: str, detail: str, rule: str, extra: dict | None = None) -> RuleViolation:
+def _refuse(code: str, detail: Message, rule: str, extra: dict | None = None
+            ) -> RuleViolation:
     return RuleViolation(code, detail, 409, rule=rule, extra=extra)
 
 
-def _forbid(code: str, detail: str, rule: str) -> RuleViolation:
+def _forbid(code: str, detail: Message, rule: str) -> RuleViolation:
     return RuleViolation(code, detail, 403, rule=rule)
 
 
@@ -659,16 +687,18 @@ def _game_card(state: dict, raw: Any, field: str) -> tuple[str, bool]:
     """(upright code, written the other way round) of a card of this game's deck.
     422 ``invalid-card`` naming ``field``."""
     if raw is None:
-        raise _malformed(f"the action needs {field!r}: a card code such as 'RC-GS'",
-                         "invalid-card", "HV-C1")
+        raise _malformed(Message("the action needs %(field)s: a card code such as 'RC-GS'",
+                                 field=repr(field)), "invalid-card", "HV-C1")
     try:
         halves = parse_card(raw)
     except CardCodeError as exc:
-        raise _malformed(f"{field}: {exc}", "invalid-card", "HV-C1") from exc
+        raise _malformed(Message("%(field)s: %(error)s", field=field, error=exc.message),
+                         "invalid-card", "HV-C1") from exc
     upright = _index(tuple(state["deck"])).get(_key(halves))
     if upright is None:
-        raise _malformed(f"{field}: {card_code(halves)} is not a card of this game's deck "
-                         "(HV-C1)", "invalid-card", "HV-C1")
+        raise _malformed(Message("%(field)s: %(card)s is not a card of this game's deck "
+                                 "(HV-C1)", field=field, card=card_code(halves)),
+                         "invalid-card", "HV-C1")
     return upright, halves != halves_of(upright)
 
 
@@ -677,7 +707,7 @@ def _turned(state: dict, action: dict, reversed_: bool) -> bool:
     ``turned``; 422 when ``turned`` is not a boolean."""
     turned = action.get("turned", False)
     if not isinstance(turned, bool):
-        raise _malformed("'turned' is true or false", rule="HV-T1")
+        raise _malformed(Message("'turned' is true or false"), rule="HV-T1")
     return turned != reversed_
 
 
@@ -688,7 +718,8 @@ def _parse(state: dict, kind: str, action: dict) -> dict:
         card, reversed_ = _game_card(state, action.get("card"), "card")
         out["card"], out["turned"] = card, _turned(state, action, reversed_)
     elif "turned" in action:
-        raise _malformed(f"'turned' goes with a 'card' ({kind})")
+        raise _malformed(Message("'turned' goes with a 'card' (%(type)s)", type=kind),
+                         rule=_ACTION_RULES[kind])
     if kind == "play" and action.get("based_on") is not None:
         out["based_on"] = _game_card(state, action["based_on"], "based_on")[0]
     return out
@@ -701,36 +732,43 @@ def _acting_seat(state: dict, actor: str, action: dict, kind: str) -> str | None
     if actor == REFEREE:
         if kind in ("deal", "blocked"):
             if named is not None:
-                raise _malformed(f"a {kind} report names no seat", rule="HV-M1")
+                raise _malformed(Message("a %(type)s report names no seat", type=kind),
+                                 rule="HV-M1")
             return None
         if kind in _SEAT_ACTIONS and not table:
-            raise _forbid("referee-not-allowed", "in server mode the seats play and draw "
-                          "for themselves; the referee only retires a seat (HV-T6)", "HV-T6")
+            raise _forbid("referee-not-allowed", Message(
+                "in server mode the seats play and draw for themselves; the referee only "
+                "retires a seat (HV-T6)"), "HV-T6")
         if named is None:
-            raise _malformed(f"the referee names the seat: \"seat\" ({kind})",
-                             "seat-required", "HV-M1")
+            raise _malformed(Message('the referee names the seat: "seat" (%(type)s)',
+                                     type=kind), "seat-required", "HV-M1")
         if named not in state["seats"]:
-            raise _malformed(f"unknown seat {named!r}", "invalid-seat", "HV-M1")
+            raise _malformed(Message("unknown seat %(seat)s", seat=repr(named)),
+                             "invalid-seat", "HV-M1")
         return named
     if actor not in state["seats"]:
-        raise _forbid("unknown-actor", f"{actor!r} is not a seat of this game", "G-M1")
+        raise _forbid("unknown-actor", Message("%(actor)s is not a seat of this game",
+                                               actor=repr(actor)), "G-M1")
     if named is not None and named != actor:
-        raise _forbid("not-your-seat", f"{actor} may not act for {named!r}", "G-M1")
+        raise _forbid("not-your-seat", Message("%(seat)s may not act for %(other)s",
+                                               seat=actor, other=repr(named)), "G-M1")
     if kind not in _SEAT_ACTIONS:
-        raise _forbid("referee-only", f"only the referee may {kind} "
-                      f"({'HV-T6' if kind == 'retire' else 'HV-M1'})",
-                      "HV-T6" if kind == "retire" else "HV-M1")
+        rule = "HV-T6" if kind == "retire" else "HV-M1"
+        raise _forbid("referee-only", Message("only the referee may %(type)s (%(rule)s)",
+                                              type=kind, rule=rule), rule)
     if table:
-        raise _forbid("referee-reports", "in table mode the referee reports the table's "
-                      "plays and draws (HV-M1)", "HV-M1")
+        raise _forbid("referee-reports", Message("in table mode the referee reports the "
+                                                 "table's plays and draws (HV-M1)"),
+                      "HV-M1")
     return actor
 
 
 def _stale(state: dict, based_on: str) -> RuleViolation:
     entry = top(state)
     shown = card_code(laid(entry["card"], entry["turned"]))
-    return _refuse("stale-top-card", f"the top card is now {entry['card']} (lying as "
-                   f"{shown}), not {based_on}: the first play recorded won (HV-T3)",
+    return _refuse("stale-top-card", Message(
+        "the top card is now %(top)s (lying as %(shown)s), not %(based_on)s: the first play "
+        "recorded won (HV-T3)", top=entry["card"], shown=shown, based_on=based_on),
                    "HV-T3", {"top": {"card": entry["card"], "turned": entry["turned"],
                                      "halves": list(laid(entry["card"], entry["turned"]))}})
 
@@ -742,28 +780,35 @@ def _do_play(state: dict, seat: str, action: dict, fields: dict) -> list[dict]:
     table = state["options"]["dealing"] == "table"
     if table:
         if not state["hands"][seat]:
-            raise _refuse("hand-empty", f"{seat} holds no card (report its draw first, "
-                          "HV-T2)", "HV-M1")
+            raise _refuse("hand-empty", Message("%(seat)s holds no card (report its draw "
+                                                "first, HV-T2)", seat=seat), "HV-M1")
         if card in _public_cards(state):
-            raise _refuse("card-not-available", f"{card} is already in the central pile: "
-                          "it cannot be played again (G-M2)", "G-M2")
+            raise _refuse("card-not-available", Message(
+                "%(card)s is already in the central pile: it cannot be played again (G-M2)",
+                card=card), "G-M2")
     elif card not in state["hands"][seat]:
-        raise _refuse("not-in-hand", f"{card} is not in {seat}'s hand (HV-T1)", "HV-T1")
+        raise _refuse("not-in-hand", Message("%(card)s is not in %(seat)s's hand",
+                                             card=card, seat=seat), "HV-T1")
     if based_on is None and not table:
-        raise _malformed("a play names the top card it aims at: \"based_on\" (HV-T3)",
-                         rule="HV-T3")
+        raise _malformed(Message('a play names the top card it aims at: "based_on" '
+                                 "(HV-T3)"), rule="HV-T3")
     if based_on is not None and based_on != top(state)["card"]:
         raise _stale(state, based_on)
     if turned and not state["options"]["allow_turning"]:
-        raise _refuse("turning-not-allowed", f"{card} must be laid upright: this game "
-                      "does not allow turning cards (allow_turning: false, HV-T1)", "HV-T1")
+        raise _refuse("turning-not-allowed", Message(
+            "%(card)s must be laid upright: this game does not allow turning cards "
+            "(allow_turning: false, HV-T1)", card=card), "HV-T1")
     top_halves, rule = _top_halves(state), state["options"]["match"]
     if not matches(top_halves, laid(card, turned), rule):
-        way = card_code(laid(card, turned))
-        hint = (", but would the other way round" if state["options"]["allow_turning"]
-                and matches(top_halves, laid(card, not turned), rule) else "")
-        raise _refuse("no-match", f"{way} does not match the top card "
-                      f"{card_code(top_halves)}{hint} (HV-T1, match: {rule})", "HV-T1")
+        params = {"card": card_code(laid(card, turned)), "top": card_code(top_halves),
+                  "match": rule}
+        if state["options"]["allow_turning"] and matches(top_halves, laid(card, not turned),
+                                                         rule):
+            raise _refuse("no-match", Message(
+                "%(card)s does not match the top card %(top)s, but would the other way "
+                "round (HV-T1, match: %(match)s)", **params), "HV-T1")
+        raise _refuse("no-match", Message("%(card)s does not match the top card %(top)s "
+                                          "(HV-T1, match: %(match)s)", **params), "HV-T1")
     events: list[dict] = []
     state = _emit(events, state, {"type": "played", "seat": seat, "card": card,
                                   "turned": turned, "based_on": top(state)["card"]})
@@ -776,9 +821,11 @@ def _do_play(state: dict, seat: str, action: dict, fields: dict) -> list[dict]:
 def _do_draw(state: dict, seat: str, action: dict, fields: dict) -> list[dict]:
     """HV-T2: one card from the seat's own pile into its hand, at most 4 in hand."""
     if len(state["hands"][seat]) >= HAND:
-        raise _refuse("hand-full", f"{seat} already holds {HAND} cards (HV-T2)", "HV-T2")
+        raise _refuse("hand-full", Message("%(seat)s already holds %(count)s cards (HV-T2)",
+                                           seat=seat, count=HAND), "HV-T2")
     if not state["piles"][seat]:
-        raise _refuse("pile-empty", f"{seat}'s pile is empty (HV-T2)", "HV-T2")
+        raise _refuse("pile-empty", Message("%(seat)s's pile is empty (HV-T2)", seat=seat),
+                      "HV-T2")
     return [{"type": "drawn", "seat": seat, "card": state["piles"][seat][0],
              "top_up": False}]
 
@@ -815,14 +862,16 @@ def _do_blocked(state: dict, seat: None, action: dict, fields: dict) -> list[dic
     turner = None if _top_ups(state) or bottom_moves_can_help(state) \
         else next_pile_turner(state)
     if turner is not None and "card" not in fields:
-        raise _malformed(f"a pile turn is due: report the card {turner} turned from its "
-                         "pile: \"card\" (HV-T5)", "card-required", "HV-T5")
+        raise _malformed(Message('a pile turn is due: report the card %(seat)s turned from '
+                                 'its pile: "card" (HV-T5)', seat=turner),
+                         "card-required", "HV-T5")
     if turner is None and "card" in fields:
-        raise _malformed("no pile turn is due now (top-ups, a bottom-card move or the "
-                         "end come first): send no card (HV-T4)", rule="HV-T4")
+        raise _malformed(Message("no pile turn is due now (top-ups, a bottom-card move or "
+                                 "the end come first): send no card (HV-T4)"), rule="HV-T4")
     if "card" in fields and fields["card"] in _public_cards(state):
-        raise _refuse("card-not-available", f"{fields['card']} is already in the central "
-                      "pile (G-M2)", "G-M2")
+        raise _refuse("card-not-available", Message("%(card)s is already in the central "
+                                                    "pile (G-M2)", card=fields["card"]),
+                      "G-M2")
     events: list[dict] = []
     _block_step(events, state, fields.get("card"), fields.get("turned", False))
     return events
@@ -836,15 +885,19 @@ def _check_phase(state: dict, kind: str, seat: str | None) -> None:
     """409s that depend on the phase and the seat (after game-over)."""
     table = state["options"]["dealing"] == "table"
     if kind in _TABLE_ONLY and not table:
-        raise _refuse("not-table-mode", f"in server mode the service itself "
-                      f"{'deals' if kind == 'deal' else 'detects a block'} (HV-M1)", "HV-M1")
+        raise _refuse("not-table-mode", Message("in server mode the service itself deals "
+                                                "(HV-M1)") if kind == "deal" else
+                      Message("in server mode the service itself detects a block (HV-M1)"),
+                      "HV-M1")
     if kind == "deal" and state["phase"] != "deal":
-        raise _refuse("already-dealt", "the deal has been reported (HV-M1)", "HV-M1")
+        raise _refuse("already-dealt", Message("the deal has been reported (HV-M1)"),
+                      "HV-M1")
     if kind != "deal" and state["phase"] == "deal":
-        raise _refuse("deal-not-reported", "report the deal and the starting card first "
-                      "(HV-M1, HV-P2)", "HV-M1")
+        raise _refuse("deal-not-reported", Message("report the deal and the starting card "
+                                                   "first (HV-M1, HV-P2)"), "HV-M1")
     if seat is not None and seat in state["retired"]:
-        raise _refuse("seat-retired", f"{seat} has left the game (HV-T6)", "HV-T6")
+        raise _refuse("seat-retired", Message("%(seat)s has left the game (HV-T6)",
+                                              seat=seat), "HV-T6")
 
 
 def apply(state: dict, actor: str, action: Any) -> list[dict]:
@@ -862,17 +915,19 @@ def apply(state: dict, actor: str, action: Any) -> list[dict]:
     ``pile-empty``. A seat's refusal depends only on what the seat can see.
     """
     if not isinstance(action, dict):
-        raise _malformed("an action is an object with a \"type\"")
+        raise _malformed(Message("an action is a JSON object with a 'type'"))
     kind = action.get("type")
     if kind not in _HANDLERS:
-        raise _malformed(f"unknown action type {kind!r} (one of {sorted(_HANDLERS)})")
+        raise _malformed(Message("unknown action type %(type)s (one of %(types)s)",
+                                 type=repr(kind), types=", ".join(sorted(_HANDLERS))))
     extra = sorted(set(action) - _ALWAYS - _ACTION_KEYS[kind])
     if extra:
-        raise _malformed(f"unknown field {extra[0]!r} for a {kind} action")
+        raise _malformed(Message("unknown field %(field)s in a %(type)s action",
+                                 field=repr(extra[0]), type=kind), rule=_ACTION_RULES[kind])
     fields = _parse(state, kind, action)
     seat = _acting_seat(state, actor, action, kind)
     if state["status"] != "active":
-        raise _refuse("game-over", "the game is over (HV-E1)", "HV-E1")
+        raise _refuse("game-over", Message("the game is over"), "HV-E1")
     _check_phase(state, kind, seat)
     return _HANDLERS[kind](state, seat, action, fields)
 

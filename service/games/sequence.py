@@ -130,6 +130,7 @@ from service.cards import DECK, CardError, parse_card
 from service.games import RuleViolation
 from service.games.arith import ProblemError, answer, canonical_problem
 from service.games.rng import commitment, shuffle
+from service.messages import Message
 
 # ===== data: boards, decks, cards -> spaces (SQ-C1..C3, SN-C0..C2) =====
 
@@ -237,12 +238,12 @@ class InputError(RuleViolation):
     """Malformed input (422) naming the offending ``field`` (``chips.green.3``...) and
     the rule it breaks (G-R1)."""
 
-    def __init__(self, code: str, detail: str, field: str, rule: str):
+    def __init__(self, code: str, detail: Message, field: str, rule: str):
         super().__init__(code, detail, 422, rule=rule)
         self.field = field
 
 
-def _invalid_option(detail: str, rule: str) -> RuleViolation:
+def _invalid_option(detail: Message, rule: str) -> RuleViolation:
     return RuleViolation("invalid-option", detail, 422, rule=rule)
 
 
@@ -255,21 +256,23 @@ def parse_card_for(game: str, raw: Any, field: str = "card") -> str:
     ``plus`` -> ``PLUS``). Raises InputError ``invalid-card`` (422; SQ-C2 / SN-C1)."""
     card_rule = "SQ-C2" if game == CLASSIC else "SN-C1"
     if raw is None:
-        raise InputError("invalid-card", f"the action needs '{field}'", field, card_rule)
+        raise InputError("invalid-card", Message("the action needs %(field)s",
+                                                 field=repr(field)), field, card_rule)
     if game == CLASSIC:
         try:
             card = parse_card(raw)
         except CardError as exc:
-            raise InputError("invalid-card", str(exc), field, card_rule) from exc
+            raise InputError("invalid-card", exc.message, field, card_rule) from exc
         if card == "JK":
-            raise InputError("invalid-card", "Sequence has no jokers (SQ-C2)", field, card_rule)
+            raise InputError("invalid-card", Message("Sequence has no jokers (SQ-C2)"), field,
+                             card_rule)
         return card
     if isinstance(raw, str) and raw.strip().upper() in (PLUS, MINUS):
         return raw.strip().upper()
     try:
         return canonical_problem(raw)
     except ProblemError as exc:
-        raise InputError("invalid-card", f"{exc} (SN-C1)", field, card_rule) from exc
+        raise InputError("invalid-card", exc.message, field, card_rule) from exc
 
 
 def card_class(game: str, card: str) -> str:
@@ -300,44 +303,49 @@ def _validate_board(raw: Any) -> list[list[int | str]]:
     """A custom Sequence Numbers board (SN-C0/C1), normalised; invalid-option otherwise."""
     if not (isinstance(raw, list) and len(raw) == SIZE
             and all(isinstance(row, list) and len(row) == SIZE for row in raw)):
-        raise _invalid_option("board must be 10 rows of 10 spaces (SN-C0)", "SN-C0")
+        raise _invalid_option(Message("board must be 10 rows of 10 spaces (SN-C0)"), "SN-C0")
     grid: list[list[int | str]] = []
     for r, row in enumerate(raw):
         out: list[int | str] = []
         for c, value in enumerate(row):
             if (r, c) in CORNERS:
                 if value not in (None, FREE, "XX"):
-                    raise _invalid_option(f"board[{r}][{c}] is a corner: it must be FREE "
-                                          "(SN-C1: 4 free corners)", "SN-C0")
+                    raise _invalid_option(Message(
+                        "board[%(row)s][%(col)s] is a corner: it must be FREE (SN-C1: 4 "
+                        "free corners)", row=r, col=c), "SN-C0")
                 out.append(FREE)
             elif _is_int(value) and abs(value) <= MAX_NUMBER:
                 out.append(value)
             else:
-                raise _invalid_option(f"board[{r}][{c}] must be an integer, not {value!r}",
-                                      "SN-C0")
+                raise _invalid_option(Message("board[%(row)s][%(col)s] must be an integer, "
+                                              "not %(value)s", row=r, col=c,
+                                              value=repr(value)), "SN-C0")
         grid.append(out)
     counts = Counter(v for row in grid for v in row if v != FREE)
     wrong = sorted(n for n, k in counts.items() if k != 2)
     if wrong:
-        raise _invalid_option(f"every number must be on exactly two spaces (SN-C1); "
-                              f"not so for {wrong[:5]}", "SN-C1")
+        raise _invalid_option(Message("every number must be on exactly two spaces (SN-C1); "
+                                      "not so for %(numbers)s", numbers=wrong[:5]), "SN-C1")
     return grid
 
 
 def _validate_deck(raw: Any, board: list[list[Any]]) -> list[str]:
     """A Sequence Numbers deck, canonical; every problem's answer on the board."""
     if not isinstance(raw, list) or not raw or len(raw) > MAX_CUSTOM_DECK:
-        raise _invalid_option(f"deck must be a list of 1 to {MAX_CUSTOM_DECK} cards", "SN-C0")
+        raise _invalid_option(Message("deck must be a list of 1 to %(most)s cards",
+                                      most=MAX_CUSTOM_DECK), "SN-C0")
     on_board = spaces_index(board)
     cards = []
     for i, value in enumerate(raw):
         try:
             card = parse_card_for(NUMBERS, value, f"deck.{i}")
         except InputError as exc:
-            raise _invalid_option(f"deck[{i}]: {exc.detail}", "SN-C1") from exc
+            raise _invalid_option(Message("deck[%(index)s]: %(error)s", index=i,
+                                          error=exc.detail), "SN-C1") from exc
         if card_class(NUMBERS, card) == "face" and label_of(NUMBERS, card) not in on_board:
-            raise _invalid_option(f"deck[{i}] {card!r}: its answer "
-                                  f"{label_of(NUMBERS, card)} is not on the board (SN-C1)",
+            raise _invalid_option(Message("deck[%(index)s] %(card)s: its answer %(answer)s is "
+                                          "not on the board (SN-C1)", index=i,
+                                          card=repr(card), answer=label_of(NUMBERS, card)),
                                   "SN-C1")
         cards.append(card)
     return cards
@@ -407,10 +415,10 @@ def new_sequences(board: list[list[Any]], chips: list[list[str | None]],
         window = (_is_window(named) and cell in named
                   and all(_counts_for(board, chips, x, side) for x in named))
         if not (window and _compatible(set(named), held)):
-            raise RuleViolation("invalid-sequence", "the named sequence is not 5 spaces in a "
-                                "line holding this chip, the side's chips or free corners, "
-                                "sharing at most one space with another of its sequences "
-                                "(SQ-S1, SQ-S4, SQ-S5)", rule="SQ-S4" if window else "SQ-S5")
+            raise RuleViolation("invalid-sequence", Message(
+                "the named sequence is not 5 spaces in a line holding this chip, the side's "
+                "chips or free corners, sharing at most one space with another of its "
+                "sequences (SQ-S1, SQ-S4, SQ-S5)"), rule="SQ-S4" if window else "SQ-S5")
         chosen.append(sorted(named))
         held.append(set(named))
     for d in DIRECTIONS:
@@ -481,12 +489,14 @@ def _locked_cells(sequences: list[dict]) -> set[Cell]:
 
 def _cell(raw: Any, field: str) -> Cell:
     if not (isinstance(raw, list | tuple) and len(raw) == 2 and all(_is_int(x) for x in raw)):
-        raise InputError("invalid-cell", f"{field}: a cell is [row, col], not {raw!r}", field,
-                         "SQ-C1")
+        raise InputError("invalid-cell", Message("%(field)s: a cell is [row, col], not "
+                                                 "%(value)s", field=field, value=repr(raw)),
+                         field, "SQ-C1")
     r, c = raw
     if not _in_board(r, c):
-        raise InputError("invalid-cell", f"{field}: {raw!r} is off the 10 x 10 board", field,
-                         "SQ-C1")
+        raise InputError("invalid-cell", Message("%(field)s: %(cell)s is off the 10 x 10 "
+                                                 "board", field=field, cell=repr(raw)),
+                         field, "SQ-C1")
     return (r, c)
 
 
@@ -494,7 +504,8 @@ def _board_from_input(game: str, board: Any) -> list[list[Any]]:
     if board is None:
         return _board_data(CLASSIC_BOARD if game == CLASSIC else NUMBERS_BOARD)
     if game == CLASSIC:
-        raise InputError("invalid-board", "Sequence has one board (SQ-C1)", "board", "SQ-C1")
+        raise InputError("invalid-board", Message("Sequence has one board (SQ-C1)"), "board",
+                         "SQ-C1")
     try:
         return _validate_board(board)
     except RuleViolation as exc:
@@ -511,22 +522,27 @@ def _position(game: str, chips_in: Any, sequences_in: Any, board_in: Any = None
     board = _board_from_input(game, board_in)
     chips: list[list[str | None]] = [[None] * SIZE for _ in range(SIZE)]
     if not isinstance(chips_in, dict):
-        raise InputError("invalid-chips", "chips: {side: [[row, col], ...]}", "chips", "SQ-C3")
+        raise InputError("invalid-chips", Message("chips: {side: [[row, col], ...]}"),
+                         "chips", "SQ-C3")
     for side, cells in chips_in.items():
         if side not in SIDES:
-            raise InputError("invalid-side", f"chips: unknown side {side!r} "
-                             f"(one of {', '.join(SIDES)})", f"chips.{side}", "SQ-C3")
+            raise InputError("invalid-side", Message(
+                "%(field)s: unknown side %(side)s (one of %(sides)s)", field="chips",
+                side=repr(side), sides=", ".join(SIDES)), f"chips.{side}", "SQ-C3")
         if not isinstance(cells, list):
-            raise InputError("invalid-chips", "a side's chips are a list of cells",
+            raise InputError("invalid-chips", Message("a side's chips are a list of cells"),
                              f"chips.{side}", "SQ-C3")
         for i, raw in enumerate(cells):
-            r, c = _cell(raw, f"chips.{side}.{i}")
+            field = f"chips.{side}.{i}"
+            r, c = _cell(raw, field)
             if (r, c) in CORNERS:
-                raise InputError("invalid-cell", f"chips.{side}.{i}: {[r, c]} is a free "
-                                 "corner, it holds no chip (SQ-C1)", f"chips.{side}.{i}", "SQ-C1")
+                raise InputError("invalid-cell", Message(
+                    "%(field)s: %(cell)s is a free corner, it holds no chip (SQ-C1)",
+                    field=field, cell=[r, c]), field, "SQ-C1")
             if chips[r][c] is not None:
-                raise InputError("invalid-cell", f"chips.{side}.{i}: {[r, c]} already holds "
-                                 f"a {chips[r][c]} chip", f"chips.{side}.{i}", "SQ-C1")
+                raise InputError("invalid-cell", Message(
+                    "%(field)s: %(cell)s already holds a %(side)s chip", field=field,
+                    cell=[r, c], side=chips[r][c]), field, "SQ-C1")
             chips[r][c] = side
     sequences = _sequences_from_input(sequences_in, board, chips)
     return board, chips, sequences
@@ -537,31 +553,38 @@ def _sequences_from_input(raw: Any, board: list[list[Any]],
     if raw is None:
         return []
     if not isinstance(raw, list):
-        raise InputError("invalid-sequence", "sequences: a list of {side, cells}",
+        raise InputError("invalid-sequence", Message("sequences: a list of {side, cells}"),
                          "sequences", "SQ-S1")
     out: list[dict] = []
     for i, item in enumerate(raw):
         field = f"sequences.{i}"
         if not (isinstance(item, dict) and set(item) == {"side", "cells"}):
-            raise InputError("invalid-sequence", f"{field}: {{side, cells}}", field, "SQ-S1")
+            raise InputError("invalid-sequence", Message("%(field)s: {side, cells}",
+                                                         field=field), field, "SQ-S1")
         side = item["side"]
         if side not in SIDES:
-            raise InputError("invalid-side", f"{field}.side: unknown side {side!r}",
-                             f"{field}.side", "SQ-C3")
+            where = f"{field}.side"
+            raise InputError("invalid-side", Message(
+                "%(field)s: unknown side %(side)s (one of %(sides)s)", field=where,
+                side=repr(side), sides=", ".join(SIDES)), where, "SQ-C3")
         if not isinstance(item["cells"], list):
-            raise InputError("invalid-sequence", f"{field}.cells: 5 cells", f"{field}.cells",
-                             "SQ-S1")
+            where = f"{field}.cells"
+            raise InputError("invalid-sequence", Message("%(field)s: 5 cells", field=where),
+                             where, "SQ-S1")
         cells = [_cell(x, f"{field}.cells.{j}") for j, x in enumerate(item["cells"])]
         if not _is_window(cells) or len(set(cells)) != LENGTH:
-            raise InputError("invalid-sequence", f"{field}: not 5 spaces in a straight "
-                             "line (SQ-S1)", f"{field}.cells", "SQ-S1")
+            raise InputError("invalid-sequence", Message(
+                "%(field)s: not 5 spaces in a straight line (SQ-S1)", field=field),
+                f"{field}.cells", "SQ-S1")
         if not all(_counts_for(board, chips, x, side) for x in cells):
-            raise InputError("invalid-sequence", f"{field}: a space does not hold a "
-                             f"{side} chip or a free corner (SQ-S1)", f"{field}.cells", "SQ-S1")
+            raise InputError("invalid-sequence", Message(
+                "%(field)s: a space does not hold a %(side)s chip or a free corner (SQ-S1)",
+                field=field, side=side), f"{field}.cells", "SQ-S1")
         held = [{tuple(x) for x in s["cells"]} for s in out if s["side"] == side]
         if not _compatible(set(cells), held):
-            raise InputError("invalid-sequence", f"{field}: shares more than one space "
-                             f"with another {side} sequence (SQ-S4)", f"{field}.cells", "SQ-S4")
+            raise InputError("invalid-sequence", Message(
+                "%(field)s: shares more than one space with another %(side)s sequence "
+                "(SQ-S4)", field=field, side=side), f"{field}.cells", "SQ-S4")
         out.append({"side": side, "cells": [list(x) for x in sorted(cells)]})
     return out
 
@@ -586,7 +609,7 @@ def check_board(game: str, chips: Any, sequences: Any = None, board: Any = None)
 
 def _target_refusal(game: str, board: list[list[Any]], chips: list[list[str | None]],
                     locked: set[Cell], side: str, card: str, cell: Cell
-                    ) -> tuple[str, str, str] | None:
+                    ) -> tuple[str, Message, str] | None:
     """Why ``card`` may not be used on ``cell`` by ``side`` (code, detail, rule), or
     None.
 
@@ -600,21 +623,24 @@ def _target_refusal(game: str, board: list[list[Any]], chips: list[list[str | No
         owner = chips[r][c]
         remover = "SQ-T3" if classic else "SN-C2"
         if owner is None:
-            return "no-chip", f"{[r, c]} holds no chip to remove", remover
+            return "no-chip", Message("%(cell)s holds no chip to remove", cell=[r, c]), remover
         if owner == side:
-            return "own-chip", f"{[r, c]} holds your side's chip", remover
+            return "own-chip", Message("%(cell)s holds your side's chip", cell=[r, c]), remover
         if cell in locked:
-            return ("chip-locked", f"{[r, c]} is part of a completed sequence (SQ-S2)",
-                    "SQ-S2" if classic else "SN-S2")
+            return ("chip-locked", Message("%(cell)s is part of a completed sequence (SQ-S2)",
+                                           cell=[r, c]), "SQ-S2" if classic else "SN-S2")
         return None
     if board[r][c] == FREE:
-        return "space-occupied", f"{[r, c]} is a free corner: it already counts as every " \
-                                 "side's chip", "SQ-C1"
+        return ("space-occupied", Message("%(cell)s is a free corner: it already counts as "
+                                          "every side's chip", cell=[r, c]), "SQ-C1")
     if chips[r][c] is not None:
-        return "space-occupied", f"{[r, c]} already holds a {chips[r][c]} chip", "SQ-T1"
+        return ("space-occupied", Message("%(cell)s already holds a %(side)s chip",
+                                          cell=[r, c], side=chips[r][c]), "SQ-T1")
     if kind == "face" and board[r][c] != label_of(game, card):
-        return "card-not-on-space", f"{card} is not played on {[r, c]}, which shows " \
-                                    f"{board[r][c]}", "SQ-T1" if classic else "SN-C1"
+        return ("card-not-on-space", Message("%(card)s is not played on %(cell)s, which "
+                                             "shows %(label)s", card=card, cell=[r, c],
+                                             label=board[r][c]),
+                "SQ-T1" if classic else "SN-C1")
     return None
 
 
@@ -631,14 +657,17 @@ def check_move(game: str, chips: Any, sequences: Any, side: Any, card: Any, cell
     """
     grid, chip_grid, locked = _position(game, chips, sequences, board)
     if side not in SIDES:
-        raise InputError("invalid-side", f"side: unknown side {side!r}", "side", "SQ-C3")
+        raise InputError("invalid-side", Message(
+            "%(field)s: unknown side %(side)s (one of %(sides)s)", field="side",
+            side=repr(side), sides=", ".join(SIDES)), "side", "SQ-C3")
     canonical = parse_card_for(game, card, "card")
     target = _cell(cell, "cell")
     named = None if sequence is None else _named_sequence(sequence)
     if card_class(game, canonical) == "face" and label_of(game, canonical) not in \
             spaces_index(grid):
-        raise InputError("invalid-card", f"{canonical}: no space of the board shows "
-                         f"{label_of(game, canonical)} (SN-C1)", "card", "SN-C1")
+        raise InputError("invalid-card", Message(
+            "%(card)s: no space of the board shows %(label)s (SN-C1)", card=canonical,
+            label=label_of(game, canonical)), "card", "SN-C1")
     action = "remove-chip" if card_class(game, canonical) == "remover" else "play"
     verdict = {"legal": False, "code": None, "detail": None, "rule": None,
                "action": action, "card": canonical, "sequences": []}
@@ -662,11 +691,11 @@ def check_move(game: str, chips: Any, sequences: Any, side: Any, card: Any, cell
 def _named_sequence(raw: Any) -> list[Cell]:
     """The SQ-S5 ``sequence`` of an action: 5 distinct cells (422 otherwise)."""
     if not isinstance(raw, list) or len(raw) != LENGTH:
-        raise InputError("invalid-sequence", "sequence: 5 cells [[row, col], ...] (SQ-S5)",
-                         "sequence", "SQ-S5")
+        raise InputError("invalid-sequence", Message(
+            "sequence: 5 cells [[row, col], ...] (SQ-S5)"), "sequence", "SQ-S5")
     cells = [_cell(x, f"sequence.{i}") for i, x in enumerate(raw)]
     if len(set(cells)) != LENGTH:
-        raise InputError("invalid-sequence", "sequence: 5 different cells (SQ-S5)",
+        raise InputError("invalid-sequence", Message("sequence: 5 different cells (SQ-S5)"),
                          "sequence", "SQ-S5")
     return cells
 
@@ -678,9 +707,13 @@ def _players(game: str, options: dict) -> int:
     players = options.get("players", 2)
     allowed = sorted(CLASSIC_HAND) if game == CLASSIC else list(NUMBERS_PLAYERS)
     if not _is_int(players) or players not in allowed:
-        why = " (5 players cannot form 2 or 3 equal teams)" if players == 5 else ""
         rule = "SQ-P2" if game == CLASSIC else "SN-P1"
-        raise _invalid_option(f"players must be one of {allowed}{why} ({rule})", rule)
+        if players == 5:
+            raise _invalid_option(Message("players must be one of %(allowed)s (5 players "
+                                          "cannot form 2 or 3 equal teams) (%(rule)s)",
+                                          allowed=allowed, rule=rule), rule)
+        raise _invalid_option(Message("players must be one of %(allowed)s (%(rule)s)",
+                                      allowed=allowed, rule=rule), rule)
     return players
 
 
@@ -715,7 +748,8 @@ def _choice(options: dict, name: str, allowed: list, default: Any) -> Any:
     if value is None:
         return default
     if isinstance(value, bool) or value not in allowed:
-        raise _invalid_option(f"{name} must be one of {allowed}, not {value!r}",
+        raise _invalid_option(Message("%(name)s must be one of %(allowed)s, not %(value)s",
+                                      name=name, allowed=allowed, value=repr(value)),
                               _OPTION_RULES[name])
     return value
 
@@ -728,12 +762,12 @@ def normalise_options(game: str, options: Any) -> dict:
     if options is None:
         options = {}
     if not isinstance(options, dict):
-        raise _invalid_option("options must be an object", "G-O1")
+        raise _invalid_option(Message("options must be an object"), "G-O1")
     known = {o["name"] for o in CATALOG[game]["options"]}
     unknown = sorted(set(options) - known)
     if unknown:
-        raise _invalid_option(f"unknown option {unknown[0]!r} (known: {sorted(known)})",
-                              "G-O1")
+        raise _invalid_option(Message("unknown option %(name)s (known: %(known)s)",
+                                      name=repr(unknown[0]), known=sorted(known)), "G-O1")
     players = _players(game, options)
     sides_ok = allowed_sides(game, players)
     sides = _choice(options, "sides", sides_ok, sides_ok[0])
@@ -757,8 +791,8 @@ def normalise_options(game: str, options: Any) -> dict:
             _validate_deck(list(NUMBERS_DECK), grid)
         out["board"], out["deck"] = board, deck
         if len(deck or NUMBERS_DECK) <= players * hand_size(game, players):
-            raise _invalid_option("the deck must hold more cards than the hands dealt",
-                                  "SN-C0")
+            raise _invalid_option(Message("the deck must hold more cards than the hands "
+                                          "dealt"), "SN-C0")
     return out
 
 
@@ -788,7 +822,7 @@ def new_game(game: str, options: Any, seed: str) -> list[dict]:
     Raises RuleViolation ``invalid-option`` (422).
     """
     if game not in CATALOG:
-        raise _invalid_option(f"unknown game {game!r}", "G-O1")
+        raise _invalid_option(Message("unknown game %(game)s", game=repr(game)), "G-O1")
     normal = normalise_options(game, options)
     created = {"type": "game-created", "seat": None, "game": game,
                **_setup(game, normal), "seed": seed}
@@ -1025,12 +1059,12 @@ _ACTION_RULES = {"play": "SQ-T1", "remove-chip": "SQ-T3", "exchange-dead-card": 
 _ALWAYS = {"type", "seat", "expected_version"}
 
 
-def _malformed(detail: str, code: str = "invalid-action", rule: str = "SQ-P1"
+def _malformed(detail: Message, code: str = "invalid-action", rule: str = "SQ-P1"
                ) -> RuleViolation:
     return RuleViolation(code, detail, 422, rule=rule)
 
 
-def _refuse(code: str, detail: str, rule: str) -> RuleViolation:
+def _refuse(code: str, detail: Message, rule: str) -> RuleViolation:
     return RuleViolation(code, detail, 409, rule=rule)
 
 
@@ -1048,23 +1082,26 @@ def _acting_seat(state: dict, actor: str, action: dict, kind: str) -> str | None
         if kind == "penalty":
             return None
         if state["options"]["dealing"] != "table":
-            raise RuleViolation("referee-not-allowed", "in server mode the referee only "
-                                "records penalties (SQ-T6); seats make their own moves", 403,
-                                rule="G-M1")
+            raise RuleViolation("referee-not-allowed", Message(
+                "in server mode the referee only records penalties (SQ-T6); seats make "
+                "their own moves"), 403, rule="G-M1")
         if named is None:
-            raise _malformed("the referee names the seat it acts for: \"seat\"",
+            raise _malformed(Message('the referee names the seat it acts for: "seat"'),
                              "seat-required", "G-M2")
         if named not in state["seats"]:
-            raise _malformed(f"unknown seat {named!r}", "invalid-seat", "G-M2")
+            raise _malformed(Message("unknown seat %(seat)s", seat=repr(named)),
+                             "invalid-seat", "G-M2")
         return named
     if actor not in state["seats"]:
-        raise RuleViolation("unknown-actor", f"{actor!r} is not a seat of this game", 403,
+        raise RuleViolation("unknown-actor", Message("%(actor)s is not a seat of this game",
+                                                     actor=repr(actor)), 403,
                             rule=_mode_rule(state))
     if kind == "penalty":
-        raise RuleViolation("referee-only", "only the referee records a penalty (SQ-T6)", 403,
-                            rule="SQ-T6")
+        raise RuleViolation("referee-only", Message("only the referee records a penalty "
+                                                    "(SQ-T6)"), 403, rule="SQ-T6")
     if named is not None and named != actor:
-        raise RuleViolation("not-your-seat", f"{actor} may not act for {named!r}", 403,
+        raise RuleViolation("not-your-seat", Message("%(seat)s may not act for %(other)s",
+                                                     seat=actor, other=repr(named)), 403,
                             rule=_mode_rule(state))
     return actor
 
@@ -1072,21 +1109,24 @@ def _acting_seat(state: dict, actor: str, action: dict, kind: str) -> str | None
 def _on_turn(state: dict, seat: str) -> None:
     """Refuse unless ``seat`` may make a turn move now (409)."""
     if state["phase"] != "play":
-        raise _refuse("deal-not-finished", "the deal is not finished: report it with draws",
-                      "SQ-P2")
+        raise _refuse("deal-not-finished", Message("the deal is not finished: report it "
+                                                   "with draws"), "SQ-P2")
     if seat in state["penalty_due"]:
-        raise _refuse("penalty-due", f"{seat} must first discard a card for the table-talk "
-                      "penalty (SQ-T6)", "SQ-T6")
+        raise _refuse("penalty-due", Message("%(seat)s must first discard a card for the "
+                                             "table-talk penalty (SQ-T6)", seat=seat),
+                      "SQ-T6")
     if state["turn"] != seat:
-        raise _refuse("not-your-turn", f"it is {state['turn']}'s turn", "SQ-P1")
+        raise _refuse("not-your-turn", Message("it is %(seat)s's turn", seat=state["turn"]),
+                      "SQ-P1")
     if state["replacement_due"] == seat:
-        raise _refuse("draw-first", "report the replacement for the dead card first (SQ-T4)",
-                      "SQ-T4")
+        raise _refuse("draw-first", Message("report the replacement for the dead card first "
+                                            "(SQ-T4)"), "SQ-T4")
 
 
 def _in_hand(state: dict, seat: str, card: str, rule: str) -> None:
     if card not in state["hands"][seat]:
-        raise _refuse("card-not-in-hand", f"{card} is not in {seat}'s hand", rule)
+        raise _refuse("card-not-in-hand", Message("%(card)s is not in %(seat)s's hand",
+                                                  card=card, seat=seat), rule)
 
 
 def _side_count(state: dict, side: str) -> int:
@@ -1192,8 +1232,9 @@ def _do_play(state: dict, seat: str, action: dict) -> list[dict]:
     _on_turn(state, seat)
     _in_hand(state, seat, card, "SQ-T1")
     if card_class(game, card) == "remover":
-        raise _refuse("card-cannot-place", f"{card} removes a chip: use remove-chip "
-                      "(SQ-T3, SN-C2)", "SQ-T3")
+        raise _refuse("card-cannot-place", Message("%(card)s removes a chip: use "
+                                                   "remove-chip (SQ-T3, SN-C2)", card=card),
+                      "SQ-T3")
     side = state["sides"][seat]
     refusal = _target_refusal(game, state["board"], state["chips"], set(), side, card, cell)
     if refusal:
@@ -1220,8 +1261,9 @@ def _do_remove(state: dict, seat: str, action: dict) -> list[dict]:
     _on_turn(state, seat)
     _in_hand(state, seat, card, "SQ-T3")
     if card_class(game, card) != "remover":
-        raise _refuse("card-cannot-remove", f"{card} does not remove chips: only one-eyed "
-                      "Jacks JS/JH (SQ-T3) and MINUS (SN-C2) do", "SQ-T3")
+        raise _refuse("card-cannot-remove", Message(
+            "%(card)s does not remove chips: only one-eyed Jacks JS/JH (SQ-T3) and MINUS "
+            "(SN-C2) do", card=card), "SQ-T3")
     side = state["sides"][seat]
     refusal = _target_refusal(game, state["board"], state["chips"],
                               _locked_cells(state["sequences"]), side, card, cell)
@@ -1274,10 +1316,12 @@ def _do_exchange(state: dict, seat: str, action: dict) -> list[dict]:
     card = parse_card_for(state["game"], action.get("card"))
     _on_turn(state, seat)
     if state["exchanged"]:
-        raise _refuse("already-exchanged", "one dead card per turn (SQ-T4)", "SQ-T4")
+        raise _refuse("already-exchanged", Message("one dead card per turn (SQ-T4)"),
+                      "SQ-T4")
     _in_hand(state, seat, card, "SQ-T4")
     if not is_dead(state, card):
-        raise _refuse("not-dead", f"{card} still has an open space (SQ-T4)", "SQ-T4")
+        raise _refuse("not-dead", Message("%(card)s still has an open space (SQ-T4)",
+                                          card=card), "SQ-T4")
     events: list[dict] = []
     state = _emit(events, state, {"type": "dead-card-exchanged", "seat": seat, "card": card})
     if state["options"]["dealing"] == "server":
@@ -1311,10 +1355,13 @@ def _check_report(state: dict, seat: str, card: str, by_referee: bool) -> dict:
     impossible; ``{"conflict": True}`` when no copy of it is left in the deck (a
     seat's report only: the referee's is refused then), else ``{}``."""
     if by_referee and card not in _draw_candidates(state):
-        raise _refuse("card-not-in-deck", f"no {card} is left in the deck", "G-M2")
+        raise _refuse("card-not-in-deck", Message("no %(card)s is left in the deck",
+                                                  card=card), "G-M2")
     if not by_referee and card not in _seat_draw_candidates(state, seat):
-        why = (f"every {card} is in {seat}'s hand or on a discard pile" if deck_count(state)
-               else f"the deck is empty and no discard pile holds {card}")
+        why = (Message("every %(card)s is in %(seat)s's hand or on a discard pile", card=card,
+                       seat=seat) if deck_count(state)
+               else Message("the deck is empty and no discard pile holds %(card)s",
+                            card=card))
         raise _refuse("card-not-in-deck", why, "G-M2")
     conflict = deck_count(state) > 0 and card not in state["deck"]
     return {"conflict": True} if conflict else {}
@@ -1326,16 +1373,17 @@ def _do_draw(state: dict, seat: str, action: dict, by_referee: bool) -> list[dic
     previous seat lose a draw it still owes for an earlier play (SQ-T5). The card is
     checked against what the sender can know (G-M2, ``_check_report``)."""
     if state["options"]["dealing"] != "table":
-        raise _refuse("not-table-mode", "in server mode the draw is part of the play "
-                      "(SQ-T5: it cannot be missed)", "G-M1")
+        raise _refuse("not-table-mode", Message("in server mode the draw is part of the "
+                                                "play (SQ-T5: it cannot be missed)"), "G-M1")
     if "card" not in action:
-        raise _malformed("a table-mode draw reports the card drawn: \"card\"", rule="G-M2")
+        raise _malformed(Message('a table-mode draw reports the card drawn: "card"'),
+                         rule="G-M2")
     card = parse_card_for(state["game"], action["card"])
     events: list[dict] = []
     if state["phase"] == "deal":
         if len(state["hands"][seat]) >= state["hand_size"]:
-            raise _refuse("hand-full", f"{seat} has been dealt {state['hand_size']} cards",
-                          "SQ-P2")
+            raise _refuse("hand-full", Message("%(seat)s has been dealt %(count)s cards",
+                                               seat=seat, count=state["hand_size"]), "SQ-P2")
         conflict = _check_report(state, seat, card, by_referee)
         state = _emit(events, state, {"type": "dealt", "seat": seat, "cards": [card],
                                       **conflict})
@@ -1345,7 +1393,8 @@ def _do_draw(state: dict, seat: str, action: dict, by_referee: bool) -> list[dic
         return events
     replacement = state["replacement_due"] == seat
     if not replacement and seat not in state["pending_draws"]:
-        raise _refuse("draw-not-due", f"{seat} has no draw to make", "SQ-T5")
+        raise _refuse("draw-not-due", Message("%(seat)s has no draw to make", seat=seat),
+                      "SQ-T5")
     conflict = _check_report(state, seat, card, by_referee)
     if not deck_count(state):
         state = _reshuffle(events, state)
@@ -1384,13 +1433,15 @@ def _do_pass(state: dict, seat: str, action: dict) -> list[dict]:
     passes in a row (``_fold_passed``) ends the game (``no-legal-play``)."""
     _on_turn(state, seat)
     if _plays(state, seat):
-        raise _refuse("must-play", f"{seat} has a legal play", "SQ-T8")
+        raise _refuse("must-play", Message("%(seat)s has a legal play", seat=seat), "SQ-T8")
     if _owes_draw(state, seat):
-        raise _refuse("draw-first", f"{seat} still owes the draw for its last play: "
-                      "report it before passing (SQ-T5, SQ-T8)", "SQ-T8")
+        raise _refuse("draw-first", Message("%(seat)s still owes the draw for its last "
+                                            "play: report it before passing (SQ-T5, SQ-T8)",
+                                            seat=seat), "SQ-T8")
     if can_exchange(state, seat):
-        raise _refuse("must-exchange", f"{seat} holds a dead card: exchange it before "
-                      "passing (SQ-T4, SQ-T8)", "SQ-T8")
+        raise _refuse("must-exchange", Message("%(seat)s holds a dead card: exchange it "
+                                               "before passing (SQ-T4, SQ-T8)", seat=seat),
+                      "SQ-T8")
     events: list[dict] = []
     state = _emit(events, state, {"type": "passed", "seat": seat})
     if state["passes"] >= len(state["seats"]):
@@ -1405,23 +1456,26 @@ def _do_penalty(state: dict, seat: str | None, action: dict) -> list[dict]:
     their choice (each then sends penalty-discard)."""
     side = action.get("side")
     if state["phase"] != "play":
-        raise _refuse("deal-not-finished", "no penalty before the deal is finished", "SQ-T6")
+        raise _refuse("deal-not-finished", Message("no penalty before the deal is finished"),
+                      "SQ-T6")
     if side not in state["teams"]:
-        raise _malformed(f"side must be one of {list(state['teams'])}", "invalid-side",
-                         "SQ-T6")
+        raise _malformed(Message("side must be one of %(sides)s", sides=list(state["teams"])),
+                         "invalid-side", "SQ-T6")
     offender = action.get("offender")
     if offender is not None and offender not in state["teams"][side]:
-        raise _malformed(f"offender must be a seat of {side}", "invalid-seat", "SQ-T6")
+        raise _malformed(Message("offender must be a seat of %(side)s", side=side),
+                         "invalid-seat", "SQ-T6")
     members = state["teams"][side]
     if len(members) < 2:
-        raise _refuse("not-a-team", f"{side} is one player: there is no teammate to warn",
-                      "SQ-T6")
+        raise _refuse("not-a-team", Message("%(side)s is one player: there is no teammate "
+                                            "to warn", side=side), "SQ-T6")
     if any(m in state["penalty_due"] for m in members):
-        raise _refuse("penalty-pending", f"{side} still owes the last penalty's discards",
-                      "SQ-T6")
+        raise _refuse("penalty-pending", Message("%(side)s still owes the last penalty's "
+                                                 "discards", side=side), "SQ-T6")
     owing = [m for m in members if state["hands"][m]]
     if not owing:
-        raise _refuse("nothing-to-discard", f"no member of {side} holds a card", "SQ-T6")
+        raise _refuse("nothing-to-discard", Message("no member of %(side)s holds a card",
+                                                    side=side), "SQ-T6")
     return [{"type": "penalty", "seat": None, "side": side, "offender": offender,
              "seats": owing}]
 
@@ -1430,7 +1484,8 @@ def _do_penalty_discard(state: dict, seat: str, action: dict) -> list[dict]:
     """SQ-T6: the penalised member discards a card of their choice, no replacement."""
     card = parse_card_for(state["game"], action.get("card"))
     if seat not in state["penalty_due"]:
-        raise _refuse("no-penalty-due", f"{seat} owes no penalty discard", "SQ-T6")
+        raise _refuse("no-penalty-due", Message("%(seat)s owes no penalty discard",
+                                                seat=seat), "SQ-T6")
     _in_hand(state, seat, card, "SQ-T6")
     return [{"type": "penalty-discarded", "seat": seat, "card": card}]
 
@@ -1454,17 +1509,18 @@ def apply(state: dict, actor: str, action: Any) -> list[dict]:
     (G-R1; see the module docstring).
     """
     if not isinstance(action, dict):
-        raise _malformed("an action is an object with a \"type\"")
+        raise _malformed(Message("an action is a JSON object with a 'type'"))
     kind = action.get("type")
     if kind not in _ACTION_KEYS:
-        raise _malformed(f"unknown action type {kind!r} (one of {sorted(_ACTION_KEYS)})")
+        raise _malformed(Message("unknown action type %(type)s (one of %(types)s)",
+                                 type=repr(kind), types=", ".join(sorted(_ACTION_KEYS))))
     always = _ALWAYS - {"seat"} if kind == "penalty" else _ALWAYS  # the referee's own act
     extra = sorted(set(action) - always - _ACTION_KEYS[kind])
     if extra:
-        raise _malformed(f"unknown field {extra[0]!r} for a {kind} action",
-                         rule=_ACTION_RULES[kind])
+        raise _malformed(Message("unknown field %(field)s in a %(type)s action",
+                                 field=repr(extra[0]), type=kind), rule=_ACTION_RULES[kind])
     if state["status"] != "active":
-        raise _refuse("game-over", "the game is over", "SQ-E1")
+        raise _refuse("game-over", Message("the game is over"), "SQ-E1")
     seat = _acting_seat(state, actor, action, kind)
     if kind == "draw":
         return _do_draw(state, seat, action, actor == "referee")

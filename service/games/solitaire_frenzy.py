@@ -115,6 +115,7 @@ from typing import Any, NamedTuple
 from service.cards import DECK, RANKS, CardError, colour, parse_card, rank_value, suit
 from service.games import RuleViolation
 from service.games.rng import commitment, shuffle
+from service.messages import Message
 
 GAME = "solitaire-frenzy"
 REALTIME = True
@@ -169,7 +170,7 @@ class Refusal(NamedTuple):
     """Why a card does not go where it was aimed: stable ``code``, a sentence, the rule."""
 
     code: str
-    detail: str
+    detail: Message
     rule: str
 
 
@@ -201,21 +202,24 @@ def foundation_refusal(card: str, onto: str | None) -> Refusal | None:
     if onto is None:
         if ace(card):
             return None
-        return Refusal("new-pile-needs-ace", f"only an Ace starts a foundation pile, "
-                       f"not {card}", "SF-F1")
+        return Refusal("new-pile-needs-ace", Message("only an Ace starts a foundation "
+                                                     "pile, not %(card)s", card=card),
+                       "SF-F1")
     if ace(card):
-        return Refusal("ace-needs-new-pile", f"{card} is an Ace: it starts a new pile "
-                       f"(based_on \"new\") and is never played onto {onto}", "SF-F1")
+        return Refusal("ace-needs-new-pile", Message(
+            '%(card)s is an Ace: it starts a new pile (based_on "new") and is never played '
+            "onto %(onto)s", card=card, onto=onto), "SF-F1")
     following = next_card(onto)
     if following is None:
-        return Refusal("pile-complete", f"the pile is complete up to {onto}: nothing "
-                       "goes on a King", "SF-F1")
+        return Refusal("pile-complete", Message("the pile is complete up to %(onto)s: "
+                                                "nothing goes on a King", onto=onto), "SF-F1")
     if suit(card) != suit(onto):
-        return Refusal("wrong-suit", f"{card} is not of {onto}'s suit: a pile holds one "
-                       "suit", "SF-F1")
+        return Refusal("wrong-suit", Message("%(card)s is not of %(onto)s's suit: a pile "
+                                             "holds one suit", card=card, onto=onto), "SF-F1")
     if card != following:
-        return Refusal("wrong-rank", f"{onto} takes {following} next, not {card}: a "
-                       "pile grows one rank at a time", "SF-F1")
+        return Refusal("wrong-rank", Message("%(onto)s takes %(next)s next, not %(card)s: a "
+                                             "pile grows one rank at a time", onto=onto,
+                                             next=following, card=card), "SF-F1")
     return None
 
 
@@ -223,13 +227,20 @@ def column_refusal(card: str, onto: str) -> Refusal | None:
     """SF-R1: why ``card`` may not go onto the exposed column card ``onto``; None when
     it may (one rank lower, the other colour)."""
     if _RED[card] == _RED[onto]:
-        return Refusal("wrong-colour", f"{card} and {onto} are both {colour(card)}: "
-                       "columns alternate colours", "SF-R1")
+        both = (Message("%(card)s and %(onto)s are both red: columns alternate colours",
+                        card=card, onto=onto) if _RED[card] else
+                Message("%(card)s and %(onto)s are both black: columns alternate colours",
+                        card=card, onto=onto))
+        return Refusal("wrong-colour", both, "SF-R1")
     if _VALUE[card] != _VALUE[onto] - 1:
-        wanted = "nothing (an Ace ends a column)" if ace(onto) else \
-            f"a {RANKS[_VALUE[onto] - 2]}"
-        return Refusal("wrong-rank", f"{onto} takes {wanted} of the other colour, not "
-                       f"{card}: columns build down one rank at a time", "SF-R1")
+        if ace(onto):
+            return Refusal("wrong-rank", Message(
+                "%(onto)s takes nothing (an Ace ends a column), not %(card)s: columns build "
+                "down one rank at a time", onto=onto, card=card), "SF-R1")
+        return Refusal("wrong-rank", Message(
+            "%(onto)s takes a %(rank)s of the other colour, not %(card)s: columns build down "
+            "one rank at a time", onto=onto, rank=RANKS[_VALUE[onto] - 2], card=card),
+            "SF-R1")
     return None
 
 
@@ -242,7 +253,7 @@ _OPTION_RULES = {"players": "SF-P0", "dealing": "SF-M1", "rounds": "SF-E2",
                  "play_order": "SF-O1", "first_seat": "G-O1"}
 
 
-def _invalid_option(detail: str, name: str = "players") -> RuleViolation:
+def _invalid_option(detail: Message, name: str = "players") -> RuleViolation:
     return RuleViolation("invalid-option", detail, 422, _OPTION_RULES[name])
 
 
@@ -252,26 +263,31 @@ def normalise_options(options: Any) -> dict:
     if options is None:
         options = {}
     if not isinstance(options, dict):
-        raise _invalid_option("options must be an object")
+        raise _invalid_option(Message("options must be an object"))
     specs = CATALOG[GAME]["options"]
     unknown = sorted(set(options) - {spec["name"] for spec in specs})
     if unknown:
-        raise _invalid_option(f"unknown option {unknown[0]!r} "
-                              f"(known: {sorted(spec['name'] for spec in specs)})")
+        raise _invalid_option(Message("unknown option %(name)s (known: %(known)s)",
+                                      name=repr(unknown[0]),
+                                      known=sorted(spec["name"] for spec in specs)))
     out = {}
     for spec in specs:
         name, value = spec["name"], options.get(spec["name"])
         if value is None:
             value = spec["default"]
         elif type(value) is not type(spec["default"]):  # 2.0 or true is no player count
-            raise _invalid_option(f"{name} must be a {spec['type']}, not {value!r}", name)
-        elif "choices" in spec and value not in spec["choices"]:
-            raise _invalid_option(f"{name} must be one of {spec['choices']}, not {value!r}",
+            raise _invalid_option(Message("%(name)s must be of type %(type)s, not %(value)s",
+                                          name=name, type=spec["type"], value=repr(value)),
                                   name)
+        elif "choices" in spec and value not in spec["choices"]:
+            raise _invalid_option(Message("%(name)s must be one of %(allowed)s, not "
+                                          "%(value)s", name=name, allowed=spec["choices"],
+                                          value=repr(value)), name)
         out[name] = value
     if out["first_seat"] not in _seats(out["players"]):
-        raise _invalid_option(f"first_seat must be one of {_seats(out['players'])}, not "
-                              f"{out['first_seat']!r}", "first_seat")
+        raise _invalid_option(Message("%(name)s must be one of %(allowed)s, not %(value)s",
+                                      name="first_seat", allowed=_seats(out["players"]),
+                                      value=repr(out["first_seat"])), "first_seat")
     return out
 
 
@@ -294,7 +310,7 @@ def new_game(game: str, options: Any, seed: str) -> list[dict]:
     (``round-started`` and, in server mode, one ``dealt`` per seat).
     Raises RuleViolation ``invalid-option`` (422)."""
     if game != GAME:
-        raise _invalid_option(f"unknown game {game!r}")
+        raise _invalid_option(Message("unknown game %(game)s", game=repr(game)))
     normal = normalise_options(options)
     created = {"type": "game-created", "seat": None, "game": GAME, "options": normal,
                "seats": _seats(normal["players"]), "seed": seed}
@@ -591,16 +607,20 @@ _ROUND_ACTIONS = _SEAT_ACTIONS | {"record-round"}
 # the rule a malformed action of each type is refused under (G-R1)
 _RULE_OF = {"turn": "SF-H1", "play": "SF-P2", "move": "SF-R2", "refill": "SF-R4",
             "retire": "SF-E3", "record-round": "SF-M1"}
-_NOT_FACE_UP = ("{card} is not face up on top of your 13-pile or your waste or exposed in "
-                "a column: only those cards play (SF-P2, SF-H1, SF-R3)")
 
 
-def _malformed(detail: str, code: str = "invalid-action", rule: str | None = None) -> RuleViolation:
+def _malformed(detail: Message, code: str = "invalid-action", rule: str | None = None
+               ) -> RuleViolation:
     return RuleViolation(code, detail, 422, rule)
 
 
-def _refuse(code: str, detail: str, rule: str) -> RuleViolation:
+def _refuse(code: str, detail: Message, rule: str) -> RuleViolation:
     return RuleViolation(code, detail, 409, rule)
+
+
+def _mode_rule(state: dict) -> str:
+    """G-M1 (server dealing) or G-M2 (table dealing): who may act, and how."""
+    return "G-M2" if state["options"]["dealing"] == "table" else "G-M1"
 
 
 def _raise(refusal: Refusal) -> None:
@@ -614,21 +634,23 @@ def _is_int(value: Any) -> bool:
 def _card(action: dict, field: str = "card") -> str:
     raw = action.get(field)
     if raw is None:
-        raise _malformed(f"name the card: {field!r}")
+        raise _malformed(Message("name the card: %(field)s", field=repr(field)))
     try:
         card = parse_card(raw)
     except CardError as error:
-        raise _malformed(f"{field}: {error}", "invalid-card") from error
+        raise _malformed(Message("%(field)s: %(error)s", field=field, error=error.message),
+                         "invalid-card") from error
     if card == "JK":
-        raise _malformed(f"{field}: Solitaire Frenzy decks have no joker", "invalid-card")
+        raise _malformed(Message("%(field)s: Solitaire Frenzy decks have no joker",
+                                 field=field), "invalid-card")
     return card
 
 
 def _column(action: dict, field: str) -> int:
     value = action.get(field)
     if not _is_int(value) or not 0 <= value < COLUMNS:
-        raise _malformed(f"{field} must be a column number 0 to {COLUMNS - 1}",
-                         "invalid-column")
+        raise _malformed(Message("%(field)s must be a column number 0 to %(last)s",
+                                 field=field, last=COLUMNS - 1), "invalid-column")
     return value
 
 
@@ -637,13 +659,14 @@ def _check_round(state: dict, action: dict) -> None:
     anything else, so a late play is never judged against a new deal)."""
     number = action.get("round")
     if not _is_int(number):
-        raise _malformed("name the round the action is for: \"round\" (an integer)",
+        raise _malformed(Message('name the round the action is for: "round" (an integer)'),
                          rule="SF-E1")
     if number < state["round"] or (number == state["round"] and state["status"] != "active"):
-        raise _refuse("round-over", f"round {number} is over: nothing more can be played "
-                      "in it", "SF-E1")
+        raise _refuse("round-over", Message("round %(round)s is over: nothing more can be "
+                                            "played in it", round=number), "SF-E1")
     if number > state["round"] and state["status"] == "active":
-        raise _malformed(f"round {number} has not started; this is round {state['round']}",
+        raise _malformed(Message("round %(round)s has not started; this is round "
+                                 "%(current)s", round=number, current=state["round"]),
                          "invalid-round", "SF-E2")
 
 
@@ -651,18 +674,24 @@ def _acting_seat(state: dict, actor: str, action: dict) -> str:
     """The seat a seat action is for. 403 when the referee plays, or a seat names
     another; 409 in table mode or for a retired seat."""
     if actor == REFEREE:
-        raise RuleViolation("referee-not-allowed", "the referee does not play a seat's "
-                            "cards; seats make their own moves", 403)
+        raise RuleViolation("referee-not-allowed", Message(
+            "the referee does not play a seat's cards; seats make their own moves"), 403,
+            _mode_rule(state))
     if actor not in state["seats"]:
-        raise RuleViolation("unknown-actor", f"{actor!r} is not a seat of this game", 403)
+        raise RuleViolation("unknown-actor", Message("%(actor)s is not a seat of this game",
+                                                     actor=repr(actor)), 403,
+                            _mode_rule(state))
     if action.get("seat", actor) != actor:
-        raise RuleViolation("not-your-seat", f"{actor} may not act for {action['seat']!r}",
-                            403)
+        raise RuleViolation("not-your-seat", Message("%(seat)s may not act for %(other)s",
+                                                     seat=actor, other=repr(action["seat"])),
+                            403, _mode_rule(state))
     if state["options"]["dealing"] == "table":
-        raise _refuse("table-mode", "in table mode the cards are physical: the referee "
-                      "records each round's result (record-round)", "SF-M1")
+        raise _refuse("table-mode", Message("in table mode the cards are physical: the "
+                                            "referee records each round's result "
+                                            "(record-round)"), "SF-M1")
     if actor not in state["active"]:
-        raise _refuse("seat-retired", f"{actor} has left the table", "SF-E3")
+        raise _refuse("seat-retired", Message("%(seat)s has left the table", seat=actor),
+                      "SF-E3")
     return actor
 
 
@@ -683,10 +712,12 @@ def apply(state: dict, actor: str, action: Any) -> list[dict]:
     ``not-pile-top``, ``nothing-to-turn``, ``play-order``, ``seat-retired``...).
     """
     if not isinstance(action, dict):
-        raise _malformed("an action is an object with a \"type\"")
+        raise _malformed(Message("an action is a JSON object with a 'type'"), rule="G-R1")
     kind = action.get("type")
     if kind not in _FIELDS:
-        raise _malformed(f"unknown action type {kind!r} (one of {sorted(_FIELDS)})")
+        raise _malformed(Message("unknown action type %(type)s (one of %(types)s)",
+                                 type=repr(kind), types=", ".join(sorted(_FIELDS))),
+                         rule="G-R1")
     try:
         return _apply(state, actor, action, kind)
     except RuleViolation as error:
@@ -701,14 +732,18 @@ def _apply(state: dict, actor: str, action: dict, kind: str) -> list[dict]:
     allowed |= {"seat"} if kind in _SEAT_ACTIONS else set()
     extra = sorted(set(action) - allowed)
     if extra:
-        raise _malformed(f"unknown field {extra[0]!r} for a {kind} action")
+        raise _malformed(Message("unknown field %(field)s in a %(type)s action",
+                                 field=repr(extra[0]), type=kind))
     if kind in _ROUND_ACTIONS:
         _check_round(state, action)
     if state["status"] != "active":
-        raise _refuse("game-over", "the game is over", "SF-E2")
+        raise _refuse("game-over", Message("the game is over"), "SF-E2")
     if kind in _REFEREE_ACTIONS:
         if actor != REFEREE:
-            raise RuleViolation("referee-only", f"only the referee may {kind}", 403)
+            raise RuleViolation("referee-only", Message("only the referee may %(type)s "
+                                                        "(%(rule)s)", type=kind,
+                                                        rule=_RULE_OF[kind]), 403,
+                                _RULE_OF[kind])
         return _REFEREE_HANDLERS[kind](state, action)
     seat = _acting_seat(state, actor, action)
     events: list[dict] = []
@@ -741,13 +776,19 @@ def _locate(state: dict, seat: str, card: str) -> tuple[str, int | None]:
             return COLUMN, i
         if card in column:
             above = column[column.index(card) + 1]
-            raise _refuse("card-not-on-top", f"{card} is covered by {above} in your column "
-                          f"{i}: only a column's exposed card plays (SF-R3)", "SF-R3")
+            raise _refuse("card-not-on-top", Message(
+                "%(card)s is covered by %(above)s in your column %(column)s: only a "
+                "column's exposed card plays (SF-R3)", card=card, above=above, column=i),
+                "SF-R3")
     for pile in state["foundations"]:
         if any(e["card"] == card and e["seat"] == seat for e in pile["cards"]):
-            raise _refuse("card-on-board", f"your {card} is on foundation pile {pile['id']}: "
-                          "cards on the board never move again", "SF-F1")
-    raise _refuse("card-not-on-top", _NOT_FACE_UP.format(card=card), "SF-H1")
+            raise _refuse("card-on-board", Message("your %(card)s is on foundation pile "
+                                                   "%(pile)s: cards on the board never move "
+                                                   "again", card=card, pile=pile["id"]),
+                          "SF-F1")
+    raise _refuse("card-not-on-top", Message(
+        "%(card)s is not face up on top of your 13-pile or your waste or exposed in a "
+        "column: only those cards play (SF-P2, SF-H1, SF-R3)", card=card), "SF-H1")
 
 
 def _order_blocks(state: dict, seat: str) -> bool:
@@ -766,8 +807,9 @@ def _order_blocks(state: dict, seat: str) -> bool:
 def _check_order(state: dict, seat: str, source: str) -> None:
     if source == "waste" and state["options"]["play_order"] == "strict" \
             and _order_blocks(state, seat):
-        raise _refuse("play-order", "play order is strict: play your 13-pile top or a "
-                      "column card before your waste (SF-O1)", "SF-O1")
+        raise _refuse("play-order", Message("play order is strict: play your 13-pile top "
+                                            "or a column card before your waste (SF-O1)"),
+                      "SF-O1")
 
 
 def _exposed_after(state: dict, seat: str, source: str) -> str | None:
@@ -787,8 +829,8 @@ def _do_turn(events: list[dict], state: dict, seat: str, action: dict) -> None:
     with an empty hand, pick the waste up unshuffled first (one event)."""
     layout = state["layouts"][seat]
     if not layout["hand"] and not layout["waste"]:
-        raise _refuse("nothing-to-turn", "your hand and waste are empty: nothing to turn",
-                      "SF-H1")
+        raise _refuse("nothing-to-turn", Message("your hand and waste are empty: nothing "
+                                                 "to turn"), "SF-H1")
     recycled = not layout["hand"]
     cards = layout["waste"] if recycled else layout["hand"]
     group = cards[:TURN_SIZE]
@@ -803,22 +845,24 @@ def _do_play(events: list[dict], state: dict, seat: str, action: dict) -> None:
     card = _card(action)
     target = action.get("to")
     if target not in (FOUNDATION, COLUMN):
-        raise _malformed("\"to\" is \"foundation\" or \"column\"")
+        raise _malformed(Message('"to" is "foundation" or "column"'))
     if target == FOUNDATION:
         if "column" in action:
-            raise _malformed("a foundation play names \"pile\" and \"based_on\", not a column")
+            raise _malformed(Message('a foundation play names "pile" and "based_on", not a '
+                                     "column"))
         _play_to_foundation(events, state, seat, card, action)
         return
     if "pile" in action or "based_on" in action:
-        raise _malformed("a column play names \"column\", not a pile or based_on")
+        raise _malformed(Message('a column play names "column", not a pile or based_on'))
     column = _column(action, "column")
     layout = state["layouts"][seat]
     for i, cards in enumerate(layout["columns"]):
         if card in cards:  # a column card goes to another column only as the whole column
             if len(cards) > 1:
-                raise _refuse("not-whole-column", f"{card} is in your column {i} of "
-                              f"{len(cards)} cards: a column moves only as a whole "
-                              "(move), never a card by itself (SF-R2)", "SF-R2")
+                raise _refuse("not-whole-column", Message(
+                    "%(card)s is in your column %(column)s of %(count)s cards: a column "
+                    "moves only as a whole (move), never a card by itself (SF-R2)",
+                    card=card, column=i, count=len(cards)), "SF-R2")
             _do_move(events, state, seat, {"from_column": i, "to_column": column})
             return
     if not layout["columns"][column]:
@@ -837,8 +881,9 @@ def _do_play(events: list[dict], state: dict, seat: str, action: dict) -> None:
 def _based_on(action: dict) -> str:
     raw = action.get("based_on")
     if raw is None:
-        raise _malformed("a foundation play names the top card it aims at: \"based_on\" "
-                         "(or \"new\" for an Ace starting a pile)", rule="SF-T1")
+        raise _malformed(Message('a foundation play names the top card it aims at: '
+                                 '"based_on" (or "new" for an Ace starting a pile)'),
+                         rule="SF-T1")
     return NEW if raw == NEW else _card(action, "based_on")
 
 
@@ -848,10 +893,10 @@ def _play_to_foundation(events: list[dict], state: dict, seat: str, card: str,
     onto a new pile (``based_on: "new"``; never redirected)."""
     aim, number = _based_on(action), action.get("pile")
     if aim == NEW and number is not None:
-        raise _malformed("a new pile has no id yet: leave \"pile\" out with "
-                         "\"based_on\": \"new\"", rule="SF-F1")
+        raise _malformed(Message('a new pile has no id yet: leave "pile" out with '
+                                 '"based_on": "new"'), rule="SF-F1")
     if aim != NEW and not _is_int(number):
-        raise _malformed("name the foundation pile: \"pile\" (its id)", rule="SF-F1")
+        raise _malformed(Message('name the foundation pile: "pile" (its id)'), rule="SF-F1")
     source, column = _locate(state, seat, card)
     if aim == NEW:
         _check_new_pile(state, card)
@@ -861,8 +906,8 @@ def _play_to_foundation(events: list[dict], state: dict, seat: str, card: str,
             _raise(foundation_refusal(card, aim))
         pile = next((p for p in state["foundations"] if p["id"] == number), None)
         if pile is None:
-            raise _refuse("unknown-pile", f"there is no foundation pile {number} in this "
-                          "round", "SF-F1")
+            raise _refuse("unknown-pile", Message("there is no foundation pile %(pile)s in "
+                                                  "this round", pile=number), "SF-F1")
         _check_aim(pile, aim)
         refusal = foundation_refusal(card, aim)
         if refusal is not None:
@@ -886,8 +931,9 @@ def _check_new_pile(state: dict, card: str) -> None:
         return
     for pile in state["foundations"]:
         if pile["suit"] == card[-1] and next_card(pile["cards"][-1]["card"]) is not None:
-            raise _refuse("suit-pile-open", f"pile {pile['id']} of {card[-1]} is still "
-                          "open: one pile per suit until it is complete (SF-F1)", "SF-F1")
+            raise _refuse("suit-pile-open", Message(
+                "pile %(pile)s of %(suit)s is still open: one pile per suit until it is "
+                "complete (SF-F1)", pile=pile["id"], suit=card[-1]), "SF-F1")
 
 
 def _check_aim(pile: dict, aim: str) -> None:
@@ -896,12 +942,14 @@ def _check_aim(pile: dict, aim: str) -> None:
     if top["card"] == aim:
         return
     if any(entry["card"] == aim for entry in pile["cards"]):
-        raise RuleViolation("stale-top-card", f"pile {pile['id']} has moved on: its top is "
-                            f"now {top['card']} ({top['seat']}), not {aim}; your card stays "
-                            "where it was", 409, "SF-T1",
-                            extra={"top": {"pile": pile["id"], **top}})
-    raise _refuse("not-pile-top", f"pile {pile['id']} never showed {aim}: its top is "
-                  f"{top['card']}", "SF-T1")
+        raise RuleViolation("stale-top-card", Message(
+            "pile %(pile)s has moved on: its top is now %(top)s (%(seat)s), not %(aim)s; "
+            "your card stays where it was", pile=pile["id"], top=top["card"],
+            seat=top["seat"], aim=aim), 409, "SF-T1",
+            extra={"top": {"pile": pile["id"], **top}})
+    raise _refuse("not-pile-top", Message("pile %(pile)s never showed %(aim)s: its top is "
+                                          "%(top)s", pile=pile["id"], aim=aim,
+                                          top=top["card"]), "SF-T1")
 
 
 # ----- move, refill (SF-R2, SF-R4) ----------------------------------------------------
@@ -912,19 +960,22 @@ def _do_move(events: list[dict], state: dict, seat: str, action: dict) -> None:
     never into an empty column."""
     source, target = _column(action, "from_column"), _column(action, "to_column")
     if source == target:
-        raise _malformed("from_column and to_column are the same column", "same-column")
+        raise _malformed(Message("from_column and to_column are the same column"),
+                         "same-column")
     columns = state["layouts"][seat]["columns"]
     if not columns[source]:
-        raise _refuse("column-empty", f"your column {source} is empty: nothing to move",
-                      "SF-R2")
+        raise _refuse("column-empty", Message("your column %(column)s is empty: nothing to "
+                                              "move", column=source), "SF-R2")
     if not columns[target]:
-        raise _refuse("move-to-empty", f"your column {target} is empty: a column never "
-                      "moves into an empty spot; refill it from your 13-pile or waste "
-                      "(SF-R2, SF-R4)", "SF-R2")
+        raise _refuse("move-to-empty", Message(
+            "your column %(column)s is empty: a column never moves into an empty spot; "
+            "refill it from your 13-pile or waste (SF-R2, SF-R4)", column=target), "SF-R2")
     refusal = column_refusal(columns[source][0], columns[target][-1])
     if refusal is not None:
-        _raise(Refusal(refusal.code, f"column {source} starts with {columns[source][0]}: "
-                       f"{refusal.detail}", "SF-R2"))
+        _raise(Refusal(refusal.code, Message("column %(column)s starts with %(card)s: "
+                                             "%(why)s", column=source,
+                                             card=columns[source][0], why=refusal.detail),
+                       "SF-R2"))
     events.append({"type": "column-moved", "seat": seat, "from_column": source,
                    "to_column": target, "cards": list(columns[source])})
 
@@ -934,13 +985,15 @@ def _do_refill(events: list[dict], state: dict, seat: str, action: dict) -> None
     card, column = _card(action), _column(action, "column")
     layout = state["layouts"][seat]
     if layout["columns"][column]:
-        raise _refuse("column-not-empty", f"your column {column} is not empty "
-                      f"({layout['columns'][column][-1]} is exposed)", "SF-R4")
+        raise _refuse("column-not-empty", Message("your column %(column)s is not empty "
+                                                  "(%(card)s is exposed)", column=column,
+                                                  card=layout["columns"][column][-1]),
+                      "SF-R4")
     source, _ = _locate(state, seat, card)
     if source == COLUMN:
-        raise _refuse("move-to-empty", f"{card} is a column card: a column never moves "
-                      "into an empty spot; refill from your 13-pile or waste (SF-R4)",
-                      "SF-R2")
+        raise _refuse("move-to-empty", Message(
+            "%(card)s is a column card: a column never moves into an empty spot; refill "
+            "from your 13-pile or waste (SF-R4)", card=card), "SF-R2")
     _check_order(state, seat, source)
     events.append({"type": "refilled", "seat": seat, "card": card, "from": source,
                    "column": column, "exposed": _exposed_after(state, seat, source)})
@@ -959,9 +1012,11 @@ def _do_retire(state: dict, action: dict) -> list[dict]:
     plays no later round. With one seat left the round and the game end."""
     seat = action.get("seat")
     if seat not in state["seats"]:
-        raise _malformed(f"seat must be one of {state['seats']}", "invalid-seat", "SF-E3")
+        raise _malformed(Message("seat must be one of %(seats)s", seats=state["seats"]),
+                         "invalid-seat", "SF-E3")
     if seat not in state["active"]:
-        raise _refuse("seat-retired", f"{seat} has already left the table", "SF-E3")
+        raise _refuse("seat-retired", Message("%(seat)s has already left the table",
+                                              seat=seat), "SF-E3")
     layout = state["layouts"][seat]
     events: list[dict] = []
     state = _emit(events, state, {"type": "seat-retired", "seat": seat,
@@ -976,8 +1031,9 @@ def _do_retire(state: dict, action: dict) -> list[dict]:
 def _report_value(seat: str, entry: dict, name: str, top: int) -> int:
     value = entry.get(name)
     if not _is_int(value) or not 0 <= value <= top:
-        raise _malformed(f"results.{seat}.{name} must be an integer 0 to {top}",
-                         "invalid-report", "SF-M1")
+        where = f"results.{seat}.{name}"
+        raise _malformed(Message("%(field)s must be an integer 0 to %(most)s", field=where,
+                                 most=top), "invalid-report", "SF-M1")
     return value
 
 
@@ -990,28 +1046,32 @@ def _do_record(state: dict, action: dict) -> list[dict]:
     and ``foundation_piles`` against the seats' boards (each pile holds 1 to 13 cards
     and starts with an Ace: at most 4 per deck)."""
     if state["options"]["dealing"] != "table":
-        raise _refuse("not-table-mode", "in server mode the service referees every card "
-                      "and ends the rounds itself (SF-E1)", "SF-M1")
+        raise _refuse("not-table-mode", Message("in server mode the service referees every "
+                                                "card and ends the rounds itself (SF-E1)"),
+                      "SF-M1")
     results = action.get("results")
     seats = state["round_seats"]
     if not isinstance(results, dict) or set(results) != set(seats):
-        raise _malformed(f"results: one entry per seat of round {state['round']}: "
-                         f"{seats}", "invalid-report", "SF-M1")
+        raise _malformed(Message("results: one entry per seat of round %(round)s: "
+                                 "%(seats)s", round=state["round"], seats=seats),
+                         "invalid-report", "SF-M1")
     board, pile, out = {}, {}, []
     for seat in seats:
         entry = results[seat]
+        where = f"results.{seat}"
         if not isinstance(entry, dict) or set(entry) - {"board", "pile", "out"}:
-            raise _malformed(f"results.{seat}: {{\"board\", \"pile\", \"out\"}}",
+            raise _malformed(Message('%(field)s: {"board", "pile", "out"}', field=where),
                              "invalid-report", "SF-M1")
         board[seat] = _report_value(seat, entry, "board", 52)
         pile[seat] = _report_value(seat, entry, "pile", PILE_SIZE)
         if board[seat] + pile[seat] > 52:
-            raise _malformed(f"{seat}: {board[seat]} on the board and {pile[seat]} in the "
-                             "13-pile are more than a deck's 52 cards", "invalid-report",
-                             "SF-M1")
+            raise _malformed(Message("%(seat)s: %(board)s on the board and %(pile)s in the "
+                                     "13-pile are more than a deck's 52 cards", seat=seat,
+                                     board=board[seat], pile=pile[seat]),
+                             "invalid-report", "SF-M1")
         if not isinstance(entry.get("out", False), bool):
-            raise _malformed(f"results.{seat}.out is true or false", "invalid-report",
-                             "SF-M1")
+            raise _malformed(Message("%(field)s is true or false", field=where + ".out"),
+                             "invalid-report", "SF-M1")
         if entry.get("out", False):
             out.append(seat)
     _check_report(state, board, pile, out, action)
@@ -1022,33 +1082,37 @@ def _do_record(state: dict, action: dict) -> list[dict]:
 
 
 def _check_report(state: dict, board: dict, pile: dict, out: list, action: dict) -> None:
-    def bad(code: str, detail: str) -> RuleViolation:
+    def bad(code: str, detail: Message) -> RuleViolation:
         return _malformed(detail, code, "SF-M1")
 
     if len(out) > 1:
-        raise bad("several-out", f"{', '.join(out)} cannot all have gone out: the round "
-                  "ends when the first player plays their last 13-pile card (SF-E1)")
+        raise bad("several-out", Message("%(seats)s cannot all have gone out: the round ends "
+                                         "when the first player plays their last 13-pile "
+                                         "card (SF-E1)", seats=", ".join(out)))
     emptied = [s for s in pile if pile[s] == 0]
     if out and pile[out[0]]:
-        raise bad("out-with-cards", f"{out[0]} went out, so its 13-pile is empty, "
-                  f"not {pile[out[0]]}")
+        raise bad("out-with-cards", Message("%(seat)s went out, so its 13-pile is empty, not "
+                                            "%(count)s", seat=out[0], count=pile[out[0]]))
     if emptied and emptied != out:
-        raise bad("empty-pile-not-out", f"{emptied[0]} has no 13-pile card left, so it "
-                  "went out: mark it \"out\" (only one player can)")
+        raise bad("empty-pile-not-out", Message('%(seat)s has no 13-pile card left, so it '
+                                                'went out: mark it "out" (only one player '
+                                                "can)", seat=emptied[0]))
     total = sum(board.values())
     reported = action.get("board_total")
     if reported is not None and (not _is_int(reported) or reported != total):
-        raise bad("board-total-mismatch", f"the seats' boards add up to {total}, not "
-                  f"{reported!r}")
+        raise bad("board-total-mismatch", Message("the seats' boards add up to %(total)s, "
+                                                  "not %(reported)s", total=total,
+                                                  reported=repr(reported)))
     piles = action.get("foundation_piles")
     if piles is not None:
         decks = len(state["round_seats"])
         if not _is_int(piles) or not 0 <= piles <= 4 * decks:
-            raise bad("invalid-report", f"foundation_piles is 0 to {4 * decks} (one per "
-                      "Ace)")
+            raise bad("invalid-report", Message("foundation_piles is 0 to %(most)s (one per "
+                                                "Ace)", most=4 * decks))
         if not piles <= total <= 13 * piles:
-            raise bad("board-total-mismatch", f"{piles} foundation piles hold 1 to 13 "
-                      f"cards each, so not {total} cards in all")
+            raise bad("board-total-mismatch", Message("%(piles)s foundation piles hold 1 to "
+                                                      "13 cards each, so not %(total)s cards "
+                                                      "in all", piles=piles, total=total))
 
 
 _REFEREE_HANDLERS = {"retire": _do_retire, "record-round": _do_record}
@@ -1194,20 +1258,22 @@ def check_play(card: Any, onto: Any, to: Any) -> dict:
     if to == FOUNDATION:
         refusal = foundation_refusal(parsed, target)
         if refusal is None:
-            detail = (f"{parsed} starts a new pile" if target is None
-                      else f"{parsed} follows {target} on its pile")
+            detail = (Message("%(card)s starts a new pile", card=parsed) if target is None
+                      else Message("%(card)s follows %(onto)s on its pile", card=parsed,
+                                   onto=target))
             return {"legal": True, "code": None, "rule": "SF-F1", "detail": detail}
     elif to == COLUMN:
         if target is None:
             return {"legal": True, "code": None, "rule": "SF-R4",
-                    "detail": f"{parsed} may refill an empty column if it is your 13-pile "
-                              "top or waste top (a column card never moves into an empty "
-                              "spot)"}
+                    "detail": Message("%(card)s may refill an empty column if it is your "
+                                      "13-pile top or waste top (a column card never moves "
+                                      "into an empty spot)", card=parsed)}
         refusal = column_refusal(parsed, target)
         if refusal is None:
             return {"legal": True, "code": None, "rule": "SF-R1",
-                    "detail": f"{parsed} builds down on {target} in alternating colours"}
+                    "detail": Message("%(card)s builds down on %(onto)s in alternating "
+                                      "colours", card=parsed, onto=target)}
     else:
-        raise _malformed("\"to\" is \"foundation\" or \"column\"")
+        raise _malformed(Message('"to" is "foundation" or "column"'), rule="SF-P2")
     return {"legal": False, "code": refusal.code, "rule": refusal.rule,
             "detail": refusal.detail}

@@ -23,6 +23,7 @@ from functools import lru_cache
 from itertools import pairwise
 
 from service.cards import DECK, JOKER, RANKS, SUITS
+from service.messages import Message
 
 LINE_LENGTHS = range(3, 7)
 HIGH_POINTS = {3: 5, 4: 7, 5: 10, 6: 12}  # TW-S1, TW-S2, TW-S3
@@ -130,6 +131,37 @@ def _solve_suit_set(parsed: Parsed) -> list[str] | None:
         return [RANKS[r] + suit_ for r in used]
     spare = iter(r for r in range(13) if r not in used)
     return [RANKS[p[0] if p else next(spare)] + suit_ for p in parsed]
+
+
+# reason -> (rule, sentence) for people (G-R1): what the check answers beside each code.
+# mixed-ranks-and-suits names TW-S4, the loosest kind (one suit, any order); a
+# same-rank line with identical neighbours is refused by the low-tier rule of its
+# length (TW-S5 for 3 or 4 cards, TW-S6 for 5 or 6), the most lenient one that could
+# have taken it (the high tier, TW-S2/TW-S3, wants more).
+_EXPLAINED = {
+    "mixed-ranks-and-suits": ("TW-S4", Message(
+        "the cards (jokers aside) share neither one suit nor one rank: no kind of sequence "
+        "fits")),
+    "not-consecutive": ("TW-S1", Message(
+        "one suit, but the ranks do not follow each other in one direction along the "
+        "line: not a run")),
+    "identical-adjacent": ("TW-S5", Message(
+        "one rank, but two identical cards (same rank and suit) lie next to each other")),
+    "duplicate-card": ("TW-S4", Message("one suit, but a card appears twice: not a suit "
+                                        "set")),
+}
+
+
+def explain_reasons(reasons: list[str], length: int) -> list[dict]:
+    """``[{"code", "rule", "detail"}]`` for the ``reasons`` of an invalid line of
+    ``length`` cards (:func:`classify_line`): the rule each applies and a sentence."""
+    out = []
+    for reason in reasons:
+        rule, detail = _EXPLAINED[reason]
+        if reason == "identical-adjacent" and length >= 5:
+            rule = "TW-S6"
+        out.append({"code": reason, "rule": rule, "detail": detail})
+    return out
 
 
 def _reasons(one_suit: bool, one_rank: bool) -> tuple[str, ...]:
@@ -360,6 +392,7 @@ from pathlib import Path  # noqa: E402
 
 from service.cards import DECK, JOKER, CardError, parse_card  # noqa: E402
 from service.games import RuleViolation  # noqa: E402
+from service.messages import Message  # noqa: E402
 from service.games.rng import Stream, commitment, shuffle  # noqa: E402
 
 GAME = "two-way"
@@ -424,8 +457,9 @@ _OPTION_RULES = {"dealing": "G-M1", "variant": "TW-D3", "easy_extra_threes": "TW
 FIRST_PLAYER = "first_player"  # G-O1: the older name of first_seat, still accepted
 
 
-def _invalid(name: str, detail: str) -> RuleViolation:
-    return RuleViolation("invalid-option", f"option {name!r}: {detail}", 422,
+def _invalid(name: str, detail: Message) -> RuleViolation:
+    return RuleViolation("invalid-option", Message("option %(name)s: %(detail)s",
+                                                   name=repr(name), detail=detail), 422,
                          rule=_OPTION_RULES.get(name, "G-O1"))
 
 
@@ -433,9 +467,10 @@ def _choice(options: dict, spec: dict) -> object:
     """The option's value (default when absent), checked against its type/choices."""
     value = options.get(spec["name"], spec["default"])
     if spec["type"] == "boolean" and not isinstance(value, bool):
-        raise _invalid(spec["name"], "must be true or false")
+        raise _invalid(spec["name"], Message("must be true or false"))
     if "choices" in spec and value not in spec["choices"]:
-        raise _invalid(spec["name"], f"must be one of {', '.join(spec['choices'])}")
+        raise _invalid(spec["name"], Message("must be one of %(choices)s",
+                                             choices=", ".join(spec["choices"])))
     return value
 
 
@@ -494,17 +529,21 @@ def validate_manifest(manifest: object) -> list[dict]:
     52-card decks plus 4 jokers; no tile shows the same card on both faces.
     """
     if not isinstance(manifest, list) or len(manifest) != TILE_COUNT:
-        raise _invalid("tile_manifest", f"must be a list of {TILE_COUNT} tiles")
+        raise _invalid("tile_manifest", Message("must be a list of %(count)s tiles",
+                                                count=TILE_COUNT))
     tiles = []
     for i, tile in enumerate(manifest):
         if not isinstance(tile, dict) or set(tile) != set(SEATS):
-            raise _invalid("tile_manifest", f"tile {i} must be {{\"blue\": card, \"green\": card}}")
+            raise _invalid("tile_manifest", Message(
+                'tile %(index)s must be {"blue": card, "green": card}', index=i))
         try:
             faces = {seat: parse_card(tile[seat]) for seat in SEATS}
         except CardError as error:
-            raise _invalid("tile_manifest", f"tile {i}: {error}") from None
+            raise _invalid("tile_manifest", Message("tile %(index)s: %(error)s", index=i,
+                                                    error=error.message)) from None
         if faces["blue"] == faces["green"]:
-            raise _invalid("tile_manifest", f"tile {i} shows {faces['blue']} on both faces")
+            raise _invalid("tile_manifest", Message("tile %(index)s shows %(card)s on both "
+                                                    "faces", index=i, card=faces["blue"]))
         tiles.append(faces)
     for seat in SEATS:
         counts: dict[str, int] = {}
@@ -513,8 +552,9 @@ def validate_manifest(manifest: object) -> list[dict]:
         if counts != _FACE_COUNTS:
             wrong = sorted(c for c in set(counts) | set(_FACE_COUNTS)
                            if counts.get(c, 0) != _FACE_COUNTS.get(c, 0))
-            raise _invalid("tile_manifest", f"the {seat} faces are not two decks plus 4 "
-                                            f"jokers (wrong counts: {', '.join(wrong[:6])})")
+            raise _invalid("tile_manifest", Message(
+                "the %(seat)s faces are not two decks plus 4 jokers (wrong counts: "
+                "%(cards)s)", seat=seat, cards=", ".join(wrong[:6])))
     return tiles
 
 
@@ -528,23 +568,25 @@ def normalise_options(options: object) -> tuple[dict, list[dict] | None]:
     if options is None:
         options = {}
     if not isinstance(options, dict):
-        raise RuleViolation("invalid-option", "options must be an object", 422, rule="G-O1")
+        raise RuleViolation("invalid-option", Message("options must be an object"), 422,
+                            rule="G-O1")
     known = {spec["name"] for spec in OPTIONS}
     for name in options:
         if name not in known | {FIRST_PLAYER}:
-            raise _invalid(name, f"unknown option (known: {', '.join(sorted(known))})")
+            raise _invalid(name, Message("unknown option (known: %(known)s)",
+                                         known=", ".join(sorted(known))))
     if FIRST_PLAYER in options:
         older = options[FIRST_PLAYER]
         if options.get("first_seat", older) != older:
-            raise _invalid("first_seat", "first_seat and first_player (its older name) "
-                                         "name different seats")
+            raise _invalid("first_seat", Message("first_seat and first_player (its older "
+                                                 "name) name different seats"))
         options = {**{k: v for k, v in options.items() if k != FIRST_PLAYER},
                    "first_seat": older}
     chosen = {spec["name"]: _choice(options, spec) for spec in OPTIONS
               if spec["name"] != "tile_manifest"}
     if chosen["easy_extra_threes"] and chosen["variant"] != "easy":
         # Ruling (TW-D3): the extra 3-slots are a rule of the easy variant only.
-        raise _invalid("easy_extra_threes", "requires variant easy")
+        raise _invalid("easy_extra_threes", Message("requires variant easy"))
     custom = options.get("tile_manifest")
     return chosen, None if custom is None else validate_manifest(custom)
 
@@ -558,8 +600,9 @@ def new_game(game: str, options: dict, seed: str) -> list[dict]:
     ``unknown-game`` (422).
     """
     if game != GAME:
-        raise RuleViolation("unknown-game", f"this engine plays {GAME!r}, not {game!r}", 422,
-                            rule="G-O1")
+        raise RuleViolation("unknown-game", Message("this engine plays %(engine)s, not "
+                                                    "%(game)s", engine=repr(GAME),
+                                                    game=repr(game)), 422, rule="G-O1")
     if not isinstance(seed, str) or not seed:
         raise ValueError("seed must be a non-empty string")
     chosen, manifest = normalise_options(options)
@@ -740,7 +783,8 @@ _FIELDS = {  # action type -> body fields besides type/seat/expected_version
 _ACTION_RULES = {"place": "TW-T2", "draw": "TW-T2", "discard": "TW-T2", "declare": "TW-D1"}
 
 
-def _bad(detail: str, code: str = "invalid-action", rule: str = "TW-T2") -> RuleViolation:
+def _bad(detail: Message, code: str = "invalid-action", rule: str = "TW-T2"
+         ) -> RuleViolation:
     """A malformed request (422) naming the rule of what it attempts (G-R1)."""
     return RuleViolation(code, detail, 422, rule=rule)
 
@@ -753,16 +797,19 @@ def _mode_rule(state: dict) -> str:
 def _check_body(action: object) -> str:
     """The action's type, or 422 invalid-action for a malformed body."""
     if not isinstance(action, dict):
-        raise _bad("an action is a JSON object with a 'type'")
+        raise _bad(Message("an action is a JSON object with a 'type'"))
     kind = action.get("type")
     if kind not in _FIELDS:
-        raise _bad(f"unknown action type {kind!r} (one of {', '.join(_FIELDS)})")
+        raise _bad(Message("unknown action type %(type)s (one of %(types)s)",
+                           type=repr(kind), types=", ".join(_FIELDS)))
     for key in action:
         if key not in _FIELDS[kind] | {"type", "seat", "expected_version"}:
-            raise _bad(f"unknown field {key!r} in a {kind} action", rule=_ACTION_RULES[kind])
+            raise _bad(Message("unknown field %(field)s in a %(type)s action",
+                               field=repr(key), type=kind), rule=_ACTION_RULES[kind])
     for key in _FIELDS[kind] - {"tiles"} if kind == "draw" else _FIELDS[kind]:
         if key not in action:
-            raise _bad(f"a {kind} action needs {key!r}", rule=_ACTION_RULES[kind])
+            raise _bad(Message("a %(type)s action needs %(field)s", type=kind,
+                               field=repr(key)), rule=_ACTION_RULES[kind])
     return kind
 
 
@@ -774,39 +821,43 @@ def _acting_seat(state: dict, actor: str, action: dict, kind: str) -> str:
     """
     if actor in SEATS:
         if action.get("seat", actor) != actor:
-            raise RuleViolation("not-your-seat", f"{actor} cannot act for another seat", 403,
+            raise RuleViolation("not-your-seat", Message("%(seat)s cannot act for another "
+                                                         "seat", seat=actor), 403,
                                 rule=_mode_rule(state))
         if kind == "draw" and state["options"]["dealing"] == "table":
             raise RuleViolation("referee-reports-draws",
-                                "in table mode the referee reports the tiles drawn", 403,
-                                rule="G-M2")
+                                Message("in table mode the referee reports the tiles "
+                                        "drawn"), 403, rule="G-M2")
         return actor
     if state["options"]["dealing"] != "table":
         raise RuleViolation("referee-cannot-act",
-                            "in server mode the seats act; the referee only watches", 403,
-                            rule="G-M1")
+                            Message("in server mode the seats act; the referee only "
+                                    "watches"), 403, rule="G-M1")
     seat = action.get("seat")
     if seat not in SEATS:
-        raise _bad("a referee action names the seat it is for: 'seat': 'blue' or 'green'",
-                   rule="G-M2")
+        raise _bad(Message("a referee action names the seat it is for: 'seat': 'blue' or "
+                           "'green'"), rule="G-M2")
     return seat
 
 
-def _cell(value: object, what: str = "cell") -> list[int]:
-    """[row, col] (TW-C1) or 422: invalid-action for a bad shape, off-grid outside 0..6."""
+def _cell(value: object, field: str = "cell") -> list[int]:
+    """[row, col] (TW-C1) or 422: invalid-action for a bad shape, off-grid outside 0..6;
+    ``field`` names the body field in the refusal."""
     if (not isinstance(value, (list, tuple)) or len(value) != 2
             or not all(isinstance(x, int) and not isinstance(x, bool) for x in value)):
-        raise _bad(f"{what} must be [row, col] with integers", rule="TW-C1")
+        raise _bad(Message("%(field)s: a space is [row, col] with integers", field=field),
+                   rule="TW-C1")
     r, c = value
     if not (0 <= r < GRID_SIZE and 0 <= c < GRID_SIZE):
-        raise _bad(f"{what} [{r}, {c}] is off the 7 x 7 grid (rows and columns 0..6)",
-                   "off-grid", "TW-C1")
+        raise _bad(Message("%(field)s: [%(row)s, %(col)s] is off the 7 x 7 grid (rows and "
+                           "columns 0..6)", field=field, row=r, col=c), "off-grid", "TW-C1")
     return [r, c]
 
 
 def _tile_id(value: object) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < TILE_COUNT:
-        raise _bad(f"a referee names tiles by manifest id 0..{TILE_COUNT - 1}, not {value!r}",
+        raise _bad(Message("a referee names tiles by manifest id 0..%(last)s, not "
+                           "%(value)s", last=TILE_COUNT - 1, value=repr(value)),
                    "invalid-tile", "TW-C2")
     return value
 
@@ -821,20 +872,22 @@ def _hand_tiles(state: dict, seat: str, names: list, by_referee: bool) -> list[i
         if by_referee:
             tile = _tile_id(name)
             if tile in taken:
-                raise _bad(f"tile {tile} named twice")
+                raise _bad(Message("tile %(tile)s named twice", tile=tile))
             if tile not in hand:
-                raise RuleViolation("tile-not-in-hand", f"tile {tile} is not in {seat}'s hand",
-                                    rule="TW-T2")
+                raise RuleViolation("tile-not-in-hand", Message(
+                    "tile %(tile)s is not in %(seat)s's hand", tile=tile, seat=seat),
+                    rule="TW-T2")
         else:
             try:
                 face = parse_card(name)
             except CardError as error:
-                raise _bad(str(error), "invalid-card") from None
+                raise _bad(error.message, "invalid-card") from None
             tile = next((t for t in hand if t not in taken
                          and state["manifest"][t][seat] == face), None)
             if tile is None:
-                raise RuleViolation("tile-not-in-hand", f"no (more) {face} in {seat}'s hand",
-                                    rule="TW-T2")
+                raise RuleViolation("tile-not-in-hand", Message(
+                    "no (more) %(card)s in %(seat)s's hand", card=face, seat=seat),
+                    rule="TW-T2")
         taken.append(tile)
     return taken
 
@@ -843,23 +896,25 @@ def _tile_names(action: dict) -> list:
     """The body's 'tiles' list (422 invalid-action if it is not a list)."""
     names = action.get("tiles")
     if not isinstance(names, list):
-        raise _bad("'tiles' must be a list of tiles")
+        raise _bad(Message("'tiles' must be a list of tiles"))
     return names
 
 
-def _tile_list(action: dict, count: int, what: str) -> list:
+def _tile_list(action: dict, count: int) -> list:
     """The body's 'tiles': a list of exactly ``count`` (422 wrong-tile-count)."""
     names = _tile_names(action)
     if len(names) != count:
-        raise _bad(f"{what} takes exactly {count} tiles, not {len(names)}", "wrong-tile-count")
+        raise _bad(Message("this %(type)s takes exactly %(count)s tiles, not %(given)s",
+                           type=action["type"], count=count, given=len(names)),
+                   "wrong-tile-count")
     return names
 
 
 def _require_phase(state: dict, *phases: str) -> None:
     if state["phase"] not in phases:
-        raise RuleViolation("wrong-phase", f"the turn is in its {state['phase']} phase; "
-                                           f"this action needs {' or '.join(phases)} (TW-T2)",
-                            rule="TW-T2")
+        raise RuleViolation("wrong-phase", Message(
+            "the turn is in its %(phase)s phase; this action needs %(phases)s (TW-T2)",
+            phase=state["phase"], phases=" | ".join(phases)), rule="TW-T2")
 
 
 def _server_draw(state: dict, count: int) -> list[int]:
@@ -870,15 +925,15 @@ def _server_draw(state: dict, count: int) -> list[int]:
     return [bag.pop(stream.randbelow(len(bag))) for _ in range(min(count, len(bag)))]
 
 
-def _reported_draw(state: dict, action: dict, count: int, what: str) -> list[int]:
+def _reported_draw(state: dict, action: dict, count: int) -> list[int]:
     """Table mode: the referee's tile ids, checked against the bag (409 tile-not-in-bag)."""
-    tiles = [_tile_id(t) for t in _tile_list(action, count, what)]
+    tiles = [_tile_id(t) for t in _tile_list(action, count)]
     if len(set(tiles)) != len(tiles):
-        raise _bad("a tile is named twice", rule="G-M2")
+        raise _bad(Message("a tile is named twice"), rule="G-M2")
     for tile in tiles:
         if tile not in state["bag"]:
-            raise RuleViolation("tile-not-in-bag", f"tile {tile} is not in the bag",
-                                rule="G-M2")
+            raise RuleViolation("tile-not-in-bag", Message("tile %(tile)s is not in the bag",
+                                                           tile=tile), rule="G-M2")
     return tiles
 
 
@@ -886,14 +941,14 @@ def _apply_deal(state: dict, seat: str, action: dict, actor: str) -> list[dict]:
     """TW-T1 in table mode: the referee reports a seat's 5 starting tiles."""
     if actor == REFEREE and action["type"] == "draw":
         if seat in state["dealt"]:
-            raise RuleViolation("already-dealt", f"{seat} already holds the starting tiles",
-                                rule="TW-T1")
+            raise RuleViolation("already-dealt", Message(
+                "%(seat)s already holds the starting tiles", seat=seat), rule="TW-T1")
         count = min(HAND_SIZE, len(state["bag"]))
-        tiles = _reported_draw(state, action, count, "the deal")
+        tiles = _reported_draw(state, action, count)
         return [{"type": "dealt", "seat": seat, "by": actor, "tiles": tiles}]
-    raise RuleViolation("wrong-phase", "the starting tiles are being dealt (TW-T1): the "
-                                       "referee reports each seat's 5 tiles first",
-                        rule="TW-T1")
+    raise RuleViolation("wrong-phase", Message(
+        "the starting tiles are being dealt (TW-T1): the referee reports each seat's 5 "
+        "tiles first"), rule="TW-T1")
 
 
 def _apply_place(state: dict, seat: str, action: dict, actor: str) -> list[dict]:
@@ -902,7 +957,8 @@ def _apply_place(state: dict, seat: str, action: dict, actor: str) -> list[dict]
     _require_phase(state, "place")
     tile = _hand_tiles(state, seat, [action["tile"]], actor == REFEREE)[0]
     if state["grid"][cell[0]][cell[1]] is not None:
-        raise RuleViolation("space-occupied", f"space {cell} is occupied", rule="TW-T2")
+        raise RuleViolation("space-occupied", Message("space %(cell)s is occupied",
+                                                      cell=cell), rule="TW-T2")
     return [{"type": "placed", "seat": seat, "by": actor, "tile": tile, "cell": cell}]
 
 
@@ -922,14 +978,14 @@ def _apply_draw(state: dict, seat: str, action: dict, actor: str) -> list[dict]:
     count = _draw_count(state, seat)
     if state["options"]["dealing"] == "server":
         if "tiles" in action:
-            raise _bad("in server mode the service draws: send {\"type\": \"draw\"}",
+            raise _bad(Message('in server mode the service draws: send {"type": "draw"}'),
                        rule="G-M1")
         _require_phase(state, "draw")
         tiles = _server_draw(state, count)
     else:
         _tile_names(action)
         _require_phase(state, "draw")
-        tiles = _reported_draw(state, action, count, "the draw")
+        tiles = _reported_draw(state, action, count)
     return [{"type": "drawn", "seat": seat, "by": actor, "tiles": tiles}]
 
 
@@ -948,7 +1004,7 @@ def _apply_discard(state: dict, seat: str, action: dict, actor: str) -> list[dic
     skipped, one turn-skipped event each; a seat owes at most one, TW-D5)."""
     _tile_names(action)
     _require_phase(state, "discard")
-    names = _tile_list(action, _discard_count(state, seat), "the discard")
+    names = _tile_list(action, _discard_count(state, seat))
     tiles = _hand_tiles(state, seat, names, actor == REFEREE)
     event = {"type": "discarded", "seat": seat, "by": actor, "tiles": tiles}
     events = [event]
@@ -974,18 +1030,19 @@ def _line_cells(state: dict, value: object) -> list[list[int]]:
     length-not-allowed, not-a-line (repeated cell, gap, bend).
     """
     if not isinstance(value, list):
-        raise _bad("'cells' must be a list of [row, col]", rule="TW-D1")
+        raise _bad(Message("'cells' must be a list of [row, col]"), rule="TW-D1")
     allowed = sorted(int(n) for n in state["slots"])
     if len(value) not in allowed:
-        raise _bad(f"a declaration has {', '.join(map(str, allowed))} cells, not {len(value)}"
-                   f" (TW-D1, TW-D3)", "length-not-allowed",
-                   "TW-D3" if len(value) in LINE_LENGTHS else "TW-D1")
-    cells = [_cell(v, "every cell") for v in value]
+        raise _bad(Message("a declaration has %(allowed)s cells, not %(given)s (TW-D1, "
+                           "TW-D3)", allowed=", ".join(map(str, allowed)), given=len(value)),
+                   "length-not-allowed", "TW-D3" if len(value) in LINE_LENGTHS else "TW-D1")
+    cells = [_cell(v, "cells") for v in value]
     ordered = sorted(cells)
     steps = {(b[0] - a[0], b[1] - a[1]) for a, b in pairwise(ordered)}
     if len(steps) != 1 or steps.pop() not in DIRECTIONS:
-        raise _bad("the cells must be distinct neighbours in one straight line (row, "
-                   "column or diagonal), in any order (TW-D1)", "not-a-line", "TW-D1")
+        raise _bad(Message("the cells must be distinct neighbours in one straight line "
+                           "(row, column or diagonal), in any order (TW-D1)"),
+                   "not-a-line", "TW-D1")
     return cells if cells == ordered[::-1] else ordered
 
 
@@ -1005,14 +1062,14 @@ def _apply_declare(state: dict, seat: str, action: dict, actor: str) -> list[dic
     tiles = []
     for r, c in cells:
         if state["grid"][r][c] is None:
-            raise RuleViolation("empty-cell", f"space [{r}, {c}] is empty (TW-D1)",
-                                rule="TW-D1")
+            raise RuleViolation("empty-cell", Message("space [%(row)s, %(col)s] is empty "
+                                                      "(TW-D1)", row=r, col=c), rule="TW-D1")
         tiles.append(state["grid"][r][c])
     length = len(cells)
     if _held(state, seat, length) >= state["slots"][str(length)]:
-        raise RuleViolation("length-already-held",
-                            f"{seat} already holds the sequences of {length} allowed (TW-D3)",
-                            rule="TW-D3")
+        raise RuleViolation("length-already-held", Message(
+            "%(seat)s already holds the sequences of %(length)s allowed (TW-D3)", seat=seat,
+            length=length), rule="TW-D3")
     cards = [state["manifest"][t][seat] for t in tiles]
     verdict = classify_line(cards)
     base = {"seat": seat, "by": actor, "cells": cells, "tiles": tiles, "cards": cards}
@@ -1069,16 +1126,18 @@ def apply(state: dict, actor: str, action: dict) -> list[dict]:
     ``expected_version`` in the body is ignored (the store checks it).
     """
     if actor not in (*SEATS, REFEREE):
-        raise RuleViolation("unknown-actor", f"{actor!r} is not blue, green or referee", 403,
+        raise RuleViolation("unknown-actor", Message("%(actor)s is not blue, green or "
+                                                     "referee", actor=repr(actor)), 403,
                             rule="G-M1")
     kind = _check_body(action)
     if state["status"] != "active":
-        raise RuleViolation("game-over", "the game is over (TW-E)", rule="TW-E1")
+        raise RuleViolation("game-over", Message("the game is over"), rule="TW-E1")
     seat = _acting_seat(state, actor, action, kind)
     if state["phase"] == "deal":
         return _apply_deal(state, seat, action, actor)
     if seat != state["turn"]:
-        raise RuleViolation("not-your-turn", f"it is {state['turn']}'s turn", rule="TW-T2")
+        raise RuleViolation("not-your-turn", Message("it is %(seat)s's turn",
+                                                     seat=state["turn"]), rule="TW-T2")
     return _APPLIERS[kind](state, seat, action, actor)
 
 

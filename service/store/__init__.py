@@ -14,6 +14,7 @@ from sqlalchemy import text
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from service.store.feed import FALLBACK_SECONDS, POLL_SECONDS, Feed, Watch
+from service.messages import Message
 from service.store.models import SCHEMA_REVISION
 from service.store.records import (REFEREE, Applied, EventPage, GameNotFound, GameRecord,
                                    GameStore, IdempotencyRequest, KeyInFlight, KeyReused,
@@ -34,7 +35,7 @@ _lock = threading.Lock()
 
 class SchemaNotCurrent(Exception):
     """The database is not at the migration this release needs (the API answers 503
-    ``schema-not-current`` with this message)."""
+    ``schema-not-current`` with this message, its argument)."""
 
 
 def get_store(app) -> GameStore:
@@ -81,10 +82,15 @@ def check_schema(store: GameStore) -> None:
             return []  # never migrated
     found = store.uow.read_one(revisions)
     if found != [SCHEMA_REVISION]:
-        at = f"at revision {found[0]}" if found else "not migrated"
-        raise SchemaNotCurrent(
-            f"The database is {at}; this release needs {SCHEMA_REVISION}. "
-            "Run `alembic upgrade head` (make serve does) with the same DATABASE_URL.")
+        if found:
+            raise SchemaNotCurrent(Message(
+                "The database is at revision %(found)s; this release needs %(needed)s. Run "
+                "`alembic upgrade head` (make serve does) with the same DATABASE_URL.",
+                found=found[0], needed=SCHEMA_REVISION))
+        raise SchemaNotCurrent(Message(
+            "The database is not migrated; this release needs %(needed)s. Run `alembic "
+            "upgrade head` (make serve does) with the same DATABASE_URL.",
+            needed=SCHEMA_REVISION))
 
 
 def get_feed(app) -> Feed:

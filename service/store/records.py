@@ -45,6 +45,7 @@ from sqlalchemy.dialects import postgresql
 
 from service.games import RuleViolation, engine
 from service.games.rng import commitment, new_seed
+from service.messages import Message
 from service.store.db import make_engine
 from service.store.models import DONE, Event, Game, IdempotencyKey, Seat, utcnow
 from service.store.uow import Unavailable, UnitOfWork, lock_game
@@ -70,7 +71,7 @@ class StoreError(Exception):
 
 
 class UnknownGame(StoreError):
-    """``game`` names no engine the service has (422)."""
+    """``game`` (the exception's argument) names no engine the service has (422)."""
 
 
 class GameNotFound(StoreError):
@@ -183,7 +184,7 @@ class Refused:
 
     status: int
     code: str
-    detail: str
+    detail: Message
     extra: dict[str, Any] = field(default_factory=dict)
     game: str | None = None
 
@@ -235,7 +236,7 @@ def _engine_for(game: str) -> ModuleType:
     try:
         return engine(game)
     except (KeyError, ImportError) as error:
-        raise UnknownGame(f"unknown game {game!r}") from error
+        raise UnknownGame(game) from error
 
 
 def _fold_all(module: ModuleType, state: dict | None, events: list[dict]) -> dict:
@@ -591,11 +592,13 @@ class GameStore:
         nothing is written yet."""
         module = engine(row.game)
         if expected_version is None and not getattr(module, "REALTIME", False):
-            return Refused(428, "version-required", "Name the version the action is based "
-                           "on: If-Match or expected_version.", game=row.game), None
+            return Refused(428, "version-required", Message(
+                "Name the version the action is based on: If-Match or expected_version."),
+                game=row.game), None
         if expected_version is not None and row.version != expected_version:
             return Refused(412, "version-mismatch",
-                           f"the game is at version {row.version}, not {expected_version}",
+                           Message("the game is at version %(version)s, not %(expected)s",
+                                   version=row.version, expected=expected_version),
                            {"version": row.version}, game=row.game), None
         # apply gets a copy of its own (decoding the stored text again is several times
         # cheaper than a deep copy): whatever it does, the fold starts from the snapshot

@@ -54,6 +54,7 @@ from typing import Any
 
 from service.games import RuleViolation
 from service.games.rng import commitment, new_seed
+from service.messages import Message
 from service.store.models import utcnow
 from service.store.records import (REFEREE, GameStore, Reply, _canonical, _canonical_event,
                                    _engine_for)
@@ -67,7 +68,7 @@ _SEED = re.compile(r"[0-9a-f]{64}")
 class ImportRefused(ValueError):
     """The document does not replay (422): ``detail`` says what, ``field`` where."""
 
-    def __init__(self, detail: str, field: str):
+    def __init__(self, detail: Message, field: str):
         super().__init__(detail)
         self.detail = detail
         self.field = field
@@ -131,9 +132,11 @@ def import_game(store: GameStore, document: dict[str, Any]) -> Reply:
     its events replay to its status and view (module docstring): the reply of
     :meth:`GameStore.create` (201). :class:`ImportRefused` (422) naming what does not
     replay; :class:`service.store.UnknownGame`."""
-    _expect(document.get("format") == FORMAT, "format", f"format is not {FORMAT!r}")
+    _expect(document.get("format") == FORMAT, "format",
+            Message("format is not %(format)s", format=repr(FORMAT)))
     _expect(document.get("format_version") == FORMAT_VERSION, "format_version",
-            f"format_version {document.get('format_version')!r} is not {FORMAT_VERSION}")
+            Message("format_version %(given)s is not %(version)s",
+                    given=repr(document.get("format_version")), version=FORMAT_VERSION))
     module = _engine_for(document["game"])
     events = _events(document["events"])
     seeded = document.get("seed") is not None
@@ -145,7 +148,8 @@ def import_game(store: GameStore, document: dict[str, Any]) -> Reply:
         _new_game(module, document, seed)
     state = _replay(module, events)
     _expect(state["status"] == document["status"], "status",
-            f"the events replay to status {state['status']!r}, not {document['status']!r}")
+            Message("the events replay to status %(replayed)s, not %(status)s",
+                    replayed=repr(state["status"]), status=repr(document["status"])))
     view = _canonical(module.view(state, REFEREE))
     exported = _canonical(document["view"])
     if not seeded:  # the new seed's, by design
@@ -154,12 +158,12 @@ def import_game(store: GameStore, document: dict[str, Any]) -> Reply:
             exported.pop(key, None)
     difference = _first_difference(exported, view, "view")
     _expect(difference is None, difference or "view",
-            f"the events replay to another {difference}")
+            Message("the events replay to another %(field)s", field=difference))
     return store.insert(document["game"], document["options"], seed, events, state,
                         document["version"])
 
 
-def _expect(condition: bool, field: str, detail: str) -> None:
+def _expect(condition: bool, field: str, detail: Message) -> None:
     if not condition:
         raise ImportRefused(detail, field)
 
@@ -171,14 +175,16 @@ def _events(exported: list[dict]) -> list[dict]:
     for index, event in enumerate(exported):
         where = f"events.{index}"
         _expect(type(event.get("seq")) is int and event["seq"] == index + 1, where + ".seq",
-                f"event {index + 1} is missing: the events run 1, 2, 3 ... without gaps")
+                Message("event %(seq)s is missing: the events run 1, 2, 3 ... without gaps",
+                        seq=index + 1))
         _expect(isinstance(event.get("type"), str), where + ".type",
-                f"event {index + 1} has no type")
+                Message("event %(seq)s has no type", seq=index + 1))
         _expect(event.get("seat") is None or isinstance(event["seat"], str),
-                where + ".seat", f"event {index + 1}: seat is a string or null")
+                where + ".seat", Message("event %(seq)s: seat is a string or null",
+                                         seq=index + 1))
         events.append(_canonical_event({k: v for k, v in event.items() if k != "seq"}))
     _expect(bool(events) and events[0]["type"] == "game-created", "events.0.type",
-            "the first event is game-created")
+            Message("the first event is game-created"))
     return events
 
 
@@ -188,16 +194,16 @@ def _seed(document: dict, events: list[dict]) -> str:
     seed = document.get("seed")
     if seed is None:
         _expect(document["status"] != "finished", "seed",
-                "a finished game's export carries its seed")
+                Message("a finished game's export carries its seed"))
         _expect("seed" not in events[0], "events.0.seed",
-                "game-created names a seed the export does not")
+                Message("game-created names a seed the export does not"))
         return new_seed()
     _expect(isinstance(seed, str) and _SEED.fullmatch(seed) is not None, "seed",
-            "the seed is 64 lowercase hex digits")
+            Message("the seed is 64 lowercase hex digits"))
     _expect(commitment(seed) == document.get("seed_commitment"), "seed_commitment",
-            "the seed does not match seed_commitment")
+            Message("the seed does not match seed_commitment"))
     _expect(events[0].get("seed") == seed, "events.0.seed",
-            "game-created names another seed")
+            Message("game-created names another seed"))
     return seed
 
 
@@ -206,7 +212,8 @@ def _new_game(module: Any, document: dict, seed: str) -> list[dict]:
         return [_canonical_event(e) for e in
                 module.new_game(document["game"], document["options"], seed)]
     except RuleViolation as violation:
-        raise ImportRefused(f"options: {violation.detail}", "options") from violation
+        raise ImportRefused(Message("options: %(error)s", error=violation.detail),
+                            "options") from violation
 
 
 def _check_setup(module: Any, document: dict, seed: str, events: list[dict]) -> None:
@@ -214,8 +221,8 @@ def _check_setup(module: Any, document: dict, seed: str, events: list[dict]) -> 
     setup = _new_game(module, document, seed)
     for index, expected in enumerate(setup):
         _expect(index < len(events) and events[index] == expected, f"events.{index}",
-                f"event {index + 1} ({expected['type']}) is not what the options and "
-                "the seed deal")
+                Message("event %(seq)s (%(type)s) is not what the options and the seed "
+                        "deal", seq=index + 1, type=expected["type"]))
 
 
 def _replay(module: Any, events: list[dict]) -> dict:
@@ -224,8 +231,9 @@ def _replay(module: Any, events: list[dict]) -> dict:
         try:
             state = module.fold(state, event)
         except Exception as error:  # noqa: BLE001 - any failure of a fold is a bad event
-            raise ImportRefused(f"event {seq} ({event['type']}) does not replay: "
-                                f"{type(error).__name__}: {error}",
+            why = f"{type(error).__name__}: {error}"
+            raise ImportRefused(Message("event %(seq)s (%(type)s) does not replay: "
+                                        "%(error)s", seq=seq, type=event["type"], error=why),
                                 f"events.{seq - 1}") from error
     return _canonical(state)
 

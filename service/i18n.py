@@ -1,0 +1,104 @@
+"""The six languages of the sheets: every sentence the API sends follows Accept-Language.
+
+Languages: ``en`` (default) ``fr`` ``de`` ``es`` ``it`` ``ro``. The request's language is
+the best match of its ``Accept-Language`` among them (``fr-CH`` is ``fr``; none of them,
+or no header: ``en``), chosen by Flask-Babel's locale selector. The texts are the
+gettext catalogs ``service/translations/<lang>/LC_MESSAGES/messages.po``, compiled to
+``.mo`` by the install (``make install``, or setup.py's build step for ``pip install``).
+
+What is translated: a problem's ``title`` and ``detail``, and the ``detail`` of every
+verdict of the stateless checks (:func:`localize` is applied to their answers), all
+worded by the code as :class:`service.messages.Message`. What never changes: ``code``,
+``rule``, ``type``, field names, card codes, seats and the ``errors`` of a body that
+does not match its schema (marshmallow's own English messages; the sequence checks'
+own input errors are translated like their detail). A response with translated text
+carries ``Content-Language`` and ``Vary: Accept-Language``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, g, has_request_context, request
+from flask_babel import Babel, get_locale, gettext
+
+from service.messages import Message
+
+LANGUAGES = ("en", "fr", "de", "es", "it", "ro")
+DEFAULT = "en"
+TRANSLATIONS = Path(__file__).resolve().parent / "translations"
+
+
+def _select() -> str:
+    return request.accept_languages.best_match(LANGUAGES, default=DEFAULT)
+
+
+def language() -> str:
+    """The current request's language (``en`` outside a request)."""
+    if not has_request_context():
+        return DEFAULT
+    return str(get_locale())
+
+
+def translate(text: Any) -> Any:
+    """``text`` in the request's language when it is a :class:`Message` (its message
+    parameters first), otherwise ``text`` as it is. Marks the response as localized."""
+    if not isinstance(text, Message):
+        return text
+    if has_request_context():
+        g.localized = True
+    params = {name: translate(value) for name, value in text.params.items()}
+    return gettext(text.msgid, **params)
+
+
+def pick(texts: dict[str, str]) -> str:
+    """The request's language's entry of ``texts`` (``{"en": ..., "fr": ...}``, data
+    already in every language, such as the rule book's titles). Marks the response as
+    localized."""
+    if has_request_context():
+        g.localized = True
+    return texts.get(language()) or texts[DEFAULT]
+
+
+def localize(value: Any) -> Any:
+    """``value`` (an answer: dicts and lists of plain data) with every
+    :class:`Message` inside it translated (:func:`translate`). Marks the response as
+    localized even when ``value`` holds no sentence this time (another answer of the
+    same endpoint would)."""
+    if has_request_context():
+        g.localized = True
+    if isinstance(value, dict):
+        return {key: localize(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [localize(item) for item in value]
+    return translate(value)
+
+
+def _language_headers(response: Response) -> Response:
+    """``Content-Language`` and ``Vary: Accept-Language`` on a response whose text
+    was translated for this request."""
+    if g.get("localized"):
+        response.headers["Content-Language"] = language()
+        response.vary.add("Accept-Language")
+    return response
+
+
+def missing_catalogs() -> list[str]:
+    """The languages whose compiled catalog (``messages.mo``) is missing."""
+    return [lang for lang in LANGUAGES[1:]
+            if not (TRANSLATIONS / lang / "LC_MESSAGES" / "messages.mo").is_file()]
+
+
+def init_i18n(app: Flask) -> Babel:
+    """Flask-Babel on ``app`` with the request's language selected from Accept-Language.
+
+    Raises RuntimeError when a catalog is not compiled (the service would otherwise
+    answer English to a French table without a word): run ``make install``."""
+    missing = missing_catalogs()
+    if missing:
+        raise RuntimeError(f"the translations of {', '.join(missing)} are not compiled: "
+                           "run `make install` (or `pybabel compile -d service/translations`)")
+    app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT)
+    app.config["BABEL_TRANSLATION_DIRECTORIES"] = str(TRANSLATIONS)
+    app.after_request(_language_headers)
+    return Babel(app, locale_selector=_select)
