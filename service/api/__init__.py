@@ -110,6 +110,7 @@ def _schema_not_current(error: SchemaNotCurrent) -> Response:
 
 def init_api(app: Flask) -> Api:
     """Register the blueprints and error handling on ``app``; returns the Api."""
+    from service import referee
     from service.api import (games, halves, meta, operations, pictures, rules, sequence,
                              solitaire_frenzy, stream, two_way)
 
@@ -127,6 +128,7 @@ def init_api(app: Flask) -> Api:
     api.register_blueprint(rules.blp)
     api.register_blueprint(rules.problems_blp)
     api.register_blueprint(pictures.blp)
+    app.register_blueprint(referee.bp)  # the page, outside the API and its contract
 
     @app.get("/openapi.yaml")
     def openapi_yaml() -> Response:

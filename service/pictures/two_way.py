@@ -60,7 +60,8 @@ def _hand(svg: Svg, y: float, seat: str, tiles: list[Any], colour: str | None) -
     for i, tile in enumerate(tiles):
         face = tile if isinstance(tile, str) else (
             f"{tile['blue']}/{tile['green']}" if isinstance(tile, dict) else None)
-        draw_card(svg, 60 + i * 46, y + 2, 44, 36, face, fill=TINTS[colour], size=13)
+        draw_card(svg, 60 + i * 46, y + 2, 44, 36, face, fill=TINTS[colour],
+                  size=13 if isinstance(tile, str) else 9)
 
 
 def draw(view: dict, game: str) -> Svg:
