@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import socket
 import threading
 from collections.abc import Iterator
 
@@ -36,6 +37,9 @@ def base_url(tmp_path_factory) -> Iterator[str]:
     migrate(url)
     app = create_app({"TESTING": True, "DATABASE_URL": url, "RATELIMIT_ENABLED": False})
     server = make_server("127.0.0.1", 0, app, threaded=True)
+    # werkzeug writes headers and body apart: without TCP_NODELAY (inherited by the
+    # accepted sockets) each answer waits ~40 ms for a delayed ACK (Nagle)
+    server.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}"
@@ -50,32 +54,46 @@ def browser():
     assert executable, "chromium is not installed (apt-get install chromium; .ci/run does)"
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=executable, headless=True,
-                                             args=["--no-sandbox"])
+                                             args=["--no-sandbox", "--disable-gpu",
+                                                   "--disable-dev-shm-usage"])
         yield browser
         browser.close()
+
+
+class Console:
+    """The page's console errors and uncaught exceptions (expected refusals aside)."""
+
+    def __init__(self, page):
+        self.errors: list[str] = []
+        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error"
+                and not EXPECTED_NETWORK.match(m.text) else None)
+        page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+
+
+def new_page(browser, base_url: str, viewport: dict):
+    """A page on /referee/ in a context of its own (``viewport``) and its Console."""
+    page = browser.new_context(viewport=viewport).new_page()
+    page.set_default_timeout(20_000)
+    console = Console(page)
+    page.goto(base_url + "/referee/")
+    page.wait_for_selector("#game option", state="attached")
+    return page, console
 
 
 @pytest.fixture()
 def open_page(browser, base_url):
     """``open_page(viewport)`` -> a page on /referee/; afterwards: no console errors."""
-    contexts, errors = [], []
+    opened = []
 
     def open_(viewport: dict):
-        context = browser.new_context(viewport=viewport)
-        contexts.append(context)
-        page = context.new_page()
-        page.set_default_timeout(15_000)
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error"
-                and not EXPECTED_NETWORK.match(m.text) else None)
-        page.on("pageerror", lambda e: errors.append(f"pageerror: {e}"))
-        page.goto(base_url + "/referee/")
-        page.wait_for_selector("#game option", state="attached")
+        page, console = new_page(browser, base_url, viewport)
+        opened.append((page, console))
         return page
 
     yield open_
-    for context in contexts:
-        context.close()
-    assert errors == []
+    for page, console in opened:
+        page.context.close()
+        assert console.errors == []
 
 
 def create(page, game: str, **options: str) -> None:
@@ -120,24 +138,41 @@ def refusal(page) -> dict:
             "detail": page.text_content("#verdict .problem .detail")}
 
 
-def finish_by_legal_actions(page, limit: int = 400) -> int:
-    """Click the first legal-action button until the game is finished (in the page,
-    waiting for each new version); returns the clicks."""
-    return page.evaluate("""async (limit) => {
-        const status = document.querySelector('#status');
+FINISH = """(limit) => {
+    // click the first legal-action button until the game is finished, waiting for each
+    // new version; the outcome lands in body[data-clicks] or body[data-failed]
+    const status = document.querySelector('#status');
+    const run = async () => {
         for (let clicks = 0; clicks < limit; clicks++) {
             if (status.dataset.status === 'finished') return clicks;
             const button = document.querySelector('#legal button.legal');
             if (!button) throw new Error('no legal action at version ' + status.dataset.version);
             const before = status.dataset.version;
             button.click();
-            for (let i = 0; i < 500 && status.dataset.version === before; i++) {
+            for (let i = 0; i < 1000 && status.dataset.version === before; i++) {
                 await new Promise((resolve) => setTimeout(resolve, 10));
             }
             if (status.dataset.version === before) throw new Error('no new version');
         }
         throw new Error('not finished after ' + limit + ' clicks');
-    }""", limit)
+    };
+    run().then((clicks) => { document.body.dataset.clicks = clicks; },
+               (error) => { document.body.dataset.failed = String(error); });
+}"""
+
+
+def start_finishing(page, limit: int = 400) -> None:
+    """Start clicking legal actions in the page until the game is over (no waiting)."""
+    page.evaluate(FINISH, limit)
+
+
+def clicks_to_finish(page) -> int:
+    """Wait for :func:`start_finishing`: the clicks it took (fails on its error)."""
+    page.wait_for_selector("body[data-clicks], body[data-failed]", state="attached",
+                           timeout=180_000)
+    assert page.get_attribute("body", "data-failed") is None, \
+        page.get_attribute("body", "data-failed")
+    return int(page.get_attribute("body", "data-clicks"))
 
 
 def assert_finished(page) -> str:
@@ -167,27 +202,49 @@ TABLE_GAMES = [
 ]
 
 
+@pytest.fixture(scope="module")
+def table_games(browser, base_url) -> Iterator[dict]:
+    """Each game of TABLE_GAMES in a page of its own: created, a typed refused report,
+    a typed accepted one, then played to its end by the page's legal-action buttons,
+    the four pages at once (their waits overlap). -> {game: (page, console, seen)}."""
+    games = {}
+    for game, options, bad, refused, good, viewport in TABLE_GAMES:
+        page, console = new_page(browser, base_url, viewport)
+        create(page, game, **options)
+        seen = {"table": page.get_attribute("#opt-dealing", "disabled") is not None,
+                "start": version(page)}
+        report(page, **bad)
+        seen["refusal"] = refusal(page)
+        seen["after_refusal"] = version(page)
+        report(page, **good)
+        seen["accepted"] = page.text_content("#verdict .accepted .code")
+        newer(page, seen["start"])
+        start_finishing(page)
+        games[game] = (page, console, seen)
+    for page, console, seen in games.values():
+        seen["clicks"] = clicks_to_finish(page)
+    yield games
+    for page, _, _ in games.values():
+        page.context.close()
+
+
 @pytest.mark.parametrize("game, options, bad, refused, good, viewport", TABLE_GAMES,
                          ids=[entry[0] for entry in TABLE_GAMES])
-def test_a_whole_table_game_from_the_page(open_page, game, options, bad, refused, good,
+def test_a_whole_table_game_from_the_page(table_games, game, options, bad, refused, good,
                                           viewport):
-    page = open_page(viewport)
-    create(page, game, **options)
-    assert page.get_attribute("#opt-dealing", "disabled") is not None  # table mode
-    start = version(page)
-    report(page, **bad)
-    assert refusal(page)["code"] == refused[0] and refusal(page)["rule"] == refused[1]
-    assert version(page) == start
-    report(page, **good)
-    assert page.text_content("#verdict .accepted .code") == "accepted"
-    newer(page, start)
-    page.wait_for_selector("#events li")  # the live feed (or the reply) lists events
-    clicks = finish_by_legal_actions(page)
-    assert clicks > 10
+    page, console, seen = table_games[game]
+    assert seen["table"]  # the page plays table mode
+    assert (seen["refusal"]["code"], seen["refusal"]["rule"]) == refused
+    assert seen["refusal"]["detail"]
+    assert seen["after_refusal"] == seen["start"]  # a refusal changes nothing
+    assert seen["accepted"] == "accepted"
+    assert seen["clicks"] > 10
     assert_finished(page)
     assert page.locator("#legal button.legal").count() == 0
+    assert page.locator("#events li").count() > 10  # the events, live and replied
     page.wait_for_selector("#picture svg title", state="attached")
     assert_fits(page, viewport["width"])
+    assert console.errors == []
 
 
 def test_solitaire_frenzy_sheet_typed_with_its_refusal(open_page):
@@ -248,3 +305,11 @@ def test_checks_without_a_game(open_page):
     assert page.text_content("#check-verdict .problem .code") == "wrong-rank"
     assert RULE_ID.match(page.text_content("#check-verdict .problem .rule"))
     assert_fits(page, PHONE["width"])
+
+
+
+def test_tapping_a_space_fills_in_its_cell(open_page):
+    page = open_page(PHONE)
+    create(page, "sequence")
+    page.click('#picture [data-cell="4,6"]')
+    assert page.input_value("#a-cell") == "4,6"

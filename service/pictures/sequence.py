@@ -24,16 +24,18 @@ def _centre(cell: list[int]) -> tuple[float, float]:
 
 def _space(svg: Svg, row: int, col: int, label: Any, chip: str | None) -> None:
     x, y = col * CELL, TOP + row * CELL
-    group = svg.group(data_cell=f"{row},{col}", class_="cell")
     corner = (row, col) in CORNERS or label == FREE or label is None
-    svg.add("rect", group, x=x + 1, y=y + 1, width=CELL - 2, height=CELL - 2, rx=3,
-            fill="#f6d365" if corner else "#ffffff", stroke="#bbb")
+    # the space itself takes the clicks; its label and chip let them through
+    svg.add("rect", x=x + 1, y=y + 1, width=CELL - 2, height=CELL - 2, rx=3,
+            fill="#f6d365" if corner else "#ffffff", stroke="#bbb",
+            data_cell=f"{row},{col}", class_="cell")
     text, ink = ("\u2605", "#8a6d00") if corner else card_label(str(label))
-    svg.text(x + CELL / 2, y + CELL / 2, text, 15 if not corner else 22, group, fill=ink)
+    svg.text(x + CELL / 2, y + CELL / 2, text, 15 if not corner else 22, fill=ink,
+             pointer_events="none")
     if chip is not None:
-        svg.add("circle", group, cx=x + CELL / 2, cy=y + CELL / 2, r=CELL * 0.36,
+        svg.add("circle", cx=x + CELL / 2, cy=y + CELL / 2, r=CELL * 0.36,
                 fill=SIDE_COLOURS.get(chip, "#666"), fill_opacity=0.8, stroke="#222",
-                class_=f"chip chip-{chip}")
+                class_=f"chip chip-{chip}", pointer_events="none")
 
 
 def _sequence(svg: Svg, side: str, cells: list[list[int]], locked: bool) -> None:

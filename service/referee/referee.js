@@ -218,16 +218,19 @@ function summary(object, skip) {
     .join(", ");
 }
 
-async function refresh() {
-  // one refresh at a time; a request meanwhile runs once more after it
+async function refresh(known) {
+  // one refresh at a time; a request meanwhile runs once more after it (reading the
+  // game again). ``known``: an action's reply, which holds the game's new state.
   if (state.refreshing) {
     state.again = true;
     return state.refreshing;
   }
   state.refreshing = (async () => {
+    let reply = known;
     do {
       state.again = false;
-      await refreshOnce();
+      await refreshOnce(reply);
+      reply = undefined;
     } while (state.again);
   })();
   try {
@@ -373,10 +376,11 @@ async function send(action) {
       el("strong", {class: "code"}, "accepted"), " ",
       reply.data.events.map((e) => e.type).join(", ")));
     reply.data.events.forEach(addEvent);
+    await refresh(reply.data);
   } else {
     verdict.replaceChildren(problemNode(reply.data));
+    await refresh();
   }
-  await refresh();
 }
 
 // ----- checks without a game -----------------------------------------------------------------
@@ -410,6 +414,12 @@ function verdictNode(ok, words, reasons) {
     ...reasons.map((r) => problemNode(r)));
 }
 
+function playVerdict(ok, verdict) {
+  // a play check's verdict: {code (null when it goes), rule, detail}
+  return ok ? verdictNode(true, `${verdict.rule}: ${verdict.detail}`, [])
+    : verdictNode(false, verdict.code, [verdict]);
+}
+
 async function runCheck(event) {
   event.preventDefault();
   const kind = $("check-kind").value;
@@ -419,44 +429,38 @@ async function runCheck(event) {
   $("check-picture").replaceChildren();
   const stateless = {auth: false};  // no token: these need no game
   const svg = {auth: false, accept: "image/svg+xml"};
-  {
-    if (kind === "two-way") {
-      const r = await api("POST", "/v1/two-way/sequences/check", {cards: splitCodes(a)},
-                          stateless);
-      out.replaceChildren(r.ok ? verdictNode(r.data.valid, r.data.valid ?
-        `valid: ${r.data.kind}, ${r.data.tier}, ${r.data.points}` : "invalid",
-        r.data.reasons) : problemNode(r.data));
-    } else if (kind === "halves") {
-      const r = await api("POST", "/v1/halves/plays/check",
-                          {top: a, card: b, turned: $("c-c").checked}, stateless);
-      out.replaceChildren(r.ok ? verdictNode(r.data.matches, r.data.matches ? "matches" :
-        "no-match", [{code: r.data.code, rule: r.data.rule, detail: r.data.detail}])
-        : problemNode(r.data));
-      if (r.ok) {
-        const p = await api("POST", "/v1/halves/picture.svg", {top: a, hand: [b]}, svg);
-        if (p.ok) showPicture($("check-picture"), p.data);
-      }
-    } else if (kind === "solitaire-frenzy") {
-      const r = await api("POST", "/v1/solitaire-frenzy/plays/check",
-        {card: a, onto: b || null, to: $("c-c").checked ? "column" : "foundation"}, stateless);
-      out.replaceChildren(r.ok ? verdictNode(r.data.legal, r.data.legal ? "legal" :
-        "illegal", [{code: r.data.code, rule: r.data.rule, detail: r.data.detail}])
-        : problemNode(r.data));
-    } else {
-      let position;
-      try {
-        position = JSON.parse(a);
-      } catch (error) {
-        out.replaceChildren(problemNode({code: "invalid-json", detail: error.message}));
-        return;
-      }
-      const r = await api("POST", `/v1/${kind}/sequences/check`, position, stateless);
-      out.replaceChildren(r.ok ? verdictNode(true, "sequences: " +
-        summary(r.data.counts, []), []) : problemNode(r.data));
-      if (r.ok) {
-        const p = await api("POST", `/v1/${kind}/picture.svg`, position, svg);
-        if (p.ok) showPicture($("check-picture"), p.data);
-      }
+  if (kind === "two-way") {
+    const r = await api("POST", "/v1/two-way/sequences/check", {cards: splitCodes(a)},
+                        stateless);
+    out.replaceChildren(r.ok ? verdictNode(r.data.valid, r.data.valid ?
+      `valid: ${r.data.kind}, ${r.data.tier}, ${r.data.points}` : "invalid",
+      r.data.reasons) : problemNode(r.data));
+  } else if (kind === "halves") {
+    const r = await api("POST", "/v1/halves/plays/check",
+                        {top: a, card: b, turned: $("c-c").checked}, stateless);
+    out.replaceChildren(r.ok ? playVerdict(r.data.matches, r.data) : problemNode(r.data));
+    if (r.ok) {
+      const p = await api("POST", "/v1/halves/picture.svg", {top: a, hand: [b]}, svg);
+      if (p.ok) showPicture($("check-picture"), p.data);
+    }
+  } else if (kind === "solitaire-frenzy") {
+    const r = await api("POST", "/v1/solitaire-frenzy/plays/check",
+      {card: a, onto: b || null, to: $("c-c").checked ? "column" : "foundation"}, stateless);
+    out.replaceChildren(r.ok ? playVerdict(r.data.legal, r.data) : problemNode(r.data));
+  } else {
+    let position;
+    try {
+      position = JSON.parse(a);
+    } catch (error) {
+      out.replaceChildren(problemNode({code: "invalid-json", detail: error.message}));
+      return;
+    }
+    const r = await api("POST", `/v1/${kind}/sequences/check`, position, stateless);
+    out.replaceChildren(r.ok ? verdictNode(true, "sequences: " +
+      summary(r.data.counts, []), []) : problemNode(r.data));
+    if (r.ok) {
+      const p = await api("POST", `/v1/${kind}/picture.svg`, position, svg);
+      if (p.ok) showPicture($("check-picture"), p.data);
     }
   }
 }
