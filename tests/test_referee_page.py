@@ -20,6 +20,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from service import create_app
+from service.store import get_feed, get_store
 from tests.conftest import migrate
 
 PHONE = {"width": 390, "height": 844}
@@ -44,6 +45,8 @@ def base_url(tmp_path_factory) -> Iterator[str]:
     thread.start()
     yield f"http://127.0.0.1:{server.server_port}"
     server.shutdown()
+    get_feed(app).close()
+    get_store(app).dispose()
 
 
 @pytest.fixture(scope="session")
