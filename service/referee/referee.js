@@ -91,7 +91,8 @@ function optionInput(option) {
   } else {
     input = el("input", {id, "data-type": option.type, autocomplete: "off",
                          placeholder: option.default === null ? "(default)" :
-                           JSON.stringify(option.default)});
+                           typeof option.default === "string" ? option.default :
+                             JSON.stringify(option.default)});
   }
   return el("label", {title: option.description || ""}, option.name + " ", input);
 }
