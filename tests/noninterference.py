@@ -2,7 +2,8 @@
 
 Two states that differ only in information hidden from a seat (another seat's hand,
 the order or content of the deck or bag, the other colour's faces...) must give that
-seat byte-identical answers: its view, its legal actions, and the outcome of every
+seat byte-identical answers: its view, its picture (service.pictures), its legal
+actions, and the outcome of every
 action it might send: the events as it sees them (``view_event`` on the state after
 them) and its view then, or the refusal (status, code, detail, rule).
 
@@ -18,6 +19,7 @@ from types import ModuleType
 from typing import Any
 
 from service.games import RuleViolation
+from service.pictures import draw
 
 
 def outcome(module: ModuleType, state: dict, seat: str, action: Any) -> dict:
@@ -34,9 +36,10 @@ def outcome(module: ModuleType, state: dict, seat: str, action: Any) -> dict:
 
 
 def answers(module: ModuleType, state: dict, seat: str, actions: list) -> list[str]:
-    """Everything ``seat`` receives from ``state``, one JSON text per item: its view,
-    its legal actions, then the outcome of each of ``actions`` in order."""
-    texts = [json.dumps({"view": module.view(state, seat)}),
+    """Everything ``seat`` receives from ``state``, one text per item: its view, its
+    picture (SVG), its legal actions, then the outcome of each of ``actions`` in order."""
+    view = module.view(state, seat)
+    texts = [json.dumps({"view": view}), draw(view["game"], view).decode(),
              json.dumps({"legal_actions": module.legal_actions(state, seat)})]
     texts += [json.dumps({"action": action, "outcome": outcome(module, state, seat, action)})
               for action in actions]

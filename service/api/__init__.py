@@ -110,7 +110,8 @@ def _schema_not_current(error: SchemaNotCurrent) -> Response:
 
 def init_api(app: Flask) -> Api:
     """Register the blueprints and error handling on ``app``; returns the Api."""
-    from service.api import (games, halves, meta, operations, rules, sequence,
+    from service import referee
+    from service.api import (games, halves, meta, operations, pictures, rules, sequence,
                              solitaire_frenzy, stream, two_way)
 
     app.json = StrictJSONProvider(app)
@@ -126,6 +127,8 @@ def init_api(app: Flask) -> Api:
     api.register_blueprint(sequence.numbers_blp)
     api.register_blueprint(rules.blp)
     api.register_blueprint(rules.problems_blp)
+    api.register_blueprint(pictures.blp)
+    app.register_blueprint(referee.bp)  # the page, outside the API and its contract
 
     @app.get("/openapi.yaml")
     def openapi_yaml() -> Response:
