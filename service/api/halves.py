@@ -100,6 +100,7 @@ class PlayVerdictSchema(Schema):
 @blp.post("/plays/check")
 @blp.arguments(PlayCheckSchema)
 @blp.response(200, PlayVerdictSchema)
+@blp.doc(operationId="checkHalvesPlay")
 def check_play_endpoint(body: dict) -> dict:
     """Does `card` go on `top` (RULES.md HV-T1)?
 

@@ -95,6 +95,7 @@ def _referee_only() -> Response | None:
 @blp.alt_response(403, response="FORBIDDEN")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=games.SECURITY)
+@blp.doc(operationId="exportGame")
 def export_record(game_id: str):
     """The game's whole record as one JSON document (referee only; a seat: 403
     `referee-only`): options, status, version, every event, the referee's view; the
@@ -113,6 +114,7 @@ def export_record(game_id: str):
 @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
 @blp.alt_response(429, response="TOO_MANY_REQUESTS")
 @blp.doc(security=games.API_KEY_SECURITY)
+@blp.doc(operationId="importGame")
 def import_record(document: dict):
     """Re-create an exported game under a new id with new tokens (the reply of
     `POST /v1/games`), once its events replay to its status and referee view. A

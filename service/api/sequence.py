@@ -168,6 +168,7 @@ def _move(game: str, body: dict) -> dict | Response:
 @blp.post("/sequences/check")
 @blp.arguments(PositionSchema)
 @blp.response(200, SequencesResultSchema)
+@blp.doc(operationId="checkSequenceSequences")
 def sequence_sequences(body: dict):
     """Completed sequences per side of a Sequence board position (SQ-S1, S2, S4).
 
@@ -182,6 +183,7 @@ def sequence_sequences(body: dict):
 @blp.post("/moves/check")
 @blp.arguments(MoveSchema)
 @blp.response(200, MoveResultSchema)
+@blp.doc(operationId="checkSequenceMove")
 def sequence_move(body: dict):
     """Would this card on this space be legal for the side, and what would it complete?
 
@@ -197,6 +199,7 @@ def sequence_move(body: dict):
 @numbers_blp.post("/sequences/check")
 @numbers_blp.arguments(NumbersPositionSchema)
 @numbers_blp.response(200, SequencesResultSchema)
+@numbers_blp.doc(operationId="checkSequenceNumbersSequences")
 def numbers_sequences(body: dict):
     """Completed sequences per side of a Sequence Numbers position (SQ-S1/S4, SN-S2),
     on the default board or the given custom ``board`` (SN-C0)."""
@@ -206,6 +209,7 @@ def numbers_sequences(body: dict):
 @numbers_blp.post("/moves/check")
 @numbers_blp.arguments(NumbersMoveSchema)
 @numbers_blp.response(200, MoveResultSchema)
+@numbers_blp.doc(operationId="checkSequenceNumbersMove")
 def numbers_move(body: dict):
     """Would this problem card on this space be legal, and what would it complete?
 

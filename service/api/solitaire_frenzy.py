@@ -67,6 +67,7 @@ class FrenzyPlayVerdictSchema(Schema):
 @blp.post("/plays/check")
 @blp.arguments(FrenzyPlayCheckSchema)
 @blp.response(200, FrenzyPlayVerdictSchema)
+@blp.doc(operationId="checkSolitaireFrenzyPlay")
 def check_a_play(body: dict):
     """Would this card go onto that foundation top or column card?
 

@@ -142,6 +142,7 @@ def _authenticate():
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=games.SECURITY)
+@blp.doc(operationId="createStreamTicket")
 def post_stream_ticket(game_id: str):
     """A short-lived ticket that opens this game's stream as the caller (`?ticket=`),
     for browsers' EventSource, which cannot send the Authorization header.

@@ -115,6 +115,7 @@ class GridSequencesSchema(Schema):
 @blp.post("/sequences/check")
 @blp.arguments(LineCheckSchema)
 @blp.response(200, LineVerdictSchema)
+@blp.doc(operationId="checkTwoWaySequence")
 def check_sequence(body: dict) -> dict:
     """Judge a line of 3 to 6 cards (RULES.md TW-S1..TW-S10).
 
@@ -136,6 +137,7 @@ def check_sequence(body: dict) -> dict:
 @blp.post("/grid/sequences")
 @blp.arguments(GridSchema)
 @blp.response(200, GridSequencesSchema)
+@blp.doc(operationId="findTwoWayGridSequences")
 def grid_sequences(body: dict) -> dict:
     """Every declarable line of a 7 x 7 grid, in one colour (RULES.md TW-D1, TW-S).
 
