@@ -12,6 +12,7 @@ from flask_smorest.utils import prepare_response
 from marshmallow import Schema, fields
 
 from service.api.base import ChunkedBodies, strict_loads
+from service.api.contract import RESPONSE_HEADERS, ResponsesPlugin
 from service.errors import PROBLEM_MIMETYPE, from_http_exception, problem
 from service.messages import Message
 from service.store import SchemaNotCurrent
@@ -66,6 +67,8 @@ class Api(_Api):
             response = {"description": status.phrase}
             if not (100 <= status < 200) and status not in (204, 304):
                 response["schema"] = self.ERROR_SCHEMA
+            if status in RESPONSE_HEADERS:
+                response["headers"] = RESPONSE_HEADERS[status]
             prepare_response(response, self.spec, PROBLEM_MIMETYPE)
             self.spec.components.response(status.name, response, lazy=True)
         response = {"description": "Problem details (RFC 9457)", "schema": self.ERROR_SCHEMA}
@@ -117,7 +120,8 @@ def init_api(app: Flask) -> Api:
     app.wsgi_app = ChunkedBodies(app.wsgi_app, lambda: max(
         app.config["MAX_CONTENT_LENGTH"], app.config.get("MAX_IMPORT_BYTES", 0)))
     app.url_map.merge_slashes = False  # "//" is a 404 problem, not an HTML 308 redirect
-    api = Api(app, spec_kwargs={"extra_plugins": [AcceptLanguagePlugin()]})
+    api = Api(app, spec_kwargs={
+        "extra_plugins": [AcceptLanguagePlugin(), ResponsesPlugin()]})
     app.before_request(_require_json_body)
     app.register_error_handler(SchemaNotCurrent, _schema_not_current)
     for module in (meta, games, stream, operations, two_way, sequence, halves,

@@ -88,19 +88,24 @@ _KEY_PATTERN = re.compile(r"[\x21-\x7e]{1,255}")
 _IF_MATCH = re.compile(r'(W/)?"(0|[1-9][0-9]{0,99})"')
 _SEED = re.compile(r"^[0-9a-fA-F]{64}$")  # documented as is: ECMA-262 "$" is end of input
 _HEADER_DOCS = {
-    "If-Match": {"in": "header", "name": "If-Match", "schema": {"type": "string"},
+    "If-Match": {"in": "header", "name": "If-Match",
+                 "schema": {"type": "string", "pattern": r'^(\*|(W/)?"(0|[1-9][0-9]{0,99})")$',
+                            "example": '"7"'},
                  "description": 'The version the action is based on, as the ETag ("7"); '
                                 "or send expected_version in the body. Stale: 412; "
                                 'neither, or "*": 428 (optional in the real-time games); a weak ETag (W/"7") never matches '
                                 "(strong comparison): 412; not a quoted version: 400."},
     "Idempotency-Key": {"in": "header", "name": "Idempotency-Key",
-                        "schema": {"type": "string", "maxLength": 255},
+                        "schema": {"type": "string", "minLength": 1, "maxLength": 255,
+                                   "pattern": "^[!-~]{1,255}$"},
                         "description": "Same key and body again: the first response "
                                        "again, no second effect. Scoped per game and "
                                        "caller. Another body: 422. Sent again while the "
                                        "first is still running: waits for it, then gets "
                                        "its response. 409 only for a key claimed by the "
-                                       "previous release and still running there."},
+                                       "previous release and still running there. 1 to "
+                                       "255 visible ASCII characters (else 400 "
+                                       "invalid-idempotency-key)."},
     "If-None-Match": {"in": "header", "name": "If-None-Match", "schema": {"type": "string"},
                       "description": "The ETag you hold: 304 while the game is unchanged."},
 }

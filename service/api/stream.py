@@ -95,6 +95,7 @@ class StreamQuerySchema(Schema):
 
 class StreamHeadersSchema(Schema):
     last_event_id = fields.String(data_key="Last-Event-ID", metadata={
+        "pattern": r"^\s*([0-9]{1,18})?\s*$",
         "description": "resume after this seq (EventSource sends the id: of the last "
                        "event it received when it reconnects); not a seq: 400"})
 
