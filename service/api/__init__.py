@@ -113,7 +113,7 @@ def _schema_not_current(error: SchemaNotCurrent) -> Response:
 
 def init_api(app: Flask) -> Api:
     """Register the blueprints and error handling on ``app``; returns the Api."""
-    from service.api import (games, halves, meta, operations, rules, sequence,
+    from service.api import (actions, games, halves, meta, operations, rules, sequence,
                              solitaire_frenzy, stream, two_way)
 
     app.json = StrictJSONProvider(app)
@@ -122,6 +122,7 @@ def init_api(app: Flask) -> Api:
     app.url_map.merge_slashes = False  # "//" is a 404 problem, not an HTML 308 redirect
     api = Api(app, spec_kwargs={
         "extra_plugins": [AcceptLanguagePlugin(), ResponsesPlugin()]})
+    actions.register(api.spec)
     app.before_request(_require_json_body)
     app.register_error_handler(SchemaNotCurrent, _schema_not_current)
     for module in (meta, games, stream, operations, two_way, sequence, halves,

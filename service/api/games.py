@@ -110,6 +110,13 @@ _HEADER_DOCS = {
                       "description": "The ETag you hold: 304 while the game is unchanged."},
 }
 SECURITY = [{"bearerAuth": []}]
+
+
+def _ref(name: str) -> dict:
+    """A reference to a schema of service.api.actions (components.schemas)."""
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
 # open unless the operator sets API_KEYS (service.limits)
 API_KEY_SECURITY = [{}, {"apiKeyAuth": []}]
 
@@ -265,6 +272,10 @@ class ActionSchema(Schema):
         "description": "the version the action is based on (or the If-Match header)"})
 
 
+_ACTION_SCHEMA = ActionSchema()  # the body's first check; the engine checks the rest,
+# as the contract's per-game union (service.api.actions) states it
+
+
 class ActionResultSchema(Schema):
     version = fields.Integer(required=True)
     status = fields.String(required=True)
@@ -295,11 +306,6 @@ class EventsSchema(Schema):
                        "log holds, so paging by it neither skips nor repeats an event)"})
 
 
-class LegalActionsSchema(Schema):
-    version = fields.Integer(required=True)
-    actions = fields.List(fields.Dict(), required=True, metadata={
-        "description": "complete action bodies: POST one as it is, with If-Match "
-                       "or expected_version"})
 
 
 def _store():
@@ -444,14 +450,15 @@ def _game_body(record: GameRecord, viewer: str) -> dict:
 
 
 @blp.post("")
-@blp.arguments(CreateGameSchema())  # instances: not built again per request
+@blp.arguments(CreateGameSchema(), description="A new game")  # instances: built once
 @blp.response(201, CreatedGameSchema, headers={"Location": {"schema": {"type": "string"}},
                                                **_NO_STORE_DOC})
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(403, response="FORBIDDEN")
 @blp.alt_response(429, response="TOO_MANY_REQUESTS")
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
-@blp.doc(security=API_KEY_SECURITY)
+@blp.doc(security=API_KEY_SECURITY, requestBody={
+    "required": True, "content": {"application/json": {"schema": _ref("CreateGame")}}})
 def create_game(body: dict):
     """Create a game: a bearer token per seat, a referee token, the seed's commitment.
 
@@ -544,7 +551,6 @@ def _expected_version(action: dict, game_id: str) -> int | None:
 
 
 @blp.post("/<game_id>/actions")
-@blp.arguments(ActionSchema())
 @blp.response(200, ActionResultSchema, headers={"ETag": {"schema": {"type": "string"}},
                                                 **_NO_STORE_DOC})
 @blp.alt_response(401, response="UNAUTHORIZED")
@@ -556,14 +562,17 @@ def _expected_version(action: dict, game_id: str) -> int | None:
 @blp.alt_response(429, response="TOO_MANY_REQUESTS")
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
 @blp.doc(security=SECURITY, parameters=[_HEADER_DOCS["If-Match"],
-                                        _HEADER_DOCS["Idempotency-Key"]])
-def post_action(action: dict, game_id: str):
+                                        _HEADER_DOCS["Idempotency-Key"]],
+         requestBody={"required": True,
+                      "content": {"application/json": {"schema": _ref("Action")}}})
+def post_action(game_id: str):
     """Apply one action as the caller's seat (or as the referee).
 
     The version check is explicit: `If-Match` or `expected_version` (stale: 412
     with `version`; missing: 428). A seat token acting for another `seat`: 403.
     A refused action is a problem with the engine's `code`; nothing is written.
     """
+    action = blp.ARGUMENTS_PARSER.parse(_ACTION_SCHEMA, request, location="json")
     actor = g.actor
     if actor != REFEREE and "seat" in action and action["seat"] != actor:
         return problem(403, "seat-mismatch", Message("A seat token acts only as its own "
@@ -617,8 +626,9 @@ def get_events(query: dict, game_id: str):
 
 
 @blp.get("/<game_id>/legal-actions")
-@blp.response(200, LegalActionsSchema, headers={"ETag": {"schema": {"type": "string"}},
-                                                **_PRIVATE_DOC})
+@blp.doc(responses={"200": {
+    "description": "OK", "content": {"application/json": {"schema": _ref("LegalActions")}},
+    "headers": {"ETag": {"schema": {"type": "string"}}, **_PRIVATE_DOC}}})
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=SECURITY)
@@ -627,4 +637,5 @@ def get_legal_actions(game_id: str):
     `expected_version` = `version`)."""
     record = _store().read(game_id)
     actions = record.engine.legal_actions(record.state, g.actor)
-    return _reply(200, {"version": record.version, "actions": actions})
+    return _reply(200, {"game": record.game, "version": record.version,
+                        "actions": actions})
