@@ -15,13 +15,32 @@ from schemathesis.specs.openapi.checks import (positive_data_acceptance,
                                                response_schema_conformance)
 
 from service import create_app
+from service.games.sequence import allowed_sides
 from service.store import get_feed, get_store
 from tests.conftest import migrate
 
 EXAMPLES = 12
 # a well-formed request may still be refused by credentials or by the game's state
 ACCEPTED = ["2xx", "3xx", "401", "403", "404", "409", "412", "428"]
-CHECKS = [not_a_server_error, response_schema_conformance, positive_data_acceptance]
+
+
+# Refusals no schema can state: an import whose events do not replay (what a document
+# must replay to is its content, as no schema states which tokens exist), and both of
+# the stream's alternative credentials at once (security requirements are "one of").
+NOT_FORM = {("POST /v1/games/import", 422, "import-mismatch"),
+            ("GET /v1/games/{game_id}/stream", 400, "conflicting-credentials")}
+
+
+def accepted(ctx, response, case):
+    """positive_data_acceptance, but for the refusals of :data:`NOT_FORM`."""
+    if response.status_code in (400, 422):
+        code = response.json().get("code")
+        if (case.operation.label, response.status_code, code) in NOT_FORM:
+            return None
+    return positive_data_acceptance(ctx, response, case)
+
+
+CHECKS = [not_a_server_error, response_schema_conformance, accepted]
 
 
 @pytest.fixture(scope="module")
@@ -41,12 +60,30 @@ def contract(fuzz_app):
     return schemathesis.openapi.from_wsgi("/openapi.yaml", fuzz_app, config=config)
 
 
+def within_cross_rules(case) -> bool:
+    """False for a game creation that breaks an option rule the contract states in
+    words only (OpenAPI 3.0 has no if/then; service.api.actions._CROSS): first_seat
+    within the player count, sides allowed for it, easy_extra_threes with variant
+    easy, a custom tile manifest, board or deck (108 tiles, 10 x 10...)."""
+    if case.operation.label != "POST /v1/games" or not isinstance(case.body, dict):
+        return True
+    game, options = case.body.get("game"), case.body.get("options") or {}
+    players = options.get("players", 2)
+    if any(options.get(name) is not None for name in ("tile_manifest", "board", "deck")):
+        return False
+    if int(options.get("first_seat", "p1")[1:]) > players:
+        return False
+    if game in ("sequence", "sequence-numbers") and "sides" in options:
+        return options["sides"] in allowed_sides(game, players)
+    return not (options.get("easy_extra_threes") and options.get("variant") != "easy")
+
+
 def test_the_service_keeps_its_contract(contract):
     failures = []
     for result in contract.get_all_operations():
         operation = result.ok()
 
-        @given(case=operation.as_strategy())
+        @given(case=operation.as_strategy().filter(within_cross_rules))
         @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
                   suppress_health_check=list(HealthCheck))
         def check(case):

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from flask import Response, current_app, g, request, url_for
 from marshmallow import RAISE, Schema, fields
-from marshmallow.validate import Equal, Length, Range
+from marshmallow.validate import Equal, Length, OneOf, Range
 
 from service.api import games
 from service.api.base import Blueprint
 from service.errors import problem
-from service.games import RuleViolation
+from service.games import ENGINE_MODULES, RuleViolation
 from service.messages import Message
 from service.observability import count_game
 from service.store import REFEREE, SeatNotFound, StoreError, Unavailable, get_store
@@ -49,7 +49,8 @@ class GameExportSchema(Schema):
     format_version = fields.Integer(required=True, strict=True,
                                     validate=Equal(FORMAT_VERSION))
     id = fields.String(required=True, metadata={"description": "the exported game's id"})
-    game = fields.String(required=True, metadata={"example": "two-way"})
+    game = fields.String(required=True, validate=OneOf(list(ENGINE_MODULES)),
+                         metadata={"example": "two-way"})
     options = fields.Dict(keys=fields.String(), required=True)
     status = fields.String(required=True, metadata={"example": "finished"})
     version = fields.Integer(required=True, strict=True, validate=Range(min=1))

@@ -21,6 +21,7 @@ from typing import Any
 from flask import Response
 from marshmallow import Schema, fields, validate
 
+from service.api.actions import DECK_CARD_PATTERN, NUMBERS_CARD_PATTERN
 from service.api.base import Blueprint
 from service.errors import problem
 from service.i18n import localize
@@ -48,7 +49,8 @@ class StrictInteger(fields.Integer):
 
 
 def _cell_field(**kwargs: Any) -> fields.List:
-    return fields.List(StrictInteger(), validate=validate.Length(equal=2), metadata={
+    return fields.List(StrictInteger(metadata={"minimum": 0, "maximum": 9}),
+                       validate=validate.Length(equal=2), metadata={
         "description": "[row, col], row 0 at the top, 0..9", "example": [4, 4]}, **kwargs)
 
 
@@ -97,6 +99,7 @@ class MoveSchema(PositionSchema):
     sequence = _named_field()
     card = fields.String(required=True, metadata={
         "description": "card code (10H or TH...); JD/JC wild, JS/JH remove a chip",
+        "pattern": DECK_CARD_PATTERN,
         "example": "7H"})
 
 
@@ -106,7 +109,9 @@ class NumbersMoveSchema(NumbersPositionSchema):
     sequence = _named_field()
     card = fields.String(required=True, metadata={
         "description": "a problem card 'a + b', 'a - b', 'a x b', 'a / b' (also × ÷ : − *), "
-                       "or PLUS (wild) / MINUS (remove a chip)", "example": "6 x 7"})
+                       "or PLUS (wild) / MINUS (remove a chip); a division is exact and "
+                       "the answer on the board (422 otherwise)", "example": "6 x 7",
+        "pattern": NUMBERS_CARD_PATTERN})
 
 
 class FoundSequenceSchema(Schema):

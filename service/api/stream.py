@@ -88,9 +88,9 @@ class StreamQuerySchema(Schema):
     after = fields.Integer(validate=Range(min=0, max=games.MAX_INTEGER), metadata={
         "description": "resume after this seq (as Last-Event-ID, which wins when both "
                        "are sent); absent: the stream opens with the current view"})
-    ticket = fields.String(metadata={
-        "description": "a stream ticket (POST .../stream-tickets) instead of the "
-                       "Authorization header, for EventSource"})
+    # ?ticket= is read before the arguments (_authenticate) and documented as the
+    # streamTicket security scheme, the alternative to bearerAuth (not as a parameter:
+    # a client sends one of them, never both: 400 conflicting-credentials)
 
 
 class StreamHeadersSchema(Schema):
