@@ -12,7 +12,7 @@ from flask_smorest.utils import prepare_response
 from marshmallow import Schema, fields
 
 from service.api.base import ChunkedBodies, strict_loads
-from service.api.contract import RESPONSE_HEADERS, ResponsesPlugin
+from service.api.contract import RESPONSE_HEADERS, ResponsesPlugin, name_nullable_enums
 from service.errors import PROBLEM_MIMETYPE, from_http_exception, problem
 from service.messages import Message
 from service.store import SchemaNotCurrent
@@ -131,6 +131,7 @@ def init_api(app: Flask) -> Api:
     api.register_blueprint(sequence.numbers_blp)
     api.register_blueprint(rules.blp)
     api.register_blueprint(rules.problems_blp)
+    name_nullable_enums(api.spec)
 
     @app.get("/openapi.yaml")
     def openapi_yaml() -> Response:

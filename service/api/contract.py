@@ -94,3 +94,23 @@ def _replayable(responses: dict[str, Any]) -> None:
                             "$ref": "#/components/schemas/Problem"}}}}
             responses[status] = response
         response.setdefault("headers", {})["Idempotent-Replayed"] = IDEMPOTENT_REPLAYED
+
+
+def name_nullable_enums(spec) -> None:
+    """Each property that is an enum or null (marshmallow ``allow_none`` with
+    ``OneOf``: ``enum: [..., null]``) becomes ``nullable`` + ``allOf`` a named enum
+    ``<Schema><Property>`` without null: generated clients then make one enum class
+    and ``X | None`` (not three classes for one enum)."""
+    schemas = spec.components.schemas
+    for owner, schema in list(schemas.items()):
+        for prop, definition in schema.get("properties", {}).items():
+            values = definition.get("enum")
+            if not values or None not in values:
+                continue
+            name = owner + "".join(part.capitalize() for part in prop.split("_"))
+            schemas[name] = {"type": definition["type"],
+                             "enum": [v for v in values if v is not None]}
+            schema["properties"][prop] = {
+                key: value for key, value in definition.items()
+                if key not in ("type", "enum")} | {
+                "nullable": True, "allOf": [{"$ref": f"#/components/schemas/{name}"}]}
