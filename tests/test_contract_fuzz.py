@@ -27,8 +27,16 @@ ACCEPTED = ["2xx", "3xx", "401", "403", "404", "409", "412", "428"]
 # Refusals no schema can state: an import whose events do not replay (what a document
 # must replay to is its content, as no schema states which tokens exist), and both of
 # the stream's alternative credentials at once (security requirements are "one of").
+# The Sequence checks take a position whose consistency is its content too: a chip on a
+# free corner or on a space another side holds (invalid-cell), locked sequences that are
+# not lines of their side's chips (invalid-sequence), a custom board (invalid-board), a
+# problem card whose division is inexact or whose answer is not on the board
+# (invalid-card; its form has a pattern).
+_POSITION = {"invalid-cell", "invalid-sequence", "invalid-board", "invalid-card"}
 NOT_FORM = {("POST /v1/games/import", 422, "import-mismatch"),
-            ("GET /v1/games/{game_id}/stream", 400, "conflicting-credentials")}
+            ("GET /v1/games/{game_id}/stream", 400, "conflicting-credentials")} | {
+    (f"POST /v1/{game}/{path}/check", 422, code) for code in _POSITION
+    for game in ("sequence", "sequence-numbers") for path in ("sequences", "moves")}
 
 
 def accepted(ctx, response, case):

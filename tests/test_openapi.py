@@ -40,3 +40,14 @@ def test_every_operation_has_a_unique_readable_operation_id(app):
     assert by_path[("/v1/games", "post")] == "createGame"
     assert by_path[("/v1/games/{game_id}/actions", "post")] == "postAction"
     assert by_path[("/v1/two-way/sequences/check", "post")] == "checkTwoWaySequence"
+
+
+def test_spec_passes_a_second_validator(client):
+    """aiopenapi3 builds its own typed model of the document (every reference resolved,
+    unknown members refused), independently of openapi-spec-validator."""
+    from aiopenapi3 import OpenAPI
+
+    spec = yaml.safe_load(client.get("/openapi.yaml").data)
+    api = OpenAPI("http://127.0.0.1:8000/", spec)
+    assert len(api.paths.paths) == len(spec["paths"])
+    assert {"createGame", "postAction", "getLegalActions"} <= set(api._.Iter(api, False))

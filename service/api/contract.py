@@ -100,10 +100,14 @@ def name_nullable_enums(spec) -> None:
     """Each property that is an enum or null (marshmallow ``allow_none`` with
     ``OneOf``: ``enum: [..., null]``) becomes ``nullable`` + ``allOf`` a named enum
     ``<Schema><Property>`` without null: generated clients then make one enum class
-    and ``X | None`` (not three classes for one enum)."""
+    and ``X | None`` (not three classes for one enum). A Dict field whose metadata
+    lists its ``properties`` (the Sequence sides of ``chips``) allows no others."""
     schemas = spec.components.schemas
     for owner, schema in list(schemas.items()):
         for prop, definition in schema.get("properties", {}).items():
+            if "properties" in definition and definition.get("type") == "object":
+                # a Dict field whose keys are listed (metadata "properties"): closed
+                definition["additionalProperties"] = False
             values = definition.get("enum")
             if not values or None not in values:
                 continue

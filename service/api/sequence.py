@@ -63,6 +63,11 @@ class PositionSchema(Schema):
     chips = fields.Dict(
         keys=fields.String(validate=validate.OneOf(SIDES)), values=fields.List(_cell_field()),
         required=True, metadata={"description": "each side's chips (green, blue, red)",
+                                 "additionalProperties": False, "properties": {
+                                     side: {"type": "array", "items": {
+                                         "type": "array", "minItems": 2, "maxItems": 2,
+                                         "items": {"type": "integer", "minimum": 0,
+                                                   "maximum": 9}}} for side in SIDES},
                                  "example": {"green": [[0, 1], [0, 2]], "blue": [[5, 5]]}})
     sequences = fields.List(fields.Nested(SequenceSchema), load_default=list, metadata={
         "description": "the completed (locked) sequences; chips outside them are unlocked"})
