@@ -12,7 +12,8 @@ service can give it, so that an endpoint added later is documented alike:
   release's migration);
 * the API key (``apiKeyAuth``): 401 ``api-key-required``, 403 ``api-key-refused``, 503;
 * an ``Idempotency-Key`` parameter: every response may be a replay, with
-  ``Idempotent-Replayed: true``.
+  ``Idempotent-Replayed: true``;
+* no security: ``security: []`` (public, stated).
 
 Every error response is ``application/problem+json`` with the ``Problem`` schema.
 """
@@ -77,6 +78,7 @@ class ResponsesPlugin(BasePlugin):
             responses = operation.setdefault("responses", {})
             for status in sorted(implied_statuses(method, operation)):
                 responses.setdefault(str(status), RESPONSE_NAMES[status])
+            operation.setdefault("security", [])  # public: said, not left implicit
             if any(p.get("name") == "Idempotency-Key"
                    for p in operation.get("parameters", [])):
                 _replayable(responses)
