@@ -99,9 +99,9 @@ def step(players: dict[str, AuthenticatedClient], game_id: str, rng: random.Rand
 
 
 def play(game: str, transport: httpx.BaseTransport, patience: int = 150,
-         limit: int = 2000) -> tuple[GameView, int]:
+         limit: int = 2000) -> tuple[GameView, int, str]:
     """Create a game of ``game`` and play it to its end: (the referee's final view of
-    it, the number of actions posted)."""
+    it, the number of actions posted, the referee token)."""
     opener = AuthenticatedClient(base_url="http://testserver", token="",
                                  httpx_args={"transport": transport})
     created = create_game.sync(client=opener, body=BODIES[game])
@@ -117,9 +117,9 @@ def play(game: str, transport: httpx.BaseTransport, patience: int = 150,
         if result is None:
             raise AssertionError(f"{game}: nobody can act, and the game is not over")
         if result.status == "finished":
-            assert "game-ended" in [event["type"] for event in result.events]
+            assert "game-ended" in [event.type_ for event in result.events]
             final = get_game.sync(created.id, client=players["referee"])
             if not isinstance(final, GameView):
                 raise AssertionError(f"get {game}: {final}")
-            return final, count
+            return final, count, created.referee_token
     raise AssertionError(f"{game}: not finished after {limit} actions")

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+import schemathesis
 import yaml
+from schemathesis.specs.openapi.checks import response_schema_conformance
 
 from service import create_app
 from service.store import get_feed, get_store
@@ -63,9 +65,23 @@ def test_the_driver_needs_no_cast(generated):
                                   "solitaire-frenzy"])
 def test_a_generated_client_plays_a_whole_game(generated, served, game):
     driver = importlib.import_module("tests.client_driver")
-    view, actions = driver.play(game, httpx.WSGITransport(app=served))
+    view, actions, referee = driver.play(game, httpx.WSGITransport(app=served))
     assert view.status == "finished" and view.game == game
     result = view.result
     assert result is not None and result.reason
     assert set(result.scores.additional_properties) == set(view.view["seats"])
     assert actions > 1
+    for path in ("/v1/games/{game_id}", "/v1/games/{game_id}/events",
+                 "/v1/games/{game_id}/legal-actions", "/v1/games/{game_id}/export"):
+        assert_conforms(served, path, view.id, referee)
+
+
+def assert_conforms(app, path: str, game_id: str, token: str) -> None:
+    """The referee's GET of ``path`` on the finished game is 200 and matches the
+    contract (schemathesis' response_schema_conformance: results, events, views)."""
+    schema = schemathesis.openapi.from_wsgi("/openapi.yaml", app)
+    case = schema[path]["GET"].Case(path_parameters={"game_id": game_id},
+                                    headers={"Authorization": f"Bearer {token}"})
+    response = case.call()
+    assert response.status_code == 200, response.text
+    case.validate_response(response, checks=[response_schema_conformance])

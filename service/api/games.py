@@ -205,6 +205,9 @@ class ResultSchema(Schema):
     two_way = fields.Dict(metadata={"description": "2-Way Cards: {completer}"})
     sequence = fields.Dict(metadata={"description": "Sequence games: {winning_side, "
                                                     "sequences: {side: n}}"})
+    halves = fields.Dict(metadata={"description": "Halves: {hands: {seat: n}, piles: "
+                                                  "{seat: n}, retired: [seat], "
+                                                  "central_pile: n}"})
     solitaire_frenzy = fields.Dict(metadata={
         "description": "Solitaire Frenzy (reason rounds-played or last-seat; scores are "
                        "the totals): {rounds: [{round, reason, out, board, pile, scores}], "
@@ -272,6 +275,25 @@ class ActionSchema(Schema):
         "description": "the version the action is based on (or the If-Match header)"})
 
 
+class EventSchema(Schema):
+    """One entry of a game's log as the caller may see it: ``seq``, ``type``, ``seat``
+    and the engine's fields for that type (service/games/__init__.py: one vocabulary
+    across games; ``game-ended`` carries ``result``)."""
+
+    class Meta:
+        unknown = INCLUDE  # the engine's fields, per game and type
+
+    seq = fields.Integer(required=True, validate=Range(min=1))
+    type = fields.String(required=True, metadata={
+        "description": "past tense, the same name for the same idea in every game: "
+                       "game-created, dealt, drawn, placed, played, discarded, "
+                       "turn-started, turn-skipped, seat-retired, round-ended, "
+                       "game-ended...", "example": "placed"})
+    seat = fields.String(required=True, allow_none=True, metadata={
+        "description": "the seat it concerns; null for the game's own events"})
+    result = fields.Nested(ResultSchema, metadata={"description": "game-ended only"})
+
+
 _ACTION_SCHEMA = ActionSchema()  # the body's first check; the engine checks the rest,
 # as the contract's per-game union (service.api.actions) states it
 
@@ -279,7 +301,7 @@ _ACTION_SCHEMA = ActionSchema()  # the body's first check; the engine checks the
 class ActionResultSchema(Schema):
     version = fields.Integer(required=True)
     status = fields.String(required=True)
-    events = fields.List(fields.Dict(), required=True,
+    events = fields.List(fields.Nested(EventSchema), required=True,
                          metadata={"description": "the events appended, as you may see them"})
     result = _result_field()
     view = fields.Dict(required=True)
@@ -295,7 +317,7 @@ class EventsQuerySchema(Schema):
 
 class EventsSchema(Schema):
     version = fields.Integer(required=True)
-    events = fields.List(fields.Dict(), required=True, metadata={
+    events = fields.List(fields.Nested(EventSchema), required=True, metadata={
         "description": '{"seq", "type", "seat", ...}: the log as you may see it (events '
                        "hidden from you entirely are left out); a finished game's last "
                        'event is game-ended {"result"}'})
