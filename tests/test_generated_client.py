@@ -69,7 +69,8 @@ def test_a_generated_client_plays_a_whole_game(generated, served, game):
     assert view.status == "finished" and view.game == game
     result = view.result
     assert result is not None and result.reason
-    assert set(result.scores.additional_properties) == set(view.view["seats"])
+    assert set(result.scores.additional_properties) == set(view.view.seats)
+    assert view.view.game.value == game and view.view.result is not None
     assert actions > 1
     for path in ("/v1/games/{game_id}", "/v1/games/{game_id}/events",
                  "/v1/games/{game_id}/legal-actions", "/v1/games/{game_id}/export"):

@@ -220,6 +220,13 @@ def _result_field() -> fields.Nested:
                        "and the game-ended event's result)"})
 
 
+def _view_field() -> fields.Raw:
+    """The engine's view, as the contract types it per game (service.api.actions)."""
+    return fields.Raw(required=True, metadata={
+        "description": "the engine's view for you (View: one per game, by `game`)",
+        "allOf": [{"$ref": "#/components/schemas/View"}]})
+
+
 class GameViewSchema(Schema):
     id = fields.String(required=True)
     game = fields.String(required=True)
@@ -229,7 +236,7 @@ class GameViewSchema(Schema):
     seed_commitment = fields.String(required=True)
     seed = fields.String(metadata={"description": "only once the game is finished"})
     result = _result_field()
-    view = fields.Dict(required=True, metadata={"description": "the engine's view for you"})
+    view = _view_field()
 
 
 class ActionSchema(Schema):
@@ -304,7 +311,7 @@ class ActionResultSchema(Schema):
     events = fields.List(fields.Nested(EventSchema), required=True,
                          metadata={"description": "the events appended, as you may see them"})
     result = _result_field()
-    view = fields.Dict(required=True)
+    view = _view_field()
     seed = fields.String(metadata={"description": "once the game is finished"})
 
 
