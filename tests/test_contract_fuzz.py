@@ -102,3 +102,49 @@ def test_the_service_keeps_its_contract(contract):
         except Exception as failure:  # noqa: BLE001 - gathered, then reported together
             failures.append(f"{operation.label}: {failure}")
     assert not failures, "\n\n".join(failures)
+
+
+GAMES = ["two-way", "sequence", "sequence-numbers", "halves", "solitaire-frenzy"]
+READS = [("/v1/games/{game_id}", "GET"), ("/v1/games/{game_id}/events", "GET"),
+         ("/v1/games/{game_id}/legal-actions", "GET"), ("/v1/games/{game_id}/export", "GET"),
+         ("/v1/games/{game_id}/stream-tickets", "POST")]
+
+
+@pytest.fixture(scope="module")
+def open_games(fuzz_app):
+    """One new game of each kind: (game id, the referee's and the first seat's tokens)."""
+    client, out = fuzz_app.test_client(), []
+    for game in GAMES:
+        created = client.post("/v1/games", json={"game": game}).get_json()
+        seat = next(iter(created["seats"].values()))["token"]
+        out.append((created["id"], created["referee_token"], seat))
+    return out
+
+
+def test_a_game_read_by_its_players_keeps_the_contract(contract, open_games):
+    """The game's own operations with real tokens (its views, events, legal actions,
+    export, stream tickets; generated queries and headers): typed per game as the
+    contract says, for the referee and for a seat."""
+    failures = []
+    for path, method in READS:
+        operation = contract[path][method]
+        for game_id, *tokens in open_games:
+            for token in tokens:
+                def authorised(case, game_id=game_id, token=token):
+                    case.path_parameters = {"game_id": game_id}
+                    case.headers = {**(case.headers or {}),
+                                    "Authorization": f"Bearer {token}"}
+                    case.headers.pop("If-None-Match", None)
+                    return case
+
+                @given(case=operation.as_strategy().map(authorised))
+                @settings(max_examples=3, deadline=None, derandomize=True, database=None,
+                          suppress_health_check=list(HealthCheck))
+                def check(case):
+                    case.call_and_validate(checks=CHECKS)
+
+                try:
+                    check()
+                except Exception as failure:  # noqa: BLE001 - reported together
+                    failures.append(f"{method} {path} ({game_id}): {failure}")
+    assert not failures, "\n\n".join(failures)
