@@ -6,6 +6,7 @@ Bounded (a few examples per operation) so that it stays within seconds; a temp S
 database migrated like production."""
 from __future__ import annotations
 
+import jsonschema
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
@@ -33,7 +34,15 @@ ACCEPTED = ["2xx", "3xx", "401", "403", "404", "409", "412", "428"]
 # problem card whose division is inexact or whose answer is not on the board
 # (invalid-card; its form has a pattern).
 _POSITION = {"invalid-cell", "invalid-sequence", "invalid-board", "invalid-card"}
-NOT_FORM = {("POST /v1/games/import", 422, "import-mismatch"),
+# An action is judged against its game: a seat the game does not have (invalid-seat: the
+# player count), a Halves card outside the game's deck (invalid-card), a Solitaire Frenzy
+# round not yet started (invalid-round), If-Match and expected_version naming different
+# versions (conflicting-versions), a key sent again with another body
+# (idempotency-key-reused).
+_ACTION = {(422, "invalid-seat"), (422, "invalid-card"), (422, "invalid-round"),
+           (400, "conflicting-versions"), (422, "idempotency-key-reused")}
+NOT_FORM = {("POST /v1/games/{game_id}/actions", status, code) for status, code in _ACTION} | {
+    ("POST /v1/games/import", 422, "import-mismatch"),
             ("GET /v1/games/{game_id}/stream", 400, "conflicting-credentials")} | {
     (f"POST /v1/{game}/{path}/check", 422, code) for code in _POSITION
     for game in ("sequence", "sequence-numbers") for path in ("sequences", "moves")}
@@ -147,4 +156,38 @@ def test_a_game_read_by_its_players_keeps_the_contract(contract, open_games):
                     check()
                 except Exception as failure:  # noqa: BLE001 - reported together
                     failures.append(f"{method} {path} ({game_id}): {failure}")
+    assert not failures, "\n\n".join(failures)
+
+
+def test_actions_posted_with_real_tokens_keep_the_contract(contract, open_games):
+    """Action bodies valid for the game's own union (TwoWayAction...), posted by its
+    referee and a seat: never a 5xx, every reply as the contract says, and no refusal
+    as malformed but those of :data:`_ACTION`."""
+    from service.api.actions import GAMES
+
+    spec = contract.raw_schema
+    operation = contract["/v1/games/{game_id}/actions"]["POST"]
+    failures = []
+    for (game_id, *tokens), prefix in zip(open_games, GAMES.values()):
+        union = jsonschema.Draft4Validator({"$ref": f"#/components/schemas/{prefix}Action",
+                                            "components": spec["components"]})
+        for token in tokens:
+            def authorised(case, game_id=game_id, token=token):
+                case.path_parameters = {"game_id": game_id}
+                case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
+                return case
+
+            strategy = operation.as_strategy().filter(
+                lambda case, union=union: union.is_valid(case.body)).map(authorised)
+
+            @given(case=strategy)
+            @settings(max_examples=10, deadline=None, derandomize=True, database=None,
+                      suppress_health_check=list(HealthCheck))
+            def check(case):
+                case.call_and_validate(checks=CHECKS)
+
+            try:
+                check()
+            except Exception as failure:  # noqa: BLE001 - reported together
+                failures.append(f"{prefix} ({game_id}): {failure}")
     assert not failures, "\n\n".join(failures)
