@@ -34,6 +34,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         API_TITLE="Card Referee",
         API_VERSION="v1",
         OPENAPI_VERSION="3.0.3",
+        API_SPEC_OPTIONS={"servers": [{"url": "http://127.0.0.1:8000",
+                                       "description": "make serve (local)"}]},
         JSON_SORT_KEYS=False,
         SECRET_KEY=secret_key(),
     )

@@ -331,7 +331,7 @@ def test_finishing_reveals_the_seed_matching_its_commitment(store_client, make_g
     assert_problem(act(store_client, game, "south", {"type": "tick"}, 2), 409, "game-over")
     listing = store_client.get(f"/v1/games/{game['id']}/legal-actions",
                                headers=game["auth"]["south"]).get_json()
-    assert listing == {"version": 2, "actions": []}
+    assert listing == {"game": "counter", "version": 2, "actions": []}
 
 
 # ----- events --------------------------------------------------------------------

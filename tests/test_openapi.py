@@ -1,4 +1,5 @@
 """openapi.yaml is generated from the code, valid, and committed up to date."""
+import re
 from pathlib import Path
 
 import yaml
@@ -20,3 +21,33 @@ def test_spec_is_valid_openapi(client):
     validate(spec)
     assert spec["info"]["title"] == "Card Referee"
     assert "/healthz" in spec["paths"]
+
+
+def _operations(spec: dict):
+    for path, item in spec["paths"].items():
+        for method, operation in item.items():
+            if method in ("get", "post", "put", "patch", "delete"):
+                yield path, method, operation
+
+
+def test_every_operation_has_a_unique_readable_operation_id(app):
+    spec = app.extensions["flask-smorest"]["apis"][""]["ext_obj"].spec.to_dict()
+    ids = [op.get("operationId") for _, _, op in _operations(spec)]
+    assert None not in ids
+    assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
+    assert all(re.fullmatch(r"[a-z][A-Za-z]+", i) for i in ids), ids
+    by_path = {(path, method): op["operationId"] for path, method, op in _operations(spec)}
+    assert by_path[("/v1/games", "post")] == "createGame"
+    assert by_path[("/v1/games/{game_id}/actions", "post")] == "postAction"
+    assert by_path[("/v1/two-way/sequences/check", "post")] == "checkTwoWaySequence"
+
+
+def test_spec_passes_a_second_validator(client):
+    """aiopenapi3 builds its own typed model of the document (every reference resolved,
+    unknown members refused), independently of openapi-spec-validator."""
+    from aiopenapi3 import OpenAPI
+
+    spec = yaml.safe_load(client.get("/openapi.yaml").data)
+    api = OpenAPI("http://127.0.0.1:8000/", spec)
+    assert len(api.paths.paths) == len(spec["paths"])
+    assert {"createGame", "postAction", "getLegalActions"} <= set(api._.Iter(api, False))

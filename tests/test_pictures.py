@@ -159,7 +159,14 @@ def test_stateless_foundations_by_suit_and_only_as_sf_f1_builds_them(client):
     assert "\u00d73" in "".join(root.itertext())
     body = assert_problem(client.post("/v1/solitaire-frenzy/foundations/picture.svg",
                                       json={"piles": [["AH", "3H"]]}), 422)
-    assert body["errors"]["json"]["piles"]["0"]["1"]
+    assert (body["code"], body["rule"]) == ("invalid-foundation", "SF-F1")
+    assert body["errors"]["json"]["piles"]["0"]["1"] == [body["detail"]]
+    french = assert_problem(client.post("/v1/solitaire-frenzy/foundations/picture.svg",
+                                        json={"piles": [["2H"]]},
+                                        headers={"Accept-Language": "fr"}), 422)
+    assert (french["code"], french["rule"]) == ("invalid-foundation", "SF-F1")
+    assert "2H" in french["detail"] and french["detail"] != body["detail"]
+    assert "only an Ace" not in french["detail"]
     assert_problem(client.post("/v1/solitaire-frenzy/foundations/picture.svg",
                                json={"piles": [["JK"]]}), 422)
 

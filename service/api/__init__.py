@@ -12,6 +12,7 @@ from flask_smorest.utils import prepare_response
 from marshmallow import Schema, fields
 
 from service.api.base import ChunkedBodies, strict_loads
+from service.api.contract import RESPONSE_HEADERS, ResponsesPlugin, name_nullable_enums
 from service.errors import PROBLEM_MIMETYPE, from_http_exception, problem
 from service.messages import Message
 from service.store import SchemaNotCurrent
@@ -66,6 +67,8 @@ class Api(_Api):
             response = {"description": status.phrase}
             if not (100 <= status < 200) and status not in (204, 304):
                 response["schema"] = self.ERROR_SCHEMA
+            if status in RESPONSE_HEADERS:
+                response["headers"] = RESPONSE_HEADERS[status]
             prepare_response(response, self.spec, PROBLEM_MIMETYPE)
             self.spec.components.response(status.name, response, lazy=True)
         response = {"description": "Problem details (RFC 9457)", "schema": self.ERROR_SCHEMA}
@@ -111,14 +114,16 @@ def _schema_not_current(error: SchemaNotCurrent) -> Response:
 def init_api(app: Flask) -> Api:
     """Register the blueprints and error handling on ``app``; returns the Api."""
     from service import referee
-    from service.api import (games, halves, meta, operations, pictures, rules, sequence,
-                             solitaire_frenzy, stream, two_way)
+    from service.api import (actions, games, halves, meta, operations, pictures, rules,
+                             sequence, solitaire_frenzy, stream, two_way)
 
     app.json = StrictJSONProvider(app)
     app.wsgi_app = ChunkedBodies(app.wsgi_app, lambda: max(
         app.config["MAX_CONTENT_LENGTH"], app.config.get("MAX_IMPORT_BYTES", 0)))
     app.url_map.merge_slashes = False  # "//" is a 404 problem, not an HTML 308 redirect
-    api = Api(app, spec_kwargs={"extra_plugins": [AcceptLanguagePlugin()]})
+    api = Api(app, spec_kwargs={
+        "extra_plugins": [AcceptLanguagePlugin(), ResponsesPlugin()]})
+    actions.register(api.spec)
     app.before_request(_require_json_body)
     app.register_error_handler(SchemaNotCurrent, _schema_not_current)
     for module in (meta, games, stream, operations, two_way, sequence, halves,
@@ -129,6 +134,7 @@ def init_api(app: Flask) -> Api:
     api.register_blueprint(rules.problems_blp)
     api.register_blueprint(pictures.blp)
     app.register_blueprint(referee.bp)  # the page, outside the API and its contract
+    name_nullable_enums(api.spec)
 
     @app.get("/openapi.yaml")
     def openapi_yaml() -> Response:

@@ -116,10 +116,27 @@ class StrictParser(FlaskParser):
             abort(400, messages={"json": [detail]}, code="invalid-json", detail=detail)
 
 
+def operation_id(endpoint: str) -> str:
+    """The default operationId of a view: its endpoint (function) name in camelCase
+    (``get_legal_actions`` -> ``getLegalActions``)."""
+    head, *rest = endpoint.split("_")
+    return head + "".join(word.capitalize() for word in rest)
+
+
 class Blueprint(flask_smorest.Blueprint):
-    """flask-smorest Blueprint using :class:`StrictParser` for arguments."""
+    """flask-smorest Blueprint using :class:`StrictParser` for arguments; every
+    operation gets an ``operationId`` (for generated clients): the one given with
+    ``@blp.doc(operationId=...)``, else :func:`operation_id` of the view's name.
+    tests/test_openapi.py checks they are unique across the API."""
 
     ARGUMENTS_PARSER = StrictParser()
+
+    def _store_endpoint_docs(self, endpoint, obj, parameters, tags, **options):
+        super()._store_endpoint_docs(endpoint, obj, parameters, tags, **options)
+        for method, doc in self._docs[endpoint].items():
+            if method != "parameters":
+                manual = doc.setdefault("manual_doc", {})
+                manual.setdefault("operationId", operation_id(endpoint))
 
 
 class DigitsInteger(fields.Integer):

@@ -88,23 +88,35 @@ _KEY_PATTERN = re.compile(r"[\x21-\x7e]{1,255}")
 _IF_MATCH = re.compile(r'(W/)?"(0|[1-9][0-9]{0,99})"')
 _SEED = re.compile(r"^[0-9a-fA-F]{64}$")  # documented as is: ECMA-262 "$" is end of input
 _HEADER_DOCS = {
-    "If-Match": {"in": "header", "name": "If-Match", "schema": {"type": "string"},
+    "If-Match": {"in": "header", "name": "If-Match",
+                 "schema": {"type": "string", "pattern": r'^(\*|(W/)?"(0|[1-9][0-9]{0,99})")$',
+                            "example": '"7"'},
                  "description": 'The version the action is based on, as the ETag ("7"); '
                                 "or send expected_version in the body. Stale: 412; "
                                 'neither, or "*": 428 (optional in the real-time games); a weak ETag (W/"7") never matches '
                                 "(strong comparison): 412; not a quoted version: 400."},
     "Idempotency-Key": {"in": "header", "name": "Idempotency-Key",
-                        "schema": {"type": "string", "maxLength": 255},
+                        "schema": {"type": "string", "minLength": 1, "maxLength": 255,
+                                   "pattern": "^[!-~]{1,255}$"},
                         "description": "Same key and body again: the first response "
                                        "again, no second effect. Scoped per game and "
                                        "caller. Another body: 422. Sent again while the "
                                        "first is still running: waits for it, then gets "
                                        "its response. 409 only for a key claimed by the "
-                                       "previous release and still running there."},
+                                       "previous release and still running there. 1 to "
+                                       "255 visible ASCII characters (else 400 "
+                                       "invalid-idempotency-key)."},
     "If-None-Match": {"in": "header", "name": "If-None-Match", "schema": {"type": "string"},
                       "description": "The ETag you hold: 304 while the game is unchanged."},
 }
 SECURITY = [{"bearerAuth": []}]
+
+
+def _ref(name: str) -> dict:
+    """A reference to a schema of service.api.actions (components.schemas)."""
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
 # open unless the operator sets API_KEYS (service.limits)
 API_KEY_SECURITY = [{}, {"apiKeyAuth": []}]
 
@@ -193,6 +205,9 @@ class ResultSchema(Schema):
     two_way = fields.Dict(metadata={"description": "2-Way Cards: {completer}"})
     sequence = fields.Dict(metadata={"description": "Sequence games: {winning_side, "
                                                     "sequences: {side: n}}"})
+    halves = fields.Dict(metadata={"description": "Halves: {hands: {seat: n}, piles: "
+                                                  "{seat: n}, retired: [seat], "
+                                                  "central_pile: n}"})
     solitaire_frenzy = fields.Dict(metadata={
         "description": "Solitaire Frenzy (reason rounds-played or last-seat; scores are "
                        "the totals): {rounds: [{round, reason, out, board, pile, scores}], "
@@ -205,6 +220,13 @@ def _result_field() -> fields.Nested:
                        "and the game-ended event's result)"})
 
 
+def _view_field() -> fields.Raw:
+    """The engine's view, as the contract types it per game (service.api.actions)."""
+    return fields.Raw(required=True, metadata={
+        "description": "the engine's view for you (View: one per game, by `game`)",
+        "allOf": [{"$ref": "#/components/schemas/View"}]})
+
+
 class GameViewSchema(Schema):
     id = fields.String(required=True)
     game = fields.String(required=True)
@@ -214,7 +236,7 @@ class GameViewSchema(Schema):
     seed_commitment = fields.String(required=True)
     seed = fields.String(metadata={"description": "only once the game is finished"})
     result = _result_field()
-    view = fields.Dict(required=True, metadata={"description": "the engine's view for you"})
+    view = _view_field()
 
 
 class ActionSchema(Schema):
@@ -260,13 +282,36 @@ class ActionSchema(Schema):
         "description": "the version the action is based on (or the If-Match header)"})
 
 
+class EventSchema(Schema):
+    """One entry of a game's log as the caller may see it: ``seq``, ``type``, ``seat``
+    and the engine's fields for that type (service/games/__init__.py: one vocabulary
+    across games; ``game-ended`` carries ``result``)."""
+
+    class Meta:
+        unknown = INCLUDE  # the engine's fields, per game and type
+
+    seq = fields.Integer(required=True, validate=Range(min=1))
+    type = fields.String(required=True, metadata={
+        "description": "past tense, the same name for the same idea in every game: "
+                       "game-created, dealt, drawn, placed, played, discarded, "
+                       "turn-started, turn-skipped, seat-retired, round-ended, "
+                       "game-ended...", "example": "placed"})
+    seat = fields.String(required=True, allow_none=True, metadata={
+        "description": "the seat it concerns; null for the game's own events"})
+    result = fields.Nested(ResultSchema, metadata={"description": "game-ended only"})
+
+
+_ACTION_SCHEMA = ActionSchema()  # the body's first check; the engine checks the rest,
+# as the contract's per-game union (service.api.actions) states it
+
+
 class ActionResultSchema(Schema):
     version = fields.Integer(required=True)
     status = fields.String(required=True)
-    events = fields.List(fields.Dict(), required=True,
+    events = fields.List(fields.Nested(EventSchema), required=True,
                          metadata={"description": "the events appended, as you may see them"})
     result = _result_field()
-    view = fields.Dict(required=True)
+    view = _view_field()
     seed = fields.String(metadata={"description": "once the game is finished"})
 
 
@@ -279,7 +324,7 @@ class EventsQuerySchema(Schema):
 
 class EventsSchema(Schema):
     version = fields.Integer(required=True)
-    events = fields.List(fields.Dict(), required=True, metadata={
+    events = fields.List(fields.Nested(EventSchema), required=True, metadata={
         "description": '{"seq", "type", "seat", ...}: the log as you may see it (events '
                        "hidden from you entirely are left out); a finished game's last "
                        'event is game-ended {"result"}'})
@@ -290,11 +335,6 @@ class EventsSchema(Schema):
                        "log holds, so paging by it neither skips nor repeats an event)"})
 
 
-class LegalActionsSchema(Schema):
-    version = fields.Integer(required=True)
-    actions = fields.List(fields.Dict(), required=True, metadata={
-        "description": "complete action bodies: POST one as it is, with If-Match "
-                       "or expected_version"})
 
 
 def _store():
@@ -439,14 +479,15 @@ def _game_body(record: GameRecord, viewer: str) -> dict:
 
 
 @blp.post("")
-@blp.arguments(CreateGameSchema())  # instances: not built again per request
+@blp.arguments(CreateGameSchema(), description="A new game")  # instances: built once
 @blp.response(201, CreatedGameSchema, headers={"Location": {"schema": {"type": "string"}},
                                                **_NO_STORE_DOC})
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(403, response="FORBIDDEN")
 @blp.alt_response(429, response="TOO_MANY_REQUESTS")
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
-@blp.doc(security=API_KEY_SECURITY)
+@blp.doc(security=API_KEY_SECURITY, requestBody={
+    "required": True, "content": {"application/json": {"schema": _ref("CreateGame")}}})
 def create_game(body: dict):
     """Create a game: a bearer token per seat, a referee token, the seed's commitment.
 
@@ -539,7 +580,6 @@ def _expected_version(action: dict, game_id: str) -> int | None:
 
 
 @blp.post("/<game_id>/actions")
-@blp.arguments(ActionSchema())
 @blp.response(200, ActionResultSchema, headers={"ETag": {"schema": {"type": "string"}},
                                                 **_NO_STORE_DOC})
 @blp.alt_response(401, response="UNAUTHORIZED")
@@ -551,14 +591,17 @@ def _expected_version(action: dict, game_id: str) -> int | None:
 @blp.alt_response(429, response="TOO_MANY_REQUESTS")
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
 @blp.doc(security=SECURITY, parameters=[_HEADER_DOCS["If-Match"],
-                                        _HEADER_DOCS["Idempotency-Key"]])
-def post_action(action: dict, game_id: str):
+                                        _HEADER_DOCS["Idempotency-Key"]],
+         requestBody={"required": True,
+                      "content": {"application/json": {"schema": _ref("Action")}}})
+def post_action(game_id: str):
     """Apply one action as the caller's seat (or as the referee).
 
     The version check is explicit: `If-Match` or `expected_version` (stale: 412
     with `version`; missing: 428). A seat token acting for another `seat`: 403.
     A refused action is a problem with the engine's `code`; nothing is written.
     """
+    action = blp.ARGUMENTS_PARSER.parse(_ACTION_SCHEMA, request, location="json")
     actor = g.actor
     if actor != REFEREE and "seat" in action and action["seat"] != actor:
         return problem(403, "seat-mismatch", Message("A seat token acts only as its own "
@@ -612,8 +655,9 @@ def get_events(query: dict, game_id: str):
 
 
 @blp.get("/<game_id>/legal-actions")
-@blp.response(200, LegalActionsSchema, headers={"ETag": {"schema": {"type": "string"}},
-                                                **_PRIVATE_DOC})
+@blp.doc(responses={"200": {
+    "description": "OK", "content": {"application/json": {"schema": _ref("LegalActions")}},
+    "headers": {"ETag": {"schema": {"type": "string"}}, **_PRIVATE_DOC}}})
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=SECURITY)
@@ -622,4 +666,5 @@ def get_legal_actions(game_id: str):
     `expected_version` = `version`)."""
     record = _store().read(game_id)
     actions = record.engine.legal_actions(record.state, g.actor)
-    return _reply(200, {"version": record.version, "actions": actions})
+    return _reply(200, {"game": record.game, "version": record.version,
+                        "actions": actions})

@@ -16,6 +16,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from service.api.actions import HALVES_CARD_PATTERN
 from service.api.base import Blueprint
 from service.i18n import localize
 from service.games.halves import (PER_HALF, WHOLE_CARD, CardCodeError, card_code,
@@ -32,7 +33,8 @@ class HalvesCardField(fields.String):
         metadata = {"description": "card code: two halves, each colour (R G B Y) + symbol "
                                    "(C S T X), read as written; case-insensitive, '-', "
                                    "'/' or nothing between the halves",
-                    "example": "RC-GS", **kwargs.pop("metadata", {})}
+                    "example": "RC-GS", "pattern": HALVES_CARD_PATTERN,
+                    **kwargs.pop("metadata", {})}
         super().__init__(metadata=metadata, **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
@@ -100,6 +102,7 @@ class PlayVerdictSchema(Schema):
 @blp.post("/plays/check")
 @blp.arguments(PlayCheckSchema)
 @blp.response(200, PlayVerdictSchema)
+@blp.doc(operationId="checkHalvesPlay")
 def check_play_endpoint(body: dict) -> dict:
     """Does `card` go on `top` (RULES.md HV-T1)?
 

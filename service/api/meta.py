@@ -21,6 +21,7 @@ class HealthSchema(Schema):
 
 @blp.get("/healthz")
 @blp.response(200, HealthSchema)
+@blp.doc(operationId="getHealth")
 def healthz():
     """Liveness probe: ``{"status": "ok"}`` while the process serves requests."""
     return {"status": "ok"}
@@ -29,6 +30,7 @@ def healthz():
 @blp.get("/readyz")
 @blp.response(200, HealthSchema)
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
+@blp.doc(operationId="getReadiness")
 def readyz():
     """Readiness probe: `{"status": "ready"}` when the database answers and is at
     this release's migration; otherwise 503, `schema-not-current` (naming both

@@ -14,12 +14,12 @@ from __future__ import annotations
 
 from flask import Response, current_app, g, request, url_for
 from marshmallow import RAISE, Schema, fields
-from marshmallow.validate import Equal, Length, Range
+from marshmallow.validate import Equal, Length, OneOf, Range
 
 from service.api import games
 from service.api.base import Blueprint
 from service.errors import problem
-from service.games import RuleViolation
+from service.games import ENGINE_MODULES, RuleViolation
 from service.messages import Message
 from service.observability import count_game
 from service.store import REFEREE, SeatNotFound, StoreError, Unavailable, get_store
@@ -49,7 +49,8 @@ class GameExportSchema(Schema):
     format_version = fields.Integer(required=True, strict=True,
                                     validate=Equal(FORMAT_VERSION))
     id = fields.String(required=True, metadata={"description": "the exported game's id"})
-    game = fields.String(required=True, metadata={"example": "two-way"})
+    game = fields.String(required=True, validate=OneOf(list(ENGINE_MODULES)),
+                         metadata={"example": "two-way"})
     options = fields.Dict(keys=fields.String(), required=True)
     status = fields.String(required=True, metadata={"example": "finished"})
     version = fields.Integer(required=True, strict=True, validate=Range(min=1))
@@ -95,6 +96,7 @@ def _referee_only() -> Response | None:
 @blp.alt_response(403, response="FORBIDDEN")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=games.SECURITY)
+@blp.doc(operationId="exportGame")
 def export_record(game_id: str):
     """The game's whole record as one JSON document (referee only; a seat: 403
     `referee-only`): options, status, version, every event, the referee's view; the
@@ -113,6 +115,7 @@ def export_record(game_id: str):
 @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
 @blp.alt_response(429, response="TOO_MANY_REQUESTS")
 @blp.doc(security=games.API_KEY_SECURITY)
+@blp.doc(operationId="importGame")
 def import_record(document: dict):
     """Re-create an exported game under a new id with new tokens (the reply of
     `POST /v1/games`), once its events replay to its status and referee view. A

@@ -22,17 +22,19 @@ import hashlib
 from typing import Any
 
 from flask import Response, current_app, g, request
-from marshmallow import Schema, ValidationError, fields, validate, validates_schema
+from marshmallow import Schema, fields, validate
 
 from service.api import games
 from service.api.base import Blueprint
 from service.api.halves import HalvesCardField
 from service.api.sequence import NumbersPositionSchema, PositionSchema, _input_problem
+from service.api.actions import DECK_CARD_PATTERN
 from service.api.solitaire_frenzy import DeckCardField
 from service.api.two_way import GridSchema
 from service.games.halves import PER_HALF, WHOLE_CARD
 from service.games.sequence import CLASSIC, NUMBERS, InputError
 from service.games.solitaire_frenzy import foundation_refusal
+from service.errors import problem
 from service.i18n import language
 from service.pictures import MIMETYPE, draw
 from service.pictures import halves as halves_picture
@@ -70,20 +72,24 @@ class HalvesPictureSchema(Schema):
 
 
 class FoundationsPictureSchema(Schema):
-    piles = fields.List(fields.List(DeckCardField(), validate=validate.Length(min=1, max=13)),
+    piles = fields.List(fields.List(DeckCardField(metadata={"pattern": DECK_CARD_PATTERN}),
+                                    validate=validate.Length(min=1, max=13)),
                         required=True, validate=validate.Length(max=32), metadata={
                             "description": "foundation piles, each its cards from the Ace "
                                            "up (SF-F1)",
                             "example": [["AH", "2H", "3H"], ["AS"]]})
 
-    @validates_schema
-    def _built_by_the_rules(self, data: dict, **kwargs: Any) -> None:
-        """Every pile starts with an Ace and grows by suit, one rank at a time (SF-F1)."""
-        for i, pile in enumerate(data["piles"]):
-            for j, card in enumerate(pile):
-                refusal = foundation_refusal(card, pile[j - 1] if j else None)
-                if refusal is not None:
-                    raise ValidationError({"piles": {i: {j: [str(refusal.detail)]}}})
+
+def _foundation_problem(piles: list[list[str]]) -> Response | None:
+    """The first card of ``piles`` that SF-F1 does not build (not from the Ace, another
+    suit, a skipped rank): 422 ``invalid-foundation`` naming it; None when all are built."""
+    for i, pile in enumerate(piles):
+        for j, card in enumerate(pile):
+            refusal = foundation_refusal(card, pile[j - 1] if j else None)
+            if refusal is not None:
+                return problem(422, "invalid-foundation", refusal.detail, rule="SF-F1",
+                               errors={"json": {"piles": {i: {j: [refusal.detail]}}}})
+    return None
 
 
 @blp.get("/games/<game_id>/picture.svg")
@@ -166,5 +172,9 @@ def halves_picture_endpoint(body: dict) -> Response:
 def foundations_picture(body: dict) -> Response:
     """A Solitaire Frenzy foundation set by suit, each pile as its top card and size.
     A pile not built by SF-F1 (not from the Ace, another suit, a skipped rank): 422
-    naming the card, e.g. ``{"json": {"piles": {"0": {"1": ["..."]}}}}``."""
+    naming the card: ``invalid-foundation``, e.g. ``{"json": {"piles": {"0": {"1":
+    ["..."]}}}}``."""
+    refused = _foundation_problem(body["piles"])
+    if refused is not None:
+        return refused
     return _svg(frenzy_picture.draw_foundations(body["piles"]).tobytes())

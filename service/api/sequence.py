@@ -21,6 +21,7 @@ from typing import Any
 from flask import Response
 from marshmallow import Schema, fields, validate
 
+from service.api.actions import DECK_CARD_PATTERN, NUMBERS_CARD_PATTERN
 from service.api.base import Blueprint
 from service.errors import problem
 from service.i18n import localize
@@ -48,7 +49,8 @@ class StrictInteger(fields.Integer):
 
 
 def _cell_field(**kwargs: Any) -> fields.List:
-    return fields.List(StrictInteger(), validate=validate.Length(equal=2), metadata={
+    return fields.List(StrictInteger(metadata={"minimum": 0, "maximum": 9}),
+                       validate=validate.Length(equal=2), metadata={
         "description": "[row, col], row 0 at the top, 0..9", "example": [4, 4]}, **kwargs)
 
 
@@ -61,6 +63,11 @@ class PositionSchema(Schema):
     chips = fields.Dict(
         keys=fields.String(validate=validate.OneOf(SIDES)), values=fields.List(_cell_field()),
         required=True, metadata={"description": "each side's chips (green, blue, red)",
+                                 "additionalProperties": False, "properties": {
+                                     side: {"type": "array", "items": {
+                                         "type": "array", "minItems": 2, "maxItems": 2,
+                                         "items": {"type": "integer", "minimum": 0,
+                                                   "maximum": 9}}} for side in SIDES},
                                  "example": {"green": [[0, 1], [0, 2]], "blue": [[5, 5]]}})
     sequences = fields.List(fields.Nested(SequenceSchema), load_default=list, metadata={
         "description": "the completed (locked) sequences; chips outside them are unlocked"})
@@ -97,6 +104,7 @@ class MoveSchema(PositionSchema):
     sequence = _named_field()
     card = fields.String(required=True, metadata={
         "description": "card code (10H or TH...); JD/JC wild, JS/JH remove a chip",
+        "pattern": DECK_CARD_PATTERN,
         "example": "7H"})
 
 
@@ -106,7 +114,9 @@ class NumbersMoveSchema(NumbersPositionSchema):
     sequence = _named_field()
     card = fields.String(required=True, metadata={
         "description": "a problem card 'a + b', 'a - b', 'a x b', 'a / b' (also × ÷ : − *), "
-                       "or PLUS (wild) / MINUS (remove a chip)", "example": "6 x 7"})
+                       "or PLUS (wild) / MINUS (remove a chip); a division is exact and "
+                       "the answer on the board (422 otherwise)", "example": "6 x 7",
+        "pattern": NUMBERS_CARD_PATTERN})
 
 
 class FoundSequenceSchema(Schema):
@@ -168,6 +178,7 @@ def _move(game: str, body: dict) -> dict | Response:
 @blp.post("/sequences/check")
 @blp.arguments(PositionSchema)
 @blp.response(200, SequencesResultSchema)
+@blp.doc(operationId="checkSequenceSequences")
 def sequence_sequences(body: dict):
     """Completed sequences per side of a Sequence board position (SQ-S1, S2, S4).
 
@@ -182,6 +193,7 @@ def sequence_sequences(body: dict):
 @blp.post("/moves/check")
 @blp.arguments(MoveSchema)
 @blp.response(200, MoveResultSchema)
+@blp.doc(operationId="checkSequenceMove")
 def sequence_move(body: dict):
     """Would this card on this space be legal for the side, and what would it complete?
 
@@ -197,6 +209,7 @@ def sequence_move(body: dict):
 @numbers_blp.post("/sequences/check")
 @numbers_blp.arguments(NumbersPositionSchema)
 @numbers_blp.response(200, SequencesResultSchema)
+@numbers_blp.doc(operationId="checkSequenceNumbersSequences")
 def numbers_sequences(body: dict):
     """Completed sequences per side of a Sequence Numbers position (SQ-S1/S4, SN-S2),
     on the default board or the given custom ``board`` (SN-C0)."""
@@ -206,6 +219,7 @@ def numbers_sequences(body: dict):
 @numbers_blp.post("/moves/check")
 @numbers_blp.arguments(NumbersMoveSchema)
 @numbers_blp.response(200, MoveResultSchema)
+@numbers_blp.doc(operationId="checkSequenceNumbersMove")
 def numbers_move(body: dict):
     """Would this problem card on this space be legal, and what would it complete?
 

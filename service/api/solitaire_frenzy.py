@@ -16,6 +16,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from service.api.actions import DECK_CARD_PATTERN
 from service.api.base import Blueprint
 from service.i18n import localize
 from service.cards import JOKER, CardError, parse_card
@@ -44,10 +45,12 @@ class DeckCardField(fields.String):
 class FrenzyPlayCheckSchema(Schema):
     card = DeckCardField(required=True, metadata={
         "description": "the card played: rank A 2-10 (or T) J Q K + suit S H D C",
+        "pattern": DECK_CARD_PATTERN,
         "example": "5H"})
     onto = DeckCardField(load_default=None, allow_none=True, metadata={
         "description": "the foundation top or the exposed column card it goes onto; "
                        "null: a new foundation pile (an Ace) or an empty column",
+        "pattern": DECK_CARD_PATTERN,
         "example": "4H"})
     to = fields.String(required=True, validate=validate.OneOf((FOUNDATION, COLUMN)),
                        metadata={"example": FOUNDATION})
@@ -67,6 +70,7 @@ class FrenzyPlayVerdictSchema(Schema):
 @blp.post("/plays/check")
 @blp.arguments(FrenzyPlayCheckSchema)
 @blp.response(200, FrenzyPlayVerdictSchema)
+@blp.doc(operationId="checkSolitaireFrenzyPlay")
 def check_a_play(body: dict):
     """Would this card go onto that foundation top or column card?
 

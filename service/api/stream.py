@@ -88,13 +88,14 @@ class StreamQuerySchema(Schema):
     after = fields.Integer(validate=Range(min=0, max=games.MAX_INTEGER), metadata={
         "description": "resume after this seq (as Last-Event-ID, which wins when both "
                        "are sent); absent: the stream opens with the current view"})
-    ticket = fields.String(metadata={
-        "description": "a stream ticket (POST .../stream-tickets) instead of the "
-                       "Authorization header, for EventSource"})
+    # ?ticket= is read before the arguments (_authenticate) and documented as the
+    # streamTicket security scheme, the alternative to bearerAuth (not as a parameter:
+    # a client sends one of them, never both: 400 conflicting-credentials)
 
 
 class StreamHeadersSchema(Schema):
     last_event_id = fields.String(data_key="Last-Event-ID", metadata={
+        "pattern": r"^\s*([0-9]{1,18})?\s*$",
         "description": "resume after this seq (EventSource sends the id: of the last "
                        "event it received when it reconnects); not a seq: 400"})
 
@@ -142,6 +143,7 @@ def _authenticate():
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=games.SECURITY)
+@blp.doc(operationId="createStreamTicket")
 def post_stream_ticket(game_id: str):
     """A short-lived ticket that opens this game's stream as the caller (`?ticket=`),
     for browsers' EventSource, which cannot send the Authorization header.

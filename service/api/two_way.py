@@ -17,6 +17,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from service.api.actions import CARD_PATTERN
 from service.api.base import Blueprint
 from service.cards import CardError, parse_card
 from service.games.two_way import (GRID_SIZE, LINE_LENGTHS, classify_line, explain_reasons,
@@ -41,7 +42,7 @@ class CardField(fields.String):
     def __init__(self, **kwargs: Any):
         metadata = {"description": "card code: rank A 2-10 (or T) J Q K + suit S H D C, "
                                    "or JK for a joker; case-insensitive",
-                    "example": "10H", **kwargs.pop("metadata", {})}
+                    "example": "10H", "pattern": CARD_PATTERN, **kwargs.pop("metadata", {})}
         super().__init__(metadata=metadata, **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
@@ -115,6 +116,7 @@ class GridSequencesSchema(Schema):
 @blp.post("/sequences/check")
 @blp.arguments(LineCheckSchema)
 @blp.response(200, LineVerdictSchema)
+@blp.doc(operationId="checkTwoWaySequence")
 def check_sequence(body: dict) -> dict:
     """Judge a line of 3 to 6 cards (RULES.md TW-S1..TW-S10).
 
@@ -136,6 +138,7 @@ def check_sequence(body: dict) -> dict:
 @blp.post("/grid/sequences")
 @blp.arguments(GridSchema)
 @blp.response(200, GridSequencesSchema)
+@blp.doc(operationId="findTwoWayGridSequences")
 def grid_sequences(body: dict) -> dict:
     """Every declarable line of a 7 x 7 grid, in one colour (RULES.md TW-D1, TW-S).
 
