@@ -368,8 +368,8 @@ class _Statements:
         parts = [insert(_EVENTS).values({
             name: bindparam(f"e{i}_{name}", type_=_EVENTS.c[name].type)
             for name in _EVENT_COLUMNS}) for i in range(events)]
-        if key:
-            parts.append(insert(_KEYS).values({
+        if key:  # inline: no RETURNING of the new id (nothing reads it)
+            parts.append(insert(_KEYS).inline().values({
                 name: bindparam(f"k_{name}", type_=_KEYS.c[name].type)
                 for name in _KEY_COLUMNS}))
         main = self.advance if advance else parts.pop()
@@ -560,8 +560,8 @@ class GameStore:
         :class:`KeyInFlight` (only for a claim left by an earlier release, see
         :meth:`_check_key`), :class:`Unavailable`.
         """
-        result, replayed = self.uow.run(lambda c: self._act(
-            c, game_id, actor, action, expected_version, render, idempotency), core=True)
+        result, replayed = self.uow.run_pipelined(lambda c: self._act(
+            c, game_id, actor, action, expected_version, render, idempotency))
         if isinstance(result, _Accepted):
             result = self._rebuild(game_id, result)
         if isinstance(result, Applied):
