@@ -21,7 +21,7 @@ from typing import Any
 from flask import Response
 from marshmallow import Schema, fields, validate
 
-from service.api.base import Blueprint
+from service.api.base import Blueprint, json_reply
 from service.errors import problem
 from service.i18n import localize
 from service.games.sequence import CLASSIC, NUMBERS, SIDES, InputError, check_board, check_move
@@ -149,24 +149,25 @@ def _input_problem(error: InputError) -> Response:
                    errors={"json": {error.field: [error.detail]}})
 
 
-def _sequences(game: str, body: dict) -> dict | Response:
+def _sequences(game: str, body: dict) -> Response:
     try:
-        return check_board(game, body["chips"], body["sequences"], body.get("board"))
+        return json_reply(check_board(game, body["chips"], body["sequences"],
+                                      body.get("board")))
     except InputError as error:
         return _input_problem(error)
 
 
-def _move(game: str, body: dict) -> dict | Response:
+def _move(game: str, body: dict) -> Response:
     try:
-        return localize(check_move(game, body["chips"], body["sequences"], body["side"],
-                                   body["card"], body["cell"], body.get("board"),
-                                   body["sequence"]))
+        return json_reply(localize(check_move(game, body["chips"], body["sequences"],
+                                              body["side"], body["card"], body["cell"],
+                                              body.get("board"), body["sequence"])))
     except InputError as error:
         return _input_problem(error)
 
 
 @blp.post("/sequences/check")
-@blp.arguments(PositionSchema)
+@blp.arguments(PositionSchema())
 @blp.response(200, SequencesResultSchema)
 def sequence_sequences(body: dict):
     """Completed sequences per side of a Sequence board position (SQ-S1, S2, S4).
@@ -180,7 +181,7 @@ def sequence_sequences(body: dict):
 
 
 @blp.post("/moves/check")
-@blp.arguments(MoveSchema)
+@blp.arguments(MoveSchema())
 @blp.response(200, MoveResultSchema)
 def sequence_move(body: dict):
     """Would this card on this space be legal for the side, and what would it complete?
@@ -195,7 +196,7 @@ def sequence_move(body: dict):
 
 
 @numbers_blp.post("/sequences/check")
-@numbers_blp.arguments(NumbersPositionSchema)
+@numbers_blp.arguments(NumbersPositionSchema())
 @numbers_blp.response(200, SequencesResultSchema)
 def numbers_sequences(body: dict):
     """Completed sequences per side of a Sequence Numbers position (SQ-S1/S4, SN-S2),
@@ -204,7 +205,7 @@ def numbers_sequences(body: dict):
 
 
 @numbers_blp.post("/moves/check")
-@numbers_blp.arguments(NumbersMoveSchema)
+@numbers_blp.arguments(NumbersMoveSchema())
 @numbers_blp.response(200, MoveResultSchema)
 def numbers_move(body: dict):
     """Would this problem card on this space be legal, and what would it complete?

@@ -17,7 +17,7 @@ from typing import Any
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from service.api.base import Blueprint
+from service.api.base import Blueprint, json_reply
 from service.cards import CardError, parse_card
 from service.games.two_way import (GRID_SIZE, LINE_LENGTHS, classify_line, explain_reasons,
                                    scan_grid)
@@ -113,7 +113,7 @@ class GridSequencesSchema(Schema):
 
 
 @blp.post("/sequences/check")
-@blp.arguments(LineCheckSchema)
+@blp.arguments(LineCheckSchema())  # instances: not built again per request
 @blp.response(200, LineVerdictSchema)
 def check_sequence(body: dict) -> dict:
     """Judge a line of 3 to 6 cards (RULES.md TW-S1..TW-S10).
@@ -130,11 +130,11 @@ def check_sequence(body: dict) -> dict:
     """
     verdict = classify_line(body["cards"])
     verdict["reasons"] = explain_reasons(verdict["reasons"], verdict["length"])
-    return localize(verdict)
+    return json_reply(localize(verdict))
 
 
 @blp.post("/grid/sequences")
-@blp.arguments(GridSchema)
+@blp.arguments(GridSchema())
 @blp.response(200, GridSequencesSchema)
 def grid_sequences(body: dict) -> dict:
     """Every declarable line of a 7 x 7 grid, in one colour (RULES.md TW-D1, TW-S).
@@ -144,4 +144,4 @@ def grid_sequences(body: dict) -> dict:
     ordered by first cell, then direction (horizontal, vertical, down-right,
     down-left), then length.
     """
-    return {"sequences": scan_grid(body["grid"])}
+    return json_reply({"sequences": scan_grid(body["grid"])})
