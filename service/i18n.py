@@ -30,6 +30,8 @@ TRANSLATIONS = Path(__file__).resolve().parent / "translations"
 
 
 def _select() -> str:
+    if "Accept-Language" not in request.headers:  # no header: no parsing
+        return DEFAULT
     return request.accept_languages.best_match(LANGUAGES, default=DEFAULT)
 
 
