@@ -10,7 +10,7 @@ DIR``); its server is measured in the same run, rounds interleaved with this tre
 (baseline, this tree, baseline, ...), so the machine's load (2 cores, shared) hits both
 alike; every figure is printed as the range over the rounds, per tree.
 
-Load generator: separate processes (2, each with threads), raw keep-alive sockets with
+Load generator: separate processes (one per client, up to 16), raw keep-alive sockets with
 the request bytes built up front (a few microseconds per request, far below the
 server's cost). gunicorn as ``make serve`` starts it (gunicorn.conf.py: gevent
 workers), ``--workers`` each, on 127.0.0.1.
@@ -61,7 +61,7 @@ from urllib.parse import urlsplit
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
-CLIENT_PROCESSES = 2
+CLIENT_PROCESSES = 16  # at most; one thread each (a client's latency is not a GIL wait)
 HZ = os.sysconf("SC_CLK_TCK")
 
 CHECK_6 = {"cards": ["KS", "JK", "2S", "3S", "JK", "5S"]}
@@ -676,7 +676,7 @@ def main() -> None:
     if args.baseline:
         trees.insert(0, ("baseline", args.baseline.resolve()))
     print(f"bench_speed: {os.cpu_count()} CPUs, gunicorn --workers {args.workers} (gevent), "
-          f"{args.games} clients in {CLIENT_PROCESSES} processes, {args.seconds:g} s per "
+          f"{args.games} clients in {min(args.games, CLIENT_PROCESSES)} processes, {args.seconds:g} s per "
           f"figure, {args.rounds} rounds, trees: "
           + ", ".join(f"{label}={path}" for label, path in trees), flush=True)
     results = Results()
