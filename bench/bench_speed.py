@@ -676,8 +676,8 @@ def main() -> None:
     if args.baseline:
         trees.insert(0, ("baseline", args.baseline.resolve()))
     print(f"bench_speed: {os.cpu_count()} CPUs, gunicorn --workers {args.workers} (gevent), "
-          f"{args.games} clients in {min(args.games, CLIENT_PROCESSES)} processes, {args.seconds:g} s per "
-          f"figure, {args.rounds} rounds, trees: "
+          f"{args.games} clients in {min(args.games, CLIENT_PROCESSES)} processes, "
+          f"{args.seconds:g} s per figure, {args.rounds} rounds, trees: "
           + ", ".join(f"{label}={path}" for label, path in trees), flush=True)
     results = Results()
     for round_ in range(args.rounds):

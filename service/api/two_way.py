@@ -51,8 +51,25 @@ class CardField(fields.String):
             raise ValidationError(str(exc)) from exc
 
 
+class CardList(fields.List):
+    """A list of :class:`CardField` items, parsed in one loop when every item is a
+    card code (or None where the items allow it); anything else goes through the
+    List's own item-by-item path, so its errors stay by index. The List's validators
+    run either way."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> list:
+        if isinstance(value, list):
+            allow_none = self.inner.allow_none
+            try:
+                return [None if item is None and allow_none else parse_card(item)
+                        for item in value]
+            except CardError:
+                pass
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
 class LineCheckSchema(Schema):
-    cards = fields.List(
+    cards = CardList(
         CardField(), required=True,
         validate=validate.Length(min=min(LINE_LENGTHS), max=max(LINE_LENGTHS)),
         metadata={"description": "3 to 6 cards in their order along the grid line",
@@ -91,7 +108,7 @@ class LineVerdictSchema(Schema):
 
 class GridSchema(Schema):
     grid = fields.List(
-        fields.List(CardField(allow_none=True), validate=validate.Length(equal=GRID_SIZE)),
+        CardList(CardField(allow_none=True), validate=validate.Length(equal=GRID_SIZE)),
         required=True, validate=validate.Length(equal=GRID_SIZE),
         metadata={"description": "7 rows of 7 cells, row 0 at blue's side; a cell is the "
                                  "card code of one colour's face, or null when empty"})
