@@ -17,9 +17,7 @@ SQLite needs care to behave like a real transactional database:
   inside the process and a blocking ``flock`` on ``<database>-writer.lock`` across
   processes (every gunicorn worker). SQLite's own busy handler waits for a held write
   lock by sleeping and polling (its back-off sleeps up to 100 ms, which made the slow
-  tail) and blocks the whole gevent worker meanwhile; a writer waiting on the file
-  lock wakes as soon as it is released, and under gevent waits in an OS thread, so
-  the worker's other requests go on. The busy
+  tail); a writer waiting on the file lock wakes as soon as it is released. The busy
   timeout stays for writers outside the store (a migration, ``sqlite3`` by hand).
 
 :func:`is_conflict` tells the errors that a retry can cure (deadlock, serialization
@@ -122,35 +120,12 @@ class WriterLock:
         with self._local:
             descriptor = self._descriptor()
             if descriptor is not None:
-                _flock(descriptor)
+                fcntl.flock(descriptor, fcntl.LOCK_EX)
             try:
                 yield
             finally:
                 if descriptor is not None:
                     fcntl.flock(descriptor, fcntl.LOCK_UN)
-
-
-def _flock(descriptor: int) -> None:
-    """Take the exclusive flock; when another process holds it, wait in an OS thread
-    under gevent (gevent's thread pool), so that the worker's other greenlets (reads,
-    other games' requests) run meanwhile instead of the whole process blocking."""
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return
-    except BlockingIOError:
-        pass
-    if _gevent_patched():
-        import gevent
-        gevent.get_hub().threadpool.apply(fcntl.flock, (descriptor, fcntl.LOCK_EX))
-    else:
-        fcntl.flock(descriptor, fcntl.LOCK_EX)
-
-
-def _gevent_patched() -> bool:
-    """True in a gevent worker (threading monkey-patched)."""
-    import sys
-    monkey = sys.modules.get("gevent.monkey")
-    return monkey is not None and monkey.is_module_patched("threading")
 
 
 def writer_lock(engine: Engine) -> WriterLock | None:
