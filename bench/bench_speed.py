@@ -29,6 +29,8 @@ Figures (targets of the issue in brackets):
    * worker CPU per action / worker CPU per ``/healthz`` [<= 4] (utime + stime of the
      gunicorn workers over each phase, /proc; game creation and the first GETs are
      charged to the actions);
+   * SQLite, no HTTP: 4 processes running write transactions (a read, 2 ms of CPU,
+     an insert) through the tree's unit of work: transactions/s, p50, mean, p99;
    * SQLite: p99 / p50 of the action latency [<= 2], with the machine's CPU busy share
      over the phase [>= 90 %], and for reference the p99 / p50 of ``/healthz`` with the
      same clients (the tail the machine itself gives a request that does nothing);
@@ -538,6 +540,58 @@ def _count_round_trips(url: str, actions: int) -> None:
     print(trips / actions)
 
 
+# ----- SQLite: write transactions of several processes, the store's unit of work ----------
+
+
+def writers(tree: Path, processes: int, seconds: float) -> list[float]:
+    """[transactions/s, p50 s, p99 s, mean s] of ``processes`` processes each running
+    write transactions through ``tree``'s UnitOfWork on one SQLite file (a read, 2 ms
+    of CPU, an insert: an action's shape), no HTTP (a child process)."""
+    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--writers",
+                           str(processes), "--actions", str(seconds)], cwd=tree,
+                          capture_output=True, text=True, check=False,
+                          env={**os.environ, "PYTHONPATH": str(tree),
+                               "PYTHONDONTWRITEBYTECODE": "1"})
+    if done.returncode:
+        raise RuntimeError(done.stderr[-2000:])
+    return [float(x) for x in done.stdout.split()[-4:]]
+
+
+def _writers(processes: int, seconds: float) -> None:
+    from sqlalchemy import text
+    from service.store.db import make_engine
+    from service.store.uow import UnitOfWork
+    folder = tempfile.TemporaryDirectory(prefix="bench-speed-writers-")
+    url = f"sqlite:///{folder.name}/w.sqlite3"
+    engine = make_engine(url)
+    with engine.begin() as connection:
+        connection.execute(text("CREATE TABLE t (id INTEGER PRIMARY KEY, p TEXT)"))
+    engine.dispose()
+
+    def work(start: float, deadline: float) -> tuple[int, list[float]]:
+        uow = UnitOfWork(make_engine(url))
+        latencies: list[float] = []
+
+        def transaction(connection) -> None:
+            connection.execute(text("SELECT count(*) FROM t WHERE id < 0")).scalar()
+            spin = time.process_time()
+            while time.process_time() - spin < 0.002:
+                pass
+            connection.execute(text("INSERT INTO t (p) VALUES (:p)"), {"p": "x" * 2000})
+        wait_until(start)
+        while time.time() < deadline:
+            begin = time.perf_counter()
+            uow.run(transaction, core=True)
+            latencies.append(time.perf_counter() - begin)
+        return len(latencies), latencies
+
+    rate, latencies = load(work, processes, seconds)
+    latencies.sort()
+    print(rate, latencies[len(latencies) // 2], latencies[int(len(latencies) * 0.99)],
+          statistics.mean(latencies))
+    folder.cleanup()
+
+
 # ----- main ------------------------------------------------------------------------
 
 
@@ -650,6 +704,13 @@ def durable_round(tree: Path, label: str, backend: str, database: Database, args
             results.add(label, tag + "worker RSS MiB (largest, after)", max(after), None)
     finally:
         server.stop()
+    if backend == "sqlite":
+        rate, p50, p99, mean = writers(tree, 4, args.seconds)
+        results.add(label, tag + "4 writer processes, no HTTP: txn/s", rate, None)
+        results.add(label, tag + "4 writer processes: p50 ms", p50 * 1000, None)
+        results.add(label, tag + "4 writer processes: mean ms", mean * 1000, None)
+        results.add(label, tag + "4 writer processes: p99 ms", p99 * 1000, None)
+        results.add(label, tag + "4 writer processes: p99 / p50", p99 / p50, None)
     if backend == "postgresql":
         results.add(label, tag + "round trips per action",
                     round_trips(tree, database.url, args.trip_actions), ("<=", 3))
@@ -670,11 +731,15 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, help="a checkout to compare with")
     parser.add_argument("--pg-url", default=os.environ.get("TEST_DATABASE_URL", DEFAULT_PG))
     parser.add_argument("--round-trips", help=argparse.SUPPRESS)
-    parser.add_argument("--actions", type=int, default=60, help=argparse.SUPPRESS)
+    parser.add_argument("--actions", type=float, default=60, help=argparse.SUPPRESS)
+    parser.add_argument("--writers", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.round_trips:
+    if args.round_trips or args.writers:
         sys.path.insert(0, os.getcwd())
-        _count_round_trips(args.round_trips, args.actions)
+        if args.writers:
+            _writers(args.writers, args.actions)
+        else:
+            _count_round_trips(args.round_trips, int(args.actions))
         return
     sys.path.insert(0, str(ROOT))
     import service.store.db  # noqa: F401 - imported once, before the client processes fork
