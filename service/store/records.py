@@ -20,7 +20,9 @@ An action is ONE transaction: the statement that locks the game row (and reads t
 idempotency record of the request's key), then the writes: the events after the row's
 ``last_seq``, the new snapshot, version and ``last_seq``, the reply under the key (one
 statement on PostgreSQL, three on SQLite). The token lookup before it is one statement
-without a transaction around it. On PostgreSQL the statement that advances the game
+without a transaction around it. On PostgreSQL the transaction runs in psycopg's
+pipeline mode (:func:`service.store.uow.pipelined`): BEGIN travels with the lock, the
+writes with COMMIT, so an action is three round trips, the token lookup included. On PostgreSQL the statement that advances the game
 also sends ``pg_notify(FEED_CHANNEL, "<game id>:<last_seq>")``: a notification is
 delivered at commit only, to the event feed of every worker and host
 (:mod:`service.store.feed`).
