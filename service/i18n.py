@@ -30,6 +30,8 @@ TRANSLATIONS = Path(__file__).resolve().parent / "translations"
 
 
 def _select() -> str:
+    if "Accept-Language" not in request.headers:  # no header: no parsing
+        return DEFAULT
     return request.accept_languages.best_match(LANGUAGES, default=DEFAULT)
 
 
@@ -67,18 +69,23 @@ def localize(value: Any) -> Any:
     same endpoint would)."""
     if has_request_context():
         g.localized = True
+    return _translated(value)
+
+
+def _translated(value: Any) -> Any:
     if isinstance(value, dict):
-        return {key: localize(item) for key, item in value.items()}
+        return {key: _translated(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [localize(item) for item in value]
-    return translate(value)
+        return [_translated(item) for item in value]
+    return translate(value) if isinstance(value, Message) else value
 
 
 def _language_headers(response: Response) -> Response:
     """``Content-Language`` and ``Vary: Accept-Language`` on a response whose text
     was translated for this request."""
     if g.get("localized"):
-        response.headers["Content-Language"] = language()
+        response.headers["Content-Language"] = str(get_locale()) if "_flask_babel" in g \
+            else _select()  # no sentence translated: Flask-Babel's locale not built
         response.vary.add("Accept-Language")
     return response
 

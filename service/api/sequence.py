@@ -22,7 +22,7 @@ from flask import Response
 from marshmallow import Schema, fields, validate
 
 from service.api.actions import DECK_CARD_PATTERN, NUMBERS_CARD_PATTERN
-from service.api.base import Blueprint
+from service.api.base import Blueprint, json_reply
 from service.errors import problem
 from service.i18n import localize
 from service.games.sequence import CLASSIC, NUMBERS, SIDES, InputError, check_board, check_move
@@ -159,24 +159,25 @@ def _input_problem(error: InputError) -> Response:
                    errors={"json": {error.field: [error.detail]}})
 
 
-def _sequences(game: str, body: dict) -> dict | Response:
+def _sequences(game: str, body: dict) -> Response:
     try:
-        return check_board(game, body["chips"], body["sequences"], body.get("board"))
+        return json_reply(check_board(game, body["chips"], body["sequences"],
+                                      body.get("board")))
     except InputError as error:
         return _input_problem(error)
 
 
-def _move(game: str, body: dict) -> dict | Response:
+def _move(game: str, body: dict) -> Response:
     try:
-        return localize(check_move(game, body["chips"], body["sequences"], body["side"],
-                                   body["card"], body["cell"], body.get("board"),
-                                   body["sequence"]))
+        return json_reply(localize(check_move(game, body["chips"], body["sequences"],
+                                              body["side"], body["card"], body["cell"],
+                                              body.get("board"), body["sequence"])))
     except InputError as error:
         return _input_problem(error)
 
 
 @blp.post("/sequences/check")
-@blp.arguments(PositionSchema)
+@blp.arguments(PositionSchema())
 @blp.response(200, SequencesResultSchema)
 @blp.doc(operationId="checkSequenceSequences")
 def sequence_sequences(body: dict):
@@ -191,7 +192,7 @@ def sequence_sequences(body: dict):
 
 
 @blp.post("/moves/check")
-@blp.arguments(MoveSchema)
+@blp.arguments(MoveSchema())
 @blp.response(200, MoveResultSchema)
 @blp.doc(operationId="checkSequenceMove")
 def sequence_move(body: dict):
@@ -207,7 +208,7 @@ def sequence_move(body: dict):
 
 
 @numbers_blp.post("/sequences/check")
-@numbers_blp.arguments(NumbersPositionSchema)
+@numbers_blp.arguments(NumbersPositionSchema())
 @numbers_blp.response(200, SequencesResultSchema)
 @numbers_blp.doc(operationId="checkSequenceNumbersSequences")
 def numbers_sequences(body: dict):
@@ -217,7 +218,7 @@ def numbers_sequences(body: dict):
 
 
 @numbers_blp.post("/moves/check")
-@numbers_blp.arguments(NumbersMoveSchema)
+@numbers_blp.arguments(NumbersMoveSchema())
 @numbers_blp.response(200, MoveResultSchema)
 @numbers_blp.doc(operationId="checkSequenceNumbersMove")
 def numbers_move(body: dict):

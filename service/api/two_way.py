@@ -18,7 +18,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate
 
 from service.api.actions import CARD_PATTERN
-from service.api.base import Blueprint
+from service.api.base import Blueprint, json_reply
 from service.cards import CardError, parse_card
 from service.games.two_way import (GRID_SIZE, LINE_LENGTHS, classify_line, explain_reasons,
                                    scan_grid)
@@ -52,8 +52,25 @@ class CardField(fields.String):
             raise ValidationError(str(exc)) from exc
 
 
+class CardList(fields.List):
+    """A list of :class:`CardField` items, parsed in one loop when every item is a
+    card code (or None where the items allow it); anything else goes through the
+    List's own item-by-item path, so its errors stay by index. The List's validators
+    run either way."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> list:
+        if isinstance(value, list):
+            allow_none = self.inner.allow_none
+            try:
+                return [None if item is None and allow_none else parse_card(item)
+                        for item in value]
+            except CardError:
+                pass
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
 class LineCheckSchema(Schema):
-    cards = fields.List(
+    cards = CardList(
         CardField(), required=True,
         validate=validate.Length(min=min(LINE_LENGTHS), max=max(LINE_LENGTHS)),
         metadata={"description": "3 to 6 cards in their order along the grid line",
@@ -92,7 +109,7 @@ class LineVerdictSchema(Schema):
 
 class GridSchema(Schema):
     grid = fields.List(
-        fields.List(CardField(allow_none=True), validate=validate.Length(equal=GRID_SIZE)),
+        CardList(CardField(allow_none=True), validate=validate.Length(equal=GRID_SIZE)),
         required=True, validate=validate.Length(equal=GRID_SIZE),
         metadata={"description": "7 rows of 7 cells, row 0 at blue's side; a cell is the "
                                  "card code of one colour's face, or null when empty"})
@@ -114,7 +131,7 @@ class GridSequencesSchema(Schema):
 
 
 @blp.post("/sequences/check")
-@blp.arguments(LineCheckSchema)
+@blp.arguments(LineCheckSchema())  # instances: not built again per request
 @blp.response(200, LineVerdictSchema)
 @blp.doc(operationId="checkTwoWaySequence")
 def check_sequence(body: dict) -> dict:
@@ -132,11 +149,11 @@ def check_sequence(body: dict) -> dict:
     """
     verdict = classify_line(body["cards"])
     verdict["reasons"] = explain_reasons(verdict["reasons"], verdict["length"])
-    return localize(verdict)
+    return json_reply(localize(verdict))
 
 
 @blp.post("/grid/sequences")
-@blp.arguments(GridSchema)
+@blp.arguments(GridSchema())
 @blp.response(200, GridSequencesSchema)
 @blp.doc(operationId="findTwoWayGridSequences")
 def grid_sequences(body: dict) -> dict:
@@ -147,4 +164,4 @@ def grid_sequences(body: dict) -> dict:
     ordered by first cell, then direction (horizontal, vertical, down-right,
     down-left), then length.
     """
-    return {"sequences": scan_grid(body["grid"])}
+    return json_reply({"sequences": scan_grid(body["grid"])})

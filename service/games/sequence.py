@@ -663,8 +663,8 @@ def check_move(game: str, chips: Any, sequences: Any, side: Any, card: Any, cell
     canonical = parse_card_for(game, card, "card")
     target = _cell(cell, "cell")
     named = None if sequence is None else _named_sequence(sequence)
-    if card_class(game, canonical) == "face" and label_of(game, canonical) not in \
-            spaces_index(grid):
+    if card_class(game, canonical) == "face" and not any(
+            label_of(game, canonical) in row for row in grid):  # a face's label is never FREE
         raise InputError("invalid-card", Message(
             "%(card)s: no space of the board shows %(label)s (SN-C1)", card=canonical,
             label=label_of(game, canonical)), "card", "SN-C1")

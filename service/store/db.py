@@ -13,6 +13,13 @@ SQLite needs care to behave like a real transactional database:
   front, waiting up to ``busy_timeout`` for it, instead of failing at its first write
   with "database is locked" when a reader tries to upgrade.
 
+* writers are serialised before ``BEGIN IMMEDIATE`` by a :class:`WriterLock`: a lock
+  inside the process and a blocking ``flock`` on ``<database>-writer.lock`` across
+  processes (every gunicorn worker). SQLite's own busy handler waits for a held write
+  lock by sleeping and polling (its back-off sleeps up to 100 ms, which made the slow
+  tail); a writer waiting on the file lock wakes as soon as it is released. The busy
+  timeout stays for writers outside the store (a migration, ``sqlite3`` by hand).
+
 :func:`is_conflict` tells the errors that a retry can cure (deadlock, serialization
 failure, lock time-out, "database is locked", unique violation on an event's seq, a
 dropped connection) from real faults.
@@ -25,7 +32,12 @@ pool and :func:`is_conflict` makes the unit of work retry on a fresh connection
 """
 from __future__ import annotations
 
-from typing import Any
+import fcntl
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
+from typing import Any, ContextManager
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
@@ -52,7 +64,9 @@ def make_engine(url: str | URL, **kwargs: Any) -> Engine:
     """
     url = make_url(url)
     if url.get_backend_name() != "sqlite":
-        return create_engine(url, **kwargs)
+        engine = create_engine(url, **kwargs)
+        event.listen(engine, "after_cursor_execute", _sync_pipeline)
+        return engine
     connect_args = {"timeout": BUSY_TIMEOUT_MS / 1000, "check_same_thread": False}
     engine = create_engine(url, connect_args=connect_args, **kwargs)
     wal = not _is_memory(url)
@@ -77,6 +91,66 @@ def make_engine(url: str | URL, **kwargs: Any) -> Engine:
             connection.exec_driver_sql(f"BEGIN {mode}")
 
     return engine
+
+
+class WriterLock:
+    """Serialises the write transactions of one SQLite database file: a
+    :class:`threading.Lock` within the process (a greenlet-aware one under gevent,
+    which patches threading before the store is built), then an exclusive ``flock``
+    on ``path`` across processes, held from before ``BEGIN IMMEDIATE`` until after
+    ``COMMIT``/``ROLLBACK``. The file is opened once per process (a forked child opens
+    its own: an inherited descriptor would share the parent's lock). The kernel
+    releases the lock of a process that dies."""
+
+    def __init__(self, path: str | None):
+        self.path = path
+        self._local = threading.Lock()
+        self._file: tuple[int, int] | None = None  # (pid, descriptor)
+
+    def _descriptor(self) -> int | None:
+        if self.path is None:
+            return None
+        if self._file is None or self._file[0] != os.getpid():
+            self._file = (os.getpid(), os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+        return self._file[1]
+
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """The lock, for the block."""
+        with self._local:
+            descriptor = self._descriptor()
+            if descriptor is not None:
+                fcntl.flock(descriptor, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                if descriptor is not None:
+                    fcntl.flock(descriptor, fcntl.LOCK_UN)
+
+
+def writer_lock(engine: Engine) -> WriterLock | None:
+    """The :class:`WriterLock` of an SQLite engine (a file database:
+    ``<database>-writer.lock`` next to it; in memory: within the process only); None
+    for other databases (they lock rows: ``SELECT ... FOR UPDATE``)."""
+    if engine.dialect.name != "sqlite":
+        return None
+    url = engine.url
+    return WriterLock(None if _is_memory(url) else f"{os.path.abspath(url.database)}-writer.lock")
+
+
+def held(lock: WriterLock | None) -> ContextManager[None]:
+    """``lock.held()``, or nothing to hold."""
+    return lock.held() if lock is not None else nullcontext()
+
+
+def _sync_pipeline(_connection: Any, _cursor: Any, _statement: str, _parameters: Any,
+                   context: Any, _executemany: bool) -> None:
+    """In pipeline mode (:func:`service.store.uow.pipelined`), a statement executed with
+    ``pipeline_sync`` has its result fetched now (with everything queued before it),
+    before SQLAlchemy reads the cursor; its errors are SQLAlchemy's as usual."""
+    pipeline = context.execution_options.get("pipeline_sync")
+    if pipeline is not None:
+        pipeline.sync()
 
 
 def writer(engine: Engine) -> Engine:

@@ -20,7 +20,9 @@ An action is ONE transaction: the statement that locks the game row (and reads t
 idempotency record of the request's key), then the writes: the events after the row's
 ``last_seq``, the new snapshot, version and ``last_seq``, the reply under the key (one
 statement on PostgreSQL, three on SQLite). The token lookup before it is one statement
-without a transaction around it. On PostgreSQL the statement that advances the game
+without a transaction around it. On PostgreSQL the transaction runs in psycopg's
+pipeline mode (:func:`service.store.uow.pipelined`): BEGIN travels with the lock, the
+writes with COMMIT, so an action is three round trips, the token lookup included. On PostgreSQL the statement that advances the game
 also sends ``pg_notify(FEED_CHANNEL, "<game id>:<last_seq>")``: a notification is
 delivered at commit only, to the event feed of every worker and host
 (:mod:`service.store.feed`).
@@ -368,8 +370,8 @@ class _Statements:
         parts = [insert(_EVENTS).values({
             name: bindparam(f"e{i}_{name}", type_=_EVENTS.c[name].type)
             for name in _EVENT_COLUMNS}) for i in range(events)]
-        if key:
-            parts.append(insert(_KEYS).values({
+        if key:  # inline: no RETURNING of the new id (nothing reads it)
+            parts.append(insert(_KEYS).inline().values({
                 name: bindparam(f"k_{name}", type_=_KEYS.c[name].type)
                 for name in _KEY_COLUMNS}))
         main = self.advance if advance else parts.pop()
@@ -560,8 +562,8 @@ class GameStore:
         :class:`KeyInFlight` (only for a claim left by an earlier release, see
         :meth:`_check_key`), :class:`Unavailable`.
         """
-        result, replayed = self.uow.run(lambda c: self._act(
-            c, game_id, actor, action, expected_version, render, idempotency), core=True)
+        result, replayed = self.uow.run_pipelined(lambda c: self._act(
+            c, game_id, actor, action, expected_version, render, idempotency))
         if isinstance(result, _Accepted):
             result = self._rebuild(game_id, result)
         if isinstance(result, Applied):
@@ -600,10 +602,11 @@ class GameStore:
                            Message("the game is at version %(version)s, not %(expected)s",
                                    version=row.version, expected=expected_version),
                            {"version": row.version}, game=row.game), None
-        # apply gets a copy of its own (decoding the stored text again is several times
-        # cheaper than a deep copy): whatever it does, the fold starts from the snapshot
+        # the snapshot is decoded once: apply never mutates its state (the engine
+        # contract, tested per engine), so the fold starts from the same dict after it
+        state = json.loads(row.snapshot)
         try:
-            new_events = module.apply(json.loads(row.snapshot), actor, copy.deepcopy(action))
+            new_events = module.apply(state, actor, copy.deepcopy(action))
         except RuleViolation as violation:
             extra = {**violation.extra, **({"rule": violation.rule} if violation.rule else {})}
             return Refused(violation.status, violation.code, violation.detail, extra,
@@ -611,8 +614,8 @@ class GameStore:
         # the events as the log will give them back, folded as a replay folds them
         stored = [StoredEvent(row.last_seq + i, _canonical_event(e))
                   for i, e in enumerate(new_events, 1)]
-        snapshot = json.dumps(_fold_all(module, json.loads(row.snapshot),
-                                        [e.event for e in stored]), sort_keys=True)
+        snapshot = json.dumps(_fold_all(module, state, [e.event for e in stored]),
+                              sort_keys=True)
         state = json.loads(snapshot)  # exactly what a replay rebuilds
         record = GameRecord(id=game_id, game=row.game, options=row.options,
                             status=state["status"], version=row.version + 1, state=state,

@@ -16,7 +16,8 @@ a retried create makes another game (creation is not idempotent anyway, see
 :meth:`service.store.records.GameStore.create`).
 
 Write transactions start as writers (``BEGIN IMMEDIATE`` on SQLite, see
-:func:`service.store.db.writer`); a game row is locked with ``SELECT ... FOR UPDATE``
+:func:`service.store.db.writer`, after taking the database's
+:class:`~service.store.db.WriterLock`); a game row is locked with ``SELECT ... FOR UPDATE``
 (:func:`lock_game`), so one game changes in one transaction at a time, across threads,
 gunicorn workers and hosts sharing one PostgreSQL.
 """
@@ -32,7 +33,7 @@ from sqlalchemy import Connection, Engine, Row, Text, and_, bindparam, cast, sel
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
-from service.store.db import is_conflict, single_statements, writer
+from service.store.db import held, is_conflict, single_statements, writer, writer_lock
 from service.store.models import Game, IdempotencyKey
 
 T = TypeVar("T")
@@ -56,19 +57,21 @@ class UnitOfWork:
         self._single = single_statements(engine)
         self._readers = sessionmaker(engine, expire_on_commit=False)
         self._writers = sessionmaker(self._writer, expire_on_commit=False)
+        self._lock = writer_lock(engine)  # SQLite: writers queue on it (db.WriterLock)
 
     @contextmanager
     def transaction(self, write: bool = True) -> Iterator[Session]:
         """One transaction: commits when the block ends, rolls back on an exception."""
         factory = self._writers if write else self._readers
-        with factory() as session, session.begin():
+        with held(self._lock if write else None), factory() as session, session.begin():
             yield session
 
     @contextmanager
     def connection(self, write: bool = True) -> Iterator[Connection]:
         """One transaction on a Core connection: commits when the block ends, rolls
         back on an exception."""
-        with (self._writer if write else self.engine).begin() as connection:
+        with (held(self._lock if write else None),
+              (self._writer if write else self.engine).begin() as connection):
             yield connection
 
     @contextmanager
@@ -76,11 +79,30 @@ class UnitOfWork:
         with self._single.connect() as connection:
             yield connection
 
+    @contextmanager
+    def pipelined(self, write: bool = True) -> Iterator[Connection]:
+        """One write transaction on a Core connection in as few round trips as the
+        work allows: on PostgreSQL in psycopg's pipeline mode (see :func:`pipelined`);
+        elsewhere :meth:`connection`."""
+        if self.engine.dialect.name != "postgresql" or not pipeline_supported():
+            with self.connection(write) as connection:
+                yield connection
+            return
+        with self._single.connect() as connection, pipelined(connection):
+            yield connection
+
     def run(self, fn: Callable[..., T], write: bool = True, core: bool = False) -> T:
         """``fn(session)`` (``core``: ``fn(connection)``) in a transaction, retried on
         conflicts; :class:`Unavailable` when every attempt conflicted. Other exceptions
         propagate (after rollback)."""
         return self._retry(fn, self.connection if core else self.transaction, write)
+
+    def run_pipelined(self, fn: Callable[[Connection], T]) -> T:
+        """``fn(connection)`` in a write transaction of :meth:`pipelined`, retried like
+        :meth:`run`. ``fn`` reads results only through :func:`synced` statements (the
+        game's lock): the results of the others arrive at COMMIT (and so their
+        errors, a unique violation among them)."""
+        return self._retry(fn, self.pipelined, True)
 
     def read_one(self, fn: Callable[[Connection], T]) -> T:
         """``fn(connection)`` that runs read statements, each atomic by itself, without
@@ -101,6 +123,63 @@ class UnitOfWork:
                     raise Unavailable(str(error.orig)) from error
                 time.sleep(self.backoff * (2 ** attempt) * (0.5 + random.random()))
         raise Unavailable("no attempt made")  # attempts == 0
+
+
+def pipeline_supported() -> bool:
+    """psycopg's pipeline mode is available (libpq 14 or later)."""
+    import psycopg
+    return psycopg.Pipeline.is_supported()
+
+
+@contextmanager
+def pipelined(connection: Connection) -> Iterator[None]:
+    """A PostgreSQL transaction on ``connection`` (an AUTOCOMMIT one: BEGIN and COMMIT
+    are sent here, so that psycopg does not send its BEGIN alone) in pipeline mode:
+    BEGIN and the statements up to the first :func:`synced` one travel in one round
+    trip, the rest and COMMIT in a second one (the pipeline's last sync). On an
+    exception the transaction is rolled back; an error the last sync reports (a
+    unique violation, a lost connection) is raised as SQLAlchemy's
+    :class:`~sqlalchemy.exc.DBAPIError` (so :func:`~service.store.db.is_conflict`
+    judges it as any other)."""
+    import psycopg
+    raw = connection.connection.driver_connection
+    try:
+        with raw.pipeline() as pipeline:
+            connection.info["pipeline"] = pipeline
+            connection.exec_driver_sql("BEGIN")
+            yield
+            connection.exec_driver_sql("COMMIT")
+    except psycopg.Error as error:  # from the pipeline's last sync: not wrapped yet
+        _roll_back(connection, raw)
+        lost = raw.closed or raw.broken
+        raise DBAPIError.instance("COMMIT", None, error, psycopg.Error,
+                                  connection_invalidated=lost) from error
+    except BaseException:
+        _roll_back(connection, raw)
+        raise
+    finally:
+        connection.info.pop("pipeline", None)
+
+
+def _roll_back(connection: Connection, raw: Any) -> None:
+    import psycopg
+    if raw.closed or raw.broken:
+        connection.invalidate()
+        return
+    if raw.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+        try:
+            raw.execute("ROLLBACK")
+        except psycopg.Error:
+            connection.invalidate()
+
+
+def synced(connection: Connection | Session) -> dict[str, Any]:
+    """Execution options making a statement's result available at once inside
+    :func:`pipelined` (the pipeline is synced after it: one round trip for it and
+    everything queued before it); none elsewhere."""
+    info = connection.info if isinstance(connection, Connection) else {}
+    pipeline = info.get("pipeline")
+    return {} if pipeline is None else {"pipeline_sync": pipeline}
 
 
 _GAMES, _KEYS = Game.__table__, IdempotencyKey.__table__
@@ -140,5 +219,5 @@ def lock_game(connection: Connection | Session, game_id: str,
     sees the record (a unique index, never the lock, is what allows one record per
     key)."""
     actor, name = key if key is not None else (None, None)
-    return connection.execute(_LOCK, {"game_id": game_id, "actor": actor,
-                                      "key": name}).first()
+    return connection.execute(_LOCK, {"game_id": game_id, "actor": actor, "key": name},
+                              execution_options=synced(connection)).first()
