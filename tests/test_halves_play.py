@@ -4,42 +4,31 @@ Server dealing is raced, one thread per seat (service.play.Racer); table dealing
 played through the referee's reports (service.play.Player)."""
 from __future__ import annotations
 
-import json
 import random
 
 import pytest
 
 from conftest import migrate
 from service import create_app
-from service.play import Player, RaceStats, Racer, Reply, is_realtime, winner_of
-from service.store import get_store
+from service.play import Player, RaceStats, Racer, is_realtime, winner_of
+from service.store import get_feed, get_store
 
-
-class ClientTransport:
-    """service.play.Transport over a Flask test client (one per thread)."""
-
-    def __init__(self, app):
-        self.client = app.test_client()
-
-    def request(self, method, path, body=None, headers=None) -> Reply:
-        response = self.client.open(path, method=method, json=body, headers=headers or {})
-        data = response.get_data()
-        return Reply(response.status_code, json.loads(data) if data else None,
-                     {k.lower(): v for k, v in response.headers.items()})
+from helpers import StreamingTransport
 
 
 @pytest.fixture(scope="module")
 def play_app(tmp_path_factory):
     url = f"sqlite:///{tmp_path_factory.mktemp('halves-play') / 'play.sqlite3'}"
     migrate(url)
-    app = create_app({"TESTING": True, "DATABASE_URL": url})
+    app = create_app({"TESTING": True, "DATABASE_URL": url, "FEED_POLL_SECONDS": 0.01})
     yield app
+    get_feed(app).close()
     get_store(app).dispose()
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 6])
 def test_server_games_raced_by_one_client_per_seat_finish(play_app, players):
-    racer = Racer(lambda: ClientTransport(play_app), random.Random(players))
+    racer = Racer(lambda: StreamingTransport(play_app.test_client()), random.Random(players))
     stats = racer.race("halves", 1, {"players": players})
     assert stats.errors == 0, stats.error_samples
     assert stats.games == stats.finished == 1 and sum(stats.winners.values()) == 1
@@ -53,7 +42,7 @@ def test_server_games_raced_by_one_client_per_seat_finish(play_app, players):
 
 @pytest.mark.parametrize("players", [2, 3, 4, 6])
 def test_table_games_reported_by_the_referee_finish(play_app, players):
-    player = Player(ClientTransport(play_app), random.Random(players))
+    player = Player(StreamingTransport(play_app.test_client()), random.Random(players))
     run = player.play_game("halves", {"players": players, "dealing": "table"})
     assert player.stats.errors == 0, player.stats.error_samples
     assert run.status == "finished" and player.stats.finished == 1
@@ -63,7 +52,7 @@ def test_table_games_reported_by_the_referee_finish(play_app, players):
 
 
 def test_the_catalog_tells_the_client_which_games_race(play_app):
-    transport = ClientTransport(play_app)
+    transport = StreamingTransport(play_app.test_client())
     assert is_realtime(transport, "halves") and not is_realtime(transport, "sequence")
     assert not is_realtime(transport, "chess")
 

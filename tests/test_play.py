@@ -15,30 +15,7 @@ from service.play import (Player, free_lengths, grid_lines, main, parse_args,
                           winner_of, wrong_declarations)
 from service.store import get_feed, get_store
 
-from helpers import ClientTransport
-
-
-class StreamingTransport(ClientTransport):
-    """ClientTransport that also opens event streams (so the Player follows games)."""
-
-    def stream(self, path, headers):
-        """The stream's body as the app yields it (the generator runs in the reading
-        thread; it ends with its game, its time or the app's feed)."""
-        response = self.client.get(path, headers=headers, buffered=False)
-        if response.status_code != 200:
-            raise OSError(f"GET {path}: HTTP {response.status_code}")
-        return StreamBody(response)
-
-
-class StreamBody:
-    def __init__(self, response):
-        self.response = response
-
-    def __iter__(self):
-        return iter(self.response.response)
-
-    def close(self):
-        pass
+from helpers import StreamingTransport
 
 
 @pytest.fixture(scope="module")
