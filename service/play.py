@@ -568,8 +568,9 @@ class Player:
 
     # ----- a game -----
 
-    def create(self, game: str, options: dict) -> GameRun:
-        """POST /v1/games with a seed drawn from the player's rng."""
+    def create(self, game: str, options: dict, look: bool = True) -> GameRun:
+        """POST /v1/games with a seed drawn from the player's rng; then (``look``) the
+        referee's view, from its stream's opening event when following, else read."""
         body = {"game": game, "options": options, "seed": f"{self.rng.getrandbits(256):064x}"}
         created = self._ok("POST", "/v1/games", body,
                            {"Idempotency-Key": self._key()}, retry=True, expect=201)
@@ -577,9 +578,9 @@ class Player:
         tokens["referee"] = created["referee_token"]
         run = GameRun(created["id"], game, tokens, created["seed_commitment"],
                       version=created["version"], status=created["status"])
-        if self.follow:
+        if look and self.follow:
             self.open_stream(run)
-        else:
+        elif look:
             self.refresh(run)
         return run
 
@@ -828,16 +829,16 @@ class Racer:
         with self.lock:
             self.stats.games += 1
             seed = self.rng.getrandbits(64)
-        host = Player(self.connect(), random.Random(seed), stats=RaceStats(), follow=False)
+        host = Player(self.connect(), random.Random(seed), stats=RaceStats())
         seats: list[Player] = []
         run = None
         try:
-            run = host.create(game, dict(options or {}))
+            run = host.create(game, dict(options or {}), look=False)  # the seats look
             with self.lock:
                 self.runs.append(run)
             seats = [Player(self.connect(), random.Random(seed + i), stats=RaceStats())
                      for i in range(1, len(run.seats) + 1)]
-            threads = [threading.Thread(target=self._seat, args=(run, seat, player))
+            threads = [threading.Thread(target=self.play_seat, args=(run, seat, player))
                        for seat, player in zip(run.seats, seats)]
             for thread in threads:
                 thread.start()
@@ -853,7 +854,7 @@ class Racer:
                     self.stats.merge(player.stats)  # type: ignore[arg-type]
         return run
 
-    def _seat(self, run: GameRun, seat: str, player: Player) -> None:
+    def play_seat(self, run: GameRun, seat: str, player: Player) -> None:
         """One seat's loop (a thread) until the game is over; problems are counted,
         never raised. The seat follows its own event stream: with nothing to do, it
         waits for the next event it may see (another seat's play, a new top card or

@@ -14,6 +14,10 @@ gunicorn with several workers on it, and races of real-time games over real HTTP
   doubled, none unacknowledged), one version per accepted action, and a replay of the
   events equal to the snapshot. It returns each game's stored events for the game's
   own checks (conservation, one winner per race...).
+* :func:`check_served`: from the server's request log, the clients followed their
+  streams instead of polling: one stream per seat and game (reconnections aside),
+  one read of each game (the host's, at its end), one ``legal-actions`` per action
+  POST plus one per wait.
 
 A game's test then reads: ``with database(...) as url, gunicorn(url, log) as base:
 log = race(base, "halves", {...}, plays=2000)``, then ``check_race(url, log, codes)``.
@@ -21,6 +25,7 @@ log = race(base, "halves", {...}, plays=2000)``, then ``check_race(url, log, cod
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import random
 import secrets
@@ -30,6 +35,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -220,3 +226,29 @@ def check_race(url: str, log: RaceLog, refusals: set[str]) -> dict[str, list[dic
     finally:
         store.dispose()
     return logs
+
+
+def served(server_log: str) -> Counter:
+    """How many requests the server logged, per (method, route) (the JSON lines of
+    the ``service.request`` logger)."""
+    out: Counter = Counter()
+    for line in server_log.splitlines():
+        if line.startswith("{") and '"message": "request"' in line:
+            entry = json.loads(line)
+            out[entry["method"], entry["route"]] += 1
+    return out
+
+
+def check_served(server_log: str, log: RaceLog) -> None:
+    """The racing clients followed their event streams instead of polling (see the
+    module docstring): every request the server logged is accounted for."""
+    routes, stats, game = served(server_log), log.stats, "/v1/games/<game_id>"
+    seats = sum(len(run.seats) for run in log.runs)
+    posts, retried = sum(stats.posts.values()), stats.retries  # retries: sent twice
+    assert routes["POST", "/v1/games"] == len(log.runs)
+    assert routes["GET", game] == len(log.runs), "a client polled the game"
+    assert routes["GET", game + "/stream"] == stats.streams >= seats
+    assert 0 <= routes["POST", game + "/actions"] - posts <= retried
+    # each seat: one look per POST, per wait for its stream, and its last look
+    assert posts + stats.waits <= routes["GET", game + "/legal-actions"] \
+        <= posts + stats.waits + seats + retried

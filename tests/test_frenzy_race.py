@@ -21,7 +21,7 @@ from collections import Counter
 
 import pytest
 
-from realtime import BACKENDS, check_race, database, gunicorn, race
+from realtime import BACKENDS, check_race, check_served, database, gunicorn, race
 from service.cards import DECK, RANKS
 from service.games import solitaire_frenzy as sf
 
@@ -72,6 +72,7 @@ def test_sf_t1_four_seats_race_over_four_workers(backend, tmp_path):
     stats = log.stats
     print(f"{backend}: {stats.summary()}")
     assert "Traceback" not in server_log and "database is locked" not in server_log
+    check_served(server_log, log)
     assert stats.posts["play"] >= PLAYS
     assert stats.refused["stale-top-card"] >= 20, "the seats did race"
     for run in log.runs:

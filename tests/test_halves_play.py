@@ -5,6 +5,8 @@ played through the referee's reports (service.play.Player)."""
 from __future__ import annotations
 
 import random
+import threading
+import time
 
 import pytest
 
@@ -71,3 +73,52 @@ def test_race_stats_add_up_their_threads():
     assert total.finished == 2 and total.winners["p2"] == 2
     assert winner_of({"result": {"winners": ["p1", "p3"]}}) == "p1+p3"
     assert winner_of({"result": {"winners": []}}) == "draw"
+
+
+class CountingTransport(StreamingTransport):
+    """StreamingTransport that notes every request and stream it opens, in order."""
+
+    def __init__(self, client, seen: list):
+        super().__init__(client)
+        self.seen = seen
+
+    def request(self, method, path, body=None, headers=None):
+        self.seen.append((method, path))
+        return super().request(method, path, body, headers)
+
+    def stream(self, path, headers):
+        self.seen.append(("STREAM", path))
+        return super().stream(path, headers)
+
+
+def test_a_racing_seat_with_nothing_to_do_waits_for_its_stream_instead_of_polling(play_app):
+    """In table mode a seat has no action of its own (HV-M1): its racing client looks
+    once, then waits on its event stream; it asks again only after an event came (each
+    look after the first follows at least one new event it may see), never reads the
+    game, and stops at the game's end."""
+    referee = Player(StreamingTransport(play_app.test_client()), random.Random(9))
+    run = referee.create("halves", {"players": 2, "dealing": "table"})
+    game = f"/v1/games/{run.id}"
+    seen: list = []
+    seat = Player(CountingTransport(play_app.test_client(), seen), random.Random(1),
+                  stats=RaceStats())
+    thread = threading.Thread(target=Racer(None, random.Random(1)).play_seat,
+                              args=(run, "p1", seat))
+    thread.start()
+    deadline = time.monotonic() + 10
+    while seat.stats.waits == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.5)  # a polling client would look dozens of times meanwhile
+    assert seen == [("STREAM", game + "/stream"), ("GET", game + "/legal-actions")]
+    while run.status == "active":  # the referee reports the deal and the plays
+        who, version, actions = referee.seat_to_move(run)
+        referee.act(run, who, version, referee.choose(run, who, actions))
+    thread.join(10)
+    assert not thread.is_alive() and seat.stats.errors == 0, seat.stats.error_samples
+    visible = StreamingTransport(play_app.test_client()).request(
+        "GET", game + "/events?after=0&limit=1000", headers=run.auth("p1")).body
+    looks = seen.count(("GET", game + "/legal-actions"))
+    assert seat.stats.waits == looks - 1 >= 1
+    assert looks <= 1 + len(visible["events"])
+    assert set(seen) == {("STREAM", game + "/stream"), ("GET", game + "/legal-actions")}
+    run.stream.close()

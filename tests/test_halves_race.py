@@ -21,7 +21,7 @@ from collections import Counter
 
 import pytest
 
-from realtime import BACKENDS, check_race, database, gunicorn, race
+from realtime import BACKENDS, check_race, check_served, database, gunicorn, race
 from service.games import halves
 
 pytestmark = pytest.mark.slow
@@ -70,6 +70,7 @@ def test_hv_t3_six_seats_race_over_four_workers(backend, tmp_path):
     stats = log.stats
     print(f"{backend}: {stats.summary()}")
     assert "Traceback" not in server_log and "database is locked" not in server_log
+    check_served(server_log, log)
     assert stats.posts["play"] >= PLAYS
     assert stats.refused["stale-top-card"] >= 100, "the seats did race"
     for run in log.runs:
