@@ -914,16 +914,19 @@ class Racer:
         return True
 
     def race(self, game: str, games: int, options: dict | None = None,
-             at_once: int = 1) -> RaceStats:
-        """Race ``games`` games, ``at_once`` side by side; ``stats.seconds`` is the
-        wall time."""
+             at_once: int = 1, plays: int | None = None) -> RaceStats:
+        """Race ``games`` games, ``at_once`` side by side (a lane starts its next game
+        as soon as its last one ended); with ``plays``, no game is started once that
+        many play POSTs were counted (the games under way finish). ``stats.seconds``
+        is the wall time."""
         start = time.perf_counter()
         left = iter(range(games))
 
         def lane() -> None:
             while True:
                 with self.lock:
-                    if next(left, None) is None:
+                    if next(left, None) is None or (
+                            plays is not None and self.stats.posts["play"] >= plays):
                         return
                 self.race_game(game, options)
 
