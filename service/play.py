@@ -811,8 +811,9 @@ class Racer:
     """Races real-time games: one thread per seat, each with its own transport
     (``connect()``, which must open streams) and its own event stream, loops
     legal-actions -> a random body -> POST until the game is over, and waits for its
-    stream's next event when it has nothing to do (never polls). ``on_action(run, seat, action, reply, seconds)`` is called for every action
-    POST (from the seat threads)."""
+    stream's next event when it has nothing to do (never polls). ``on_action(run,
+    seat, action, reply, seconds)`` is called for every action POST (from the seat
+    threads)."""
 
     def __init__(self, connect: Callable[[], Transport], rng: random.Random,
                  stats: RaceStats | None = None,

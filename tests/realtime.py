@@ -124,11 +124,11 @@ def gunicorn(url: str, log_path: Path, workers: int = WORKERS) -> Iterator[str]:
             process = subprocess.Popen(
                 [sys.executable, "-m", "gunicorn", "--workers", str(workers),
                  "--bind", f"127.0.0.1:{port}", "--graceful-timeout", "5",
-                 "service:create_app()"],
+                 "--no-control-socket", "service:create_app()"],
                 cwd=ROOT, env={**os.environ, "DATABASE_URL": url},
                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + 60  # 4 workers importing the app on a busy machine
             while process.poll() is None and time.monotonic() < deadline:
                 if healthy(port):
                     yield f"http://127.0.0.1:{port}"
