@@ -824,6 +824,7 @@ class Racer:
         self.on_action = on_action
         self.lock = threading.Lock()
         self.runs: list[GameRun] = []  # every game created, in order
+        self.plays_sent = 0  # play POSTs so far, games under way included
 
     def race_game(self, game: str, options: dict | None = None) -> GameRun | None:
         """Create one game and race it to its end; None if it could not be created."""
@@ -885,6 +886,9 @@ class Racer:
                 seconds = time.perf_counter() - begin
                 if self.on_action is not None:
                     self.on_action(run, seat, action, reply, seconds)
+                if action["type"] == "play":
+                    with self.lock:
+                        self.plays_sent += 1
                 if self._count(stats, action, reply, seconds):
                     return
         except Unexpected:
@@ -918,8 +922,8 @@ class Racer:
              at_once: int = 1, plays: int | None = None) -> RaceStats:
         """Race ``games`` games, ``at_once`` side by side (a lane starts its next game
         as soon as its last one ended); with ``plays``, no game is started once that
-        many play POSTs were counted (the games under way finish). ``stats.seconds``
-        is the wall time."""
+        many play POSTs were sent (the games under way finish). ``stats.seconds`` is
+        the wall time."""
         start = time.perf_counter()
         left = iter(range(games))
 
@@ -927,7 +931,7 @@ class Racer:
             while True:
                 with self.lock:
                     if next(left, None) is None or (
-                            plays is not None and self.stats.posts["play"] >= plays):
+                            plays is not None and self.plays_sent >= plays):
                         return
                 self.race_game(game, options)
 
