@@ -210,11 +210,12 @@ class RaceLog:
 
 
 def race(base: str, game: str, options: dict, plays: int, at_once: int = 2,
-         seed: int = 1, time_limit: float = 240.0) -> RaceLog:
+         seed: int = 1, time_limit: float = 600.0) -> RaceLog:
     """Race games of ``game`` on the server at ``base``, ``at_once`` side by side (a
     new one as soon as one ends), one client thread per seat, until at least ``plays``
     play POSTs were sent (whole games: those under way finish). Slower than
-    ``time_limit`` seconds: AssertionError."""
+    ``time_limit`` seconds (a guard, not a target: Solitaire Frenzy on PostgreSQL
+    took 330 s on a shared 2-CPU machine): AssertionError."""
     posts: list[Post] = []
     lock = threading.Lock()
 
