@@ -18,6 +18,9 @@ API only, each seat acting with its own bearer token:
   line of 3..6 occupied spaces of its own view of the grid, whose length slot is
   still free and which is not among the legal declarations. The service records a
   ``declaration-rejected`` event and the seat's next turn is skipped (TW-D5, TW-T5);
+* one client plays every seat, so it never waits for a turn and never polls: the
+  next seat comes from the reply to the last action, and ``GET /v1/games/{id}`` is
+  read once, at the end (the revealed seed);
 * every action is POSTed with ``expected_version`` and an ``Idempotency-Key``; a
   dropped connection or a 503 is retried with the same key (so never applied twice);
 * table mode: the referee reports every card drawn (what is really in the deck); a
@@ -28,9 +31,8 @@ API only, each seat acting with its own bearer token:
   the stream's opening ``view`` event, and at the end of the game every acknowledged
   action's events must have been streamed (an error otherwise, after waiting up to
   ``STREAM_TIMEOUT``), so a run also checks the live feed of every game it plays and
-  measures its delivery (``--no-follow``: without streams). A client waiting for
-  other seats (real-time games) blocks on :meth:`EventStream.wait_for` instead of
-  polling.
+  measures its delivery (``--no-follow``: without streams). Streams the server ends
+  (after a bounded time) are opened again with ``Last-Event-ID``.
 
 Sequence and Sequence Numbers (``--game sequence|sequence-numbers --players N``,
 seats ``p1``..``pN``) are played the same way (random legal bodies; they have no
@@ -39,8 +41,10 @@ declarations, so ``--wrong-rate`` does not apply).
 Real-time games (the catalog says ``realtime``: Halves, Solitaire Frenzy) are raced
 (:class:`Racer`): one thread per seat, each with its own connection and token, loops
 ``legal-actions`` -> one random body -> POST (no version: the body's ``based_on``
-names what it aimed at), all seats at once, until the game is over; a seat with
-nothing to do looks again shortly; Solitaire Frenzy seats turn their hand only when
+names what it aimed at), all seats at once, until the game is over; each seat
+follows its own event stream, and a seat with nothing to do waits for the next event
+it may see (a new top card, a foundation card, the end) instead of polling, then asks
+its legal actions again; Solitaire Frenzy seats turn their hand only when
 nothing else is legal (``FALLBACK_ONLY``), as players do. ``--at-once K`` races K
 games side by side. The
 summary counts play POSTs, accepted plays, stale refusals (``stale-*``, lost races),
@@ -79,12 +83,12 @@ TWO_WAY = "two-way"
 GRID_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # TW-D1: row, column, diagonals
 MAX_ACTIONS_PER_GAME = 20_000  # a guard: a game that has not ended by then is an error
 RETRIES = 4  # transport failures and 503s, retried with the same Idempotency-Key
-IDLE_SECONDS = 0.01  # race mode: a seat with nothing to do looks again after this
 REFEREE_ONLY = {"penalty", "retire"}  # disciplinary referee actions: never chosen
 # race mode: action types a seat takes only when it has nothing else to do, as a player
 # would (Solitaire Frenzy: turning the hand, SF-H1)
 FALLBACK_ONLY = {"turn"}
 STREAM_TIMEOUT = 10.0  # seconds an acknowledged action's events may take to be streamed
+RECONNECT_SECONDS = 0.2  # a stream whose connection failed is opened again after this
 
 
 # ----- transport -------------------------------------------------------------------
@@ -100,13 +104,14 @@ class Reply(NamedTuple):
 
 class Transport(Protocol):
     """Sends one request: ``request("POST", "/v1/games", {"game": ...}, headers)``;
-    ``stream(path, headers)`` opens an event stream (:class:`OSError` unless it answers
-    200)."""
+    ``stream(path, headers)`` opens an event stream: its body, or None when the
+    server answers 204 (a finished game with nothing more to see); :class:`OSError`
+    for any other status."""
 
     def request(self, method: str, path: str, body: Any = None,
                 headers: dict[str, str] | None = None) -> Reply: ...
 
-    def stream(self, path: str, headers: dict[str, str]) -> StreamBody: ...
+    def stream(self, path: str, headers: dict[str, str]) -> StreamBody | None: ...
 
 
 class StreamBody(Protocol):
@@ -159,27 +164,33 @@ class HTTPTransport:
             self.connection.close()
             self.connection = None
 
-    def stream(self, path: str, headers: dict[str, str]) -> HTTPStream:
-        """GET ``path`` as an event stream, on a connection of its own."""
-        return HTTPStream(self.host, self.port, self.prefix + path, headers)
+    def stream(self, path: str, headers: dict[str, str]) -> HTTPStream | None:
+        """GET ``path`` as an event stream, on a connection of its own (None: 204)."""
+        stream = HTTPStream(self.host, self.port, self.prefix + path, headers)
+        return None if stream.status == 204 else stream
 
 
 class HTTPStream:
     """An open event stream: iterate for its bytes as they arrive; :meth:`close`, from
-    any thread, ends it. Raises :class:`OSError` unless the server answers 200."""
+    any thread, ends it. ``status`` is 200, or 204 (closed at once: nothing to read);
+    :class:`OSError` for any other status."""
 
     def __init__(self, host: str, port: int, path: str, headers: dict[str, str]):
-        self.connection = http.client.HTTPConnection(host, port, timeout=None)
+        self.connection = http.client.HTTPConnection(host, port, timeout=STREAM_TIMEOUT)
         try:
             self.connection.request("GET", path,
                                     headers={"Accept": "text/event-stream", **headers})
             self.response = self.connection.getresponse()
+            if self.connection.sock is not None:  # then wait as long as it is open
+                self.connection.sock.settimeout(None)
         except BaseException:
             self.connection.close()
             raise
-        if self.response.status != 200:
+        self.status = self.response.status
+        if self.status != 200:
             self.connection.close()
-            raise OSError(f"GET {path}: HTTP {self.response.status}")
+            if self.status != 204:
+                raise OSError(f"GET {path}: HTTP {self.status}")
 
     def __iter__(self) -> Iterator[bytes]:
         try:
@@ -243,33 +254,93 @@ def sse_messages(chunks: Iterable[bytes]) -> Iterator[Message]:
 
 class EventStream:
     """Follows one event stream in a thread of its own: ``messages`` in arrival order,
-    each with the time it arrived. ``wait_for(seq)`` blocks until an event with an id
-    of at least ``seq`` arrived (or the stream ended)."""
+    each with the time it arrived. When the server ends the stream (it does after a
+    bounded time, and when it stops) the stream is opened again at once with
+    ``Last-Event-ID`` (the id of the last event received), so nothing is missed or
+    repeated; after ``RECONNECT_SECONDS`` when the connection failed or brought no
+    event. It ends for good after the game's ``game-ended`` event or a 204 (a finished
+    game, all of it seen: ``finished``), on :meth:`close`, or after ``RETRIES``
+    failures in a row (``error``). ``wait_for(seq)`` / ``wait_past(seq)`` block until
+    an event with an id of at least / beyond ``seq`` arrived (or the stream ended)."""
 
     def __init__(self, transport: Transport, path: str, headers: dict[str, str]):
         self.messages: list[tuple[float, Message]] = []
         self._arrivals: dict[int, float] = {}  # seq -> when its event arrived
-        self.ended = False
+        self.ended = False  # for good
+        self.finished = False  # the server has nothing more to send (204, game-ended)
+        self.connections = 0  # streams opened (1 + the reconnections)
         self.error: BaseException | None = None
+        self._transport, self._path, self._headers = transport, path, headers
+        self._closed = False
         self._changed = threading.Condition()
-        self._body = transport.stream(path, headers)
-        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._body = self._open()  # the first one in the caller's thread: errors raise
+        self.finished = self._body is None
+        self._thread = threading.Thread(target=self._follow, daemon=True)
         self._thread.start()
 
-    def _read(self) -> None:
+    def _open(self) -> StreamBody | None:
+        """GET the stream, resuming after the last event received (if any)."""
+        with self._changed:
+            last = next((m.id for _, m in reversed(self.messages) if m.id), None)
+            self.connections += 1
+        resume = {} if last is None else {"Last-Event-ID": last}
+        return self._transport.stream(self._path, {**self._headers, **resume})
+
+    def _follow(self) -> None:
+        body, quiet = self._body, 0
         try:
-            for message in sse_messages(self._body):
-                with self._changed:
-                    now = time.perf_counter()
-                    self.messages.append((now, message))
-                    if message.id and message.id.isdigit():
-                        self._arrivals.setdefault(int(message.id), now)
-                    self._changed.notify_all()
-        except (OSError, http.client.HTTPException, ValueError) as error:
+            while body is not None:
+                received = len(self.messages)
+                try:
+                    self._read(body)
+                except (OSError, http.client.HTTPException):
+                    pass  # the connection dropped: open it again
+                if self._closed or self.finished:
+                    return
+                # a connection that brought nothing counts as a failure: a pause first
+                quiet = 0 if len(self.messages) > received else quiet + 1
+                if quiet > RETRIES:
+                    self.error = OSError(f"{quiet} connections in a row brought no event")
+                    return
+                body = self._reopen(pause=quiet > 0)
+        except ValueError as error:  # not SSE, or not JSON where an id is expected
             self.error = error
         finally:
             with self._changed:
                 self.ended = True
+                self._changed.notify_all()
+
+    def _reopen(self, pause: bool) -> StreamBody | None:
+        """The stream opened again after the last event received; None when it ends
+        for good: 204 (``finished``), or ``RETRIES`` failures in a row (``error``)."""
+        for attempt in range(RETRIES + 1):
+            if pause or attempt:
+                time.sleep(RECONNECT_SECONDS)
+            try:
+                body = self._open()
+            except (OSError, http.client.HTTPException) as error:
+                if attempt == RETRIES or self._closed:
+                    self.error = error
+                    return None
+                continue
+            if body is None:
+                self.finished = True
+                return None
+            with self._changed:
+                self._body = body
+            if self._closed:  # close() ran while it was opening
+                body.close()
+            return body
+        return None
+
+    def _read(self, body: StreamBody) -> None:
+        for message in sse_messages(body):
+            with self._changed:
+                now = time.perf_counter()
+                self.messages.append((now, message))
+                if message.id and message.id.isdigit():
+                    self._arrivals.setdefault(int(message.id), now)
+                self.finished = self.finished or message.event == "game-ended"
                 self._changed.notify_all()
 
     @property
@@ -301,9 +372,20 @@ class EventStream:
         at = self.arrival(seq)
         return None if at == float("inf") else at
 
+    def wait_past(self, seq: int, timeout: float) -> bool:
+        """Wait up to ``timeout`` s for news after event ``seq``: a later event, or the
+        end of the stream. True if there is some."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self.last_seq > seq or self.ended,
+                                          timeout)
+
     def close(self) -> None:
         """Stop following."""
-        self._body.close()
+        self._closed = True
+        with self._changed:
+            body = self._body
+        if body is not None:
+            body.close()
 
 
 # ----- statistics ------------------------------------------------------------------
@@ -486,8 +568,9 @@ class Player:
 
     # ----- a game -----
 
-    def create(self, game: str, options: dict) -> GameRun:
-        """POST /v1/games with a seed drawn from the player's rng."""
+    def create(self, game: str, options: dict, look: bool = True) -> GameRun:
+        """POST /v1/games with a seed drawn from the player's rng; then (``look``) the
+        referee's view, from its stream's opening event when following, else read."""
         body = {"game": game, "options": options, "seed": f"{self.rng.getrandbits(256):064x}"}
         created = self._ok("POST", "/v1/games", body,
                            {"Idempotency-Key": self._key()}, retry=True, expect=201)
@@ -495,27 +578,34 @@ class Player:
         tokens["referee"] = created["referee_token"]
         run = GameRun(created["id"], game, tokens, created["seed_commitment"],
                       version=created["version"], status=created["status"])
-        if self.follow:
+        if look and self.follow:
             self.open_stream(run)
-        else:
+        elif look:
             self.refresh(run)
         return run
 
     def open_stream(self, run: GameRun) -> None:
         """Follow the game on the referee's stream; its opening ``view`` event gives
         the version, status and view (as GET /v1/games/{id} would)."""
+        run.stream = self.follow_stream(run, "referee")
+        body = run.stream.messages[0][1].json()
+        run.version, run.status, run.view = body["version"], body["status"], body["view"]
+
+    def follow_stream(self, run: GameRun, who: str) -> EventStream:
+        """``who``'s event stream of the game, once its opening ``view`` event came
+        (within ``STREAM_TIMEOUT``)."""
         path = f"/v1/games/{run.id}/stream"
         try:
-            run.stream = EventStream(self.transport, path, run.auth("referee"))
+            stream = EventStream(self.transport, path, run.auth(who))
         except (OSError, http.client.HTTPException) as error:
             self.stats.error(f"GET {path}: {error!r}")
             raise Unexpected(str(error)) from error
-        first = run.stream.first(STREAM_TIMEOUT)
+        first = stream.first(STREAM_TIMEOUT)
         if first is None or first.event != "view":
-            self.stats.error(f"GET {path}: no opening view event ({first!r})")
+            stream.close()
+            self.stats.error(f"GET {path}: no opening view event ({first!r}, {stream.error!r})")
             raise Unexpected("no view event")
-        body = first.json()
-        run.version, run.status, run.view = body["version"], body["status"], body["view"]
+        return stream
 
     def check_stream(self, run: GameRun) -> None:
         """Every acknowledged action's events were streamed (waiting up to
@@ -597,9 +687,13 @@ class Player:
         return reply
 
     def finish(self, run: GameRun) -> None:
-        """Count a finished game: turns, winner, and the revealed seed against its
-        commitment."""
+        """Read the game as the referee and count it finished: turns, winner, and the
+        revealed seed against its commitment (an error if it is not finished)."""
         body = self._ok("GET", f"/v1/games/{run.id}", headers=run.auth("referee"), retry=True)
+        run.version, run.status, run.view = body["version"], body["status"], body["view"]
+        if run.status != "finished":
+            self.stats.error(f"game {run.id}: {run.status}, not finished")
+            return
         view = body["view"]
         self.stats.finished += 1
         self.stats.turns += int(view.get("turn_number") or 0)
@@ -674,6 +768,8 @@ class RaceStats(Stats):
     refused: Counter = field(default_factory=Counter)
     events: Counter = field(default_factory=Counter)
     play_seconds: list[float] = field(default_factory=list)
+    waits: int = 0  # times a seat with nothing to do waited for its stream's next event
+    streams: int = 0  # streams the seats opened (reconnections included)
 
     def merge(self, other: RaceStats) -> None:
         """Add the counts of one game's host or seat thread (each counts into its own)."""
@@ -681,6 +777,8 @@ class RaceStats(Stats):
         self.retries += other.retries
         self.actions += other.actions
         self.finished += other.finished
+        self.waits += other.waits
+        self.streams += other.streams
         self.winners.update(other.winners)
         for name in ("posts", "accepted", "refused", "events"):
             getattr(self, name).update(getattr(other, name))
@@ -706,14 +804,16 @@ class RaceStats(Stats):
                 f"(accepted {self.accepted['play']}, stale {self.stale}) | other refusals "
                 f"{other} | events {events} | winners {winners or '-'} | errors "
                 f"{self.errors} | {rate:.0f} accepted plays/s ({self.seconds:.1f} s, "
-                f"{self.requests} requests)")
+                f"{self.requests} requests, {self.streams} streams, {self.waits} waits)")
 
 
 class Racer:
     """Races real-time games: one thread per seat, each with its own transport
-    (``connect()``), loops legal-actions -> a random body -> POST until the game is
-    over. ``on_action(run, seat, action, reply, seconds)`` is called for every action
-    POST (from the seat threads)."""
+    (``connect()``, which must open streams) and its own event stream, loops
+    legal-actions -> a random body -> POST until the game is over, and waits for its
+    stream's next event when it has nothing to do (never polls). ``on_action(run,
+    seat, action, reply, seconds)`` is called for every action POST (from the seat
+    threads)."""
 
     def __init__(self, connect: Callable[[], Transport], rng: random.Random,
                  stats: RaceStats | None = None,
@@ -724,6 +824,7 @@ class Racer:
         self.on_action = on_action
         self.lock = threading.Lock()
         self.runs: list[GameRun] = []  # every game created, in order
+        self.plays_sent = 0  # play POSTs so far, games under way included
 
     def race_game(self, game: str, options: dict | None = None) -> GameRun | None:
         """Create one game and race it to its end; None if it could not be created."""
@@ -734,22 +835,18 @@ class Racer:
         seats: list[Player] = []
         run = None
         try:
-            run = host.create(game, dict(options or {}))
+            run = host.create(game, dict(options or {}), look=False)  # the seats look
             with self.lock:
                 self.runs.append(run)
             seats = [Player(self.connect(), random.Random(seed + i), stats=RaceStats())
                      for i in range(1, len(run.seats) + 1)]
-            threads = [threading.Thread(target=self._seat, args=(run, seat, player))
+            threads = [threading.Thread(target=self.play_seat, args=(run, seat, player))
                        for seat, player in zip(run.seats, seats)]
             for thread in threads:
                 thread.start()
             for thread in threads:
                 thread.join()
-            host.refresh(run)
-            if run.status == "finished":
-                host.finish(run)
-            else:
-                host.stats.error(f"game {run.id}: not finished when every seat stopped")
+            host.finish(run)
         except Unexpected:
             pass
         finally:
@@ -759,18 +856,27 @@ class Racer:
                     self.stats.merge(player.stats)  # type: ignore[arg-type]
         return run
 
-    def _seat(self, run: GameRun, seat: str, player: Player) -> None:
-        """One seat's loop (a thread); problems are counted, never raised."""
+    def play_seat(self, run: GameRun, seat: str, player: Player) -> None:
+        """One seat's loop (a thread) until the game is over; problems are counted,
+        never raised. The seat follows its own event stream: with nothing to do, it
+        waits for the next event it may see (another seat's play, a new top card or
+        foundation card, the game's end) before it asks its legal actions again."""
         stats: RaceStats = player.stats  # type: ignore[assignment]
         path = f"/v1/games/{run.id}"
+        stream = None
         try:
+            stream = player.follow_stream(run, seat)
             while True:
+                seen = stream.last_seq
                 _, actions = player.legal(run, seat)
                 if not actions:
-                    if player._ok("GET", path, headers=run.auth(seat), retry=True)[
-                            "status"] != "active":
+                    if stream.finished:
                         return
-                    time.sleep(IDLE_SECONDS)
+                    if stream.ended:
+                        stats.error(f"game {run.id}: {seat}'s stream ended ({stream.error!r})")
+                        return
+                    stats.waits += 1
+                    stream.wait_past(seen, STREAM_TIMEOUT)
                     continue
                 action = race_choice(player.rng, actions)
                 begin = time.perf_counter()
@@ -780,11 +886,17 @@ class Racer:
                 seconds = time.perf_counter() - begin
                 if self.on_action is not None:
                     self.on_action(run, seat, action, reply, seconds)
+                if action["type"] == "play":
+                    with self.lock:
+                        self.plays_sent += 1
                 if self._count(stats, action, reply, seconds):
                     return
         except Unexpected:
             return
         finally:
+            if stream is not None:
+                stats.streams += stream.connections
+                stream.close()
             _close(player.transport)
 
     @staticmethod
@@ -807,16 +919,19 @@ class Racer:
         return True
 
     def race(self, game: str, games: int, options: dict | None = None,
-             at_once: int = 1) -> RaceStats:
-        """Race ``games`` games, ``at_once`` side by side; ``stats.seconds`` is the
-        wall time."""
+             at_once: int = 1, plays: int | None = None) -> RaceStats:
+        """Race ``games`` games, ``at_once`` side by side (a lane starts its next game
+        as soon as its last one ended); with ``plays``, no game is started once that
+        many play POSTs were sent (the games under way finish). ``stats.seconds`` is
+        the wall time."""
         start = time.perf_counter()
         left = iter(range(games))
 
         def lane() -> None:
             while True:
                 with self.lock:
-                    if next(left, None) is None:
+                    if next(left, None) is None or (
+                            plays is not None and self.plays_sent >= plays):
                         return
                 self.race_game(game, options)
 

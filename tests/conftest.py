@@ -127,3 +127,17 @@ def make_game(store_client):
                            for who, token in tokens.items()}
         return created
     return make
+
+
+@pytest.fixture(scope="session")
+def gunicorn_server(tmp_path_factory):
+    """``gunicorn_server(backend)``: gunicorn with 4 workers on a fresh database of that
+    backend, started by the first test that asks and shared by the session's tests
+    (tests/realtime.py, :class:`Servers`); read its log with ``log_since``."""
+    from realtime import Servers
+
+    servers = Servers(tmp_path_factory.mktemp("gunicorn"))
+    try:
+        yield servers.get
+    finally:
+        servers.close()

@@ -43,3 +43,28 @@ class ClientTransport:
         data = response.get_data()
         return Reply(response.status_code, json.loads(data) if data else None,
                      {k.lower(): v for k, v in response.headers.items()})
+
+
+class StreamingTransport(ClientTransport):
+    """ClientTransport that also opens event streams (so that the play client follows
+    games): the stream's body as the app yields it (the generator runs in the reading
+    thread; it ends with its game, its time or the app's feed); None for a 204."""
+
+    def stream(self, path, headers):
+        response = self.client.get(path, headers=headers, buffered=False)
+        if response.status_code == 204:
+            return None
+        if response.status_code != 200:
+            raise OSError(f"GET {path}: HTTP {response.status_code}")
+        return StreamBody(response)
+
+
+class StreamBody:
+    def __init__(self, response):
+        self.response = response
+
+    def __iter__(self):
+        return iter(self.response.response)
+
+    def close(self):
+        pass

@@ -3,43 +3,32 @@ file): games raced by one client thread per seat (service.play.Racer) through
 ``legal-actions`` finish every round, for 2 and 6 players."""
 from __future__ import annotations
 
-import json
 import random
 
 import pytest
 
 from conftest import migrate
 from service import create_app
-from service.play import Racer, Reply, is_realtime, race_choice
-from service.store import get_store
+from service.play import Racer, is_realtime, race_choice
+from service.store import get_feed, get_store
 
-
-class ClientTransport:
-    """service.play.Transport over a Flask test client (one per thread)."""
-
-    def __init__(self, app):
-        self.client = app.test_client()
-
-    def request(self, method, path, body=None, headers=None) -> Reply:
-        response = self.client.open(path, method=method, json=body, headers=headers or {})
-        data = response.get_data()
-        return Reply(response.status_code, json.loads(data) if data else None,
-                     {k.lower(): v for k, v in response.headers.items()})
+from helpers import StreamingTransport
 
 
 @pytest.fixture(scope="module")
 def play_app(tmp_path_factory):
     url = f"sqlite:///{tmp_path_factory.mktemp('frenzy-play') / 'play.sqlite3'}"
     migrate(url)
-    app = create_app({"TESTING": True, "DATABASE_URL": url})
+    app = create_app({"TESTING": True, "DATABASE_URL": url, "FEED_POLL_SECONDS": 0.01})
     yield app
+    get_feed(app).close()
     get_store(app).dispose()
 
 
 @pytest.mark.parametrize("players, rounds", [(2, 3), (6, 1)])
 def test_games_raced_by_one_client_per_seat_finish_every_round(play_app, players, rounds):
-    racer = Racer(lambda: ClientTransport(play_app), random.Random(players))
-    assert is_realtime(ClientTransport(play_app), "solitaire-frenzy")
+    racer = Racer(lambda: StreamingTransport(play_app.test_client()), random.Random(players))
+    assert is_realtime(StreamingTransport(play_app.test_client()), "solitaire-frenzy")
     stats = racer.race("solitaire-frenzy", 1, {"players": players, "rounds": rounds})
     assert stats.errors == 0, stats.error_samples
     assert stats.games == stats.finished == 1 and sum(stats.winners.values()) == 1

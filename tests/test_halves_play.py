@@ -4,42 +4,33 @@ Server dealing is raced, one thread per seat (service.play.Racer); table dealing
 played through the referee's reports (service.play.Player)."""
 from __future__ import annotations
 
-import json
 import random
+import threading
+import time
 
 import pytest
 
 from conftest import migrate
 from service import create_app
-from service.play import Player, RaceStats, Racer, Reply, is_realtime, winner_of
-from service.store import get_store
+from service.play import Player, RaceStats, Racer, is_realtime, winner_of
+from service.store import get_feed, get_store
 
-
-class ClientTransport:
-    """service.play.Transport over a Flask test client (one per thread)."""
-
-    def __init__(self, app):
-        self.client = app.test_client()
-
-    def request(self, method, path, body=None, headers=None) -> Reply:
-        response = self.client.open(path, method=method, json=body, headers=headers or {})
-        data = response.get_data()
-        return Reply(response.status_code, json.loads(data) if data else None,
-                     {k.lower(): v for k, v in response.headers.items()})
+from helpers import StreamingTransport
 
 
 @pytest.fixture(scope="module")
 def play_app(tmp_path_factory):
     url = f"sqlite:///{tmp_path_factory.mktemp('halves-play') / 'play.sqlite3'}"
     migrate(url)
-    app = create_app({"TESTING": True, "DATABASE_URL": url})
+    app = create_app({"TESTING": True, "DATABASE_URL": url, "FEED_POLL_SECONDS": 0.01})
     yield app
+    get_feed(app).close()
     get_store(app).dispose()
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 6])
 def test_server_games_raced_by_one_client_per_seat_finish(play_app, players):
-    racer = Racer(lambda: ClientTransport(play_app), random.Random(players))
+    racer = Racer(lambda: StreamingTransport(play_app.test_client()), random.Random(players))
     stats = racer.race("halves", 1, {"players": players})
     assert stats.errors == 0, stats.error_samples
     assert stats.games == stats.finished == 1 and sum(stats.winners.values()) == 1
@@ -53,7 +44,7 @@ def test_server_games_raced_by_one_client_per_seat_finish(play_app, players):
 
 @pytest.mark.parametrize("players", [2, 3, 4, 6])
 def test_table_games_reported_by_the_referee_finish(play_app, players):
-    player = Player(ClientTransport(play_app), random.Random(players))
+    player = Player(StreamingTransport(play_app.test_client()), random.Random(players))
     run = player.play_game("halves", {"players": players, "dealing": "table"})
     assert player.stats.errors == 0, player.stats.error_samples
     assert run.status == "finished" and player.stats.finished == 1
@@ -63,7 +54,7 @@ def test_table_games_reported_by_the_referee_finish(play_app, players):
 
 
 def test_the_catalog_tells_the_client_which_games_race(play_app):
-    transport = ClientTransport(play_app)
+    transport = StreamingTransport(play_app.test_client())
     assert is_realtime(transport, "halves") and not is_realtime(transport, "sequence")
     assert not is_realtime(transport, "chess")
 
@@ -82,3 +73,52 @@ def test_race_stats_add_up_their_threads():
     assert total.finished == 2 and total.winners["p2"] == 2
     assert winner_of({"result": {"winners": ["p1", "p3"]}}) == "p1+p3"
     assert winner_of({"result": {"winners": []}}) == "draw"
+
+
+class CountingTransport(StreamingTransport):
+    """StreamingTransport that notes every request and stream it opens, in order."""
+
+    def __init__(self, client, seen: list):
+        super().__init__(client)
+        self.seen = seen
+
+    def request(self, method, path, body=None, headers=None):
+        self.seen.append((method, path))
+        return super().request(method, path, body, headers)
+
+    def stream(self, path, headers):
+        self.seen.append(("STREAM", path))
+        return super().stream(path, headers)
+
+
+def test_a_racing_seat_with_nothing_to_do_waits_for_its_stream_instead_of_polling(play_app):
+    """In table mode a seat has no action of its own (HV-M1): its racing client looks
+    once, then waits on its event stream; it asks again only after an event came (each
+    look after the first follows at least one new event it may see), never reads the
+    game, and stops at the game's end."""
+    referee = Player(StreamingTransport(play_app.test_client()), random.Random(9))
+    run = referee.create("halves", {"players": 2, "dealing": "table"})
+    game = f"/v1/games/{run.id}"
+    seen: list = []
+    seat = Player(CountingTransport(play_app.test_client(), seen), random.Random(1),
+                  stats=RaceStats())
+    thread = threading.Thread(target=Racer(None, random.Random(1)).play_seat,
+                              args=(run, "p1", seat))
+    thread.start()
+    deadline = time.monotonic() + 10
+    while seat.stats.waits == 0 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    time.sleep(0.5)  # a polling client would look dozens of times meanwhile
+    assert seen == [("STREAM", game + "/stream"), ("GET", game + "/legal-actions")]
+    while run.status == "active":  # the referee reports the deal and the plays
+        who, version, actions = referee.seat_to_move(run)
+        referee.act(run, who, version, referee.choose(run, who, actions))
+    thread.join(10)
+    assert not thread.is_alive() and seat.stats.errors == 0, seat.stats.error_samples
+    visible = StreamingTransport(play_app.test_client()).request(
+        "GET", game + "/events?after=0&limit=1000", headers=run.auth("p1")).body
+    looks = seen.count(("GET", game + "/legal-actions"))
+    assert seat.stats.waits == looks - 1 >= 1
+    assert looks <= 1 + len(visible["events"])
+    assert set(seen) == {("STREAM", game + "/stream"), ("GET", game + "/legal-actions")}
+    run.stream.close()

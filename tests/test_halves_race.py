@@ -21,7 +21,7 @@ from collections import Counter
 
 import pytest
 
-from realtime import BACKENDS, check_race, database, gunicorn, race
+from realtime import BACKENDS, check_race, check_served, race
 from service.games import halves
 
 pytestmark = pytest.mark.slow
@@ -59,17 +59,17 @@ def check_halves_log(events: list[dict], boundaries: set[int]) -> dict:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_hv_t3_six_seats_race_over_four_workers(backend, tmp_path):
+def test_hv_t3_six_seats_race_over_four_workers(backend, gunicorn_server):
     options = {"players": 6}
-    with database(backend, tmp_path) as url:
-        log_path = tmp_path / "gunicorn.log"
-        with gunicorn(url, log_path) as base:
-            log = race(base, "halves", options, plays=PLAYS, at_once=2)
-        logs = check_race(url, log, REFUSALS)
-        server_log = log_path.read_text()
+    server = gunicorn_server(backend)
+    start = server.log_end()
+    log = race(server.base, "halves", options, plays=PLAYS, at_once=2)
+    logs = check_race(server.url, log, REFUSALS)
+    server_log = server.log_since(start)
     stats = log.stats
     print(f"{backend}: {stats.summary()}")
     assert "Traceback" not in server_log and "database is locked" not in server_log
+    check_served(server_log, log)
     assert stats.posts["play"] >= PLAYS
     assert stats.refused["stale-top-card"] >= 100, "the seats did race"
     for run in log.runs:

@@ -11,8 +11,8 @@ from None gives the stored snapshot.
 
 Each backend gets its own database (PostgreSQL: a randomly named one created from
 TEST_DATABASE_URL, migrated by Alembic, dropped at the end: other test sessions share
-the server) and its own gunicorn on a free port, always stopped in a ``finally``
-(tests/realtime.py).
+the server) and its own gunicorn on a free port, always stopped at the end; both are
+shared with the race tests of the session (tests/realtime.py, ``gunicorn_server``).
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from realtime import BACKENDS, database, gunicorn
+from realtime import BACKENDS
 from service.play import HTTPTransport, Reply
 from service.store import GameStore
 
@@ -302,23 +302,22 @@ def check_game(transport: HTTPTransport, ledger: Ledger, game: Game) -> int:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_four_workers_lose_and_duplicate_nothing(backend, tmp_path):
+def test_four_workers_lose_and_duplicate_nothing(backend, gunicorn_server):
     target = TARGETS[backend]
-    with database(backend, tmp_path) as url:
-        log_path = tmp_path / "gunicorn.log"
-        with gunicorn(url, log_path) as base:
-            ledger = run_traffic(base, target, seed=len(backend))
-            reader = HTTPTransport(base)
-            try:
-                acked = sum(check_game(reader, ledger, game) for game in ledger.games)
-            finally:
-                reader.close()
-        server_log = log_path.read_text()
-        store = GameStore(url)
-        try:
-            reports = [store.replay(game.id) for game in ledger.games]
-        finally:
-            store.dispose()
+    server = gunicorn_server(backend)
+    start = server.log_end()
+    ledger = run_traffic(server.base, target, seed=len(backend))
+    reader = HTTPTransport(server.base)
+    try:
+        acked = sum(check_game(reader, ledger, game) for game in ledger.games)
+    finally:
+        reader.close()
+    server_log = server.log_since(start)
+    store = GameStore(server.url)
+    try:
+        reports = [store.replay(game.id) for game in ledger.games]
+    finally:
+        store.dispose()
 
     print(f"{backend}: {len(ledger.games)} games, {acked} actions applied, POSTs "
           f"{dict(ledger.posts)}, outcomes {dict(ledger.outcomes)}, "

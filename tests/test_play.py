@@ -15,30 +15,7 @@ from service.play import (Player, free_lengths, grid_lines, main, parse_args,
                           winner_of, wrong_declarations)
 from service.store import get_feed, get_store
 
-from helpers import ClientTransport
-
-
-class StreamingTransport(ClientTransport):
-    """ClientTransport that also opens event streams (so the Player follows games)."""
-
-    def stream(self, path, headers):
-        """The stream's body as the app yields it (the generator runs in the reading
-        thread; it ends with its game, its time or the app's feed)."""
-        response = self.client.get(path, headers=headers, buffered=False)
-        if response.status_code != 200:
-            raise OSError(f"GET {path}: HTTP {response.status_code}")
-        return StreamBody(response)
-
-
-class StreamBody:
-    def __init__(self, response):
-        self.response = response
-
-    def __iter__(self):
-        return iter(self.response.response)
-
-    def close(self):
-        pass
+from helpers import StreamingTransport
 
 
 @pytest.fixture(scope="module")
@@ -181,6 +158,22 @@ def test_sequence_games_are_played_to_their_end(transport, game, options):
     assert log[-1]["type"] == "game-ended" and log[-1]["result"] == run.view["result"]
     assert player.stats.declarations_valid == player.stats.declarations_wrong == 0
     assert not any(e.get("conflict") for e in log)  # the referee reported the real cards
+
+
+def test_streams_the_server_ends_are_resumed_with_nothing_missed_or_repeated(
+        transport, play_app, monkeypatch):
+    """The server ends each stream after STREAM_SECONDS (here 0.3 s): the player opens
+    it again with Last-Event-ID, and what it received over all the connections is the
+    opening view, then every later entry of the log exactly once, in order."""
+    monkeypatch.setitem(play_app.config, "STREAM_SECONDS", 0.3)
+    player = Player(transport, random.Random(4))
+    run = player.play_game("sequence", {"players": 2})
+    assert player.stats.errors == 0, player.stats.error_samples
+    assert run.stream.connections >= 3 and run.stream.ended and run.stream.error is None
+    opening, *streamed = [message for _, message in run.stream.messages]
+    log = referee_log(transport, run)
+    assert opening.event == "view"
+    assert [m.json() for m in streamed] == log[int(opening.id):]
 
 
 # ----- helpers and command line -----
