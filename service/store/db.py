@@ -64,6 +64,13 @@ def make_engine(url: str | URL, **kwargs: Any) -> Engine:
     """
     url = make_url(url)
     if url.get_backend_name() != "sqlite":
+        if url.get_driver_name() == "psycopg":
+            # no server-side prepared statements: a pipeline aborted by an error (a
+            # unique violation between two writers) loses a PREPARE that psycopg still
+            # believes made, and the next use of that statement fails ("prepared
+            # statement _pg3_N does not exist")
+            kwargs["connect_args"] = {"prepare_threshold": None,
+                                      **kwargs.get("connect_args", {})}
         engine = create_engine(url, **kwargs)
         event.listen(engine, "after_cursor_execute", _sync_pipeline)
         return engine
