@@ -22,8 +22,8 @@ idempotency record of the request's key), then the writes: the events after the 
 statement on PostgreSQL, three on SQLite). The token lookup before it is one statement
 without a transaction around it. On PostgreSQL the transaction runs in psycopg's
 pipeline mode (:func:`service.store.uow.pipelined`): BEGIN travels with the lock, the
-writes with COMMIT, so an action is three round trips, the token lookup included. On PostgreSQL the statement that advances the game
-also sends ``pg_notify(FEED_CHANNEL, "<game id>:<last_seq>")``: a notification is
+writes with COMMIT, so an action is three round trips, the token lookup included. The
+statement that advances the game on PostgreSQL also sends ``pg_notify(FEED_CHANNEL, "<game id>:<last_seq>")``: a notification is
 delivered at commit only, to the event feed of every worker and host
 (:mod:`service.store.feed`).
 
@@ -602,11 +602,11 @@ class GameStore:
                            Message("the game is at version %(version)s, not %(expected)s",
                                    version=row.version, expected=expected_version),
                            {"version": row.version}, game=row.game), None
-        # the snapshot is decoded once: apply never mutates its state (the engine
-        # contract, tested per engine), so the fold starts from the same dict after it
-        state = json.loads(row.snapshot)
+        # apply gets a copy of its own (decoding the stored text again is several times
+        # cheaper than a deep copy): whatever it does, the fold starts from the snapshot
         try:
-            new_events = module.apply(state, actor, copy.deepcopy(action))
+            new_events = module.apply(json.loads(row.snapshot), actor,
+                                      copy.deepcopy(action))
         except RuleViolation as violation:
             extra = {**violation.extra, **({"rule": violation.rule} if violation.rule else {})}
             return Refused(violation.status, violation.code, violation.detail, extra,
@@ -614,8 +614,8 @@ class GameStore:
         # the events as the log will give them back, folded as a replay folds them
         stored = [StoredEvent(row.last_seq + i, _canonical_event(e))
                   for i, e in enumerate(new_events, 1)]
-        snapshot = json.dumps(_fold_all(module, state, [e.event for e in stored]),
-                              sort_keys=True)
+        snapshot = json.dumps(_fold_all(module, json.loads(row.snapshot),
+                                        [e.event for e in stored]), sort_keys=True)
         state = json.loads(snapshot)  # exactly what a replay rebuilds
         record = GameRecord(id=game_id, game=row.game, options=row.options,
                             status=state["status"], version=row.version + 1, state=state,
