@@ -162,14 +162,15 @@ def test_sequence_games_are_played_to_their_end(transport, game, options):
 
 def test_streams_the_server_ends_are_resumed_with_nothing_missed_or_repeated(
         transport, play_app, monkeypatch):
-    """The server ends each stream after STREAM_SECONDS (here 0.3 s): the player opens
-    it again with Last-Event-ID, and what it received over all the connections is the
-    opening view, then every later entry of the log exactly once, in order."""
-    monkeypatch.setitem(play_app.config, "STREAM_SECONDS", 0.3)
+    """The server ends each stream after STREAM_SECONDS (here 0.15 s; a game lasts
+    longer even on a fast machine): the player opens it again with Last-Event-ID, and
+    what it received over all the connections is the opening view, then every later
+    entry of the log exactly once, in order."""
+    monkeypatch.setitem(play_app.config, "STREAM_SECONDS", 0.15)
     player = Player(transport, random.Random(4))
     run = player.play_game("sequence", {"players": 2})
     assert player.stats.errors == 0, player.stats.error_samples
-    assert run.stream.connections >= 3 and run.stream.ended and run.stream.error is None
+    assert run.stream.connections >= 2 and run.stream.ended and run.stream.error is None
     opening, *streamed = [message for _, message in run.stream.messages]
     log = referee_log(transport, run)
     assert opening.event == "view"
