@@ -3,8 +3,12 @@ tests' own conftest section below once the store exists)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import pytest
+from flask import Flask
 
 # The tests drive games far faster than people play: rate limits are off for every app
 # and gunicorn the tests start (their environment inherits this), except where a test
@@ -48,6 +52,21 @@ def migrate(url: str, revision: str = "head", down: bool = False) -> None:
     config.attributes["url"] = url
     config.attributes["configure_logger"] = False
     (command.downgrade if down else command.upgrade)(config, revision)
+
+
+@contextmanager
+def migrated_app(url: str, **config: Any) -> Iterator[Flask]:
+    """An app on ``url`` after migrating it (``config`` added to the app's); its event
+    feed closed and its store disposed afterwards."""
+    from service.store import get_feed, get_store
+
+    migrate(url)
+    app = create_app({"TESTING": True, "DATABASE_URL": url, **config})
+    try:
+        yield app
+    finally:
+        get_feed(app).close()
+        get_store(app).dispose()
 
 
 @pytest.fixture(scope="session")

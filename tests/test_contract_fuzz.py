@@ -15,10 +15,8 @@ from schemathesis.config import SchemathesisConfig
 from schemathesis.specs.openapi.checks import (positive_data_acceptance,
                                                response_schema_conformance)
 
-from service import create_app
 from service.games.sequence import allowed_sides
-from service.store import get_feed, get_store
-from tests.conftest import migrate
+from tests.conftest import migrated_app
 
 EXAMPLES = 12
 # a well-formed request may still be refused by credentials or by the game's state
@@ -66,11 +64,8 @@ CHECKS = [not_a_server_error, response_schema_conformance, accepted]
 @pytest.fixture(scope="module")
 def fuzz_app(new_database):
     url = new_database("sqlite")
-    migrate(url)
-    app = create_app({"TESTING": True, "DATABASE_URL": url})
-    yield app
-    get_feed(app).close()
-    get_store(app).dispose()
+    with migrated_app(url) as app:
+        yield app
 
 
 @pytest.fixture(scope="module")

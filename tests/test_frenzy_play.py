@@ -7,10 +7,9 @@ import random
 
 import pytest
 
-from conftest import migrate
-from service import create_app
+from conftest import migrated_app
 from service.play import Racer, is_realtime, race_choice
-from service.store import get_feed, get_store
+from service.store import get_store
 
 from helpers import StreamingTransport
 
@@ -18,11 +17,8 @@ from helpers import StreamingTransport
 @pytest.fixture(scope="module")
 def play_app(tmp_path_factory):
     url = f"sqlite:///{tmp_path_factory.mktemp('frenzy-play') / 'play.sqlite3'}"
-    migrate(url)
-    app = create_app({"TESTING": True, "DATABASE_URL": url, "FEED_POLL_SECONDS": 0.01})
-    yield app
-    get_feed(app).close()
-    get_store(app).dispose()
+    with migrated_app(url, FEED_POLL_SECONDS=0.01) as app:
+        yield app
 
 
 @pytest.mark.parametrize("players, rounds", [(2, 3), (6, 1)])

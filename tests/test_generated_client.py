@@ -14,9 +14,7 @@ import schemathesis
 import yaml
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
-from service import create_app
-from service.store import get_feed, get_store
-from tests.conftest import migrate
+from tests.conftest import migrated_app
 
 HERE = Path(__file__).resolve().parent
 BIN = Path(sys.executable).parent
@@ -26,11 +24,8 @@ PACKAGE = "card_referee_client"
 @pytest.fixture(scope="module")
 def served(new_database):
     url = new_database("sqlite")
-    migrate(url)
-    app = create_app({"TESTING": True, "DATABASE_URL": url})
-    yield app
-    get_feed(app).close()
-    get_store(app).dispose()
+    with migrated_app(url) as app:
+        yield app
 
 
 @pytest.fixture(scope="module")
