@@ -24,7 +24,7 @@ from conftest import migrate
 from helpers import assert_problem
 from service import create_app
 from service.play import Message, sse_messages
-from service.store import get_feed, get_store
+from service.store import get_feed, get_store, hash_token
 from service.store.feed import Feed
 from service.store.models import Event, Game, utcnow
 from service.store.records import FEED_CHANNEL, GameStore, Refused
@@ -345,12 +345,35 @@ def test_garbled_or_altered_tickets_are_refused(client, make_game):
     ticket = ticket_for(client, game, "north")["ticket"]
     payload, stamp, signature = ticket.split(".")
     claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
-    assert claims == {"game": game["id"], "viewer": "north"}
+    assert set(claims) == {"game", "viewer", "token"}
+    assert (claims["game"], claims["viewer"]) == (game["id"], "north")
+    # of the token, a hash of its stored hash: nothing that opens anything
+    token = game["auth"]["north"]["Authorization"].split()[1]
+    assert token not in ticket and hash_token(token) not in ticket
     as_referee = base64.urlsafe_b64encode(json.dumps(
         {**claims, "viewer": "referee"}, separators=(",", ":")).encode()).decode().rstrip("=")
     for bad in ("garbage", ticket[:-2], f"{as_referee}.{stamp}.{signature}", ""):
         response = client.get(stream_path(game), query_string={"ticket": bad})
         assert_problem(response, 401, "invalid-ticket")
+
+
+def test_a_ticket_dies_with_the_token_it_was_asked_with(open_stream, client, make_game):
+    """A seat token re-issued by the referee stops working at once (401), and so do
+    the tickets the old token was given; a ticket asked with the new one opens."""
+    game = make_game()
+    old = ticket_for(client, game, "north")["ticket"]
+    assert open_stream(stream_path(game, f"?ticket={old}")).status == 200
+    reissued = client.post(f"/v1/games/{game['id']}/seats/north/token",
+                           headers=game["auth"]["referee"])
+    assert reissued.status_code == 200
+    assert_problem(client.get(stream_path(game, f"?ticket={old}")), 401, "invalid-ticket")
+    referee = ticket_for(client, game, "referee")["ticket"]  # its token was not re-issued
+    assert open_stream(stream_path(game, f"?ticket={referee}")).status == 200
+    token = reissued.get_json()["token"]
+    fresh = client.post(f"/v1/games/{game['id']}/stream-tickets",
+                        headers={"Authorization": f"Bearer {token}"}).get_json()["ticket"]
+    view = open_stream(stream_path(game, f"?ticket={fresh}")).take(1)[0]
+    assert view.json()["viewer"] == "north"
 
 
 def test_ticket_rules(client, make_game):

@@ -35,6 +35,7 @@ viewer, valid ``STREAM_TICKET_SECONDS`` (60 s). Expired, garbled, or another gam
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import random
@@ -53,7 +54,7 @@ from service.api.base import Blueprint
 from service.errors import problem
 from service.messages import Message
 from service.store import (EventPage, Feed, GameRecord, StoreError, Unavailable, get_feed,
-                           get_store)
+                           get_store, hash_token)
 
 blp = Blueprint("stream", __name__, url_prefix="/v1/games",
                 description="The live event feed of a game (Server-Sent Events)")
@@ -134,8 +135,18 @@ def _authenticate():
         return _ticket_unauthorized(Message("The ticket is not valid."))
     if not isinstance(claims, dict) or claims.get("game") != game_id:
         return _ticket_unauthorized(Message("The ticket is for another game."))
+    token_hash = get_store(current_app).token_hash_of(game_id, claims["viewer"])
+    if token_hash is None or claims.get("token") != _fingerprint(token_hash):
+        # the token it was asked with has been re-issued since (or the game is gone)
+        return _ticket_unauthorized(Message("The ticket is not valid."))
     g.actor = claims["viewer"]
     return None
+
+
+def _fingerprint(token_hash: str) -> str:
+    """What a ticket says of the token it was asked with: enough to tell that the
+    token was re-issued since, nothing that opens anything (a hash of its hash)."""
+    return hashlib.sha256(f"{TICKET_SALT}:{token_hash}".encode()).hexdigest()[:32]
 
 
 @blp.post("/<game_id>/stream-tickets")
@@ -150,10 +161,12 @@ def post_stream_ticket(game_id: str):
 
     The ticket names this game and the caller's seat (or the referee), is signed by
     the service and opens streams for `expires_in` seconds (60); it is checked when a
-    stream opens, so an open stream outlives it. Expired, garbled or another game's:
-    401. Never put the bearer token itself in a URL.
+    stream opens, so an open stream outlives it. Expired, garbled, another game's, or
+    asked with a seat token re-issued since: 401. Never put the bearer token itself in a URL.
     """
-    ticket = _serializer().dumps({"game": game_id, "viewer": g.actor})
+    token = request.headers["Authorization"].partition(" ")[2].strip()
+    ticket = _serializer().dumps({"game": game_id, "viewer": g.actor,
+                                  "token": _fingerprint(hash_token(token))})
     response = games._reply(200, {"ticket": ticket,
                                   "expires_in": _setting("STREAM_TICKET_SECONDS")})
     response.headers["Cache-Control"] = "no-store"

@@ -477,6 +477,17 @@ class GameStore:
             raise SeatNotFound(seat)
         return token
 
+    def token_hash_of(self, game_id: str, actor: str) -> str | None:
+        """The SHA-256 of the token that opens ``actor`` (a seat or ``"referee"``) in
+        game ``game_id`` now; None when there is no such game or seat. A credential
+        derived from a token (a stream ticket) checks it still holds: a re-issued
+        seat token revokes what the old one gave."""
+        query = (select(_GAMES.c.referee_token_hash).where(_GAMES.c.id == game_id)
+                 if actor == REFEREE else
+                 select(_SEATS.c.token_hash).where(_SEATS.c.game_id == game_id,
+                                                   _SEATS.c.seat == actor))
+        return self.uow.read_one(lambda c: c.execute(query).scalar())
+
     def read(self, game_id: str) -> GameRecord:
         """The game as it is now. :class:`GameNotFound`."""
         return self.uow.read_one(lambda c: self._read(c, game_id))
