@@ -83,6 +83,7 @@ TWO_WAY = "two-way"
 GRID_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # TW-D1: row, column, diagonals
 MAX_ACTIONS_PER_GAME = 20_000  # a guard: a game that has not ended by then is an error
 RETRIES = 4  # transport failures and 503s, retried with the same Idempotency-Key
+THROTTLED = 120  # 429s in a row waited out (each for its Retry-After) before giving up
 REFEREE_ONLY = {"penalty", "retire"}  # disciplinary referee actions: never chosen
 # race mode: action types a seat takes only when it has nothing else to do, as a player
 # would (Solitaire Frenzy: turning the hand, SF-H1)
@@ -100,6 +101,15 @@ class Reply(NamedTuple):
     status: int
     body: Any
     headers: dict[str, str]
+
+
+def _seconds(retry_after: str | None) -> float:
+    """A ``Retry-After`` in seconds (1 when absent or not a number), from 0.1 (a
+    limit's window ending within the second says 0) to 5."""
+    try:
+        return min(max(float(retry_after or 1), 0.1), 5.0)
+    except ValueError:
+        return 1.0
 
 
 class Transport(Protocol):
@@ -530,8 +540,12 @@ class Player:
     def _send(self, method: str, path: str, body: Any = None,
               headers: dict[str, str] | None = None, retry: bool = False) -> Reply:
         """One request; transport failures and 503 retried when ``retry`` (a GET, or a
-        POST carrying an Idempotency-Key)."""
-        for attempt in range(RETRIES + 1):
+        POST carrying an Idempotency-Key). A 429 (the server's rate limit: nothing was
+        done) is sent again after its ``Retry-After``, up to ``THROTTLED`` times."""
+        throttled = 0
+        attempt = -1
+        while attempt < RETRIES:
+            attempt += 1
             try:
                 reply = self.transport.request(method, path, body, headers)
             except (OSError, http.client.HTTPException) as error:
@@ -544,6 +558,12 @@ class Player:
             self.stats.requests += 1
             if self.on_reply is not None:
                 self.on_reply(method, path, reply)
+            if reply.status == 429 and throttled < THROTTLED:
+                throttled += 1
+                self.stats.retries += 1
+                attempt -= 1  # not a failure: the server asked us to wait
+                time.sleep(_seconds(reply.headers.get("retry-after")))
+                continue
             if reply.status == 503 and retry and attempt < RETRIES:
                 self.stats.retries += 1
                 time.sleep(min(float(reply.headers.get("retry-after", "1") or 1), 1.0) * 0.2)

@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 from conftest import migrated_app
-from service.play import (Player, free_lengths, grid_lines, main, parse_args,
+from service.play import (Player, Reply, free_lengths, grid_lines, main, parse_args,
                           winner_of, wrong_declarations)
 from service.store import get_store
 
@@ -221,3 +221,26 @@ def test_unreachable_server_is_an_error_and_a_non_zero_exit(capsys):
     assert main(["--url", f"http://127.0.0.1:{port}", "--games", "1"]) == 1
     out = capsys.readouterr()
     assert "errors 1" in out.out and "games 1 (finished 0)" in out.out
+
+
+def test_a_rate_limited_request_is_sent_again_after_its_retry_after(monkeypatch):
+    """A 429 (nothing was done) is waited out for its Retry-After (at least 0.1 s, as a
+    window ending within the second says 0) and sent again; other replies are not."""
+    from service import play
+
+    class Throttling:
+        def __init__(self):
+            self.sent = 0
+
+        def request(self, method, path, body=None, headers=None):
+            self.sent += 1
+            if self.sent <= 2:
+                return Reply(429, {"code": "rate-limited"}, {"retry-after": "0"})
+            return Reply(200, {"ok": True}, {})
+
+    slept = []
+    monkeypatch.setattr(play.time, "sleep", slept.append)
+    transport = Throttling()
+    player = Player(transport, random.Random(1))
+    assert player._send("POST", "/v1/games/x/actions", {"type": "draw"}).status == 200
+    assert transport.sent == 3 and slept == [0.1, 0.1] and player.stats.errors == 0
