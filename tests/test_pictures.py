@@ -88,6 +88,8 @@ def test_the_etag_names_version_viewer_and_language(store_client, make_game):
     assert store_client.get(url, headers=referee).headers["ETag"] == tag
     again = store_client.get(url, headers={**referee, "If-None-Match": tag})
     assert again.status_code == 304 and again.headers["ETag"] == tag and not again.data
+    star = store_client.get(url, headers={**referee, "If-None-Match": "*"})
+    assert star.status_code == 304 and star.headers["ETag"] == tag  # as the view answers
     assert store_client.get(url, headers=created["auth"]["blue"]).headers["ETag"] != tag
     french = store_client.get(url, headers={**referee, "Accept-Language": "fr"})
     assert french.headers["ETag"] != tag
