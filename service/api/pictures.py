@@ -141,7 +141,7 @@ def _position_picture(game: str, body: dict) -> Response:
 
 @blp.post("/sequence/picture.svg")
 @blp.arguments(PositionSchema)
-@blp.doc(responses={"200": _SVG_DOC})
+@blp.doc(responses={"200": _SVG_DOC}, operationId="sequencePicture")
 def sequence_picture_endpoint(body: dict) -> Response:
     """A Sequence position (the sequences check's body): chips by side, free corners,
     the given (locked) sequences solid and every further completed one dashed (SQ-S1,
@@ -151,7 +151,7 @@ def sequence_picture_endpoint(body: dict) -> Response:
 
 @blp.post("/sequence-numbers/picture.svg")
 @blp.arguments(NumbersPositionSchema)
-@blp.doc(responses={"200": _SVG_DOC})
+@blp.doc(responses={"200": _SVG_DOC}, operationId="sequenceNumbersPicture")
 def numbers_picture_endpoint(body: dict) -> Response:
     """A Sequence Numbers position on the default or a custom `board` (SN-C0), drawn
     as the Sequence picture (SQ-S1, SN-S2)."""
@@ -160,7 +160,7 @@ def numbers_picture_endpoint(body: dict) -> Response:
 
 @blp.post("/halves/picture.svg")
 @blp.arguments(HalvesPictureSchema)
-@blp.doc(responses={"200": _SVG_DOC})
+@blp.doc(responses={"200": _SVG_DOC}, operationId="halvesPicture")
 def halves_picture_endpoint(body: dict) -> Response:
     """A Halves top card (as it lies) and a hand (as held): each card that goes on the
     top is framed green, one that goes turned round orange (HV-T1 under `match`)."""
@@ -169,7 +169,7 @@ def halves_picture_endpoint(body: dict) -> Response:
 
 @blp.post("/solitaire-frenzy/foundations/picture.svg")
 @blp.arguments(FoundationsPictureSchema)
-@blp.doc(responses={"200": _SVG_DOC})
+@blp.doc(responses={"200": _SVG_DOC}, operationId="solitaireFrenzyFoundationsPicture")
 def foundations_picture(body: dict) -> Response:
     """A Solitaire Frenzy foundation set by suit, each pile as its top card and size.
     A pile not built by SF-F1 (not from the Ace, another suit, a skipped rank): 422
