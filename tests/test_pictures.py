@@ -150,6 +150,7 @@ def test_stateless_halves_frames_the_cards_that_go_on_the_top(client):
     marks = [g.get("stroke") for g in root.iter() if g.get("class") == "mark"]
     assert marks == ["#1f9d3a", "#e67e22"]  # as held; turned round; BX-YT not at all
     assert "2 of 3 cards go on the top" in "".join(root.itertext())
+    assert all((t.text or "").strip() for t in root.iter() if t.tag.endswith("text"))
     assert_problem(client.post("/v1/halves/picture.svg", json={"top": "RZ-GS"}), 422)
 
 

@@ -50,7 +50,8 @@ def draw_card(svg: Svg, x: float, y: float, code: str, parent: Element | None = 
 
 
 def _hand(svg: Svg, y: float, seat: str, cards: list[str], marks: list[str | None]) -> None:
-    svg.text(4, y + 24, seat, 14, text_anchor="start", font_weight="bold")
+    if seat:  # a stateless picture's hand belongs to nobody: no label
+        svg.text(4, y + 24, seat, 14, text_anchor="start", font_weight="bold")
     for i, card in enumerate(cards):
         row, col = divmod(i, 4)
         draw_card(svg, 40 + col * 92, y + 4 + row * 70, card, mark=marks[i])
