@@ -230,7 +230,9 @@ def get_stream(query: dict, headers: dict, game_id: str):
             resume = None  # past the log's end: start over with the view
         elif page.game.finished and len(page.events) < PAGE and not (
                 games._events_out(page.game, page.events, viewer)):
-            return Response(status=204, headers={"Cache-Control": "no-store"})
+            finished = Response(status=204, headers={"Cache-Control": "no-store"})
+            del finished.headers["Content-Type"]  # no body: no type (not text/html)
+            return finished
     seconds = _setting("STREAM_SECONDS") * random.uniform(0.9, 1.1)
     body = _stream(get_feed(current_app), game_id, viewer, resume,
                    deadline=time.monotonic() + seconds,
