@@ -87,8 +87,9 @@ def settings() -> dict[str, Any]:
     * ``RETAIN_FINISHED_DAYS`` [30], ``RETAIN_ABANDONED_DAYS`` [30]: the purge's
       defaults (days since the last action, or ``never``);
     * ``API_KEYS`` [none: open]: keys that POST /v1/games and import need;
-    * ``RATELIMIT_CREATE`` [30 per minute, per client], ``RATELIMIT_ACTIONS`` [20 per
-      second, per token], ``RATELIMIT_STORAGE_URI`` [memory://, per process;
+    * ``RATELIMIT_CREATE`` [30 per minute, per client: a configured API key, else the
+      address], ``RATELIMIT_IMPORT_COST`` [5: creations an import counts as],
+      ``RATELIMIT_ACTIONS`` [20 per second, per seat (or referee) of a game], ``RATELIMIT_STORAGE_URI`` [memory://, per process;
       ``redis://host:6379`` to share], ``RATELIMIT_ENABLED`` [true];
     * ``TRUSTED_PROXY_HOPS`` [0]: proxies in front whose X-Forwarded-For is believed;
     * ``MAX_IMPORT_BYTES`` [4194304]: the largest export POST /v1/games/import takes;
@@ -103,6 +104,7 @@ def settings() -> dict[str, Any]:
         "API_KEYS": api_keys(),
         "RATELIMIT_CREATE": os.environ.get("RATELIMIT_CREATE", "30 per minute"),
         "RATELIMIT_ACTIONS": os.environ.get("RATELIMIT_ACTIONS", "20 per second"),
+        "RATELIMIT_IMPORT_COST": int(_number("RATELIMIT_IMPORT_COST", 5, 1)),
         "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", "memory://"),
         "RATELIMIT_ENABLED": _flag("RATELIMIT_ENABLED", True),
         "TRUSTED_PROXY_HOPS": int(_number("TRUSTED_PROXY_HOPS", 0)),
