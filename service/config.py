@@ -79,6 +79,25 @@ def api_keys() -> tuple[str, ...]:
     return keys
 
 
+def read_deadline() -> float:
+    """``READ_DEADLINE_SECONDS`` [15]: seconds a request may take to arrive whole,
+    headers and body (service.server)."""
+    seconds = _number("READ_DEADLINE_SECONDS", 15)
+    if seconds <= 0:
+        raise ConfigError("READ_DEADLINE_SECONDS: a number of seconds > 0")
+    return seconds
+
+
+def max_connections_per_address() -> int:
+    """``MAX_CONNECTIONS_PER_ADDRESS`` [100 per worker; 0 (off) when
+    ``TRUSTED_PROXY_HOPS`` > 0, where the proxy is every connection's address]: open
+    connections one client address may hold in each worker (service.server); 0: no
+    cap."""
+    if not os.environ.get("MAX_CONNECTIONS_PER_ADDRESS", "").strip():
+        return 0 if _number("TRUSTED_PROXY_HOPS", 0) else 100
+    return int(_number("MAX_CONNECTIONS_PER_ADDRESS", 100))
+
+
 def settings() -> dict[str, Any]:
     """Every setting from the environment, as Flask config (defaults in brackets):
 

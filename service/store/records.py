@@ -493,6 +493,18 @@ class GameStore:
             raise SeatNotFound(seat)
         return token
 
+    def reissue_referee_token(self, game_id: str) -> str:
+        """A new referee token for the game (its SHA-256 replaces the old one's in one
+        UPDATE: the old token opens nothing from the commit on, nor do the stream
+        tickets it gave). :class:`GameNotFound` when there is no such game."""
+        token = secrets.token_urlsafe(32)
+        changed = self.uow.run(lambda c: c.execute(
+            update(_GAMES).where(_GAMES.c.id == game_id)
+            .values(referee_token_hash=hash_token(token))).rowcount, core=True)
+        if changed != 1:
+            raise GameNotFound(game_id)
+        return token
+
     def token_hash_of(self, game_id: str, actor: str) -> str | None:
         """The SHA-256 of the token that opens ``actor`` (a seat or ``"referee"``) in
         game ``game_id`` now; None when there is no such game or seat. A credential
