@@ -112,6 +112,8 @@ def settings() -> dict[str, Any]:
       ``redis://host:6379`` to share], ``RATELIMIT_ENABLED`` [true];
     * ``TRUSTED_PROXY_HOPS`` [0]: proxies in front whose X-Forwarded-For is believed;
     * ``MAX_IMPORT_BYTES`` [4194304]: the largest export POST /v1/games/import takes;
+    * ``READ_DEADLINE_SECONDS`` [15], ``MAX_CONNECTIONS_PER_ADDRESS`` [100 per worker]:
+      the gunicorn worker's limits (:mod:`service.server`);
     * ``LOG_FORMAT`` [json] (or text), ``LOG_LEVEL`` [INFO];
     * ``PROMETHEUS_MULTIPROC_DIR``: read by prometheus-client itself (see README).
     """
@@ -128,6 +130,9 @@ def settings() -> dict[str, Any]:
         "RATELIMIT_ENABLED": _flag("RATELIMIT_ENABLED", True),
         "TRUSTED_PROXY_HOPS": int(_number("TRUSTED_PROXY_HOPS", 0)),
         "MAX_IMPORT_BYTES": int(_number("MAX_IMPORT_BYTES", 4 * 1024 * 1024, 1024)),
+        # the gunicorn worker's (service.server), checked here too: at start
+        "READ_DEADLINE_SECONDS": read_deadline(),
+        "MAX_CONNECTIONS_PER_ADDRESS": max_connections_per_address(),
         "LOG_FORMAT": _choice("LOG_FORMAT", "json", ("json", "text")),
         "LOG_LEVEL": _choice("LOG_LEVEL", "info", ("debug", "info", "warning", "error")),
     }

@@ -189,8 +189,27 @@ def test_redis_storage_shares_the_count_between_processes(make_app):
                                          ("IDEMPOTENCY_TTL_SECONDS", "a day"),
                                          ("RETAIN_FINISHED_DAYS", "0"),
                                          ("RATELIMIT_ENABLED", "maybe"),
-                                         ("LOG_FORMAT", "xml")])
+                                         ("LOG_FORMAT", "xml"),
+                                         ("READ_DEADLINE_SECONDS", "0"),
+                                         ("MAX_CONNECTIONS_PER_ADDRESS", "many"),
+                                         ("RATELIMIT_IMPORT_COST", "0")])
 def test_a_malformed_setting_stops_the_app_at_start_naming_it(monkeypatch, name, value):
     monkeypatch.setenv(name, value)
     with pytest.raises(ConfigError, match=name):
         create_app()
+
+
+@pytest.mark.parametrize("env, cap", [({}, 100), ({"TRUSTED_PROXY_HOPS": "1"}, 0),
+                                      ({"TRUSTED_PROXY_HOPS": "1",
+                                        "MAX_CONNECTIONS_PER_ADDRESS": "500"}, 500),
+                                      ({"MAX_CONNECTIONS_PER_ADDRESS": "0"}, 0)])
+def test_the_connection_cap_is_off_behind_proxies_unless_set(monkeypatch, env, cap):
+    """Behind a proxy every connection comes from the proxy's address: the per-address
+    cap (service.server) would cap the whole service, so it is off unless set."""
+    from service.config import max_connections_per_address
+
+    for name in ("TRUSTED_PROXY_HOPS", "MAX_CONNECTIONS_PER_ADDRESS"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert max_connections_per_address() == cap
