@@ -140,17 +140,18 @@ class GeventWorker(_GeventWorker):
 
         self.wsgi = with_deadline
 
-    def timeout_ctx(self):
+    def timeout_ctx(self) -> gevent.Timeout:
         """Entered when the connection starts waiting for its next request: the
         request's read deadline counts from here."""
         _connection.began = time.monotonic()
         return super().timeout_ctx()
 
-    def handle_request(self, listener_name, req, sock, addr):
+    def handle_request(self, listener_name: Any, req: Any, sock: socket.socket,
+                       addr: Any) -> bool:
         _connection.request = req
         return super().handle_request(listener_name, req, sock, addr)
 
-    def handle(self, listener, client, addr) -> None:
+    def handle(self, listener: socket.socket, client: socket.socket, addr: Any) -> None:
         address = addr[0] if isinstance(addr, tuple) and addr else None
         if address is None or not self.per_address:
             return super().handle(listener, client, addr)
@@ -173,13 +174,14 @@ class GeventWorker(_GeventWorker):
         detail = Message("Too many open connections from this address: at most "
                          "%(limit)s per worker.", limit=self.per_address)
         try:
-            client.setblocking(1)
-            client.sendall(problem_bytes(429, "too-many-connections", detail,
-                                         [("Retry-After", "1")]))
-            client.shutdown(socket.SHUT_WR)
-            with gevent.Timeout(0.1, False):
-                while client.recv(65536):
-                    pass
+            client.setblocking(True)
+            with gevent.Timeout(1, False):  # a client that reads nothing: given up
+                client.sendall(problem_bytes(429, "too-many-connections", detail,
+                                             [("Retry-After", "1")]))
+                client.shutdown(socket.SHUT_WR)
+                with gevent.Timeout(0.1, False):
+                    while client.recv(65536):
+                        pass
         except OSError:
             pass
         finally:
