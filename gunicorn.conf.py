@@ -17,7 +17,11 @@ dead so that its live gauges stop counting (prometheus-client's multiprocess mod
 import os
 import secrets
 
-worker_class = "gevent"
+# gunicorn's gevent worker with a read deadline for whole requests
+# (READ_DEADLINE_SECONDS, 15 s: headers and body), a cap on open connections per client
+# address (MAX_CONNECTIONS_PER_ADDRESS, 100 per worker) and problem+json protocol
+# errors (service/server.py)
+worker_class = "service.server.GeventWorker"
 # open connections per worker (streams included); beyond it new ones wait in the backlog
 worker_connections = int(os.environ.get("WORKER_CONNECTIONS", "1000"))
 # seconds a connection may take to send its request headers (the first request's too:
@@ -66,8 +70,9 @@ def when_ready(server):
     """Say at start, clearly, when the database is not at this release's migration
     (the service then answers 503 schema-not-current until it is). The check runs in a
     child process (service/store/schema_check.py): the master imports none of the
-    service's modules, so the gevent workers it forks import them after gevent has
-    patched threading and sockets."""
+    app's modules (only the worker class, service/server.py, which imports no Flask),
+    so the gevent workers it forks import them after gevent has patched threading and
+    sockets."""
     import subprocess
     import sys
 

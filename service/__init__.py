@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import logging
 import secrets
-from typing import Any
-
-from flask import Flask
+from typing import TYPE_CHECKING, Any
 
 from service.config import SECRET_ENV, secret_key, settings
+
+if TYPE_CHECKING:  # imported by create_app: the gunicorn master imports this package
+    from flask import Flask  # (for service.server) and must not import Flask
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -20,6 +21,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     ``SECRET_KEY`` (from ``CARD_REFEREE_SECRET``) signs stream tickets; without it the
     app draws a random key, valid in this process only (logged outside tests)."""
+    from flask import Flask
+
     from service.api import init_api
     from service.api.base import MAX_BODY_BYTES
     from service.cli import purge_command

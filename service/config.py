@@ -79,6 +79,25 @@ def api_keys() -> tuple[str, ...]:
     return keys
 
 
+def read_deadline() -> float:
+    """``READ_DEADLINE_SECONDS`` [15]: seconds a request may take to arrive whole,
+    headers and body (service.server)."""
+    seconds = _number("READ_DEADLINE_SECONDS", 15)
+    if seconds <= 0:
+        raise ConfigError("READ_DEADLINE_SECONDS: a number of seconds > 0")
+    return seconds
+
+
+def max_connections_per_address() -> int:
+    """``MAX_CONNECTIONS_PER_ADDRESS`` [100 per worker; 0 (off) when
+    ``TRUSTED_PROXY_HOPS`` > 0, where the proxy is every connection's address]: open
+    connections one client address may hold in each worker (service.server); 0: no
+    cap."""
+    if not os.environ.get("MAX_CONNECTIONS_PER_ADDRESS", "").strip():
+        return 0 if _number("TRUSTED_PROXY_HOPS", 0) else 100
+    return int(_number("MAX_CONNECTIONS_PER_ADDRESS", 100))
+
+
 def settings() -> dict[str, Any]:
     """Every setting from the environment, as Flask config (defaults in brackets):
 
@@ -87,11 +106,14 @@ def settings() -> dict[str, Any]:
     * ``RETAIN_FINISHED_DAYS`` [30], ``RETAIN_ABANDONED_DAYS`` [30]: the purge's
       defaults (days since the last action, or ``never``);
     * ``API_KEYS`` [none: open]: keys that POST /v1/games and import need;
-    * ``RATELIMIT_CREATE`` [30 per minute, per client], ``RATELIMIT_ACTIONS`` [20 per
-      second, per token], ``RATELIMIT_STORAGE_URI`` [memory://, per process;
+    * ``RATELIMIT_CREATE`` [30 per minute, per client: a configured API key, else the
+      address], ``RATELIMIT_IMPORT_COST`` [5: creations an import counts as],
+      ``RATELIMIT_ACTIONS`` [20 per second, per seat (or referee) of a game], ``RATELIMIT_STORAGE_URI`` [memory://, per process;
       ``redis://host:6379`` to share], ``RATELIMIT_ENABLED`` [true];
     * ``TRUSTED_PROXY_HOPS`` [0]: proxies in front whose X-Forwarded-For is believed;
     * ``MAX_IMPORT_BYTES`` [4194304]: the largest export POST /v1/games/import takes;
+    * ``READ_DEADLINE_SECONDS`` [15], ``MAX_CONNECTIONS_PER_ADDRESS`` [100 per worker]:
+      the gunicorn worker's limits (:mod:`service.server`);
     * ``LOG_FORMAT`` [json] (or text), ``LOG_LEVEL`` [INFO];
     * ``PROMETHEUS_MULTIPROC_DIR``: read by prometheus-client itself (see README).
     """
@@ -103,10 +125,14 @@ def settings() -> dict[str, Any]:
         "API_KEYS": api_keys(),
         "RATELIMIT_CREATE": os.environ.get("RATELIMIT_CREATE", "30 per minute"),
         "RATELIMIT_ACTIONS": os.environ.get("RATELIMIT_ACTIONS", "20 per second"),
+        "RATELIMIT_IMPORT_COST": int(_number("RATELIMIT_IMPORT_COST", 5, 1)),
         "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", "memory://"),
         "RATELIMIT_ENABLED": _flag("RATELIMIT_ENABLED", True),
         "TRUSTED_PROXY_HOPS": int(_number("TRUSTED_PROXY_HOPS", 0)),
         "MAX_IMPORT_BYTES": int(_number("MAX_IMPORT_BYTES", 4 * 1024 * 1024, 1024)),
+        # the gunicorn worker's (service.server), checked here too: at start
+        "READ_DEADLINE_SECONDS": read_deadline(),
+        "MAX_CONNECTIONS_PER_ADDRESS": max_connections_per_address(),
         "LOG_FORMAT": _choice("LOG_FORMAT", "json", ("json", "text")),
         "LOG_LEVEL": _choice("LOG_LEVEL", "info", ("debug", "info", "warning", "error")),
     }

@@ -66,6 +66,7 @@ TITLES = {
     404: Message("Not Found"),
     405: Message("Method Not Allowed"),
     406: Message("Not Acceptable"),
+    408: Message("Request Timeout"),
     409: Message("Conflict"),
     412: Message("Precondition Failed"),
     413: Message("Request Entity Too Large"),
@@ -74,6 +75,7 @@ TITLES = {
     428: Message("Precondition Required"),
     429: Message("Too Many Requests"),
     500: Message("Internal Server Error"),
+    501: Message("Not Implemented"),
     503: Message("Service Unavailable"),
 }
 

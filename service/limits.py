@@ -4,10 +4,14 @@
   /v1/games/import`` need ``X-API-Key: <one of them>``: none, 401 ``api-key-required``;
   another, 403 ``api-key-refused``. Unset: both stay open (local use).
 * Rate limits, by Flask-Limiter: game creation and import share ``RATELIMIT_CREATE``
-  per client (the API key when one is sent, else the client address: the peer, or
-  with ``TRUSTED_PROXY_HOPS`` the address that many proxies forwarded); actions have
-  ``RATELIMIT_ACTIONS`` per bearer token (a seat or the referee of one game). A
-  request over a limit is a 429 problem ``rate-limited`` with ``Retry-After``
+  per client: the API key when it is one of ``API_KEYS``, else the client address
+  (the peer, or with ``TRUSTED_PROXY_HOPS`` the address that many proxies forwarded):
+  an X-API-Key the operator did not configure is no client of its own, so sending a
+  new one per request gains nothing. An import costs ``RATELIMIT_IMPORT_COST`` (5)
+  creations (it writes a whole game at once). Actions have ``RATELIMIT_ACTIONS`` per
+  actor, after authentication: the game and the seat (or its referee) the token
+  opens, so the header's spelling (``bearer``, extra spaces) is no new bucket, and a
+  re-issued token keeps its seat's count. A request over a limit is a 429 problem ``rate-limited`` with ``Retry-After``
   (seconds) and the ``X-RateLimit-*`` headers. Counts live in ``RATELIMIT_STORAGE_URI``:
   ``memory://`` (the default) counts per process, so N gunicorn workers allow up to N
   times the limit; ``redis://host:6379`` shares one count between workers and hosts.
@@ -17,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, current_app, g, request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -51,14 +55,28 @@ def require_api_key() -> Response | None:
 
 
 def _client() -> str:
-    """Who is creating: the API key (hashed) when one is sent, else the address."""
+    """Who is creating: a configured API key (hashed), else the address. (With
+    ``API_KEYS`` set, any other key was refused before; without, every key is one
+    the operator never handed out: the address counts.)"""
     sent = request.headers.get(API_KEY_HEADER)
-    return "key:" + _digest(sent)[:32] if sent else "addr:" + get_remote_address()
+    keys = current_app.config["API_KEYS"]
+    if sent and any(hmac.compare_digest(_digest(sent), _digest(key)) for key in keys):
+        return "key:" + _digest(sent)[:32]
+    return "addr:" + get_remote_address()
 
 
-def _token() -> str:
-    """Who is acting: the bearer token (hashed)."""
-    return "token:" + _digest(request.headers.get("Authorization", ""))[:32]
+def _creation_cost() -> int:
+    """An import counts as ``RATELIMIT_IMPORT_COST`` creations, a creation as one."""
+    if request.endpoint == "records.import_record":
+        return current_app.config["RATELIMIT_IMPORT_COST"]
+    return 1
+
+
+def _actor() -> str:
+    """Who is acting: the game and the actor its token authenticated as (the
+    limit runs after authentication: a refused token never reaches it)."""
+    game_id = (request.view_args or {}).get("game_id", "")
+    return f"actor:{game_id}:{g.get('actor', '')}"
 
 
 def init_limits(app: Flask) -> Limiter:
@@ -72,11 +90,12 @@ def init_limits(app: Flask) -> Limiter:
     app.before_request(require_api_key)
     create = limiter.shared_limit(
         lambda: current_app.config["RATELIMIT_CREATE"], scope="create", key_func=_client,
+        cost=_creation_cost,
         error_message=lambda: Message("Too many games created or imported by this client: "
                                       "at most %(limit)s.",
                                       limit=current_app.config["RATELIMIT_CREATE"]))
     act = limiter.limit(
-        lambda: current_app.config["RATELIMIT_ACTIONS"], key_func=_token,
+        lambda: current_app.config["RATELIMIT_ACTIONS"], key_func=_actor,
         error_message=lambda: Message("Too many actions with this token: at most %(limit)s.",
                                       limit=current_app.config["RATELIMIT_ACTIONS"]))
     for endpoints, limit in ((CREATING, create), (ACTING, act)):

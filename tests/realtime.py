@@ -114,10 +114,11 @@ def stop(process: subprocess.Popen) -> None:
 
 
 @contextmanager
-def gunicorn(url: str, log_path: Path, workers: int = WORKERS) -> Iterator[str]:
-    """``gunicorn -w workers`` serving the app on ``url``'s database; yields its base
-    URL once /healthz answers. Another free port is tried if the chosen one was taken
-    in the meantime."""
+def gunicorn(url: str, log_path: Path, workers: int = WORKERS,
+             env: dict[str, str] | None = None) -> Iterator[str]:
+    """``gunicorn -w workers`` serving the app on ``url``'s database (``env`` over the
+    environment: settings a test lowers); yields its base URL once /healthz answers.
+    Another free port is tried if the chosen one was taken in the meantime."""
     for _ in range(3):
         port = free_port()
         with log_path.open("ab") as log:
@@ -125,7 +126,7 @@ def gunicorn(url: str, log_path: Path, workers: int = WORKERS) -> Iterator[str]:
                 [sys.executable, "-m", "gunicorn", "--workers", str(workers),
                  "--bind", f"127.0.0.1:{port}", "--graceful-timeout", "5",
                  "--no-control-socket", "service:create_app()"],
-                cwd=ROOT, env={**os.environ, "DATABASE_URL": url},
+                cwd=ROOT, env={**os.environ, "DATABASE_URL": url, **(env or {})},
                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             deadline = time.monotonic() + 60  # 4 workers importing the app on a busy machine

@@ -435,6 +435,23 @@ def test_a_refused_first_response_is_replayed_too(store_client, make_game):
     assert again.get_json() == first.get_json()
 
 
+def test_a_stale_version_refusal_leaves_its_key_free_for_the_retry(store_client, make_game):
+    """A 412 (stale version) is about the request's precondition, not the game: it is
+    not recorded under the Idempotency-Key, so the retry with the version the 412
+    named and the same key is acted on (and then replayed as usual)."""
+    game = make_game()
+    assert act(store_client, game, "north", {"type": "tick"}, 1).status_code == 200
+    key = {"Idempotency-Key": "k-stale"}
+    stale = act(store_client, game, "south", {"type": "tick"}, 1, headers=key)
+    assert assert_problem(stale, 412, "version-mismatch")["version"] == 2
+    retry = act(store_client, game, "south", {"type": "tick"}, 2, headers=key)
+    assert retry.status_code == 200 and "Idempotent-Replayed" not in retry.headers
+    again = act(store_client, game, "south", {"type": "tick"}, 2, headers=key)
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.get_json() == retry.get_json()
+    assert version_of(store_client, game) == 3
+
+
 def test_keys_are_scoped_per_caller_and_per_game(store_client, make_game):
     one, two = make_game(), make_game()
     key = {"Idempotency-Key": "shared"}

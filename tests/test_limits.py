@@ -93,20 +93,37 @@ def test_behind_trusted_proxies_the_forwarded_address_is_the_client(make_app):
     assert _create(direct, {"X-Forwarded-For": "192.0.2.2"}).status_code == 429
 
 
-def test_import_shares_the_creation_limit_and_keys_count_apart(make_app):
-    app = make_app(RATELIMIT_ENABLED=True, RATELIMIT_CREATE="2 per minute",
+def test_an_import_counts_as_five_creations_and_keys_count_apart(make_app):
+    """The creation limit is shared with the import, which costs RATELIMIT_IMPORT_COST
+    (5) creations: with 7 per minute, a creation and an import leave one."""
+    app = make_app(RATELIMIT_ENABLED=True, RATELIMIT_CREATE="7 per minute",
                    API_KEYS=(KEY, OTHER_KEY))
+    assert app.config["RATELIMIT_IMPORT_COST"] == 5
     client = app.test_client()
     game = _create(client, {"X-API-Key": KEY}).get_json()
     referee = {"Authorization": f"Bearer {game['referee_token']}"}
     document = client.get(f"/v1/games/{game['id']}/export", headers=referee).get_json()
-    assert client.post("/v1/games/import", json=document,
-                       headers={"X-API-Key": KEY}).status_code == 201
+    imported = client.post("/v1/games/import", json=document, headers={"X-API-Key": KEY})
+    assert imported.status_code == 201
+    assert imported.headers["X-RateLimit-Remaining"] == "1"
+    assert _create(client, {"X-API-Key": KEY}).status_code == 201
+    assert_problem(_create(client, {"X-API-Key": KEY}), 429, "rate-limited")
     assert_problem(client.post("/v1/games/import", json=document,
                                headers={"X-API-Key": KEY}), 429, "rate-limited")
-    assert_problem(_create(client, {"X-API-Key": KEY}), 429, "rate-limited")
-    # the same address with another key is another client
+    # the same address with another configured key is another client
     assert _create(client, {"X-API-Key": OTHER_KEY}).status_code == 201
+
+
+def test_an_unconfigured_api_key_is_no_client_of_its_own(make_app):
+    """Without API_KEYS every X-API-Key is one nobody handed out: the address counts
+    (a fresh key per request made a fresh bucket: 1,307 games in 10 s)."""
+    client = make_app(RATELIMIT_ENABLED=True, RATELIMIT_CREATE="2 per minute").test_client()
+    for n in range(2):
+        assert _create(client, {"X-API-Key": f"invented-{n}-" + "x" * 20}).status_code == 201
+    assert_problem(_create(client, {"X-API-Key": "invented-2-" + "x" * 20}), 429,
+                   "rate-limited")
+    assert_problem(_create(client), 429, "rate-limited")
+    assert _create(client, address="10.0.0.2").status_code == 201  # another address
 
 
 def test_actions_are_limited_per_token(make_app):
@@ -125,6 +142,31 @@ def test_actions_are_limited_per_token(make_app):
     assert_problem(refused, 429, "rate-limited")
     assert int(refused.headers["Retry-After"]) >= 1
     assert tick("south", 4).status_code == 200  # another token, its own count
+
+
+@pytest.mark.parametrize("spelling", ["bearer {}", "BEARER {}", "Bearer   {}",
+                                      "Bearer {}  ", "bEaReR  {} "])
+def test_the_action_limit_is_per_seat_whatever_the_header_spelling(make_app, spelling):
+    """The action limit counts per (game, seat) after authentication: the Authorization
+    header re-cased or re-spaced opens the same seat and shares its count (it was a
+    new bucket per spelling: 600 actions in 4 s against 20 per second)."""
+    client = make_app(RATELIMIT_ENABLED=True, RATELIMIT_ACTIONS="2 per minute").test_client()
+    game = _create(client).get_json()
+    url = f"/v1/games/{game['id']}/actions"
+    token = game["seats"]["north"]["token"]
+
+    def tick(header, version):
+        return client.post(url, headers={"Authorization": header},
+                           json={"type": "tick", "expected_version": version})
+
+    assert tick(f"Bearer {token}", 1).status_code == 200
+    assert tick(spelling.format(token), 2).status_code == 200
+    assert_problem(tick(spelling.format(token), 3), 429, "rate-limited")
+    assert_problem(tick(f"Bearer {token}", 3), 429, "rate-limited")
+    # a re-issued token is the same seat: still over its limit
+    referee = {"Authorization": f"Bearer {game['referee_token']}"}
+    new = client.post(f"/v1/games/{game['id']}/seats/north/token", headers=referee)
+    assert_problem(tick(f"Bearer {new.get_json()['token']}", 3), 429, "rate-limited")
 
 
 def test_redis_storage_shares_the_count_between_processes(make_app):
@@ -147,8 +189,27 @@ def test_redis_storage_shares_the_count_between_processes(make_app):
                                          ("IDEMPOTENCY_TTL_SECONDS", "a day"),
                                          ("RETAIN_FINISHED_DAYS", "0"),
                                          ("RATELIMIT_ENABLED", "maybe"),
-                                         ("LOG_FORMAT", "xml")])
+                                         ("LOG_FORMAT", "xml"),
+                                         ("READ_DEADLINE_SECONDS", "0"),
+                                         ("MAX_CONNECTIONS_PER_ADDRESS", "many"),
+                                         ("RATELIMIT_IMPORT_COST", "0")])
 def test_a_malformed_setting_stops_the_app_at_start_naming_it(monkeypatch, name, value):
     monkeypatch.setenv(name, value)
     with pytest.raises(ConfigError, match=name):
         create_app()
+
+
+@pytest.mark.parametrize("env, cap", [({}, 100), ({"TRUSTED_PROXY_HOPS": "1"}, 0),
+                                      ({"TRUSTED_PROXY_HOPS": "1",
+                                        "MAX_CONNECTIONS_PER_ADDRESS": "500"}, 500),
+                                      ({"MAX_CONNECTIONS_PER_ADDRESS": "0"}, 0)])
+def test_the_connection_cap_is_off_behind_proxies_unless_set(monkeypatch, env, cap):
+    """Behind a proxy every connection comes from the proxy's address: the per-address
+    cap (service.server) would cap the whole service, so it is off unless set."""
+    from service.config import max_connections_per_address
+
+    for name in ("TRUSTED_PROXY_HOPS", "MAX_CONNECTIONS_PER_ADDRESS"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert max_connections_per_address() == cap

@@ -264,6 +264,34 @@ def test_the_referee_reissues_a_seat_token_and_the_old_one_stops_at_once(client)
                       headers=_auth(game["tokens"]["south"])).status_code == 200
 
 
+def test_the_referee_token_is_rotated_and_the_old_one_stops_at_once(client):
+    """Issue 18 item 7: POST .../referee/token gives a new referee token; the old one
+    and the stream tickets it was given are 401 from that answer on; a seat may not
+    rotate it."""
+    game = _create(client, "counter")
+    old = _auth(game["referee_token"])
+    url = f"/v1/games/{game['id']}/referee/token"
+    ticket = client.post(f"/v1/games/{game['id']}/stream-tickets", headers=old).get_json()
+    assert_problem(client.post(url, headers=_auth(game["tokens"]["north"])), 403,
+                   "referee-only")
+    response = client.post(url, headers=old)
+    assert response.status_code == 200 and response.headers["Cache-Control"] == "no-store"
+    token = response.get_json()["token"]
+    assert token != game["referee_token"] and len(token) >= 40
+    assert_problem(client.get(f"/v1/games/{game['id']}/export", headers=old), 401,
+                   "unauthorized")
+    assert_problem(client.post(url, headers=old), 401, "unauthorized")
+    assert_problem(client.get(f"/v1/games/{game['id']}/stream?ticket={ticket['ticket']}"),
+                   401, "invalid-ticket")
+    export = client.get(f"/v1/games/{game['id']}/export", headers=_auth(token))
+    assert export.status_code == 200
+    assert client.get(f"/v1/games/{game['id']}", headers=_auth(token)).get_json()[
+        "viewer"] == "referee"
+    # the seats' tokens are untouched
+    assert client.get(f"/v1/games/{game['id']}",
+                      headers=_auth(game["tokens"]["north"])).status_code == 200
+
+
 def test_only_the_referee_reissues_and_only_for_a_seat_of_the_game(client):
     game = _create(client, "counter")
     base = f"/v1/games/{game['id']}/seats"

@@ -108,6 +108,26 @@ def test_a_picture_needs_a_token_of_its_game(store_client, make_game):
                    "game-not-found")
 
 
+def test_every_svg_reply_forbids_sniffing_and_any_active_content(store_client, make_game):
+    """Issue 18 item 7: an SVG opened by itself may carry script; every picture
+    carries ``X-Content-Type-Options: nosniff`` and a CSP allowing nothing but inline
+    style."""
+    created = make_game("halves")
+    replies = [
+        store_client.get(f"/v1/games/{created['id']}/picture.svg",
+                         headers=created["auth"]["referee"]),
+        store_client.post("/v1/two-way/grid/picture.svg", json={"grid": _grid()}),
+        store_client.post("/v1/halves/picture.svg", json={"top": "RC-GS", "hand": []}),
+        store_client.post("/v1/solitaire-frenzy/foundations/picture.svg",
+                          json={"piles": [["AH"]]}),
+    ]
+    for reply in replies:
+        assert reply.status_code == 200 and reply.mimetype == "image/svg+xml"
+        assert reply.headers["X-Content-Type-Options"] == "nosniff"
+        assert reply.headers["Content-Security-Policy"] == (
+            "default-src 'none'; style-src 'unsafe-inline'")
+
+
 def _grid() -> list[list[str | None]]:
     grid: list[list[str | None]] = [[None] * 7 for _ in range(7)]
     grid[0][:4] = ["AS", "2S", "3S", "4S"]

@@ -80,7 +80,7 @@ def test_readme_points_to_the_rule_book_in_the_repository():
 _REFUSERS = {  # callee -> positions of a code among its positional arguments
     "RuleViolation": (0,), "InputError": (0,), "Refusal": (0,), "_refuse": (0,),
     "_forbid": (0,), "_malformed": (1,), "_bad": (1,), "bad": (0,), "Refused": (1,),
-    "problem": (1,), "abort": ()}
+    "problem": (1,), "problem_bytes": (1,), "abort": ()}
 
 
 def _codes_in_source() -> set[str]:
@@ -105,7 +105,7 @@ def _codes_in_source() -> set[str]:
                   and getattr(node.elts[1], "func", None) is not None
                   and getattr(node.elts[1].func, "id", None) == "Message"):
                 codes.add(node.elts[0].value)
-            elif isinstance(node, ast.Dict) and path.name == "errors.py" and all(
+            elif isinstance(node, ast.Dict) and path.name in ("errors.py", "server.py") and all(
                     isinstance(k, ast.Constant) and isinstance(k.value, int)
                     for k in node.keys) and all(isinstance(v, ast.Constant)
                                                 for v in node.values):

@@ -297,6 +297,18 @@ def test_bad_resume_points_and_credentials_are_problems(client, make_game):
                    "game-not-found")
 
 
+@pytest.mark.parametrize("after", ["%D9%A1%D9%A2", "%EF%BC%91", "+1", "%201", "1_0", "1.0"])
+def test_after_takes_ascii_digits_only_as_events_does(client, make_game, after):
+    """Issue 18 item 7: ``?after=`` is a seq in ASCII digits (``١٢``, ``１``, ``+1``,
+    `` 1``, ``1_0``: 422), as GET .../events reads it, never what int() would read."""
+    game = make_game()
+    north = game["auth"]["north"]
+    assert_problem(client.get(stream_path(game, f"?after={after}"), headers=north), 422,
+                   "invalid-query")
+    assert_problem(client.get(f"/v1/games/{game['id']}/events?after={after}",
+                              headers=north), 422, "invalid-query")
+
+
 # ----- tickets ---------------------------------------------------------------------
 
 

@@ -42,6 +42,68 @@ def test_a_chunked_body_over_the_limit_is_413_not_cut_and_processed(store_client
     assert _chunked(store_client, CREATE).status_code == 201  # within it: accepted
 
 
+class _Counted(io.BytesIO):
+    """A request stream that remembers how many bytes were read from it."""
+
+    def read(self, size=-1):
+        data = super().read(size)
+        self.taken = getattr(self, "taken", 0) + len(data)
+        return data
+
+
+def test_a_chunked_body_is_read_only_up_to_its_routes_limit(store_client):
+    """Issue 18 item 2: the read-ahead of a chunked body stops at the route's own limit
+    (64 KiB + 1 byte), not at the import's 4 MiB for every route."""
+    stream = _Counted(CREATE[:-1] + b" " * (1024 * 1024) + b"}")
+    response = store_client.post(
+        "/v1/games", input_stream=stream,
+        headers={"Transfer-Encoding": "chunked", "Content-Type": "application/json"},
+        environ_overrides={"CONTENT_LENGTH": "", "wsgi.input_terminated": True})
+    assert_problem(response, 413, "payload-too-large")
+    assert stream.taken == 64 * 1024 + 1
+
+
+def test_a_chunked_import_takes_the_imports_own_limit(store_client, make_game):
+    """The import's limit is MAX_IMPORT_BYTES: a chunked export past 64 KiB is read
+    whole and imported."""
+    game = make_game()
+    document = store_client.get(f"/v1/games/{game['id']}/export",
+                                headers=game["auth"]["referee"]).get_data()
+    padded = document.rstrip()[:-1] + b" " * 100_000 + b"}"
+    response = _chunked(store_client, padded, path="/v1/games/import")
+    assert response.status_code == 201, response.get_data(as_text=True)
+
+
+class _Expired(io.BytesIO):
+    """A request stream whose read deadline has passed (service.server raises so)."""
+
+    def read(self, size=-1):
+        raise TimeoutError("the request's read deadline passed")
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_a_body_past_the_read_deadline_is_408(store_client, chunked):
+    headers = {"Content-Type": "application/json"}
+    overrides = {"CONTENT_LENGTH": str(len(CREATE))}
+    if chunked:
+        headers["Transfer-Encoding"] = "chunked"
+        overrides = {"CONTENT_LENGTH": "", "wsgi.input_terminated": True}
+    response = store_client.post("/v1/games", input_stream=_Expired(CREATE), headers=headers,
+                                 environ_overrides=overrides)
+    body = assert_problem(response, 408, "request-timeout")
+    assert "deadline" in body["detail"]
+
+
+@pytest.mark.parametrize("coding", ["gzip, chunked", "deflate,chunked", "identity",
+                                    "chunked, identity", "x-custom"])
+def test_a_transfer_encoding_other_than_plain_chunked_is_501(store_client, coding):
+    """RFC 9112 6.1: a transfer coding the server does not implement is 501; only
+    plain ``chunked`` is taken (gunicorn passes ``gzip, chunked`` on, still gzipped)."""
+    response = _chunked(store_client, CREATE, **{"Transfer-Encoding": coding})
+    body = assert_problem(response, 501, "transfer-coding-not-implemented")
+    assert coding in body["detail"]
+
+
 @pytest.mark.parametrize("content_type, headers", [
     ("text/plain", {}),
     ("application/json; charset=latin-1", {}),

@@ -11,7 +11,8 @@ from apispec import BasePlugin
 from flask_smorest.utils import prepare_response
 from marshmallow import Schema, fields
 
-from service.api.base import ChunkedBodies, strict_loads
+from service.api.base import strict_loads
+from service.api.bodies import init_bodies
 from service.api.contract import RESPONSE_HEADERS, ResponsesPlugin, name_nullable_enums
 from service.errors import PROBLEM_MIMETYPE, from_http_exception, problem
 from service.messages import Message
@@ -91,7 +92,7 @@ def _require_json_body():
     ``+json`` type is taken: this API defines none (``application/problem+json`` is
     what it answers errors with, not a request format), and a client that sends
     ``application/merge-patch+json`` or a vendor type means something this API does
-    not do. Chunked bodies are checked alike (:class:`ChunkedBodies` gives them a
+    not do. Chunked bodies are checked alike (:mod:`service.api.bodies` gives them a
     Content-Length first)."""
     if request.method not in ("POST", "PUT", "PATCH") or not request.content_length:
         return None
@@ -118,8 +119,7 @@ def init_api(app: Flask) -> Api:
                              sequence, solitaire_frenzy, stream, two_way)
 
     app.json = StrictJSONProvider(app)
-    app.wsgi_app = ChunkedBodies(app.wsgi_app, lambda: max(
-        app.config["MAX_CONTENT_LENGTH"], app.config.get("MAX_IMPORT_BYTES", 0)))
+    init_bodies(app)  # bodies read ahead, up to the route's limit, by the deadline
     app.url_map.merge_slashes = False  # "//" is a 404 problem, not an HTML 308 redirect
     api = Api(app, spec_kwargs={
         "extra_plugins": [AcceptLanguagePlugin(), ResponsesPlugin()]})

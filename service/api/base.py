@@ -7,7 +7,6 @@ literal such as ``1e999``), duplicate object keys and nesting deeper than
 """
 from __future__ import annotations
 
-import io
 import json
 import re
 from typing import Any
@@ -157,37 +156,3 @@ class DigitsInteger(fields.Integer):
         if isinstance(value, str) and not self._DIGITS.fullmatch(value):
             raise self.make_error("invalid")
         return super()._deserialize(value, attr, data, **kwargs)
-
-
-class ChunkedBodies:
-    """WSGI middleware: a body sent without Content-Length (``Transfer-Encoding:
-    chunked``) is read ahead, up to ``limit() + 1`` bytes, and handed to the app as an
-    ordinary body with its Content-Length. The app then judges it as any other body:
-    the same size limit (413: otherwise werkzeug would cut it at the limit and parse
-    the truncated rest), the same content type, charset and encoding checks. A body
-    over the limit is not read further here (gunicorn discards the rest before the
-    connection's next request, within its own time limit)."""
-
-    def __init__(self, app, limit):
-        self.app = app
-        self.limit = limit
-
-    def __call__(self, environ, start_response):
-        if ("chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
-                and not environ.get("CONTENT_LENGTH")):
-            data = _read_at_most(environ["wsgi.input"], self.limit() + 1)
-            environ["wsgi.input"] = io.BytesIO(data)
-            environ["CONTENT_LENGTH"] = str(len(data))
-            del environ["HTTP_TRANSFER_ENCODING"]
-            environ.pop("wsgi.input_terminated", None)
-        return self.app(environ, start_response)
-
-
-def _read_at_most(stream, size: int) -> bytes:
-    out = bytearray()
-    while len(out) < size:
-        chunk = stream.read(min(64 * 1024, size - len(out)))
-        if not chunk:
-            break
-        out.extend(chunk)
-    return bytes(out)

@@ -6,7 +6,8 @@
   set ``API_KEYS``, the creation rate limit): the document re-created under a new id
   with new tokens, once its events replay to its status and view (422 otherwise);
 * ``POST /v1/games/{game_id}/seats/{seat}/token`` (referee): a new token for the seat;
-  the old one is 401 from then on.
+  the old one is 401 from then on;
+* ``POST /v1/games/{game_id}/referee/token`` (referee): a new referee token, likewise.
 
 Authentication and the store's errors are those of :mod:`service.api.games`.
 """
@@ -70,6 +71,10 @@ class GameExportSchema(Schema):
 class SeatTokenIssuedSchema(Schema):
     seat = fields.String(required=True)
     token = fields.String(required=True)
+
+
+class RefereeTokenIssuedSchema(Schema):
+    token = fields.String(required=True, metadata={"description": "the new referee token"})
 
 
 @blp.after_request
@@ -155,3 +160,17 @@ def reissue_seat_token(game_id: str, seat: str):
         return problem(404, "seat-not-found", Message("This game has no seat %(seat)s.",
                                                       seat=repr(seat)))
     return {"seat": seat, "token": token}
+
+
+@blp.post("/<game_id>/referee/token")
+@blp.response(200, RefereeTokenIssuedSchema, headers=_NO_STORE_DOC)
+@blp.alt_response(401, response="UNAUTHORIZED")
+@blp.alt_response(403, response="FORBIDDEN")
+@blp.alt_response(404, response="NOT_FOUND")
+@blp.doc(security=games.SECURITY)
+def reissue_referee_token(game_id: str):
+    """A new referee token (referee only; a seat: 403 `referee-only`): the old one is
+    401 from this answer on, and so are the stream tickets it was given (a leaked
+    referee token is rotated, as a seat's is by `POST .../seats/{seat}/token`). Takes
+    no body and no Idempotency-Key (the token is shown once, never stored)."""
+    return _referee_only() or {"token": get_store(current_app).reissue_referee_token(game_id)}

@@ -49,12 +49,22 @@ blp.errorhandler(StoreError)(games._store_error)
 blp.errorhandler(Unavailable)(games._unavailable)
 blp.before_request(games._authenticate)  # only routes with a game_id need a token
 
+# An SVG is a document that may carry script: a picture opened by itself (not as an
+# <img>) must not run any, nor be sniffed as something else (issue 18, item 7). The
+# pictures draw with inline style attributes only: nothing else is allowed.
+SVG_HEADERS = {"X-Content-Type-Options": "nosniff",
+               "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"}
 _SVG_DOC = {"description": "the picture (SVG 1.1, scalable: viewBox, width 100%)",
-            "content": {MIMETYPE: {"schema": {"type": "string"}}}}
+            "content": {MIMETYPE: {"schema": {"type": "string"}}},
+            "headers": {name: {"schema": {"type": "string", "example": value},
+                               "description": value}
+                        for name, value in SVG_HEADERS.items()}}
 
 
 def _svg(body: bytes, status: int = 200) -> Response:
-    return current_app.response_class(body, status=status, mimetype=MIMETYPE)
+    """An SVG reply, with :data:`SVG_HEADERS`."""
+    return current_app.response_class(body, status=status, mimetype=MIMETYPE,
+                                      headers=SVG_HEADERS)
 
 
 class TwoWayGridPictureSchema(GridSchema):

@@ -50,7 +50,7 @@ from marshmallow import Schema, fields
 from marshmallow.validate import Range
 
 from service.api import games
-from service.api.base import Blueprint
+from service.api.base import Blueprint, DigitsInteger
 from service.errors import problem
 from service.messages import Message
 from service.store import (EventPage, Feed, GameRecord, StoreError, Unavailable, get_feed,
@@ -86,7 +86,7 @@ def _setting(name: str) -> Any:
 
 
 class StreamQuerySchema(Schema):
-    after = fields.Integer(validate=Range(min=0, max=games.MAX_INTEGER), metadata={
+    after = DigitsInteger(validate=Range(min=0, max=games.MAX_INTEGER), metadata={
         "description": "resume after this seq (as Last-Event-ID, which wins when both "
                        "are sent); absent: the stream opens with the current view"})
     # ?ticket= is read before the arguments (_authenticate) and documented as the

@@ -15,6 +15,8 @@ of the events it appended; a replay folds the log up to them and renders that ou
 again, byte for byte the first reply (events and state are put in one canonical key
 order, see :func:`_canonical`, so the rendering does not depend on how a backend
 returns JSON). Records expire after ``idempotency_ttl`` (then the key is free again).
+A refusal of the request's precondition (412 stale version, 428 none) is not recorded
+(:data:`UNRECORDED`): a retry with the current version and the same key is acted on.
 
 An action is ONE transaction: the statement that locks the game row (and reads the
 idempotency record of the request's key), then the writes: the events after the row's
@@ -50,12 +52,16 @@ from service.games.rng import commitment, new_seed
 from service.messages import Message
 from service.store.db import make_engine
 from service.store.models import DONE, Event, Game, IdempotencyKey, Seat, utcnow
-from service.store.uow import Unavailable, UnitOfWork, lock_game
+from service.store.uow import Unavailable, UnitOfWork, lock_game, synced
 
 _GAMES, _SEATS = Game.__table__, Seat.__table__
 _EVENTS, _KEYS = Event.__table__, IdempotencyKey.__table__
 
 REFEREE = "referee"
+# Refusals of a request's precondition (a stale version: 412; none named: 428) are not
+# recorded under its Idempotency-Key: the client retries with the version it now
+# knows, and with the same key (the retry is the same intent, not another request).
+UNRECORDED = frozenset({412, 428})
 # the PostgreSQL NOTIFY channel of committed actions; payload "<game id>:<last_seq>"
 FEED_CHANNEL = "card_referee_events"
 # events.seq is an INTEGER column: 32-bit on PostgreSQL (SQLAlchemy binds ``seq > :after``
@@ -295,6 +301,16 @@ _TAKE_OVER = (update(_KEYS).where(_KEYS.c.id == bindparam("key_id"))
                       response_body=bindparam("new_body", type_=_KEYS.c.response_body.type),
                       version=bindparam("new_version"), first_seq=bindparam("new_first_seq"),
                       last_seq=bindparam("new_last_seq"), created_at=bindparam("now")))
+_KEY_RECORD = (select(_KEYS.c.id.label("key_id"), _KEYS.c.request_hash.label("key_request_hash"),
+                      _KEYS.c.state.label("key_state"),
+                      _KEYS.c.status_code.label("key_status_code"),
+                      _KEYS.c.response_body.label("key_response_body"),
+                      _KEYS.c.version.label("key_version"),
+                      _KEYS.c.first_seq.label("key_first_seq"),
+                      _KEYS.c.last_seq.label("key_last_seq"),
+                      _KEYS.c.created_at.label("key_created_at"))
+               .where(_KEYS.c.game_id == bindparam("game_id"),
+                      _KEYS.c.actor == bindparam("actor"), _KEYS.c.key == bindparam("key")))
 _LAST_SEQS = (select(_GAMES.c.id, _GAMES.c.last_seq)
               .where(_GAMES.c.id.in_(bindparam("ids", expanding=True))))
 _EVENT_COLUMNS = ("game_id", "seq", "type", "seat", "payload", "created_at")
@@ -477,6 +493,18 @@ class GameStore:
             raise SeatNotFound(seat)
         return token
 
+    def reissue_referee_token(self, game_id: str) -> str:
+        """A new referee token for the game (its SHA-256 replaces the old one's in one
+        UPDATE: the old token opens nothing from the commit on, nor do the stream
+        tickets it gave). :class:`GameNotFound` when there is no such game."""
+        token = secrets.token_urlsafe(32)
+        changed = self.uow.run(lambda c: c.execute(
+            update(_GAMES).where(_GAMES.c.id == game_id)
+            .values(referee_token_hash=hash_token(token))).rowcount, core=True)
+        if changed != 1:
+            raise GameNotFound(game_id)
+        return token
+
     def token_hash_of(self, game_id: str, actor: str) -> str | None:
         """The SHA-256 of the token that opens ``actor`` (a seat or ``"referee"``) in
         game ``game_id`` now; None when there is no such game or seat. A credential
@@ -594,6 +622,20 @@ class GameStore:
                 return (row.key_status_code, row.key_response_body), True
             return _Accepted(row.key_version, row.key_first_seq, row.key_last_seq), True
         outcome, snapshot = self._decide(game_id, row, actor, action, expected_version)
+        if isinstance(outcome, Refused) and outcome.status in UNRECORDED:
+            if idempotency is not None and row.key_id is None:
+                # a record committed while this statement waited for the row lock is
+                # not in ``row`` (see lock_game); unrecorded, no unique conflict
+                # would show it: look again
+                fresh = connection.execute(_KEY_RECORD, {
+                    "game_id": game_id, "actor": idempotency.actor,
+                    "key": idempotency.key}, execution_options=synced(connection)).first()
+                if fresh is not None and self._check_key(fresh, idempotency):
+                    if fresh.key_response_body is not None:
+                        return (fresh.key_status_code, fresh.key_response_body), True
+                    return _Accepted(fresh.key_version, fresh.key_first_seq,
+                                     fresh.key_last_seq), True
+            idempotency = None  # the request's precondition failed: its key stays free
         reply = render(outcome) if isinstance(outcome, Refused) else None
         self._write(connection, game_id, outcome, snapshot, reply, idempotency, row.key_id)
         return (outcome if reply is None else reply), False
