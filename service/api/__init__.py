@@ -114,8 +114,8 @@ def _schema_not_current(error: SchemaNotCurrent) -> Response:
 def init_api(app: Flask) -> Api:
     """Register the blueprints and error handling on ``app``; returns the Api."""
     from service import referee
-    from service.api import (actions, games, halves, meta, operations, pictures, rules,
-                             sequence, solitaire_frenzy, stream, two_way)
+    from service.api import (actions, games, halves, meta, operations, pictures, positions,
+                             rules, sequence, solitaire_frenzy, stream, two_way)
 
     app.json = StrictJSONProvider(app)
     app.wsgi_app = ChunkedBodies(app.wsgi_app, lambda: max(
@@ -124,9 +124,10 @@ def init_api(app: Flask) -> Api:
     api = Api(app, spec_kwargs={
         "extra_plugins": [AcceptLanguagePlugin(), ResponsesPlugin()]})
     actions.register(api.spec)
+    positions.register(api.spec)
     app.before_request(_require_json_body)
     app.register_error_handler(SchemaNotCurrent, _schema_not_current)
-    for module in (meta, games, stream, operations, two_way, sequence, halves,
+    for module in (meta, games, stream, positions, operations, two_way, sequence, halves,
                    solitaire_frenzy):
         api.register_blueprint(module.blp)
     api.register_blueprint(sequence.numbers_blp)
