@@ -32,6 +32,9 @@ class ProblemSchema(Schema):
                        "itself (media type, JSON, size, tokens, versions, keys, limits)"})
     errors = fields.Dict(metadata={"description": "body/query validation: location -> field -> messages"})
     version = fields.Integer(metadata={"description": "current game version (412)"})
+    field = fields.String(metadata={
+        "description": "invalid-position (G-P1): where in the position, a dotted path "
+                       "(e.g. hands.blue[2])", "example": "count"})
     top = fields.Dict(metadata={"description": "stale-top-card: the current top card (Halves, "
                                               "HV-T3: {card, turned, halves}; Solitaire "
                                               "Frenzy, SF-T1: {pile, card, seat})"})
