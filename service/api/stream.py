@@ -324,10 +324,12 @@ def _stream(feed: Feed, game_id: str, viewer: str, resume: int | None, deadline:
                 if idle_at is not None and now >= idle_at and (
                         beat or checked != known.updated):
                     checked = known.updated
-                    known = watch.catch_up()
-                    if known.last_seq > after:
+                    caught = watch.catch_up()  # (shared: it may be a moment old)
+                    if caught.last_seq > after:
                         page = watch.page(after, PAGE)
                         continue
+                    if caught.last_seq >= known.last_seq:
+                        known = caught
                 if beat and not feed.closed:
                     yield ": keep-alive\n\n"
                     sent = time.monotonic()
