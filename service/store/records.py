@@ -27,6 +27,12 @@ statement that advances the game on PostgreSQL also sends ``pg_notify(FEED_CHANN
 delivered at commit only, to the event feed of every worker and host
 (:mod:`service.store.feed`).
 
+A game may start from a stated position (G-P1, :meth:`GameStore.create` with
+``position``: the engine's ``start_from_position`` makes the setup events). Idle seats
+(G-T1, :mod:`service.store.idle`): a request that reads a game goes through
+:meth:`GameStore.current` / ``page(catch_up=True)``, and an action's transaction
+records what a passed idle deadline triggers before judging the action.
+
 Tokens are ``secrets.token_urlsafe(32)``; only their SHA-256 hex digests are stored.
 """
 from __future__ import annotations
@@ -39,8 +45,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta, timezone
-from types import SimpleNamespace
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any, Union
 
 from sqlalchemy import (Connection, String, Text, bindparam, cast, func, insert, literal,
