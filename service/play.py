@@ -1,7 +1,10 @@
 """Play complete games against a running Card Referee over HTTP (a load and soak client).
 
     python -m service.play --url http://127.0.0.1:8000 --game two-way --games 20 \\
-        [--seed N] [--wrong-rate 0.1] [--players N] [--options JSON]
+        [--seed N] [--wrong-rate 0.1] [--players N] [--options JSON] \\
+        [--position FILE] [--idle-seconds N]
+
+Games: two-way, sequence, sequence-numbers, halves, solitaire-frenzy.
 
 Each game is created with ``POST /v1/games`` and played to its end through the public
 API only, each seat acting with its own bearer token:
@@ -59,6 +62,12 @@ events streamed with the slowest delivery (reply to stream). The exit status is 
 errors > 0. ``--seed`` makes a run reproducible: the client's choices come from
 ``random.Random(seed)`` and each game's seed (64 hex digits) is drawn from it too.
 
+``--position FILE`` starts every game from the position in FILE (G-P1: JSON in the
+game's notation, e.g. what ``GET /v1/games/{id}/position`` gave the referee; its
+``game`` is the game played, ``--game`` may be left out). ``--idle-seconds N`` sets
+the games' option ``idle_seconds`` (G-T1: a seat idle that long loses its turn or is
+treated as stuck, so a game whose seat stops acting still ends).
+
 The core (:class:`Player`) takes any :class:`Transport`, so tests drive it in process.
 """
 from __future__ import annotations
@@ -80,6 +89,7 @@ from typing import Any, NamedTuple, Protocol
 from urllib.parse import urlsplit
 
 TWO_WAY = "two-way"
+GAMES = ("two-way", "sequence", "sequence-numbers", "halves", "solitaire-frenzy")
 GRID_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # TW-D1: row, column, diagonals
 MAX_ACTIONS_PER_GAME = 20_000  # a guard: a game that has not ended by then is an error
 RETRIES = 4  # transport failures and 503s, retried with the same Idempotency-Key
@@ -521,14 +531,15 @@ class Player:
     ``on_reply``: optional callback ``(method, path, reply)`` for every response
     (tests use it to watch the traffic). ``follow``: follow each game on the
     referee's event stream (see the module docstring), when the transport can open
-    one (has ``stream``).
+    one (has ``stream``). ``position``: start every game from it (G-P1).
     """
 
     def __init__(self, transport: Transport, rng: random.Random, wrong_rate: float = 0.0,
                  stats: Stats | None = None,
                  on_reply: Callable[[str, str, Reply], None] | None = None,
-                 follow: bool = True):
+                 follow: bool = True, position: dict | None = None):
         self.transport = transport
+        self.position = position
         self.rng = rng
         self.wrong_rate = wrong_rate
         self.stats = stats or Stats()
@@ -592,6 +603,8 @@ class Player:
         """POST /v1/games with a seed drawn from the player's rng; then (``look``) the
         referee's view, from its stream's opening event when following, else read."""
         body = {"game": game, "options": options, "seed": f"{self.rng.getrandbits(256):064x}"}
+        if self.position is not None:
+            body["position"] = self.position
         created = self._ok("POST", "/v1/games", body,
                            {"Idempotency-Key": self._key()}, retry=True, expect=201)
         tokens = {seat: entry["token"] for seat, entry in created["seats"].items()}
@@ -833,12 +846,14 @@ class Racer:
     legal-actions -> a random body -> POST until the game is over, and waits for its
     stream's next event when it has nothing to do (never polls). ``on_action(run,
     seat, action, reply, seconds)`` is called for every action POST (from the seat
-    threads)."""
+    threads). ``position``: start every game from it (G-P1)."""
 
     def __init__(self, connect: Callable[[], Transport], rng: random.Random,
                  stats: RaceStats | None = None,
-                 on_action: Callable[[GameRun, str, dict, Reply, float], None] | None = None):
+                 on_action: Callable[[GameRun, str, dict, Reply, float], None] | None = None,
+                 position: dict | None = None):
         self.connect = connect
+        self.position = position
         self.rng = rng
         self.stats = stats or RaceStats()
         self.on_action = on_action
@@ -851,7 +866,8 @@ class Racer:
         with self.lock:
             self.stats.games += 1
             seed = self.rng.getrandbits(64)
-        host = Player(self.connect(), random.Random(seed), stats=RaceStats())
+        host = Player(self.connect(), random.Random(seed), stats=RaceStats(),
+                      position=self.position)
         seats: list[Player] = []
         run = None
         try:
@@ -992,8 +1008,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m service.play", description=__doc__.split(
         "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--url", default="http://127.0.0.1:8000")
-    parser.add_argument("--game", default=TWO_WAY,
-                        help="two-way, sequence or sequence-numbers")
+    parser.add_argument("--game", default=None, help="the game: " + ", ".join(GAMES) + (
+        f" (default {TWO_WAY}, or the game of --position)"))
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--seed", type=int, default=None,
                         help="seeds the client's choices and the games' seeds")
@@ -1007,7 +1023,22 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="game options as a JSON object (see GET /v1/games/catalog)")
     parser.add_argument("--no-follow", dest="follow", action="store_false",
                         help="do not follow the games' event streams")
+    parser.add_argument("--position", metavar="FILE", default=None,
+                        help="start every game from the position in FILE (JSON in the "
+                             "game's notation, G-P1; its game is the game played)")
+    parser.add_argument("--idle-seconds", type=int, default=None,
+                        help="option idle_seconds of the games (G-T1: an idle seat loses "
+                             "its turn or is treated as stuck)")
     args = parser.parse_args(argv)
+    args.position = _position(parser, args.position)
+    stated = None if args.position is None else args.position.get("game")
+    if args.game is not None and stated is not None and args.game != stated:
+        parser.error(f"--game {args.game} but the position is of {stated}")
+    args.game = args.game or stated or TWO_WAY
+    if args.idle_seconds is not None:
+        if args.idle_seconds < 1:
+            parser.error("--idle-seconds must be at least 1")
+        args.options = {**args.options, "idle_seconds": args.idle_seconds}
     if not 0 <= args.wrong_rate <= 1:
         parser.error("--wrong-rate is a probability (0..1)")
     if args.games < 1 or args.at_once < 1:
@@ -1019,16 +1050,31 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def _position(parser: argparse.ArgumentParser, path: str | None) -> dict | None:
+    """The JSON object in ``path`` (None without one); a parser error otherwise."""
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as source:
+            position = json.load(source)
+    except (OSError, ValueError) as error:
+        parser.error(f"--position {path}: {error}")
+    if not isinstance(position, dict):
+        parser.error(f"--position {path}: not a JSON object")
+    return position
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     transport = HTTPTransport(args.url)
     rng = random.Random(args.seed)
     try:
         if args.options.get("dealing") != "table" and is_realtime(transport, args.game):
-            racer = Racer(lambda: HTTPTransport(args.url), rng)
+            racer = Racer(lambda: HTTPTransport(args.url), rng, position=args.position)
             stats = racer.race(args.game, args.games, args.options, args.at_once)
         else:
-            player = Player(transport, rng, args.wrong_rate, follow=args.follow)
+            player = Player(transport, rng, args.wrong_rate, follow=args.follow,
+                            position=args.position)
             stats = player.play(args.game, args.games, args.options)
     except OSError as error:  # the catalog could not be read: nothing was played
         stats = Stats(games=args.games)

@@ -42,6 +42,9 @@ _ACTION = {(422, "invalid-seat"), (422, "invalid-card"), (422, "invalid-round"),
            (400, "conflicting-versions"), (422, "idempotency-key-reused")}
 NOT_FORM = {("POST /v1/games/{game_id}/actions", status, code) for status, code in _ACTION} | {
     ("POST /v1/games/import", 422, "import-mismatch"),
+    # G-P1: whether the rules can reach a stated position is its content, as for an
+    # import (and a Sequence position names either Sequence game in its schema)
+    ("POST /v1/games", 422, "invalid-position"),
             ("GET /v1/games/{game_id}/stream", 400, "conflicting-credentials")} | {
     (f"POST /v1/{game}/{path}", 422, code) for code in _POSITION
     for game in ("sequence", "sequence-numbers")

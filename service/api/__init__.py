@@ -33,6 +33,9 @@ class ProblemSchema(Schema):
                        "itself (media type, JSON, size, tokens, versions, keys, limits)"})
     errors = fields.Dict(metadata={"description": "body/query validation: location -> field -> messages"})
     version = fields.Integer(metadata={"description": "current game version (412)"})
+    field = fields.String(metadata={
+        "description": "invalid-position (G-P1): where in the position, a dotted path "
+                       "(e.g. hands.blue[2])", "example": "count"})
     top = fields.Dict(metadata={"description": "stale-top-card: the current top card (Halves, "
                                               "HV-T3: {card, turned, halves}; Solitaire "
                                               "Frenzy, SF-T1: {pile, card, seat})"})
@@ -115,8 +118,8 @@ def _schema_not_current(error: SchemaNotCurrent) -> Response:
 def init_api(app: Flask) -> Api:
     """Register the blueprints and error handling on ``app``; returns the Api."""
     from service import referee
-    from service.api import (actions, games, halves, meta, operations, pictures, rules,
-                             sequence, solitaire_frenzy, stream, two_way)
+    from service.api import (actions, games, halves, meta, operations, pictures, positions,
+                             rules, sequence, solitaire_frenzy, stream, two_way)
 
     app.json = StrictJSONProvider(app)
     init_bodies(app)  # bodies read ahead, up to the route's limit, by the deadline
@@ -124,9 +127,10 @@ def init_api(app: Flask) -> Api:
     api = Api(app, spec_kwargs={
         "extra_plugins": [AcceptLanguagePlugin(), ResponsesPlugin()]})
     actions.register(api.spec)
+    positions.register(api.spec)
     app.before_request(_require_json_body)
     app.register_error_handler(SchemaNotCurrent, _schema_not_current)
-    for module in (meta, games, stream, operations, two_way, sequence, halves,
+    for module in (meta, games, stream, positions, operations, two_way, sequence, halves,
                    solitaire_frenzy):
         api.register_blueprint(module.blp)
     api.register_blueprint(sequence.numbers_blp)

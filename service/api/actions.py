@@ -213,6 +213,17 @@ def _solitaire_frenzy() -> dict[str, Schema]:
 
 GAMES = {"two-way": "TwoWay", "sequence": "Sequence", "sequence-numbers": "SequenceNumbers",
          "halves": "Halves", "solitaire-frenzy": "SolitaireFrenzy"}
+# G-P1: each game's position schema (service.api.positions): its API module, the
+# marshmallow class there, the component it is registered as (both Sequence games share one)
+POSITIONS = {
+    "two-way": ("service.api.two_way", "TwoWayPositionSchema", "TwoWayPosition"),
+    "sequence": ("service.api.sequence", "SequencePositionSchema", "SequencePosition"),
+    "sequence-numbers": ("service.api.sequence", "SequencePositionSchema",
+                         "SequencePosition"),
+    "halves": ("service.api.halves", "HalvesPositionSchema", "HalvesPosition"),
+    "solitaire-frenzy": ("service.api.solitaire_frenzy", "SolitaireFrenzyPositionSchema",
+                         "SolitaireFrenzyPosition"),
+}
 
 
 def action_schemas() -> dict[str, Schema]:
@@ -316,9 +327,17 @@ def create_schemas() -> dict[str, Schema]:
             "type": "object", "required": ["game"], "additionalProperties": False,
             "properties": {"game": {"type": "string", "enum": [game]},
                            "options": {"$ref": f"#/components/schemas/{prefix}Options"},
-                           "seed": SEED}}
+                           "seed": SEED,
+                           "position": {
+                               "$ref": f"#/components/schemas/{POSITIONS[game][2]}",
+                               "description": "G-P1: start from this stated position "
+                                              "(its game is this game's) instead of a "
+                                              "fresh deal; an API key is needed as for "
+                                              "any creation when the operator set "
+                                              "API_KEYS"}}}
     out["CreateGame"] = {
-        "description": "A new game: its kind, its options (the catalog), a seed.",
+        "description": "A new game: its kind, its options (the catalog), a seed, and "
+                       "optionally the position it starts from (G-P1).",
         "oneOf": [{"$ref": f"#/components/schemas/{p}CreateGame"} for p in GAMES.values()],
         "discriminator": {"propertyName": "game", "mapping": {
             game: f"#/components/schemas/{p}CreateGame" for game, p in GAMES.items()}}}

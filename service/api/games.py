@@ -171,6 +171,9 @@ class CreateGameSchema(Schema):
                        "seed_commitment, shown from the start, is the SHA-256 (hex) of "
                        "the seed's lowercase hex text as ASCII; the seed itself is shown "
                        "once the game is finished. May also be given as options.seed."})
+    position = fields.Dict(keys=fields.String(), metadata={
+        "description": "G-P1: start from this stated position (the game's notation, "
+                       "Position; its `game` is the game's) instead of a fresh deal"})
 
 
 class SeatTokenSchema(Schema):
@@ -500,11 +503,33 @@ def create_game(body: dict):
     """
     options = dict(body["options"])
     seed = _seed(body.get("seed"), options.pop("seed", None))
-    status, reply = _store().create(body["game"], options, seed)
+    position = body.get("position")
+    if position is not None and position.get("game") != body["game"]:
+        return _invalid_position(RuleViolation(
+            "invalid-position", Message("The position is not one of %(game)s: its game is "
+                                        "%(given)s.", game=body["game"],
+                                        given=repr(position.get("game"))),
+            422, rule="G-P1", extra={"field": "game"}))
+    try:
+        status, reply = _store().create(body["game"], options, seed, position)
+    except RuleViolation as violation:
+        if violation.code != "invalid-position":
+            raise
+        return _invalid_position(violation)
     count_game(body["game"], "created")
     response = _reply(status, reply)
     response.headers["Location"] = url_for("games.get_game", game_id=reply["id"])
     return response
+
+
+def _invalid_position(violation: RuleViolation) -> Response:
+    """422 ``invalid-position`` naming the rule, ``field`` (a dotted path in the
+    position) and, as body validation does, ``errors`` at ``position.<field>``."""
+    field = str(violation.extra.get("field", ""))
+    where = "position" + (f".{field}" if field else "")
+    return problem(422, violation.code, violation.detail, rule=violation.rule,
+                   errors={"json": {where: [violation.detail]}},
+                   **{k: v for k, v in violation.extra.items() if k != "errors"})
 
 
 def _seed(top: str | None, option: object) -> str | None:
@@ -533,7 +558,7 @@ def _seed(top: str | None, option: object) -> str | None:
 @blp.doc(security=SECURITY, parameters=[_HEADER_DOCS["If-None-Match"]])
 def get_game(game_id: str):
     """The game as the caller may see it: `view` from the engine, `version` (ETag)."""
-    record = _store().read(game_id)
+    record = _store().current(game_id)
     tags = _etags(request.headers.get("If-None-Match", ""))
     if "*" in tags or _etag(record.version) in tags:  # "*": the game exists (RFC 9110)
         response = current_app.response_class(status=304)
@@ -647,7 +672,7 @@ def _action_renderer(actor: str, seen: Callable[[Any], None]):
 def get_events(query: dict, game_id: str):
     """The caller's view of the event log after `seq` `after` (filtered by the
     engine: hidden payload removed, events hidden entirely left out)."""
-    page = _store().page(game_id, query["after"], query["limit"])
+    page = _store().page(game_id, query["after"], query["limit"], catch_up=True)
     record = page.game
     return _reply(200, {"version": record.version,
                         "events": _events_out(record, page.events, g.actor),
@@ -664,7 +689,7 @@ def get_events(query: dict, game_id: str):
 def get_legal_actions(game_id: str):
     """Every action the caller may POST now, as complete bodies (add If-Match or
     `expected_version` = `version`)."""
-    record = _store().read(game_id)
+    record = _store().current(game_id)
     actions = record.engine.legal_actions(record.state, g.actor)
     return _reply(200, {"game": record.game, "version": record.version,
                         "actions": actions})

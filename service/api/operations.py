@@ -59,6 +59,9 @@ class GameExportSchema(Schema):
     version = fields.Integer(required=True, strict=True, validate=Range(min=1))
     seed_commitment = fields.String(required=True)
     seed = fields.String(metadata={"description": "only in a finished game's export"})
+    from_position = fields.Boolean(metadata={
+        "description": "true: the game started from a stated position (G-P1), not from "
+                       "a fresh deal of its seed (game-created says so too)"})
     exported_at = fields.String(metadata={"description": "ISO 8601, UTC"})
     events = fields.List(fields.Dict(keys=fields.String()), required=True,
                          validate=Length(min=1), metadata={

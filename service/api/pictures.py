@@ -119,7 +119,7 @@ def game_picture(game_id: str) -> Response:
     version, the viewer and the language (If-None-Match: 304). `Cache-Control:
     no-store`, `Vary: Authorization, Accept-Language`.
     """
-    record = get_store(current_app).read(game_id)
+    record = get_store(current_app).current(game_id)
     tag = '"{}"'.format(hashlib.sha256(
         f"{game_id}\n{record.version}\n{g.actor}\n{language()}".encode()).hexdigest()[:24])
     held = games._etags(request.headers.get("If-None-Match", ""))

@@ -53,8 +53,9 @@ from service.api import games
 from service.api.base import Blueprint, DigitsInteger
 from service.errors import problem
 from service.messages import Message
-from service.store import (EventPage, Feed, GameRecord, StoreError, Unavailable, get_feed,
-                           get_store, hash_token)
+from service.store import (EventPage, Feed, GameRecord, GameStore, StoreError, Unavailable,
+                           get_feed, get_store, hash_token)
+from service.store import idle
 
 blp = Blueprint("stream", __name__, url_prefix="/v1/games",
                 description="The live event feed of a game (Server-Sent Events)")
@@ -225,7 +226,7 @@ def get_stream(query: dict, headers: dict, game_id: str):
     store, viewer = get_store(current_app), g.actor
     resume = _resume_point(query, headers)
     if resume is not None:
-        page = store.page(game_id, resume, PAGE)
+        page = store.page(game_id, resume, PAGE, catch_up=True)
         if resume > page.game.last_seq:
             resume = None  # past the log's end: start over with the view
         elif page.game.finished and len(page.events) < PAGE and not (
@@ -258,19 +259,31 @@ def _entries(page: EventPage, viewer: str) -> str:
                    for event in games._events_out(page.game, page.events, viewer))
 
 
+def _idle_at(store: GameStore, record: GameRecord | None) -> float | None:
+    """The game's G-T1 deadline on this process's monotonic clock (None: none)."""
+    due = None if record is None else idle.deadline(record.state, record.updated)
+    return None if due is None else time.monotonic() + (due - store.now())
+
+
 def _stream(feed: Feed, game_id: str, viewer: str, resume: int | None, deadline: float,
             heartbeat: float, retry_ms: int) -> Iterator[str]:
     """The SSE text of one stream (it runs after the view returned: no request
     context). It registers on the feed BEFORE its first read, so that no commit falls
     between a read and the wait, reads the log only when the feed says it grew, and
-    keeps no game state while it waits (an open stream costs little memory)."""
+    keeps no game state while it waits but the last record read (an open stream costs
+    little memory).
+
+    G-T1: a game with an idle deadline is read again (:meth:`Watch.catch_up`, which
+    records what the deadline triggers) when the deadline passes, and at each
+    heartbeat after it; the events recorded then are sent as any others."""
     yield f"retry: {retry_ms}\n\n"
     sent = time.monotonic()
     with feed.watch(game_id) as watch:
         try:
-            page = None
+            page, known, checked = None, None, None  # checked: the `updated` checked
             if resume is None:
-                after, finished, opening = _opening(feed.store.read(game_id), viewer)
+                known = watch.catch_up()
+                after, finished, opening = _opening(known, viewer)
                 yield opening
                 sent = time.monotonic()
                 if finished:
@@ -280,6 +293,7 @@ def _stream(feed: Feed, game_id: str, viewer: str, resume: int | None, deadline:
             while True:
                 target = after  # wait for news past it
                 if page is not None:
+                    known = page.game
                     text = _entries(page, viewer)
                     if text:
                         yield text
@@ -298,10 +312,25 @@ def _stream(feed: Feed, game_id: str, viewer: str, resume: int | None, deadline:
                 now = time.monotonic()
                 if now >= deadline or feed.closed:
                     return
-                if watch.wait(target, min(deadline, sent + heartbeat) - now):
+                idle_at = _idle_at(feed.store, known)
+                wake = min(deadline, sent + heartbeat)
+                if idle_at is not None and checked != known.updated:
+                    wake = min(wake, idle_at)
+                if watch.wait(target, max(0.0, wake - now)):
                     page = watch.page(after, PAGE)
                     continue
-                if time.monotonic() >= sent + heartbeat and not feed.closed:
+                now = time.monotonic()
+                beat = now >= sent + heartbeat
+                if idle_at is not None and now >= idle_at and (
+                        beat or checked != known.updated):
+                    checked = known.updated
+                    caught = watch.catch_up()  # (shared: it may be a moment old)
+                    if caught.last_seq > after:
+                        page = watch.page(after, PAGE)
+                        continue
+                    if caught.last_seq >= known.last_seq:
+                        known = caught
+                if beat and not feed.closed:
                     yield ": keep-alive\n\n"
                     sent = time.monotonic()
                     if target > after:  # look again now and then

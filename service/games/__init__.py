@@ -1,4 +1,4 @@
-"""Pure rule engines, one module per game. No Flask, no SQLAlchemy, no I/O.
+"""Pure rule engines, one package per game. No Flask, no SQLAlchemy, no I/O.
 
 Every game module exposes the same contract over plain JSON-able data
 (dicts, lists, str, int, bool, None), so the store can snapshot state as JSON::
@@ -21,6 +21,43 @@ Every game module exposes the same contract over plain JSON-able data
         # the same filter applied to one event of the log.
     legal_actions(state: dict, viewer: str) -> list[dict]
         # complete action bodies that ``apply`` accepts for that viewer now.
+
+and, for positions (G-P1) and idle seats (G-T1)::
+
+    start_from_position(game: str, options: dict, seed: str, position: dict) -> list[dict]
+        # G-P1: the setup events of a game started at ``position`` (the game's own
+        # notation, always with "game"): [game-created {..., "from_position": true},
+        # position-set {"position": <the position as stated, normalised>, ...}, ...].
+        # What the position leaves out (a deck's or pile's order, unplaced cards) is
+        # dealt from the seed, deterministically; in server and in table dealing.
+        # A position no play can reach: RuleViolation("invalid-position", Message(...),
+        # 422, rule=<the rule broken, "G-P1" for conservation>, extra={"field":
+        # "<dotted path in the position, e.g. hands.blue[2]>"}). fold(None, ...) over
+        # the events gives a state from which play goes on exactly as from a deal.
+    position(state: dict, viewer: str | None) -> dict
+        # G-P1: the position in the same notation as ``viewer`` may see it (a seat:
+        # other seats' hidden cards as counts, G-M1; the referee of a table game, or
+        # anyone once the game is over: everything); always with "game" (the
+        # discriminator). Posted back through start_from_position, the referee's
+        # position of a table game or of a finished game gives a game whose view
+        # equals the original's.
+    idle_events(state: dict, since: float, now: float) -> list[dict]
+        # G-T1: ``since`` = epoch seconds of the game's last recorded event, ``now`` =
+        # those of the request. [] unless option ``idle_seconds`` (int >= 1 or None,
+        # in every game's CATALOG options) is set, the game runs, now - since >=
+        # idle_seconds and G-T1 applies; else the events it triggers, the first
+        # carrying {"at": now, "since": since}: ``turn-timed-out`` {seat, at, since}
+        # then what a skipped turn or a pass does (turn-based games), or
+        # ``seat-timed-out`` {seat, at, since} per idle seat treated as stuck, then
+        # what being stuck derives (real-time games). Pure: fold replays it exactly
+        # (no clock is read by an engine). The store calls it at the first request
+        # after the deadline (service.store.idle) and records what it returns once.
+
+``view(state, viewer)`` always carries ``"from_position": bool`` (G-P1: a game started
+from a stated position says so for ever). The store and API use the three functions
+when an engine has them (``getattr``): without ``start_from_position`` a position is
+refused (422 ``invalid-position``), without ``position`` ``GET .../position`` is 404
+``position-unavailable``, without ``idle_events`` no deadline applies.
 
 An event is ``{"type": str, "seat": str | None, ...payload}``.
 

@@ -27,19 +27,21 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from service.store.records import FEED_CHANNEL, EventPage, GameStore
+from service.store.records import FEED_CHANNEL, EventPage, GameRecord, GameStore
 
 log = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.25  # SQLite: how often the watched games' last_seq is read
 FALLBACK_SECONDS = 1.0  # PostgreSQL: the same poll, behind LISTEN/NOTIFY
 POLL_CHUNK = 500  # game ids per poll statement
+CATCH_UP_SECONDS = 0.5  # G-T1: a game's streams in one process read it at most this often
 _FEEDS: weakref.WeakSet[Feed] = weakref.WeakSet()
 
 
@@ -53,6 +55,7 @@ class _Game:
     watchers: int = 0
     reading: threading.Lock = field(default_factory=threading.Lock)
     page: tuple[int, EventPage] | None = None
+    caught: tuple[float, GameRecord] | None = None  # (monotonic time, the record)
 
 
 @dataclass
@@ -82,6 +85,18 @@ class Watch:
             page = self.feed.store.page(self.game_id, after, limit)
             game.page = (after, page)
             return page
+
+    def catch_up(self) -> GameRecord:
+        """``GameStore.current(game)`` (G-T1: what an idle deadline triggers is
+        recorded), once per :data:`CATCH_UP_SECONDS` for all the streams of the game in
+        this process (the others that wake together take its answer)."""
+        game = self.game
+        with game.reading:
+            if game.caught is not None and time.monotonic() - game.caught[0] < CATCH_UP_SECONDS:
+                return game.caught[1]
+            record = self.feed.store.current(self.game_id)
+            game.caught = (time.monotonic(), record)
+            return record
 
     def wait(self, after: int, timeout: float) -> bool:
         """Block until the game's last seq is known to exceed ``after`` (True), or

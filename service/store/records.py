@@ -29,6 +29,12 @@ statement that advances the game on PostgreSQL also sends ``pg_notify(FEED_CHANN
 delivered at commit only, to the event feed of every worker and host
 (:mod:`service.store.feed`).
 
+A game may start from a stated position (G-P1, :meth:`GameStore.create` with
+``position``: the engine's ``start_from_position`` makes the setup events). Idle seats
+(G-T1, :mod:`service.store.idle`): a request that reads a game goes through
+:meth:`GameStore.current` / ``page(catch_up=True)``, and an action's transaction
+records what a passed idle deadline triggers before judging the action.
+
 Tokens are ``secrets.token_urlsafe(32)``; only their SHA-256 hex digests are stored.
 """
 from __future__ import annotations
@@ -37,10 +43,11 @@ import copy
 import hashlib
 import json
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import timedelta, timezone
-from types import ModuleType
+from datetime import datetime, timedelta, timezone
+from types import ModuleType, SimpleNamespace
 from typing import Any, Union
 
 from sqlalchemy import (Connection, String, Text, bindparam, cast, func, insert, literal,
@@ -50,6 +57,7 @@ from sqlalchemy.dialects import postgresql
 from service.games import RuleViolation, engine
 from service.games.rng import commitment, new_seed
 from service.messages import Message
+from service.store import idle
 from service.store.db import make_engine
 from service.store.models import DONE, Event, Game, IdempotencyKey, Seat, utcnow
 from service.store.uow import Unavailable, UnitOfWork, lock_game, synced
@@ -135,6 +143,7 @@ class GameRecord:
     state: dict[str, Any]
     seed: str
     last_seq: int = 0  # the seq of the game's last event
+    updated: float = 0.0  # epoch seconds of its last recorded event (games.updated_at)
 
     @property
     def seed_commitment(self) -> str:
@@ -154,7 +163,7 @@ class GameRecord:
         """From a row of :data:`_READ` (the snapshot decoded)."""
         return cls(id=game_id, game=row.game, options=row.options, status=row.status,
                    version=row.version, state=row.snapshot, seed=row.seed,
-                   last_seq=row.last_seq)
+                   last_seq=row.last_seq, updated=idle.epoch(row.updated_at))
 
 
 @dataclass(frozen=True)
@@ -293,7 +302,7 @@ _ACTOR = union_all(  # one indexed lookup per table: (game id, seat or NULL for 
     select(_GAMES.c.id, literal(None, String(40)))
     .where(_GAMES.c.referee_token_hash == bindparam("token_hash")))
 _READ = (select(_GAMES.c.game, _GAMES.c.options, _GAMES.c.status, _GAMES.c.version,
-                _GAMES.c.snapshot, _GAMES.c.last_seq, _GAMES.c.seed)
+                _GAMES.c.snapshot, _GAMES.c.last_seq, _GAMES.c.seed, _GAMES.c.updated_at)
          .where(_GAMES.c.id == bindparam("game_id")))
 _TAKE_OVER = (update(_KEYS).where(_KEYS.c.id == bindparam("key_id"))
               .values(state=DONE, request_hash=bindparam("new_request_hash"),
@@ -408,6 +417,7 @@ class GameStore:
         self.in_flight = timedelta(seconds=in_flight_seconds)
         self.idempotency_ttl = timedelta(seconds=idempotency_ttl_seconds)
         self._sql = _Statements(self.uow.engine.dialect.name)
+        self.clock: Callable[[], float] = time.time  # G-T1's "now" (tests set another)
 
     def dispose(self) -> None:
         """Close every pooled connection."""
@@ -415,9 +425,15 @@ class GameStore:
 
     # ----- create ---------------------------------------------------------------
 
-    def create(self, game: str, options: dict[str, Any], seed: str | None = None) -> Reply:
+    def create(self, game: str, options: dict[str, Any], seed: str | None = None,
+               position: dict[str, Any] | None = None) -> Reply:
         """Create a game: ``(201, {"id", "game", "version", "status", "seats": {seat:
         {"token"}}, "referee_token", "seed_commitment"})``.
+
+        ``position`` (G-P1): start from a stated position instead of a fresh deal, the
+        setup events being the engine's ``start_from_position(game, options, seed,
+        position)`` (what the position leaves out is dealt from the seed). An engine
+        without it: RuleViolation ``invalid-position`` (422).
 
         Ruling: creation takes no idempotency key. Replaying the first reply would mean
         keeping its tokens in plaintext, and tokens are stored as SHA-256 only; a retried
@@ -428,7 +444,16 @@ class GameStore:
         """
         module = _engine_for(game)
         seed = seed or new_seed()
-        events = [_canonical_event(e) for e in module.new_game(game, options, seed)]
+        if position is None:
+            setup = module.new_game(game, options, seed)
+        else:
+            start = getattr(module, "start_from_position", None)
+            if start is None:
+                raise RuleViolation("invalid-position", Message(
+                    "%(game)s cannot start from a stated position yet.", game=game),
+                    422, rule="G-P1", extra={"field": "position"})
+            setup = start(game, options, seed, copy.deepcopy(position))
+        events = [_canonical_event(e) for e in setup]
         return self.insert(game, options, seed, events, _fold_all(module, None, events))
 
     def insert(self, game: str, options: dict[str, Any], seed: str, events: list[dict],
@@ -520,6 +545,53 @@ class GameStore:
         """The game as it is now. :class:`GameNotFound`."""
         return self.uow.read_one(lambda c: self._read(c, game_id))
 
+    def current(self, game_id: str) -> GameRecord:
+        """The game as a request that reads it sees it: :meth:`read`, then
+        :meth:`catch_up` (G-T1). :class:`GameNotFound`, :class:`Unavailable`."""
+        return self.catch_up(self.read(game_id))
+
+    def catch_up(self, record: GameRecord) -> GameRecord:
+        """G-T1 at this moment (``self.clock()``): ``record`` itself unless the game's
+        idle deadline has passed and the engine's ``idle_events`` returns events
+        (:mod:`service.store.idle`; checked in process, no statement); then, in one
+        transaction under the game's row lock, the same question asked again of the
+        locked row (another request may have recorded them, or acted, meanwhile), the
+        events appended as an action's are (version + 1, ``updated_at`` = the moment
+        used, the feed notified), and the game as it is after them."""
+        now = self.now()
+        if not idle.due(record.engine, record.state, record.updated, now):
+            return record
+        caught = self.uow.run_pipelined(lambda c: self._catch_up(c, record.id, now))
+        return caught if caught is not None else self.read(record.id)
+
+    def _catch_up(self, connection: Connection, game_id: str, now: float) -> GameRecord | None:
+        row = lock_game(connection, game_id)
+        if row is None:
+            raise GameNotFound(game_id)
+        timed_out = self._idle(game_id, row, now)
+        if timed_out is None:
+            return None
+        applied, snapshot = timed_out
+        self._sql.writes(connection, [_event_params(game_id, e.seq, e.event, idle.moment(now))
+                                      for e in applied.events],
+                         _advance_params(applied.game, snapshot, idle.moment(now)), None, {})
+        return applied.game
+
+    def now(self) -> float:
+        """The moment of a request in epoch seconds, to the millisecond (``clock``)."""
+        return round(self.clock(), 3)
+
+    @staticmethod
+    def _idle(game_id: str, row: Any, now: float) -> tuple[Applied, str] | None:
+        """The G-T1 events due on the locked ``row`` at ``now``, folded (the outcome and
+        its snapshot text, as :meth:`_decide` gives them), or None."""
+        since = idle.epoch(row.updated_at)
+        if not idle.passed(row.options, row.status, since, now):
+            return None
+        module = engine(row.game)
+        events = idle.due(module, json.loads(row.snapshot), since, now)
+        return _applied(game_id, row, module, events, now) if events else None
+
     @staticmethod
     def _read(connection: Connection, game_id: str) -> GameRecord:
         row = connection.execute(_READ, {"game_id": game_id}).first()
@@ -535,7 +607,8 @@ class GameStore:
         page = self._page(game_id, after, limit, bounded=False)
         return page.game, page.events
 
-    def page(self, game_id: str, after: int = 0, limit: int | None = None) -> EventPage:
+    def page(self, game_id: str, after: int = 0, limit: int | None = None,
+             catch_up: bool = False) -> EventPage:
         """One page of the log: the game, its events with ``seq > after`` up to the
         game row's ``last_seq`` (in order, at most ``limit``) and ``last_seq`` (see
         :class:`EventPage`). :class:`GameNotFound`.
@@ -544,8 +617,14 @@ class GameStore:
         per stream wake-up: no BEGIN/COMMIT round trips): the game row first, then the
         events up to ITS ``last_seq``, so the page never holds an event newer than the
         state the viewer filter applies (an event committed in between is left for
-        the next page, never skipped: it is after ``last_seq``)."""
-        return self._page(game_id, after, limit, bounded=True)
+        the next page, never skipped: it is after ``last_seq``).
+
+        ``catch_up``: a request's read (G-T1, :meth:`catch_up`): when that records
+        events, the page is read again."""
+        page = self._page(game_id, after, limit, bounded=True)
+        if catch_up and self.catch_up(page.game) is not page.game:
+            page = self._page(game_id, after, limit, bounded=True)
+        return page
 
     def _page(self, game_id: str, after: int, limit: int | None, bounded: bool) -> EventPage:
         def fn(connection: Connection) -> EventPage:
@@ -601,8 +680,9 @@ class GameStore:
         :class:`KeyInFlight` (only for a claim left by an earlier release, see
         :meth:`_check_key`), :class:`Unavailable`.
         """
+        now = self.now()
         result, replayed = self.uow.run_pipelined(lambda c: self._act(
-            c, game_id, actor, action, expected_version, render, idempotency))
+            c, game_id, actor, action, expected_version, render, idempotency, now))
         if isinstance(result, _Accepted):
             result = self._rebuild(game_id, result)
         if isinstance(result, Applied):
@@ -611,7 +691,7 @@ class GameStore:
 
     def _act(self, connection: Connection, game_id: str, actor: str, action: dict[str, Any],
              expected_version: int | None, render: Callable[[Outcome], Reply],
-             idempotency: IdempotencyRequest | None
+             idempotency: IdempotencyRequest | None, now: float
              ) -> tuple[Reply | Applied | _Accepted, bool]:
         key = None if idempotency is None else (idempotency.actor, idempotency.key)
         row = lock_game(connection, game_id, key)  # and the key's record, if any
@@ -621,6 +701,11 @@ class GameStore:
             if row.key_response_body is not None:  # a refusal (or an earlier release's)
                 return (row.key_status_code, row.key_response_body), True
             return _Accepted(row.key_version, row.key_first_seq, row.key_last_seq), True
+        # G-T1: what the idle deadline triggers is recorded first (the same transaction),
+        # and the action is judged on the game after it
+        timed_out = self._idle(game_id, row, now)
+        if timed_out is not None:
+            row = _moved(row, *timed_out)
         outcome, snapshot = self._decide(game_id, row, actor, action, expected_version)
         if isinstance(outcome, Refused) and outcome.status in UNRECORDED:
             if idempotency is not None and row.key_id is None:
@@ -637,7 +722,8 @@ class GameStore:
                                      fresh.key_last_seq), True
             idempotency = None  # the request's precondition failed: its key stays free
         reply = render(outcome) if isinstance(outcome, Refused) else None
-        self._write(connection, game_id, outcome, snapshot, reply, idempotency, row.key_id)
+        self._write(connection, game_id, outcome, snapshot, reply, idempotency, row.key_id,
+                    timed_out)
         return (outcome if reply is None else reply), False
 
     @staticmethod
@@ -664,35 +750,32 @@ class GameStore:
             extra = {**violation.extra, **({"rule": violation.rule} if violation.rule else {})}
             return Refused(violation.status, violation.code, violation.detail, extra,
                            game=row.game), None
-        # the events as the log will give them back, folded as a replay folds them
-        stored = [StoredEvent(row.last_seq + i, _canonical_event(e))
-                  for i, e in enumerate(new_events, 1)]
-        snapshot = json.dumps(_fold_all(module, json.loads(row.snapshot),
-                                        [e.event for e in stored]), sort_keys=True)
-        state = json.loads(snapshot)  # exactly what a replay rebuilds
-        record = GameRecord(id=game_id, game=row.game, options=row.options,
-                            status=state["status"], version=row.version + 1, state=state,
-                            seed=row.seed, last_seq=stored[-1].seq if stored else row.last_seq)
-        return Applied(record, stored), snapshot
+        return _applied(game_id, row, module, new_events, idle.epoch(utcnow()))
 
     def _write(self, connection: Connection, game_id: str, outcome: Outcome,
                snapshot: str | None, reply: Reply | None,
-               idempotency: IdempotencyRequest | None, claimed: int | None) -> None:
-        """Append the events and advance the game (an accepted action), and record the
-        key: a refusal's ``reply``, or the accepted action's version and event seqs
-        (taking over the expired or abandoned record ``claimed``)."""
+               idempotency: IdempotencyRequest | None, claimed: int | None,
+               timed_out: tuple[Applied, str] | None = None) -> None:
+        """Append the events and advance the game (an accepted action; before them
+        the events of ``timed_out``, G-T1, which advance the game even when the action
+        is refused), and record the key: a refusal's ``reply``, or the accepted
+        action's version and event seqs (taking over the expired or abandoned record
+        ``claimed``)."""
         now = utcnow()
         events, game = [], None
         record = {"status_code": reply[0] if reply else 200,
                   "response_body": reply[1] if reply else None,
                   "version": None, "first_seq": None, "last_seq": None}
+        if timed_out is not None:
+            at = idle.moment(timed_out[0].game.updated)
+            events = [_event_params(game_id, e.seq, e.event, at) for e in timed_out[0].events]
+            game = _advance_params(timed_out[0].game, timed_out[1], at)
         if isinstance(outcome, Applied):
             new = outcome.game
-            events = [_event_params(game_id, e.seq, e.event, now) for e in outcome.events]
-            game = {"target_game": game_id, "snapshot_text": snapshot,
-                    "new_status": new.status, "new_version": new.version,
-                    "new_last_seq": new.last_seq, "now": now}
-            record.update(version=new.version, first_seq=new.last_seq - len(events) + 1,
+            own = [_event_params(game_id, e.seq, e.event, now) for e in outcome.events]
+            events += own
+            game = _advance_params(new, snapshot, now)
+            record.update(version=new.version, first_seq=new.last_seq - len(own) + 1,
                           last_seq=new.last_seq)
         key, key_params = None, {}
         if idempotency is not None and claimed is not None:
@@ -768,6 +851,39 @@ class GameStore:
         """Every game id, oldest first (for integrity sweeps)."""
         return self.uow.read_one(lambda c: list(c.scalars(
             select(_GAMES.c.id).order_by(_GAMES.c.created_at, _GAMES.c.id))))
+
+
+def _applied(game_id: str, row: Any, module: ModuleType, new_events: list[dict],
+             updated: float) -> tuple[Applied, str]:
+    """``new_events`` appended to the game of ``row`` (a locked row): the outcome (the
+    game after them at version + 1, the events with their seqs) and the new snapshot's
+    JSON text. The events as the log will give them back, folded as a replay folds
+    them."""
+    stored = [StoredEvent(row.last_seq + i, _canonical_event(e))
+              for i, e in enumerate(new_events, 1)]
+    snapshot = json.dumps(_fold_all(module, json.loads(row.snapshot),
+                                    [e.event for e in stored]), sort_keys=True)
+    state = json.loads(snapshot)  # exactly what a replay rebuilds
+    record = GameRecord(id=game_id, game=row.game, options=row.options,
+                        status=state["status"], version=row.version + 1, state=state,
+                        seed=row.seed, last_seq=stored[-1].seq if stored else row.last_seq,
+                        updated=updated)
+    return Applied(record, stored), snapshot
+
+
+def _moved(row: Any, applied: Applied, snapshot: str) -> Any:
+    """The locked ``row`` as it reads after ``applied`` (its snapshot text, version,
+    status, last seq and update time; the idempotency columns as they were)."""
+    new = applied.game
+    return SimpleNamespace(**{**row._asdict(), "snapshot": snapshot, "status": new.status,
+                              "version": new.version, "last_seq": new.last_seq,
+                              "updated_at": idle.moment(new.updated)})
+
+
+def _advance_params(new: GameRecord, snapshot: str, at: datetime) -> dict[str, Any]:
+    """The parameters of the statement that advances the game row to ``new``."""
+    return {"target_game": new.id, "snapshot_text": snapshot, "new_status": new.status,
+            "new_version": new.version, "new_last_seq": new.last_seq, "now": at}
 
 
 def _aware(moment: Any) -> Any:

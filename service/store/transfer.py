@@ -5,6 +5,7 @@ The document (``FORMAT``, ``format_version`` 1)::
     {"format": "card-referee/game-export", "format_version": 1, "id": <the game's id>,
      "game", "options", "status", "version", "seed_commitment",
      "seed": <64 hex digits, only once the game is finished>,
+     "from_position": <true when the game started from a stated position (G-P1)>,
      "events": [{"seq": 1, "type": "game-created", "seat": null, ...}, ...],
      "view": <the referee's view of the game as it is>}
 
@@ -93,6 +94,8 @@ def export_game(store: GameStore, game_id: str, archive: bool = False) -> dict[s
                 "version": record.version, "seed_commitment": record.seed_commitment}
     if whole:
         document["seed"] = record.seed
+    # G-P1: a game started from a stated position says so for ever (its first event too)
+    document["from_position"] = bool(stored and stored[0].event.get("from_position"))
     document["exported_at"] = utcnow().isoformat()
     document["events"] = events
     document["view"] = module.view(record.state, REFEREE)
@@ -144,8 +147,8 @@ def import_game(store: GameStore, document: dict[str, Any]) -> Reply:
     events[0]["seed"] = seed
     if seeded:
         _check_setup(module, document, seed, events)
-    else:  # the options must still be ones the engine accepts
-        _new_game(module, document, seed)
+    else:  # the options (and a stated position) must still be ones the engine accepts
+        _new_game(module, document, seed, events)
     state = _replay(module, events)
     _expect(state["status"] == document["status"], "status",
             Message("the events replay to status %(replayed)s, not %(status)s",
@@ -207,18 +210,31 @@ def _seed(document: dict, events: list[dict]) -> str:
     return seed
 
 
-def _new_game(module: Any, document: dict, seed: str) -> list[dict]:
+def _new_game(module: Any, document: dict, seed: str, events: list[dict]) -> list[dict]:
+    """The setup events the options and the seed make: ``new_game``'s, or for a game
+    that started from a stated position (G-P1: game-created says ``from_position``)
+    ``start_from_position``'s from the position its second event (position-set) states."""
+    game, options = document["game"], document["options"]
     try:
-        return [_canonical_event(e) for e in
-                module.new_game(document["game"], document["options"], seed)]
+        if not events[0].get("from_position"):
+            return [_canonical_event(e) for e in module.new_game(game, options, seed)]
+        stated = events[1].get("position") if len(events) > 1 else None
+        _expect(isinstance(stated, dict) and hasattr(module, "start_from_position"),
+                "events.1.position", Message("a game started from a position states it in "
+                                             "its second event"))
+        return [_canonical_event(e)
+                for e in module.start_from_position(game, options, seed, stated)]
     except RuleViolation as violation:
-        raise ImportRefused(Message("options: %(error)s", error=violation.detail),
-                            "options") from violation
+        if violation.code == "invalid-option":
+            raise ImportRefused(Message("options: %(error)s", error=violation.detail),
+                                "options") from violation
+        raise ImportRefused(Message("the stated position: %(error)s",
+                                    error=violation.detail), "events.1.position") from violation
 
 
 def _check_setup(module: Any, document: dict, seed: str, events: list[dict]) -> None:
     """The setup events (game-created and the deal) are what the seed makes."""
-    setup = _new_game(module, document, seed)
+    setup = _new_game(module, document, seed, events)
     for index, expected in enumerate(setup):
         _expect(index < len(events) and events[index] == expected, f"events.{index}",
                 Message("event %(seq)s (%(type)s) is not what the options and the seed "

@@ -186,7 +186,7 @@ _GAMES, _KEYS = Game.__table__, IdempotencyKey.__table__
 # built once: SQLAlchemy caches its compiled form
 _LOCK = (select(_GAMES.c.game, _GAMES.c.options, _GAMES.c.status, _GAMES.c.version,
                 cast(_GAMES.c.snapshot, Text).label("snapshot"), _GAMES.c.last_seq,
-                _GAMES.c.seed, _KEYS.c.id.label("key_id"),
+                _GAMES.c.seed, _GAMES.c.updated_at, _KEYS.c.id.label("key_id"),
                 _KEYS.c.request_hash.label("key_request_hash"),
                 _KEYS.c.state.label("key_state"), _KEYS.c.status_code.label("key_status_code"),
                 _KEYS.c.response_body.label("key_response_body"),
@@ -205,7 +205,7 @@ def lock_game(connection: Connection | Session, game_id: str,
     """The game row, locked until the transaction ends (``FOR UPDATE OF games`` on
     PostgreSQL; on SQLite the ``BEGIN IMMEDIATE`` of the write transaction already
     holds the lock): ``game``, ``options``, ``status``, ``version``, ``snapshot`` (as
-    its JSON text), ``last_seq``, ``seed``, and the idempotency record of ``key``
+    its JSON text), ``last_seq``, ``seed``, ``updated_at``, and the idempotency record of ``key``
     (actor, key) in this game in the same statement: ``key_id``, ``key_request_hash``,
     ``key_state``, ``key_status_code``, ``key_response_body``, ``key_version``,
     ``key_first_seq``, ``key_last_seq``, ``key_created_at``, all None when there is no

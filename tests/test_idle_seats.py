@@ -1,0 +1,210 @@
+"""G-T1 idle seats at the store and the API, on SQLite and PostgreSQL, with the test
+engine (tests/fake_engine.py: the seat on turn for ``idle_seconds`` loses it,
+``turn-timed-out``): the deadline is checked at the next request that reads or writes
+the game, what it triggers is recorded once, with the moment it used, and a replay of
+the log gives the same snapshot."""
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from service.store import GameStore, Refused, get_feed, get_store
+from test_stream import Reader, stream_path
+
+SEED = "0f" * 32
+SETUP = 4  # the counter game's setup events
+
+
+@pytest.fixture()
+def store(db_url, counter_engine):
+    store = GameStore(db_url)
+    yield store
+    store.dispose()
+
+
+def _create(store: GameStore, idle: int | None = 60) -> str:
+    status, body = store.create("counter", {"idle_seconds": idle}, SEED)
+    assert status == 201
+    return body["id"]
+
+
+def _later(store: GameStore, seconds: float) -> None:
+    """The store's clock ``seconds`` ahead of the wall clock."""
+    store.clock = lambda: time.time() + seconds
+
+
+def _render(outcome):
+    if isinstance(outcome, Refused):
+        return outcome.status, {"code": outcome.code, **outcome.extra}
+    return 200, {"version": outcome.game.version}
+
+
+def _types(store: GameStore, game_id: str) -> list[str]:
+    return [e.event["type"] for e in store.events(game_id)[1]]
+
+
+def test_g_t1_a_read_after_the_deadline_records_the_timeout_once(store):
+    game_id = _create(store)
+    created = store.read(game_id)
+    _later(store, 61)
+    record = store.current(game_id)
+    assert (record.version, record.last_seq, record.state["turn"]) == (2, SETUP + 1, "south")
+    (timed_out,) = [e.event for e in store.events(game_id, SETUP)[1]]
+    assert timed_out["type"] == "turn-timed-out" and timed_out["seat"] == "north"
+    assert timed_out["since"] == created.updated  # the last recorded event's moment
+    assert timed_out["at"] == pytest.approx(time.time() + 61, abs=5)
+    assert record.updated == timed_out["at"]  # the next deadline counts from it
+    # read again at once: the new seat's deadline is 60 s away, nothing more
+    assert store.current(game_id).version == 2
+    assert _types(store, game_id).count("turn-timed-out") == 1
+    assert store.replay(game_id).ok
+
+
+def test_g_t1_the_next_seat_times_out_from_the_recorded_moment(store):
+    game_id = _create(store)
+    _later(store, 61)
+    at = store.current(game_id).updated
+    store.clock = lambda: at + 59.9
+    assert store.current(game_id).version == 2
+    store.clock = lambda: at + 60
+    record = store.current(game_id)
+    assert (record.version, record.state["turn"]) == (3, "north")
+    assert [t["seat"] for t in record.state["timeouts"]] == ["north", "south"]
+    assert record.state["timeouts"][1]["since"] == at
+    assert store.replay(game_id).ok
+
+
+def test_g_t1_nothing_happens_before_the_deadline(store):
+    game_id = _create(store)
+    _later(store, 59)
+    record = store.current(game_id)
+    assert (record.version, record.last_seq) == (1, SETUP)
+    assert "turn-timed-out" not in _types(store, game_id)
+
+
+def test_g_t1_nothing_happens_with_the_option_off(store):
+    game_id = _create(store, idle=None)
+    _later(store, 10 ** 6)
+    assert store.current(game_id).version == 1
+    assert "turn-timed-out" not in _types(store, game_id)
+
+
+def test_g_t1_nothing_happens_to_a_finished_game(store):
+    game_id = _create(store)
+    store.act(game_id, "north", {"type": "resign"}, 1, _render)
+    _later(store, 10 ** 6)
+    assert store.current(game_id).version == 2
+    assert "turn-timed-out" not in _types(store, game_id)
+
+
+def test_g_t1_two_concurrent_reads_record_the_timeout_once(store):
+    game_id = _create(store)
+    _later(store, 61)
+    barrier = threading.Barrier(4)
+    versions: list[int] = []
+
+    def read() -> None:
+        barrier.wait()
+        versions.append(store.current(game_id).version)
+
+    threads = [threading.Thread(target=read) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert versions == [2, 2, 2, 2]
+    assert _types(store, game_id).count("turn-timed-out") == 1
+    assert store.replay(game_id).ok
+
+
+def test_g_t1_an_action_after_the_deadline_is_judged_after_the_timeout(store):
+    game_id = _create(store)
+    _later(store, 61)
+    # north based its move on version 1; the timeout recorded first makes it stale
+    (status, body), _ = store.act(game_id, "north", {"type": "add", "amount": 1}, 1, _render)
+    assert (status, body["code"], body["version"]) == (412, "version-mismatch", 2)
+    assert _types(store, game_id)[-1] == "turn-timed-out"
+    # at the new version: south's turn now
+    (status, body), _ = store.act(game_id, "north", {"type": "add", "amount": 1}, 2, _render)
+    assert (status, body["code"]) == (409, "not-your-turn")
+    (status, body), _ = store.act(game_id, "south", {"type": "add", "amount": 2}, 2, _render)
+    assert (status, body["version"]) == (200, 3)
+    assert _types(store, game_id)[-2:] == ["turn-timed-out", "added"]
+    assert store.replay(game_id).ok
+
+
+def test_g_t1_a_refused_action_still_records_the_timeout_and_a_key_replays(store):
+    from service.store import IdempotencyRequest
+
+    game_id = _create(store)
+    _later(store, 61)
+    (status, body), _ = store.act(game_id, "north", {"type": "tick"}, None, _render)
+    assert (status, body["code"]) == (428, "version-required")
+    assert _types(store, game_id)[-1] == "turn-timed-out"
+    key = IdempotencyRequest(game_id, "south", "k1", "h1")
+    first = store.act(game_id, "south", {"type": "add", "amount": 1}, 2, _render, key)
+    again = store.act(game_id, "south", {"type": "add", "amount": 1}, 2, _render, key)
+    assert first == ((200, {"version": 3}), False)
+    assert again == ((200, {"version": 3}), True)
+    assert _types(store, game_id)[SETUP:] == ["turn-timed-out", "added"]
+    assert store.replay(game_id).ok
+
+
+# ----- through the API ------------------------------------------------------------
+
+
+@pytest.fixture()
+def idle_game(store_app, make_game):
+    """A counter game with idle_seconds 60 whose deadline has passed for the store."""
+    game = make_game(options={"idle_seconds": 60})
+    _later(get_store(store_app), 61)
+    return game
+
+
+@pytest.mark.parametrize("path", ["", "/events", "/legal-actions", "/position"])
+def test_g_t1_every_read_applies_the_deadline(store_client, idle_game, path):
+    response = store_client.get(f"/v1/games/{idle_game['id']}{path}",
+                                headers=idle_game["auth"]["south"])
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["version"] == 2
+    if path == "":
+        assert body["view"]["turn"] == "south"
+    elif path == "/events":
+        assert [(e["type"], e["seat"]) for e in body["events"]][-1] == ("turn-timed-out",
+                                                                         "north")
+    elif path == "/legal-actions":
+        assert {"type": "add", "amount": 1} in body["actions"]  # south's turn now
+    else:
+        assert body["position"]["turn"] == "south"
+
+
+def test_g_t1_an_action_through_the_api_sees_the_timeout(store_client, idle_game):
+    response = store_client.post(f"/v1/games/{idle_game['id']}/actions",
+                                 headers=idle_game["auth"]["north"],
+                                 json={"type": "add", "amount": 1, "expected_version": 1})
+    assert (response.status_code, response.get_json()["code"]) == (412, "version-mismatch")
+    assert response.get_json()["version"] == 2
+
+
+def test_g_t1_a_stream_receives_the_timeout_through_its_heartbeat(store_app, make_game):
+    """No request but the stream: its wake-up at the deadline records the timeout and
+    sends it (idle_seconds 1, a real wait)."""
+    store_app.config.update(STREAM_HEARTBEAT_SECONDS=5, STREAM_SECONDS=30,
+                            FEED_POLL_SECONDS=0.05)
+    game = make_game(options={"idle_seconds": 1})
+    reader = Reader(store_app.test_client(), stream_path(game), game["auth"]["south"])
+    try:
+        assert reader.status == 200
+        (view,) = reader.take(1)
+        assert view.event == "view"
+        started = time.monotonic()
+        (entry,) = reader.take(1, timeout=4)
+        assert (entry.event, entry.json()["seat"]) == ("turn-timed-out", "north")
+        assert 0.8 <= time.monotonic() - started < 4  # at the deadline, not a heartbeat later
+        assert get_store(store_app).replay(game["id"]).ok
+    finally:
+        get_feed(store_app).close()
+        assert reader.done.wait(10)
