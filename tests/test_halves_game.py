@@ -48,7 +48,7 @@ def test_hv_c1_default_deck_is_the_72_cards_whose_halves_differ_in_colour_and_sy
 
 
 def test_hv_c1_the_seed_file_is_what_its_generator_makes():
-    path = halves._SEEDS / "halves-deck.json"
+    path = halves.SEEDS / "halves-deck.json"
     assert json.loads(path.read_text()) == deck_document()
     assert halves.COLOURS == {"R": "red", "G": "green", "B": "blue", "Y": "yellow"}
     assert halves.SYMBOLS == {"C": "circle", "S": "square", "T": "triangle", "X": "cross"}
@@ -421,7 +421,7 @@ def test_hv_t5_a_lone_starting_card_goes_straight_to_a_pile_turn():
                       "p2": ["BC-YX", "RC-YT", "RC-YX", "RS-YX"]},
                      {"p1": ["RT-YC"], "p2": ["RX-YC"]}, centre=["RT-BS"])
     events = []
-    halves._resolve_block(events, state)
+    halves.resolve_block(events, state)
     assert events == [{"type": "pile-turned", "seat": "p2", "card": "RX-YC", "turned": False,
                        "rule": "HV-T5"}]
 
