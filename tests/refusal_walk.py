@@ -357,7 +357,42 @@ HALVES = [
     ("seat-retired", "HV-T6", lambda: halves.apply(_hv_retired(), "referee", {
         "type": "retire", "seat": "p1"})),
     ("game-over", "HV-E1", lambda: halves.apply(_hv_over(), "p1", _hv_play("RT-BS"))),
+    ("invalid-position", "G-P1", lambda: _hv_position({"centre": ["RC-GS", "GS-RC"]})),
+    ("invalid-position", "G-P1", lambda: _hv_position({"hands": {"p1": 4, "p2": 4},
+                                                       "box": 3})),
+    ("invalid-position", "G-P1", lambda: _hv_position({"piles": {"p1": 70}})),
+    ("invalid-position", "G-P1", lambda: _hv_position({"game": "two-way"})),
+    ("invalid-position", "HV-T5", lambda: _hv_position({"in_a_row": "x"})),
+    ("invalid-position", "G-P1", lambda: _hv_position({"counts": []})),
+    ("invalid-position", "G-P1", lambda: _hv_position({"hands": []})),
+    ("invalid-position", "G-P1", lambda: _hv_position({"hands": {"p3": 2}})),
+    ("invalid-position", "G-P1", lambda: _hv_position({"board": 1})),
+    ("invalid-position", "G-P1", lambda: _hv_position({"centre": "RC-GS"})),
+    ("invalid-position", "G-P1", lambda: _hv_position({"hands": {"p1": 2}})),
+    ("invalid-position", "G-P1", lambda: halves.start_from_position("halves", {}, SEED, [])),
+    ("invalid-position", "HV-C1", lambda: _hv_position({"centre": ["RZ-GS"]})),
+    ("invalid-position", "HV-C1", lambda: _hv_position({"centre": ["RC-RS"]})),
+    ("invalid-position", "HV-P2", lambda: _hv_position({"centre": []})),
+    ("invalid-position", "HV-T2", lambda: _hv_position({"hands": {"p1": 5, "p2": 2}})),
+    ("invalid-position", "HV-M1", lambda: _hv_position({}, dealing="table")),
+    ("invalid-position", "HV-E1", lambda: _hv_position({"hands": {"p1": 0, "p2": 2}})),
+    ("invalid-position", "HV-E1", lambda: _hv_position({"hands": {"p1": 1, "p2": 1}})),
+    ("invalid-position", "HV-E1", lambda: _hv_position({"hands": {"p1": 2},
+                                                        "retired": {"p2": 1}})),
+    ("invalid-position", "HV-T6", lambda: _hv_position({"retired": {"p2": 4}})),
+    ("invalid-position", "HV-T6", lambda: _hv_position({"hands": {}, "retired": {
+        "p1": 2, "p2": 2}})),
+    ("invalid-position", "HV-T6", lambda: _hv_position({"hands": {"p1": 4}, "piles": {
+        "p1": 66}, "retired": {"p2": 5}})),
+    ("invalid-position", "HV-T5", lambda: _hv_position({"pile_turns_from": "p9"})),
 ]
+
+
+def _hv_position(changes, **options):
+    """A 2-player Halves position with ``changes``, started (G-P1)."""
+    position = {"centre": ["RC-GS"], "hands": {"p1": ["RT-BS", "GT-YC"], "p2": 3},
+                **changes}
+    return halves.start_from_position("halves", options, SEED, position)
 
 
 def _hv_no_hand():

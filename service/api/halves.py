@@ -66,6 +66,50 @@ class PlayCheckSchema(Schema):
                                                    "(both halves by colour, or both by symbol)"})
 
 
+_CARDS_OR_COUNT = {"oneOf": [
+    {"type": "array", "items": {"type": "string", "pattern": HALVES_CARD_PATTERN}},
+    {"type": "integer", "minimum": 0}]}
+
+
+class HalvesPositionSchema(Schema):
+    """A Halves position (G-P1; notation: service/games/halves/positions.py). The
+    engine's own validation decides what is reachable (422 invalid-position naming the
+    field and the rule)."""
+
+    game = fields.String(required=True, validate=validate.Equal("halves"),
+                         metadata={"description": "the discriminator: halves"})
+    centre = fields.List(fields.String(metadata={"pattern": HALVES_CARD_PATTERN}),
+                         required=True, metadata={
+                             "description": "the central pile, bottom to top, each card "
+                                            "as it lies (GS-RC = RC-GS turned round); at "
+                                            "least the starting card (HV-P2)",
+                             "example": ["RC-GS", "GT-YC"]})
+    hands = fields.Dict(keys=fields.String(), values=fields.Raw(metadata=_CARDS_OR_COUNT),
+                        required=True, metadata={
+                            "description": "every seat not retired: its hand cards, or how "
+                                           "many (dealt from the seed; table dealing: "
+                                           "counts only); at most 4 (HV-T2)",
+                            "example": {"p1": ["RT-BS", "GT-YC"], "p2": 3}})
+    piles = fields.Dict(keys=fields.String(), values=fields.Raw(metadata=_CARDS_OR_COUNT),
+                        metadata={"description": "each seat's face-down pile, top first, or "
+                                                 "its size; default empty",
+                                  "example": {"p1": 0, "p2": 10}})
+    retired = fields.Dict(keys=fields.String(), values=fields.Integer(),
+                          metadata={"description": "retired seats and their cards left when "
+                                                   "they retired, at least 2 (HV-T6)"})
+    box = fields.Integer(metadata={"description": "cards out of play (the deal's leftovers, "
+                                                  "retired seats' cards); checked, derived "
+                                                  "when left out (G-P1)"})
+    pile_turns_from = fields.String(metadata={
+        "description": "where the pile-turn rotation carries on (HV-T5); default the seat "
+                       "after first_seat", "example": "p2"})
+    in_a_row = fields.Integer(metadata={"description": "block moves in a row since the "
+                                                       "hands last changed (HV-T5); default 0"})
+    counts = fields.Dict(keys=fields.String(), values=fields.Integer(), metadata={
+        "description": "the record so far: plays, draws, top_up_draws, bottom_card_moves, "
+                       "pile_turns; default 0 each"})
+
+
 class HalfVerdictSchema(Schema):
     by = fields.String(required=True, allow_none=True,
                        validate=validate.OneOf(["colour", "symbol"]),

@@ -62,18 +62,23 @@ def _rows(cards: list[str]) -> int:
 
 
 def draw(view: dict, game: str) -> Svg:
-    """The top card as it lies, the pile counts and the hands ``view`` holds."""
+    """The top card as it lies, the pile counts and the hands ``view`` holds; a game
+    started from a stated position says so (G-P1)."""
     hands = view.get("hands") or ({view["seat"]: view["hand"]} if "hand" in view else {})
-    height = 150 + sum(70 * _rows(cards) + 10 for cards in hands.values())
+    stated = bool(view.get("from_position"))
+    y = 168 if stated else 150
+    height = y + sum(70 * _rows(cards) + 10 for cards in hands.values())
     svg = Svg(WIDTH, height, f"Halves ({view.get('seat', 'referee')})")
     svg.text(4, 18, status_line(view), 16, text_anchor="start", font_weight="bold")
     svg.text(4, 40, scores_line(view.get("hand_counts", {})), 14, text_anchor="start")
+    if stated:  # G-P1: never shown as a fresh deal
+        svg.text(WIDTH / 2, 160, Message("Started from a stated position"), 12, fill="#666",
+                 class_="from-position")
     top = view.get("top")
     if top:
         draw_card(svg, WIDTH / 2 - CARD_W * 0.75, 56, "-".join(top["halves"]), scale=1.5)
     else:
         svg.text(WIDTH / 2, 95, Message("No top card yet"), 14, fill="#666")
-    y = 150
     for seat, cards in hands.items():
         _hand(svg, y, seat, cards, [None] * len(cards))
         y += 70 * _rows(cards) + 10

@@ -88,6 +88,7 @@ from service.games.halves.cards import (COLOURS, DEFAULT_DECK, MAX_DECK, PER_HAL
 from service.games.halves.fold import (HAND, active_seats, can_play, cards_left, fold, top)
 from service.games.halves.options import (CATALOG, GAME, MIN_CARDS, PLAYERS,
                                           normalise_options)
+from service.games.halves.positions import position, start_from_position
 from service.games.halves.race import (bottom_moves_can_help, new_game, next_pile_turner,
                                        resolve_block)
 from service.games.halves.state import HalvesState
@@ -101,5 +102,5 @@ __all__ = [
     "HalvesState", "active_seats", "apply", "bottom_moves_can_help", "can_play",
     "card_code", "cards_left", "check_play", "fold", "halves_of", "judge", "laid",
     "legal_actions", "matches", "new_game", "next_pile_turner", "normalise_options",
-    "parse_card", "resolve_block", "top", "view", "view_event",
+    "parse_card", "position", "resolve_block", "start_from_position", "top", "view", "view_event",
 ]

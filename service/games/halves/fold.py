@@ -21,6 +21,7 @@ def _created_state(event: dict) -> HalvesState:
         "centre": [], "streak": 0, "turner": seats[(first + 1) % len(seats)],
         "counts": {"plays": 0, "draws": 0, "top_up_draws": 0, "bottom_card_moves": 0,
                    "pile_turns": 0},
+        "from_position": bool(event.get("from_position", False)),
     }
 
 
@@ -105,6 +106,22 @@ def _fold_retired(s: HalvesState, e: dict) -> HalvesState:
     return s
 
 
+def _fold_position_set(s: HalvesState, e: dict) -> HalvesState:
+    """G-P1: the stated position (``placed``: every hand, pile and the box, as lists of
+    cards in server mode, as counts in table mode, where the cards are unknown)."""
+    placed, stated = e["placed"], e["position"]
+
+    def cards(value: list | int) -> list:
+        return list(value) if isinstance(value, list) else [None] * value
+
+    return {**s, "phase": "play",
+            "hands": {seat: cards(placed["hands"][seat]) for seat in s["seats"]},
+            "piles": {seat: cards(placed["piles"][seat]) for seat in s["seats"]},
+            "box": cards(placed["box"]), "centre": [dict(x) for x in placed["centre"]],
+            "retired": dict(stated["retired"]), "streak": stated["in_a_row"],
+            "turner": stated["pile_turns_from"], "counts": dict(stated["counts"])}
+
+
 def _fold_ended(s: HalvesState, e: dict) -> HalvesState:
     return {**s, "status": "finished", "result": e["result"]}
 
@@ -113,6 +130,7 @@ _FOLDS = {
     "dealt": _fold_dealt, "pile-turned": _fold_pile_turned, "drawn": _fold_drawn,
     "played": _fold_played, "bottom-card-moved": _fold_bottom_moved,
     "seat-retired": _fold_retired, "game-ended": _fold_ended,
+    "position-set": _fold_position_set,
 }
 
 

@@ -57,3 +57,4 @@ class HalvesState(TypedDict):
     streak: int  # block moves in a row since the hands last changed (HV-T5 ruling)
     turner: str  # where the pile-turn rotation carries on (HV-T5)
     counts: Counts
+    from_position: bool  # G-P1: started from a stated position, not from a deal

@@ -8,6 +8,7 @@ from service.games.halves.cards import laid, matches
 from service.games.halves.fold import (HAND, active_seats, orientations, public_cards, top,
                                        top_halves)
 from service.games.halves.options import GAME
+from service.games.halves.positions import view_position_set
 from service.games.halves.race import bottom_moves_can_help, next_pile_turner, top_ups
 from service.games.halves.state import HalvesState
 from service.games.rng import commitment
@@ -93,7 +94,8 @@ def view(state: HalvesState, viewer: str | None) -> dict:
     size, every seat's hand and pile counts, the box count, the retired seats, the
     blocked moves so far (``blocked``: ``top_up_draws``, ``bottom_card_moves``,
     ``pile_turns``, ``in_a_row``), the next seat to turn its pile (HV-T5), the
-    counts of plays and draws, the result. A seat: its own hand (server mode). The
+    counts of plays and draws, the result, ``from_position`` (G-P1: started from a
+    stated position). A seat: its own hand (server mode). The
     referee: every hand (server mode) and the central pile bottom first. Nobody: a
     pile's order or the box; the seed before the game is over.
     """
@@ -113,6 +115,7 @@ def view(state: HalvesState, viewer: str | None) -> dict:
         "next_pile_turn": next_pile_turner(state) if state["phase"] == "play" else None,
         "plays": state["counts"]["plays"], "draws": state["counts"]["draws"],
         "result": state["result"], "seed_commitment": commitment(state["seed"]),
+        "from_position": state.get("from_position", False),
     }
     if state["status"] == "finished":
         out["seed"] = state["seed"]
@@ -141,6 +144,8 @@ def view_event(state: HalvesState, event: dict, viewer: str | None) -> dict | No
         if state["status"] == "finished":
             out["seed"] = event["seed"]
         return json.loads(json.dumps(out))
+    if kind == "position-set":
+        return view_position_set(state, event, viewer)
     own = viewer is not None and viewer in (event.get("seat"), REFEREE)
     if kind == "dealt":
         cards = event.get("cards")
