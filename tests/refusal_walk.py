@@ -385,6 +385,11 @@ HALVES = [
     ("invalid-position", "HV-T6", lambda: _hv_position({"hands": {"p1": 4}, "piles": {
         "p1": 66}, "retired": {"p2": 5}})),
     ("invalid-position", "HV-T5", lambda: _hv_position({"pile_turns_from": "p9"})),
+    ("invalid-position", "G-T1", lambda: _hv_position({"timed_out": ["p3"]})),
+    ("invalid-position", "G-T1", lambda: _hv_position({"timed_out": "p1"})),
+    ("invalid-option", "G-T1", lambda: halves.new_game("halves", {"idle_seconds": 0}, SEED)),
+    ("invalid-option", "G-T1", lambda: halves.new_game("halves", {
+        "dealing": "table", "idle_seconds": 30}, SEED)),
 ]
 
 

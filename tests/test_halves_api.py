@@ -67,7 +67,8 @@ def test_the_catalog_lists_halves_as_realtime_with_its_options(client):
     entry = games["halves"]
     assert entry["realtime"] is True and entry["players"] == list(range(2, 15))
     assert [o["name"] for o in entry["options"]] == ["players", "dealing", "first_seat",
-                                                      "match", "allow_turning", "deck"]
+                                                      "match", "allow_turning", "deck",
+                                                      "idle_seconds"]
     assert games["sequence"]["realtime"] is False
 
 

@@ -622,7 +622,7 @@ def test_the_catalog_lists_halves_and_its_options():
     assert entry_["players"] == list(range(2, 15))
     assert {o["name"]: o["default"] for o in entry_["options"]} == {
         "players": 2, "dealing": "server", "first_seat": "p1", "match": "per_half",
-        "allow_turning": True, "deck": None}
+        "allow_turning": True, "deck": None, "idle_seconds": 120}
 
 
 def test_malformed_actions_are_422_with_a_rule():

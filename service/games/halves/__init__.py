@@ -85,12 +85,13 @@ from service.games.halves.cards import (COLOURS, DEFAULT_DECK, MAX_DECK, PER_HAL
                                         SYMBOLS, WHOLE_CARD, CardCodeError, card_code,
                                         check_play, halves_of, judge, laid, matches,
                                         parse_card)
-from service.games.halves.fold import (HAND, active_seats, can_play, cards_left, fold, top)
+from service.games.halves.fold import (HAND, active_seats, can_play, cards_left, fold,
+                                       someone_can_play, top)
 from service.games.halves.options import (CATALOG, GAME, MIN_CARDS, PLAYERS,
                                           normalise_options)
 from service.games.halves.positions import position, start_from_position
-from service.games.halves.race import (bottom_moves_can_help, new_game, next_pile_turner,
-                                       resolve_block)
+from service.games.halves.race import (bottom_moves_can_help, idle_events, new_game,
+                                       next_pile_turner, resolve_block)
 from service.games.halves.state import HalvesState
 from service.games.halves.views import legal_actions, view, view_event
 
@@ -100,7 +101,8 @@ __all__ = [
     "CATALOG", "COLOURS", "DEFAULT_DECK", "GAME", "HAND", "MAX_DECK", "MIN_CARDS", "PER_HALF",
     "PLAYERS", "REALTIME", "REFEREE", "SEEDS", "SYMBOLS", "WHOLE_CARD", "CardCodeError",
     "HalvesState", "active_seats", "apply", "bottom_moves_can_help", "can_play",
-    "card_code", "cards_left", "check_play", "fold", "halves_of", "judge", "laid",
+    "card_code", "cards_left", "check_play", "fold", "halves_of", "idle_events", "judge",
+    "laid",
     "legal_actions", "matches", "new_game", "next_pile_turner", "normalise_options",
-    "parse_card", "position", "resolve_block", "start_from_position", "top", "view", "view_event",
+    "parse_card", "position", "resolve_block", "someone_can_play", "start_from_position", "top", "view", "view_event",
 ]

@@ -21,7 +21,7 @@ def _created_state(event: dict) -> HalvesState:
         "centre": [], "streak": 0, "turner": seats[(first + 1) % len(seats)],
         "counts": {"plays": 0, "draws": 0, "top_up_draws": 0, "bottom_card_moves": 0,
                    "pile_turns": 0},
-        "from_position": bool(event.get("from_position", False)),
+        "from_position": bool(event.get("from_position", False)), "timed_out": [],
     }
 
 
@@ -55,6 +55,7 @@ def _fold_dealt(s: HalvesState, e: dict) -> HalvesState:
 
 def _fold_pile_turned(s: HalvesState, e: dict) -> HalvesState:
     s = _copy(s, "piles", "centre", "counts")
+    s["timed_out"] = []  # a new top (G-T1 holds for the top it was judged on)
     seats = s["seats"]
     _take(s["piles"][e["seat"]], e["card"])
     s["centre"].append({"card": e["card"], "turned": e["turned"]})
@@ -71,6 +72,8 @@ def _fold_drawn(s: HalvesState, e: dict) -> HalvesState:
     s = _copy(s, "hands", "piles", "counts")
     _take(s["piles"][e["seat"]], e["card"])
     s["hands"][e["seat"]].append(e["card"])
+    if not e["top_up"]:  # the seat acted (G-T1)
+        s["timed_out"] = [x for x in s.get("timed_out", []) if x != e["seat"]]
     s["streak"] = 0
     s["counts"]["top_up_draws" if e["top_up"] else "draws"] += 1
     return s
@@ -81,6 +84,7 @@ def _fold_played(s: HalvesState, e: dict) -> HalvesState:
     hand = s["hands"][e["seat"]]
     hand.remove(e["card"] if e["card"] in hand else None)
     s["centre"].append({"card": e["card"], "turned": e["turned"]})
+    s["timed_out"] = []
     s["streak"] = 0
     s["counts"]["plays"] += 1
     return s
@@ -92,6 +96,7 @@ def _fold_bottom_moved(s: HalvesState, e: dict) -> HalvesState:
     if bottom["card"] != e["card"]:
         raise ValueError(f"event moves {e['card']!r} but the bottom is {bottom['card']!r}")
     s["centre"].append(bottom)
+    s["timed_out"] = []
     s["streak"] += 1
     s["counts"]["bottom_card_moves"] += 1
     return s
@@ -103,6 +108,7 @@ def _fold_retired(s: HalvesState, e: dict) -> HalvesState:
     s["box"] += s["hands"][seat] + s["piles"][seat]
     s["hands"][seat], s["piles"][seat] = [], []
     s["retired"][seat] = e["cards"]
+    s["timed_out"] = [x for x in s.get("timed_out", []) if x != seat]
     return s
 
 
@@ -119,7 +125,13 @@ def _fold_position_set(s: HalvesState, e: dict) -> HalvesState:
             "piles": {seat: cards(placed["piles"][seat]) for seat in s["seats"]},
             "box": cards(placed["box"]), "centre": [dict(x) for x in placed["centre"]],
             "retired": dict(stated["retired"]), "streak": stated["in_a_row"],
-            "turner": stated["pile_turns_from"], "counts": dict(stated["counts"])}
+            "turner": stated["pile_turns_from"], "counts": dict(stated["counts"]),
+            "timed_out": list(stated.get("timed_out", []))}
+
+
+def _fold_timed_out(s: HalvesState, e: dict) -> HalvesState:
+    """G-T1: the seat is treated as unable to play on the current top (HV-T4)."""
+    return {**s, "timed_out": [*s.get("timed_out", []), e["seat"]]}
 
 
 def _fold_ended(s: HalvesState, e: dict) -> HalvesState:
@@ -130,7 +142,7 @@ _FOLDS = {
     "dealt": _fold_dealt, "pile-turned": _fold_pile_turned, "drawn": _fold_drawn,
     "played": _fold_played, "bottom-card-moved": _fold_bottom_moved,
     "seat-retired": _fold_retired, "game-ended": _fold_ended,
-    "position-set": _fold_position_set,
+    "position-set": _fold_position_set, "seat-timed-out": _fold_timed_out,
 }
 
 
@@ -184,6 +196,12 @@ def can_play(state: HalvesState, seat: str) -> bool:
     top_laid, rule = top_halves(state), state["options"]["match"]
     return any(matches(top_laid, laid(card, turned), rule)
                for card in state["hands"][seat] for turned in orientations(state))
+
+
+def someone_can_play(state: HalvesState) -> bool:
+    """HV-T4 with G-T1: an active seat not timed out on this top can play on it."""
+    timed_out = state.get("timed_out", [])
+    return any(can_play(state, s) for s in active_seats(state) if s not in timed_out)
 
 
 def public_cards(state: HalvesState) -> set[str]:

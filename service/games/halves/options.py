@@ -11,6 +11,7 @@ from service.messages import Message
 GAME = "halves"
 MIN_CARDS = 5  # HV-P1: each player gets at least 5 cards
 PLAYERS = tuple(range(2, 15))  # HV-P1 ruling
+IDLE_SECONDS = 120  # G-T1 ruling: the default in server dealing
 
 
 def _option(name: str, type_: str, default: Any, description: str,
@@ -43,6 +44,11 @@ CATALOG: dict[str, dict] = {
             _option("deck", "array", None, "custom deck: card codes ('RC-GS'), each "
                     "upright, two different halves, no card twice, at least 5 per "
                     "player; null: the default 72 cards (HV-C1)"),
+            _option("idle_seconds", "integer", IDLE_SECONDS, "G-T1: seconds without any "
+                    "move after which each seat that could play is treated as unable to "
+                    "(HV-T4), so that a seat that left cannot freeze the game; server "
+                    "dealing: default 120, null turns it off; table dealing: always off "
+                    "(null)"),
         ],
     },
 }
@@ -105,7 +111,7 @@ def _custom_deck(raw: Any) -> list[str]:
 
 def normalise_options(options: Any) -> dict:
     """Validated options with every default filled in: players, dealing, first_seat,
-    match, allow_turning, deck (null = the default deck). RuleViolation
+    match, allow_turning, deck (null = the default deck), idle_seconds (G-T1). RuleViolation
     ``invalid-option`` (422) otherwise."""
     if options is None:
         options = {}
@@ -126,11 +132,30 @@ def normalise_options(options: Any) -> dict:
                                       count=len(deck or DEFAULT_DECK)),
                               "HV-P1", ("deck",) if deck else ("players",))
     seats = [f"p{i}" for i in range(1, players + 1)]
+    dealing = _choice(options, "dealing", ["server", "table"], "server", "G-M1")
     return {
         "players": players,
-        "dealing": _choice(options, "dealing", ["server", "table"], "server", "G-M1"),
+        "dealing": dealing,
         "first_seat": _choice(options, "first_seat", seats, "p1", "G-O1"),
         "match": _choice(options, "match", [PER_HALF, WHOLE_CARD], PER_HALF, "HV-T1"),
         "allow_turning": _choice(options, "allow_turning", [True, False], True, "HV-T1"),
         "deck": deck,
+        "idle_seconds": _idle_seconds(options, dealing),
     }
+
+
+def _idle_seconds(options: dict, dealing: str) -> int | None:
+    """G-T1: whole seconds from 1, or None (off); absent: 120 in server dealing, off in
+    table dealing, where a number is refused (the referee reports the table)."""
+    value = options.get("idle_seconds", IDLE_SECONDS if dealing == "server" else None)
+    if value is None:
+        return None
+    if type(value) is not int or value < 1:
+        raise invalid_option(Message("option 'idle_seconds' must be a whole number of "
+                                     "seconds from 1, or null (G-T1)"), "G-T1",
+                             ("idle_seconds",))
+    if dealing == "table":
+        raise invalid_option(Message("option 'idle_seconds' is off in table dealing: the "
+                                     "referee reports the table (G-T1)"), "G-T1",
+                             ("idle_seconds",))
+    return value

@@ -14,7 +14,9 @@ The notation (JSON; card codes as in :mod:`service.games.halves.cards`)::
                                             # on; default the seat after first_seat
      "in_a_row": 0,                         # optional: block moves in a row since the
                                             # hands last changed (HV-T5 ruling)
-     "counts": {"plays": 0, ...}}           # optional: the record so far (the view's)
+     "counts": {"plays": 0, ...},           # optional: the record so far (the view's)
+     "timed_out": []}                       # optional: seats treated as unable to play
+                                            # on this top (G-T1)
 
 Cards the position does not list are shuffled from the seed (G-M1, label
 ``position``) and dealt into the counted hands (seat order), then the counted piles;
@@ -38,7 +40,7 @@ from service.messages import Message
 
 REFEREE = "referee"
 FIELDS = ("game", "centre", "hands", "piles", "retired", "box", "pile_turns_from",
-          "in_a_row", "counts")
+          "in_a_row", "counts", "timed_out")
 COUNTS = ("plays", "draws", "top_up_draws", "bottom_card_moves", "pile_turns")
 
 
@@ -206,6 +208,20 @@ def _read_extras(reader: _Reader, position: dict) -> tuple[str, int, dict]:
     return turner, in_a_row, counts
 
 
+def _read_timed_out(reader: _Reader, raw: Any, retired: dict[str, int]) -> list[str]:
+    """G-T1: active seats, each once; none in table dealing (where G-T1 is off)."""
+    if not isinstance(raw, list):
+        raise _must("timed_out", Message("a list of seats"), "G-T1")
+    active = [s for s in reader.seats if s not in retired]
+    if reader.options["idle_seconds"] is None:
+        active = []
+    for i, seat in enumerate(raw):
+        if seat not in active or seat in raw[:i]:
+            raise _must(f"timed_out[{i}]", Message("one of the seats %(seats)s",
+                                                   seats=", ".join(active)), "G-T1")
+    return list(raw)
+
+
 def read_position(options: dict, deck: list[str], seed: str, position: Any
                   ) -> tuple[dict, dict]:
     """(stated, placed) of a position (G-P1): ``stated`` the position normalised as
@@ -232,11 +248,12 @@ def read_position(options: dict, deck: list[str], seed: str, position: Any
     hands, piles = _read_places(reader, position, retired)
     box = _check_counts(reader, position, hands, piles, retired)
     turner, in_a_row, counts = _read_extras(reader, position)
+    timed_out = _read_timed_out(reader, position.get("timed_out", []), retired)
     stated = {"game": GAME, "centre": [card_code(laid(e["card"], e["turned"])) for e in centre],
               "hands": {s: v for s, v in hands.items() if s not in retired},
               "piles": {s: v for s, v in piles.items() if s not in retired},
               "retired": retired, "box": box, "pile_turns_from": turner,
-              "in_a_row": in_a_row, "counts": counts}
+              "in_a_row": in_a_row, "counts": counts, "timed_out": timed_out}
     placed = {"centre": centre, "hands": dict(hands), "piles": dict(piles), "box": box}
     if options["dealing"] == "server":
         listed = {reader.index[key] for key in reader.seen}
@@ -301,7 +318,7 @@ def position(state: HalvesState, viewer: str | None) -> dict:
         "piles": {s: _shown(state["piles"][s], over) for s in active},
         "retired": dict(state["retired"]), "box": len(state["box"]),
         "pile_turns_from": state["turner"], "in_a_row": state["streak"],
-        "counts": dict(state["counts"]),
+        "counts": dict(state["counts"]), "timed_out": list(state.get("timed_out", [])),
     }
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from service.games.halves.cards import DEFAULT_DECK
-from service.games.halves.fold import (HAND, active_seats, can_play, cards_left, emit, fold)
+from service.games.halves.fold import (HAND, active_seats, can_play, cards_left, emit, fold,
+                                       someone_can_play)
 from service.games.halves.options import GAME, invalid_option, normalise_options
 from service.games.halves.state import HalvesState, Result
 from service.messages import Message
@@ -132,9 +133,36 @@ def block_step(events: list[dict], state: HalvesState, card: str | None = None,
 
 def resolve_block(events: list[dict], state: HalvesState) -> HalvesState:
     """Server mode: repeat :func:`block_step` while the game runs and no active
-    seat can play on the top (HV-T4). Terminates: each step draws or turns a pile
-    card (piles are finite) or moves a bottom card (at most N-1 in a row)."""
-    while state["status"] == "active" and not any(
-            can_play(state, s) for s in active_seats(state)):
+    seat can play on the top (HV-T4; a seat timed out on this top counts as unable,
+    G-T1). Terminates: each step draws or turns a pile card (piles are finite) or
+    moves a bottom card (at most N-1 in a row)."""
+    while state["status"] == "active" and not someone_can_play(state):
         state = block_step(events, state)
     return state
+
+
+def idle_events(state: HalvesState, since: float, now: float) -> list[dict]:
+    """G-T1: the events of a game idle since ``since`` (epoch seconds of its last
+    recorded event) at ``now`` (epoch seconds of the request).
+
+    [] unless option ``idle_seconds`` is set, the game runs in server dealing and
+    ``now - since >= idle_seconds``. Else nobody has moved for ``idle_seconds``: one
+    ``seat-timed-out`` ``{seat, at: now, since, rule: "G-T1"}`` per active seat that
+    could play on the top (its productive move), each then treated as unable to play
+    on that top (HV-T4), and the block's steps that follow (HV-T4, HV-T5: top-ups, a
+    bottom-card move or a pile turn, or the end). A time-out holds for the top it was
+    judged on: a new top, or the seat's own draw, lifts it. No clock is read here, so
+    folding the events replays exactly."""
+    seconds = state["options"].get("idle_seconds")
+    if (seconds is None or state["status"] != "active" or state["phase"] != "play"
+            or state["options"]["dealing"] != "server" or now - since < seconds):
+        return []
+    done = state.get("timed_out", [])
+    events: list[dict] = []
+    for seat in active_seats(state):
+        if seat not in done and can_play(state, seat):
+            state = emit(events, state, {"type": "seat-timed-out", "seat": seat,
+                                         "at": now, "since": since, "rule": "G-T1"})
+    if events:
+        resolve_block(events, state)
+    return events

@@ -12,6 +12,7 @@ class Options(TypedDict):
     match: str  # HV-T1: "per_half" | "whole_card" | "any_half"
     allow_turning: bool
     deck: list[str] | None  # a custom deck, upright codes; None: the default 72 cards
+    idle_seconds: int | None  # G-T1 (absent in games created before it: off)
 
 
 class CentreEntry(TypedDict):
@@ -58,3 +59,4 @@ class HalvesState(TypedDict):
     turner: str  # where the pile-turn rotation carries on (HV-T5)
     counts: Counts
     from_position: bool  # G-P1: started from a stated position, not from a deal
+    timed_out: list[str]  # G-T1: seats treated as unable to play on the current top

@@ -95,7 +95,8 @@ def view(state: HalvesState, viewer: str | None) -> dict:
     blocked moves so far (``blocked``: ``top_up_draws``, ``bottom_card_moves``,
     ``pile_turns``, ``in_a_row``), the next seat to turn its pile (HV-T5), the
     counts of plays and draws, the result, ``from_position`` (G-P1: started from a
-    stated position). A seat: its own hand (server mode). The
+    stated position), ``timed_out`` (G-T1: seats treated as unable to play on this
+    top). A seat: its own hand (server mode). The
     referee: every hand (server mode) and the central pile bottom first. Nobody: a
     pile's order or the box; the seed before the game is over.
     """
@@ -116,6 +117,7 @@ def view(state: HalvesState, viewer: str | None) -> dict:
         "plays": state["counts"]["plays"], "draws": state["counts"]["draws"],
         "result": state["result"], "seed_commitment": commitment(state["seed"]),
         "from_position": state.get("from_position", False),
+        "timed_out": list(state.get("timed_out", [])),
     }
     if state["status"] == "finished":
         out["seed"] = state["seed"]
