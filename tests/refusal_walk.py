@@ -314,7 +314,7 @@ HALVES = [
     ("seat-required", "HV-M1", lambda: halves.apply(_hv_table(), "referee", {"type": "draw"})),
     ("invalid-seat", "HV-M1", lambda: halves.apply(_hv_table(), "referee", {
         "type": "draw", "seat": "p9"})),
-    ("referee-not-allowed", "HV-T6", lambda: halves.apply(_hv(hands=_HV_HANDS), "referee", {
+    ("referee-not-allowed", "G-M1", lambda: halves.apply(_hv(hands=_HV_HANDS), "referee", {
         "type": "draw", "seat": "p1"})),
     ("unknown-actor", "G-M1", lambda: halves.apply(_hv(hands=_HV_HANDS), "p9",
                                                    {"type": "draw"})),
@@ -356,7 +356,35 @@ HALVES = [
         _new(halves, "halves", dealing="table"), "referee", {"type": "retire", "seat": "p1"})),
     ("seat-retired", "HV-T6", lambda: halves.apply(_hv_retired(), "referee", {
         "type": "retire", "seat": "p1"})),
-    ("game-over", "HV-E1", lambda: halves.apply(_hv_over(), "p1", _hv_play("RT-BS"))),
+    ("game-over", "HV-E1", lambda: halves.apply(_hv_over({"hands": {"p1": 1, "p2": 3}}),
+                                                "p2", {"type": "draw"})),
+    ("game-over", "HV-T5", lambda: halves.apply(_hv_over({"hands": {
+        "p1": ["BX-YT", "BT-YX"], "p2": ["BX-YC", "BT-YS", "BC-YT"]}}), "p1",
+        _hv_play("BX-YT"))),
+    ("game-over", "HV-T6", lambda: halves.apply(_hv_over({"hands": {"p1": 3},
+                                                          "retired": {"p2": 9}}),
+                                                "p1", {"type": "draw"})),
+    ("invalid-action", "HV-T2", lambda: halves.apply(_hv(hands=_HV_HANDS), "p1", {
+        "type": "play", "cards": ["RT-BS", "GT-YC"], "based_on": "RC-GS"})),
+    ("invalid-action", "HV-T2", lambda: halves.apply(_hv(hands=_HV_HANDS), "p1", {
+        "type": "play", "card": ["RT-BS", "GT-YC"], "based_on": "RC-GS"})),
+    ("invalid-action", "HV-T2", lambda: halves.apply(_hv(hands=_HV_HANDS), "p1", {
+        "type": "draw", "turned": True})),
+    ("invalid-action", "HV-T1", lambda: halves.apply(_hv(hands=_HV_HANDS), "p1", _hv_play(
+        "RT-BS", turned="yes"))),
+    ("invalid-action", "HV-T1", lambda: halves.apply(_hv(hands=_HV_HANDS), "p1", _hv_play(
+        "RT-BS", face="up"))),
+    ("invalid-action", "HV-T6", lambda: halves.apply(_hv(hands=_HV_HANDS), "referee", {
+        "type": "retire", "seat": "p2", "card": "RT-BS"})),
+    ("invalid-action", "HV-M1", lambda: halves.apply(_new(halves, "halves", dealing="table"),
+                                                     "referee", {"type": "deal",
+                                                                 "card": "RC-GS",
+                                                                 "seat": "p1"})),
+    ("invalid-option", "HV-P1", lambda: halves.new_game("halves", {"players": 1}, SEED)),
+    ("invalid-option", "HV-P1", lambda: halves.new_game("chess", {}, SEED)),
+    ("invalid-option", "HV-C1", lambda: halves.new_game("halves", {"deck": ["RC-RC"]}, SEED)),
+    ("invalid-option", "G-M1", lambda: halves.new_game("halves", {"dealing": "online"}, SEED)),
+    ("invalid-option", "G-O1", lambda: halves.new_game("halves", {"first_seat": "p9"}, SEED)),
     ("invalid-position", "G-P1", lambda: _hv_position({"centre": ["RC-GS", "GS-RC"]})),
     ("invalid-position", "G-P1", lambda: _hv_position({"hands": {"p1": 4, "p2": 4},
                                                        "box": 3})),
@@ -420,9 +448,10 @@ def _hv_retired():
     return state
 
 
-def _hv_over():
-    state = copy.deepcopy(_hv(hands=_HV_HANDS))
-    state["status"] = "finished"
+def _hv_over(changes):
+    """A game that a stated position (G-P1) ended at once: HV-E1, HV-T5 or HV-T6."""
+    state = _fold(halves, _hv_position(changes))
+    assert state["status"] == "finished"
     return state
 
 

@@ -201,3 +201,12 @@ def test_hv_m1_table_mode_over_http(store_client, make_game):
                               {"type": "play", "seat": "p2", "card": "RT-BS",
                                "turned": True}), 409, "card-not-available")
     assert body["rule"] == "G-M2"
+
+
+def test_hv_t1_check_any_half(client):
+    crossed = check(client, top="RC-GS", card="BS-YC", match="any_half").get_json()
+    assert (crossed["matches"], crossed["matches_turned"], crossed["code"]) == (
+        True, True, None)
+    assert crossed["halves"] == [{"by": "symbol", "colour": False, "symbol": True}] * 2
+    assert check(client, top="RC-GS", card="BS-YC").get_json()["matches"] is False
+    assert_problem(check(client, top="RC-GS", card="BS-YC", match="any"), 422)

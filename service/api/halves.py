@@ -19,7 +19,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 from service.api.actions import HALVES_CARD_PATTERN
 from service.api.base import Blueprint
 from service.i18n import localize
-from service.games.halves import (PER_HALF, WHOLE_CARD, CardCodeError, card_code,
+from service.games.halves import (MATCHES, PER_HALF, CardCodeError, card_code,
                                   check_play, parse_card)
 
 blp = Blueprint("halves", __name__, url_prefix="/v1/halves",
@@ -60,10 +60,12 @@ class PlayCheckSchema(Schema):
         "description": "the card to lay, as held", "example": "RT-BS"})
     turned = StrictBoolean(load_default=False, metadata={
         "description": "lay the card turned round (its halves swapped)"})
-    match = fields.String(load_default=PER_HALF, validate=validate.OneOf([PER_HALF, WHOLE_CARD]),
+    match = fields.String(load_default=PER_HALF, validate=validate.OneOf(MATCHES),
                           metadata={"description": "HV-T1 reading: per_half (each half by "
-                                                   "colour or symbol, default) or whole_card "
-                                                   "(both halves by colour, or both by symbol)"})
+                                                   "colour or symbol, default), whole_card "
+                                                   "(both halves by colour, or both by "
+                                                   "symbol) or any_half (each half by colour "
+                                                   "or symbol of either half of the top)"})
 
 
 _CARDS_OR_COUNT = {"oneOf": [
@@ -152,7 +154,8 @@ def check_play_endpoint(body: dict) -> dict:
 
     Each half of the card, as laid (`turned` swaps its halves), is compared with the
     top's half in the same place: by colour or by symbol (`match: per_half`), or both
-    halves by colour / both by symbol (`match: whole_card`). `matches_turned` answers
+    halves by colour / both by symbol (`match: whole_card`); with `match: any_half`
+    each half is compared with both halves of the top (turning changes nothing). `matches_turned` answers
     the same question for the card turned round. A card that does not match is a 200
     with `matches: false` and `code` `no-match`; a bad card code is a 422 naming the
     field. `detail` follows Accept-Language (en fr de es it ro).

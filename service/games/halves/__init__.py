@@ -27,8 +27,9 @@ upright code plus ``turned`` (relative to upright) and show the laid ``halves``.
 Matching (HV-T1). Each half of the laid card is judged against the same half of the
 top card: option ``match: "per_half"`` (default) takes colour OR symbol per half
 (one half may match by colour, the other by symbol); ``"whole_card"`` wants both
-halves by colour or both by symbol. ``allow_turning: false`` refuses a card laid
-other than upright.
+halves by colour or both by symbol; ``"any_half"`` lets each half match either half
+of the top, by colour or by symbol (turning then changes nothing).
+``allow_turning: false`` refuses a card laid other than upright.
 
 Seats ``p1``..``pN`` (HV-P1: 2 to 14, at least 5 cards each). Dealing (option
 ``dealing``):
@@ -58,7 +59,9 @@ turned, rule}`` (a seat's pile top turned face up onto the centre: the start, HV
 or a block's pile turn, HV-T5), ``drawn`` ``{seat, card, top_up}`` (``card`` null in
 table mode; ``top_up`` true for HV-T4's automatic draws), ``played`` ``{seat, card,
 turned, based_on}``, ``bottom-card-moved`` ``{card}`` (HV-T4), ``seat-retired``
-``{seat, cards}``, ``game-ended`` ``{result}``.
+``{seat, cards}``, ``game-ended`` ``{result}``; ``position-set`` ``{position, placed}``
+(G-P1, :mod:`.positions`) and ``seat-timed-out`` ``{seat, at, since, rule}`` (G-T1,
+:func:`.race.idle_events`).
 
 Blocked (HV-T4, HV-T5), in server mode after every action, in the same transaction
 (so in the same ``apply``): while no hand card of an active seat matches the top (in
@@ -81,7 +84,8 @@ is better; a retired seat's count when it retired); detail under ``halves``.
 from __future__ import annotations
 
 from service.games.halves.actions import REFEREE, apply
-from service.games.halves.cards import (COLOURS, DEFAULT_DECK, MAX_DECK, PER_HALF, SEEDS,
+from service.games.halves.cards import (ANY_HALF, COLOURS, DEFAULT_DECK, MATCHES, MAX_DECK,
+                                        PER_HALF, SEEDS,
                                         SYMBOLS, WHOLE_CARD, CardCodeError, card_code,
                                         check_play, halves_of, judge, laid, matches,
                                         parse_card)
@@ -98,7 +102,8 @@ from service.games.halves.views import legal_actions, view, view_event
 REALTIME = True
 
 __all__ = [
-    "CATALOG", "COLOURS", "DEFAULT_DECK", "GAME", "HAND", "MAX_DECK", "MIN_CARDS", "PER_HALF",
+    "ANY_HALF", "CATALOG", "COLOURS", "DEFAULT_DECK", "GAME", "HAND", "MATCHES", "MAX_DECK",
+    "MIN_CARDS", "PER_HALF",
     "PLAYERS", "REALTIME", "REFEREE", "SEEDS", "SYMBOLS", "WHOLE_CARD", "CardCodeError",
     "HalvesState", "active_seats", "apply", "bottom_moves_can_help", "can_play",
     "card_code", "cards_left", "check_play", "fold", "halves_of", "idle_events", "judge",

@@ -27,6 +27,8 @@ _ACTION_KEYS = {
 _ACTION_RULES = {"play": "HV-T1", "draw": "HV-T2", "retire": "HV-T6", "deal": "HV-M1",
                  "blocked": "HV-T4"}
 _ALWAYS = {"type", "seat", "expected_version"}
+# G-R1: a game-over refusal cites the rule that ended that game (by the result's reason)
+_ENDED_BY = {"out": "HV-E1", "no-legal-play": "HV-T5", "last-seat": "HV-T6"}
 _TABLE_ONLY = {"deal", "blocked"}
 _SEAT_ACTIONS = {"play", "draw"}
 
@@ -99,8 +101,8 @@ def _acting_seat(state: HalvesState, actor: str, action: dict, kind: str) -> str
             return None
         if kind in _SEAT_ACTIONS and not table:
             raise _forbid("referee-not-allowed", Message(
-                "in server mode the seats play and draw for themselves; the referee only "
-                "retires a seat (HV-T6)"), "HV-T6")
+                "in server dealing the seats play and draw for themselves (G-M1); the "
+                "referee only retires a seat (HV-T6)"), "G-M1")
         if named is None:
             raise _malformed(Message('the referee names the seat: "seat" (%(type)s)',
                                      type=kind), "seat-required", "HV-M1")
@@ -270,7 +272,8 @@ def apply(state: HalvesState, actor: str, action: Any) -> list[dict]:
     (``invalid-action``, ``invalid-card``, ``invalid-seat``, ``seat-required``,
     ``card-required``); 403 for who may send what (``referee-only``,
     ``referee-not-allowed``, ``referee-reports``, ``not-your-seat``); 409 from the
-    state, ``game-over`` first (so it wins over ``stale-top-card``, HV-T3), then
+    state, ``game-over`` first (so it wins over ``stale-top-card``, HV-T3; citing the
+    rule that ended the game: HV-E1, HV-T5 or HV-T6), then
     ``not-table-mode``, ``already-dealt``, ``deal-not-reported``, ``seat-retired``,
     ``not-in-hand``, ``hand-empty``, ``card-not-available``, ``stale-top-card`` (with
     the current ``top``), ``turning-not-allowed``, ``no-match``, ``hand-full``,
@@ -282,6 +285,9 @@ def apply(state: HalvesState, actor: str, action: Any) -> list[dict]:
     if kind not in _HANDLERS:
         raise _malformed(Message("unknown action type %(type)s (one of %(types)s)",
                                  type=repr(kind), types=", ".join(sorted(_HANDLERS))))
+    if kind == "play" and ("cards" in action or isinstance(action.get("card"), list)):
+        raise _malformed(Message("one card per play: send each card as a play of its own "
+                                 "(HV-T2)"), rule="HV-T2")
     extra = sorted(set(action) - _ALWAYS - _ACTION_KEYS[kind])
     if extra:
         raise _malformed(Message("unknown field %(field)s in a %(type)s action",
@@ -289,6 +295,7 @@ def apply(state: HalvesState, actor: str, action: Any) -> list[dict]:
     fields = _parse(state, kind, action)
     seat = _acting_seat(state, actor, action, kind)
     if state["status"] != "active":
-        raise _refuse("game-over", Message("the game is over"), "HV-E1")
+        raise _refuse("game-over", Message("the game is over"), _ENDED_BY.get(
+            (state["result"] or {}).get("reason"), "HV-E1"))
     _check_phase(state, kind, seat)
     return _HANDLERS[kind](state, seat, action, fields)

@@ -13,7 +13,8 @@ from typing import Any
 
 from service.messages import Message
 
-PER_HALF, WHOLE_CARD = "per_half", "whole_card"
+PER_HALF, WHOLE_CARD, ANY_HALF = "per_half", "whole_card", "any_half"
+MATCHES = (PER_HALF, WHOLE_CARD, ANY_HALF)  # HV-T1's three readings
 SEEDS = Path(__file__).resolve().parents[3] / "seeds"
 
 _DATA = json.loads((SEEDS / "halves-deck.json").read_text(encoding="utf-8"))
@@ -82,15 +83,23 @@ def judge(top: tuple[str, str] | list[str], card: tuple[str, str] | list[str],
           match: str = PER_HALF) -> dict:
     """HV-T1: does ``card`` (its halves as laid) go on ``top`` (its halves as laid)?
 
-    Each half is compared with the top's half in the same place. Returns
-    ``{"matches": bool, "halves": [{"by", "colour", "symbol"} x 2]}``: ``colour`` /
-    ``symbol`` say what the two halves share; ``by`` is what the half counts by
-    under ``match`` (``"colour"``, ``"symbol"``, or None when it does not count):
-    ``per_half``: each half by colour, else by symbol; ``whole_card``: both halves
-    by colour, else both by symbol, else neither counts.
+    Each half is compared with the top's half in the same place (``any_half``: with
+    both halves of the top). Returns ``{"matches": bool, "halves": [{"by", "colour",
+    "symbol"} x 2]}``: ``colour`` / ``symbol`` say what the half shares with the top's
+    half in its place (``any_half``: with either half of the top); ``by`` is what the
+    half counts by under ``match`` (``"colour"``, ``"symbol"``, or None when it does
+    not count): ``per_half``: each half by colour, else by symbol; ``whole_card``:
+    both halves by colour, else both by symbol, else neither counts; ``any_half``
+    (the third literal reading: the card corresponds with the top, not with its
+    halves in place): each half by colour, else by symbol, against either half.
     """
-    facts = [{"colour": t[0] == h[0], "symbol": t[1] == h[1]} for t, h in zip(top, card)]
-    if match == PER_HALF:
+    if match == ANY_HALF:
+        facts = [{"colour": h[0] in (top[0][0], top[1][0]),
+                  "symbol": h[1] in (top[0][1], top[1][1])} for h in card]
+    else:
+        facts = [{"colour": t[0] == h[0], "symbol": t[1] == h[1]}
+                 for t, h in zip(top, card)]
+    if match in (PER_HALF, ANY_HALF):
         by = ["colour" if f["colour"] else "symbol" if f["symbol"] else None for f in facts]
         ok = all(by)
     else:
@@ -106,6 +115,8 @@ def matches(top: tuple[str, str] | list[str], card: tuple[str, str] | list[str],
     (c1, s1), (c2, s2) = card
     if match == PER_HALF:
         return (tc1 == c1 or ts1 == s1) and (tc2 == c2 or ts2 == s2)
+    if match == ANY_HALF:  # turning the card changes nothing here
+        return all(c in (tc1, tc2) or s in (ts1, ts2) for c, s in ((c1, s1), (c2, s2)))
     return (tc1 == c1 and tc2 == c2) or (ts1 == s1 and ts2 == s2)
 
 

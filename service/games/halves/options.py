@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.games import RuleViolation
-from service.games.halves.cards import (DEFAULT_DECK, MAX_DECK, PER_HALF, WHOLE_CARD,
+from service.games.halves.cards import (DEFAULT_DECK, MATCHES, MAX_DECK, PER_HALF,
                                         CardCodeError, card_code, identity, parse_card)
 from service.messages import Message
 
@@ -37,8 +37,9 @@ CATALOG: dict[str, dict] = {
             _option("first_seat", "string", "p1", "the seat that turns the starting card "
                     "(HV-P2, G-O1); pile turns (HV-T5) start with the seat after it"),
             _option("match", "string", PER_HALF, "HV-T1: per_half: each half matches the "
-                    "top's by colour or by symbol; whole_card: both halves by colour, or "
-                    "both by symbol", [PER_HALF, WHOLE_CARD]),
+                    "top's half in its place by colour or by symbol; whole_card: both "
+                    "halves by colour, or both by symbol; any_half: each half matches "
+                    "either half of the top by colour or by symbol", list(MATCHES)),
             _option("allow_turning", "boolean", True, "HV-T1: a card may be laid turned "
                     "round (halves swapped)"),
             _option("deck", "array", None, "custom deck: card codes ('RC-GS'), each "
@@ -137,7 +138,7 @@ def normalise_options(options: Any) -> dict:
         "players": players,
         "dealing": dealing,
         "first_seat": _choice(options, "first_seat", seats, "p1", "G-O1"),
-        "match": _choice(options, "match", [PER_HALF, WHOLE_CARD], PER_HALF, "HV-T1"),
+        "match": _choice(options, "match", list(MATCHES), PER_HALF, "HV-T1"),
         "allow_turning": _choice(options, "allow_turning", [True, False], True, "HV-T1"),
         "deck": deck,
         "idle_seconds": _idle_seconds(options, dealing),
