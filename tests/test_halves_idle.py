@@ -48,15 +48,16 @@ def test_g_t1_nothing_happens_before_the_deadline_or_when_off():
     assert halves.idle_events(table, T0, T0 + 10**6) == []
 
 
-def test_g_t1_a_seat_that_could_play_times_out_and_the_block_follows():
+def test_g_t1_idle_seats_time_out_and_the_block_follows():
     state = start(IDLE, idle_seconds=30)
     assert halves.can_play(state, "p1") and not halves.can_play(state, "p2")
     events = halves.idle_events(state, T0, T0 + 30)
-    assert events[0] == {"type": "seat-timed-out", "seat": "p1", "at": T0 + 30,
-                         "since": T0, "rule": "G-T1"}
+    # every idle seat is named (naming only p1 would tell p2 that p1 holds a match)
+    assert events[:2] == [{"type": "seat-timed-out", "seat": seat, "at": T0 + 30,
+                           "since": T0, "rule": "G-T1"} for seat in ("p1", "p2")]
     # HV-T4: treated as unable to play, nobody can: no top-up (piles empty), so the
-    # bottom card BX-YC comes to the top, and the time-out (judged on RC-GS) lapses
-    assert events[1] == {"type": "bottom-card-moved", "seat": None, "card": "BX-YC"}
+    # bottom card BX-YC comes to the top, and the time-outs (judged on RC-GS) lapse
+    assert events[2] == {"type": "bottom-card-moved", "seat": None, "card": "BX-YC"}
     after = fold_all(events, state)
     assert after["centre"][-1]["card"] == "BX-YC" and after["timed_out"] == []
     assert conserved(after)
@@ -71,6 +72,11 @@ def test_g_t1_the_time_out_holds_for_its_top_and_the_view_shows_it():
     assert [(e["type"], e["seat"]) for e in events] == [
         ("seat-timed-out", "p1"), ("seat-timed-out", "p2"), ("bottom-card-moved", None)]
     assert fold_all(events, state)["centre"][-1]["card"] == "BX-YC"
+    # the time-outs do not depend on hidden cards: the same seats whatever the hands
+    other = start({"centre": ["BX-YC", "RC-GS"], "hands": {"p1": ["RT-BS", "GX-YT"],
+                                                           "p2": ["BT-YX", "GT-BX"]}})
+    assert [e for e in halves.idle_events(other, T0, T0 + 120)
+            if e["type"] == "seat-timed-out"] == events[:2]
     # with p1 alone timed out, p2 can still play on RC-GS: no block
     one = fold_all(events[:1], state)
     assert halves.someone_can_play(one) and not one["counts"]["bottom_card_moves"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.games.halves.cards import DEFAULT_DECK
-from service.games.halves.fold import (HAND, active_seats, can_play, cards_left, emit, fold,
+from service.games.halves.fold import (HAND, active_seats, cards_left, emit, fold,
                                        someone_can_play)
 from service.games.halves.options import GAME, invalid_option, normalise_options
 from service.games.halves.state import HalvesState, Result
@@ -147,12 +147,14 @@ def idle_events(state: HalvesState, since: float, now: float) -> list[dict]:
 
     [] unless option ``idle_seconds`` is set, the game runs in server dealing and
     ``now - since >= idle_seconds``. Else nobody has moved for ``idle_seconds``: one
-    ``seat-timed-out`` ``{seat, at: now, since, rule: "G-T1"}`` per active seat that
-    could play on the top (its productive move), each then treated as unable to play
-    on that top (HV-T4), and the block's steps that follow (HV-T4, HV-T5: top-ups, a
-    bottom-card move or a pile turn, or the end). A time-out holds for the top it was
-    judged on: a new top, or the seat's own draw, lifts it. No clock is read here, so
-    folding the events replays exactly."""
+    ``seat-timed-out`` ``{seat, at: now, since, rule: "G-T1"}`` per active seat, each
+    then treated as unable to play on the top (HV-T4), and the block's steps that
+    follow (HV-T4, HV-T5: top-ups, a bottom-card move or a pile turn, or the end).
+    Ruling: every idle seat is named, not only those that could play, because naming
+    those would tell every seat whose hidden hand holds a match (G-M1); a seat that
+    cannot play is stuck anyway, so the outcome is the same. A time-out holds for the
+    top it was judged on: a new top, or the seat's own draw, lifts it. No clock is
+    read here, so folding the events replays exactly."""
     seconds = state["options"].get("idle_seconds")
     if (seconds is None or state["status"] != "active" or state["phase"] != "play"
             or state["options"]["dealing"] != "server" or now - since < seconds):
@@ -160,7 +162,7 @@ def idle_events(state: HalvesState, since: float, now: float) -> list[dict]:
     done = state.get("timed_out", [])
     events: list[dict] = []
     for seat in active_seats(state):
-        if seat not in done and can_play(state, seat):
+        if seat not in done:
             state = emit(events, state, {"type": "seat-timed-out", "seat": seat,
                                          "at": now, "since": since, "rule": "G-T1"})
     if events:
