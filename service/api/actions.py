@@ -285,8 +285,11 @@ def _option(spec: dict) -> Schema:
         out["enum"] = list(spec["choices"])
     elif spec["name"] == "first_seat":
         out["pattern"] = SEAT_PATTERN
-    if spec.get("default") is None and spec["type"] in ("array", "object", "integer"):
+    if (spec.get("default") is None and spec["type"] in ("array", "object", "integer")
+            or spec.get("nullable")):
         out["nullable"] = True
+    if spec.get("minimum") is not None:
+        out["minimum"] = spec["minimum"]
     if spec["type"] == "array":
         out["items"] = {}
     description = spec.get("description", "")

@@ -15,11 +15,12 @@ IDLE_SECONDS = 120  # G-T1 ruling: the default in server dealing
 
 
 def _option(name: str, type_: str, default: Any, description: str,
-            choices: list | None = None) -> dict:
+            choices: list | None = None, **more: Any) -> dict:
+    """A catalog entry; ``more``: ``nullable``, ``minimum`` (JSON Schema words)."""
     entry = {"name": name, "type": type_, "default": default, "description": description}
     if choices is not None:
         entry["choices"] = choices
-    return entry
+    return {**entry, **more}
 
 
 CATALOG: dict[str, dict] = {
@@ -49,7 +50,7 @@ CATALOG: dict[str, dict] = {
                     "move after which each seat that could play is treated as unable to "
                     "(HV-T4), so that a seat that left cannot freeze the game; server "
                     "dealing: default 120, null turns it off; table dealing: always off "
-                    "(null)"),
+                    "(null)", nullable=True, minimum=1),
         ],
     },
 }
