@@ -47,7 +47,7 @@ CATALOG: dict[str, dict] = {
                     "upright, two different halves, no card twice, at least 5 per "
                     "player; null: the default 72 cards (HV-C1)"),
             _option("idle_seconds", "integer", IDLE_SECONDS, "G-T1: seconds without any "
-                    "move after which each seat that could play is treated as unable to "
+                    "move after which every seat is treated as unable to play on the top "
                     "(HV-T4), so that a seat that left cannot freeze the game; server "
                     "dealing: default 120, null turns it off; table dealing: always off "
                     "(null)", nullable=True, minimum=1),
