@@ -314,7 +314,7 @@ HALVES = [
     ("seat-required", "HV-M1", lambda: halves.apply(_hv_table(), "referee", {"type": "draw"})),
     ("invalid-seat", "HV-M1", lambda: halves.apply(_hv_table(), "referee", {
         "type": "draw", "seat": "p9"})),
-    ("referee-not-allowed", "HV-T6", lambda: halves.apply(_hv(hands=_HV_HANDS), "referee", {
+    ("referee-not-allowed", "G-M1", lambda: halves.apply(_hv(hands=_HV_HANDS), "referee", {
         "type": "draw", "seat": "p1"})),
     ("unknown-actor", "G-M1", lambda: halves.apply(_hv(hands=_HV_HANDS), "p9",
                                                    {"type": "draw"})),
@@ -356,8 +356,76 @@ HALVES = [
         _new(halves, "halves", dealing="table"), "referee", {"type": "retire", "seat": "p1"})),
     ("seat-retired", "HV-T6", lambda: halves.apply(_hv_retired(), "referee", {
         "type": "retire", "seat": "p1"})),
-    ("game-over", "HV-E1", lambda: halves.apply(_hv_over(), "p1", _hv_play("RT-BS"))),
+    ("game-over", "HV-E1", lambda: halves.apply(_hv_over({"hands": {"p1": 1, "p2": 3}}),
+                                                "p2", {"type": "draw"})),
+    ("game-over", "HV-T5", lambda: halves.apply(_hv_over({"hands": {
+        "p1": ["BX-YT", "BT-YX"], "p2": ["BX-YC", "BT-YS", "BC-YT"]}}), "p1",
+        _hv_play("BX-YT"))),
+    ("game-over", "HV-T6", lambda: halves.apply(_hv_over({"hands": {"p1": 3},
+                                                          "retired": {"p2": 9}}),
+                                                "p1", {"type": "draw"})),
+    ("invalid-action", "HV-T2", lambda: halves.apply(_hv(hands=_HV_HANDS), "p1", {
+        "type": "play", "cards": ["RT-BS", "GT-YC"], "based_on": "RC-GS"})),
+    ("invalid-action", "HV-T2", lambda: halves.apply(_hv(hands=_HV_HANDS), "p1", {
+        "type": "play", "card": ["RT-BS", "GT-YC"], "based_on": "RC-GS"})),
+    ("invalid-action", "HV-T2", lambda: halves.apply(_hv(hands=_HV_HANDS), "p1", {
+        "type": "draw", "turned": True})),
+    ("invalid-action", "HV-T1", lambda: halves.apply(_hv(hands=_HV_HANDS), "p1", _hv_play(
+        "RT-BS", turned="yes"))),
+    ("invalid-action", "HV-T1", lambda: halves.apply(_hv(hands=_HV_HANDS), "p1", _hv_play(
+        "RT-BS", face="up"))),
+    ("invalid-action", "HV-T6", lambda: halves.apply(_hv(hands=_HV_HANDS), "referee", {
+        "type": "retire", "seat": "p2", "card": "RT-BS"})),
+    ("invalid-action", "HV-M1", lambda: halves.apply(_new(halves, "halves", dealing="table"),
+                                                     "referee", {"type": "deal",
+                                                                 "card": "RC-GS",
+                                                                 "seat": "p1"})),
+    ("invalid-option", "HV-P1", lambda: halves.new_game("halves", {"players": 1}, SEED)),
+    ("invalid-option", "HV-P1", lambda: halves.new_game("chess", {}, SEED)),
+    ("invalid-option", "HV-C1", lambda: halves.new_game("halves", {"deck": ["RC-RC"]}, SEED)),
+    ("invalid-option", "G-M1", lambda: halves.new_game("halves", {"dealing": "online"}, SEED)),
+    ("invalid-option", "G-O1", lambda: halves.new_game("halves", {"first_seat": "p9"}, SEED)),
+    ("invalid-position", "G-P1", lambda: _hv_position({"centre": ["RC-GS", "GS-RC"]})),
+    ("invalid-position", "G-P1", lambda: _hv_position({"hands": {"p1": 4, "p2": 4},
+                                                       "box": 3})),
+    ("invalid-position", "G-P1", lambda: _hv_position({"piles": {"p1": 70}})),
+    ("invalid-position", "G-P1", lambda: _hv_position({"game": "two-way"})),
+    ("invalid-position", "HV-T5", lambda: _hv_position({"in_a_row": "x"})),
+    ("invalid-position", "G-P1", lambda: _hv_position({"counts": []})),
+    ("invalid-position", "G-P1", lambda: _hv_position({"hands": []})),
+    ("invalid-position", "G-P1", lambda: _hv_position({"hands": {"p3": 2}})),
+    ("invalid-position", "G-P1", lambda: _hv_position({"board": 1})),
+    ("invalid-position", "G-P1", lambda: _hv_position({"centre": "RC-GS"})),
+    ("invalid-position", "G-P1", lambda: _hv_position({"hands": {"p1": 2}})),
+    ("invalid-position", "G-P1", lambda: halves.start_from_position("halves", {}, SEED, [])),
+    ("invalid-position", "HV-C1", lambda: _hv_position({"centre": ["RZ-GS"]})),
+    ("invalid-position", "HV-C1", lambda: _hv_position({"centre": ["RC-RS"]})),
+    ("invalid-position", "HV-P2", lambda: _hv_position({"centre": []})),
+    ("invalid-position", "HV-T2", lambda: _hv_position({"hands": {"p1": 5, "p2": 2}})),
+    ("invalid-position", "HV-M1", lambda: _hv_position({}, dealing="table")),
+    ("invalid-position", "HV-E1", lambda: _hv_position({"hands": {"p1": 0, "p2": 2}})),
+    ("invalid-position", "HV-E1", lambda: _hv_position({"hands": {"p1": 1, "p2": 1}})),
+    ("invalid-position", "HV-E1", lambda: _hv_position({"hands": {"p1": 2},
+                                                        "retired": {"p2": 1}})),
+    ("invalid-position", "HV-T6", lambda: _hv_position({"retired": {"p2": 4}})),
+    ("invalid-position", "HV-T6", lambda: _hv_position({"hands": {}, "retired": {
+        "p1": 2, "p2": 2}})),
+    ("invalid-position", "HV-T6", lambda: _hv_position({"hands": {"p1": 4}, "piles": {
+        "p1": 66}, "retired": {"p2": 5}})),
+    ("invalid-position", "HV-T5", lambda: _hv_position({"pile_turns_from": "p9"})),
+    ("invalid-position", "G-T1", lambda: _hv_position({"timed_out": ["p3"]})),
+    ("invalid-position", "G-T1", lambda: _hv_position({"timed_out": "p1"})),
+    ("invalid-option", "G-T1", lambda: halves.new_game("halves", {"idle_seconds": 0}, SEED)),
+    ("invalid-option", "G-T1", lambda: halves.new_game("halves", {
+        "dealing": "table", "idle_seconds": 30}, SEED)),
 ]
+
+
+def _hv_position(changes, **options):
+    """A 2-player Halves position with ``changes``, started (G-P1)."""
+    position = {"centre": ["RC-GS"], "hands": {"p1": ["RT-BS", "GT-YC"], "p2": 3},
+                **changes}
+    return halves.start_from_position("halves", options, SEED, position)
 
 
 def _hv_no_hand():
@@ -380,9 +448,10 @@ def _hv_retired():
     return state
 
 
-def _hv_over():
-    state = copy.deepcopy(_hv(hands=_HV_HANDS))
-    state["status"] = "finished"
+def _hv_over(changes):
+    """A game that a stated position (G-P1) ended at once: HV-E1, HV-T5 or HV-T6."""
+    state = _fold(halves, _hv_position(changes))
+    assert state["status"] == "finished"
     return state
 
 

@@ -67,7 +67,8 @@ def test_the_catalog_lists_halves_as_realtime_with_its_options(client):
     entry = games["halves"]
     assert entry["realtime"] is True and entry["players"] == list(range(2, 15))
     assert [o["name"] for o in entry["options"]] == ["players", "dealing", "first_seat",
-                                                      "match", "allow_turning", "deck"]
+                                                      "match", "allow_turning", "deck",
+                                                      "idle_seconds"]
     assert games["sequence"]["realtime"] is False
 
 
@@ -200,3 +201,12 @@ def test_hv_m1_table_mode_over_http(store_client, make_game):
                               {"type": "play", "seat": "p2", "card": "RT-BS",
                                "turned": True}), 409, "card-not-available")
     assert body["rule"] == "G-M2"
+
+
+def test_hv_t1_check_any_half(client):
+    crossed = check(client, top="RC-GS", card="BS-YC", match="any_half").get_json()
+    assert (crossed["matches"], crossed["matches_turned"], crossed["code"]) == (
+        True, True, None)
+    assert crossed["halves"] == [{"by": "symbol", "colour": False, "symbol": True}] * 2
+    assert check(client, top="RC-GS", card="BS-YC").get_json()["matches"] is False
+    assert_problem(check(client, top="RC-GS", card="BS-YC", match="any"), 422)

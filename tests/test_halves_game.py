@@ -48,7 +48,7 @@ def test_hv_c1_default_deck_is_the_72_cards_whose_halves_differ_in_colour_and_sy
 
 
 def test_hv_c1_the_seed_file_is_what_its_generator_makes():
-    path = halves._SEEDS / "halves-deck.json"
+    path = halves.SEEDS / "halves-deck.json"
     assert json.loads(path.read_text()) == deck_document()
     assert halves.COLOURS == {"R": "red", "G": "green", "B": "blue", "Y": "yellow"}
     assert halves.SYMBOLS == {"C": "circle", "S": "square", "T": "triangle", "X": "cross"}
@@ -421,7 +421,7 @@ def test_hv_t5_a_lone_starting_card_goes_straight_to_a_pile_turn():
                       "p2": ["BC-YX", "RC-YT", "RC-YX", "RS-YX"]},
                      {"p1": ["RT-YC"], "p2": ["RX-YC"]}, centre=["RT-BS"])
     events = []
-    halves._resolve_block(events, state)
+    halves.resolve_block(events, state)
     assert events == [{"type": "pile-turned", "seat": "p2", "card": "RX-YC", "turned": False,
                        "rule": "HV-T5"}]
 
@@ -622,7 +622,7 @@ def test_the_catalog_lists_halves_and_its_options():
     assert entry_["players"] == list(range(2, 15))
     assert {o["name"]: o["default"] for o in entry_["options"]} == {
         "players": 2, "dealing": "server", "first_seat": "p1", "match": "per_half",
-        "allow_turning": True, "deck": None}
+        "allow_turning": True, "deck": None, "idle_seconds": 120}
 
 
 def test_malformed_actions_are_422_with_a_rule():
@@ -641,3 +641,35 @@ def test_fold_is_pure_and_entries_read_codes_as_laid():
                         "top_up": False})
     assert json.dumps(state, sort_keys=True) == before
     assert entry("GS-RC") == {"card": "RC-GS", "turned": True}
+
+
+# ----- HV-T1: the third reading, match any_half -----
+
+
+def test_hv_t1_any_half_each_half_matches_either_half_of_the_top():
+    top = ("RC", "GS")
+    # BS-YC: BS shares the symbol S with GS, YC the symbol C with RC: crossed over
+    assert matches(top, ("BS", "YC"), "any_half") and matches(top, ("YC", "BS"), "any_half")
+    assert not matches(top, ("BS", "YC"), "per_half")
+    assert not matches(top, ("BS", "YC"), "whole_card")
+    assert judge(top, ("BS", "YC"), "any_half")["halves"] == [
+        {"by": "symbol", "colour": False, "symbol": True}] * 2
+    # GX-YT: GX shares the colour G with GS, YT shares nothing with either half
+    assert not matches(top, ("GX", "YT"), "any_half")
+    assert judge(top, ("GX", "YT"), "any_half")["halves"][1] == {
+        "by": None, "colour": False, "symbol": False}
+    verdict = check_play("RC-GS", "BS-YC", match="any_half")
+    assert (verdict["matches"], verdict["matches_turned"]) == (True, True)
+
+
+def test_hv_t1_any_half_in_play_and_in_the_catalog():
+    hands = {"p1": ["BS-YC", "GX-YT"], "p2": ["RX-BT"]}
+    play = {"type": "play", "card": "BS-YC", "based_on": "RC-GS"}
+    strict = position(hands, allow_turning=False)
+    assert refusal(strict, "p1", play).code == "no-match"
+    events, _ = run(position(hands, allow_turning=False, match="any_half"), "p1", play)
+    assert events[0] == {"type": "played", "seat": "p1", "card": "BS-YC", "turned": False,
+                         "based_on": "RC-GS"}
+    choices = {o["name"]: o.get("choices") for o in halves.CATALOG["halves"]["options"]}
+    assert choices["match"] == ["per_half", "whole_card", "any_half"]
+    assert halves.normalise_options({"match": "any_half"})["match"] == "any_half"

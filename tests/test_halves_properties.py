@@ -36,7 +36,7 @@ seeds = st.binary(min_size=32, max_size=32).map(bytes.hex)
 options = st.fixed_dictionaries({
     "players": st.sampled_from([2, 3, 4, 6]) | st.integers(2, 14),
     "dealing": st.sampled_from(["server", "table"]),
-    "match": st.sampled_from(["per_half", "whole_card"]),
+    "match": st.sampled_from(["per_half", "whole_card", "any_half"]),
     "allow_turning": st.booleans(),
 })
 

@@ -208,3 +208,16 @@ def test_hostile_names_stay_text(app, game, options):
         with app.test_request_context():
             root = ET.fromstring(draw(game, json.loads(text)))
         assert HOSTILE in "".join(root.itertext())
+
+
+def test_hv_t1_stateless_halves_frames_by_the_any_half_reading(client):
+    hand = ["BS-YC", "RT-BS", "GX-YT"]
+    per_half = parse(client.post("/v1/halves/picture.svg", json={"top": "RC-GS",
+                                                                  "hand": hand}))
+    any_half = parse(client.post("/v1/halves/picture.svg", json={
+        "top": "RC-GS", "hand": hand, "match": "any_half"}))
+    # BS-YC goes on RC-GS only turned round per half, as held by any half; GX-YT never
+    assert [g.get("stroke") for g in per_half.iter() if g.get("class") == "mark"] == [
+        "#e67e22", "#1f9d3a"]
+    assert [g.get("stroke") for g in any_half.iter() if g.get("class") == "mark"] == [
+        "#1f9d3a", "#1f9d3a"]

@@ -155,7 +155,7 @@ _TURNED = {"type": "boolean", "description": "lay the card turned round (halves 
 def _halves() -> dict[str, Schema]:
     return _union("Halves", [
         _action("HalvesPlay", "play", "HV-T1: lay a card on the central pile, aimed at "
-                "its top (based_on: stale-top-card otherwise).",
+                "its top (based_on: stale-top-card otherwise); one card per play (HV-T2).",
                 {"card": _HV_CARD, "turned": _TURNED,
                  "based_on": {**_HV_CARD, "nullable": True,
                               "description": "the top card the play aims at"}},
@@ -296,8 +296,11 @@ def _option(spec: dict) -> Schema:
         out["enum"] = list(spec["choices"])
     elif spec["name"] == "first_seat":
         out["pattern"] = SEAT_PATTERN
-    if spec.get("default") is None and spec["type"] in ("array", "object", "integer"):
+    if (spec.get("default") is None and spec["type"] in ("array", "object", "integer")
+            or spec.get("nullable")):
         out["nullable"] = True
+    if spec.get("minimum") is not None:
+        out["minimum"] = spec["minimum"]
     if spec["type"] == "array":
         out["items"] = {}
     description = spec.get("description", "")

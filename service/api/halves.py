@@ -19,7 +19,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 from service.api.actions import HALVES_CARD_PATTERN
 from service.api.base import Blueprint
 from service.i18n import localize
-from service.games.halves import (PER_HALF, WHOLE_CARD, CardCodeError, card_code,
+from service.games.halves import (MATCHES, PER_HALF, CardCodeError, card_code,
                                   check_play, parse_card)
 
 blp = Blueprint("halves", __name__, url_prefix="/v1/halves",
@@ -60,10 +60,56 @@ class PlayCheckSchema(Schema):
         "description": "the card to lay, as held", "example": "RT-BS"})
     turned = StrictBoolean(load_default=False, metadata={
         "description": "lay the card turned round (its halves swapped)"})
-    match = fields.String(load_default=PER_HALF, validate=validate.OneOf([PER_HALF, WHOLE_CARD]),
+    match = fields.String(load_default=PER_HALF, validate=validate.OneOf(MATCHES),
                           metadata={"description": "HV-T1 reading: per_half (each half by "
-                                                   "colour or symbol, default) or whole_card "
-                                                   "(both halves by colour, or both by symbol)"})
+                                                   "colour or symbol, default), whole_card "
+                                                   "(both halves by colour, or both by "
+                                                   "symbol) or any_half (each half by colour "
+                                                   "or symbol of either half of the top)"})
+
+
+_CARDS_OR_COUNT = {"oneOf": [
+    {"type": "array", "items": {"type": "string", "pattern": HALVES_CARD_PATTERN}},
+    {"type": "integer", "minimum": 0}]}
+
+
+class HalvesPositionSchema(Schema):
+    """A Halves position (G-P1; notation: service/games/halves/positions.py). The
+    engine's own validation decides what is reachable (422 invalid-position naming the
+    field and the rule)."""
+
+    game = fields.String(required=True, validate=validate.Equal("halves"),
+                         metadata={"description": "the discriminator: halves"})
+    centre = fields.List(fields.String(metadata={"pattern": HALVES_CARD_PATTERN}),
+                         required=True, metadata={
+                             "description": "the central pile, bottom to top, each card "
+                                            "as it lies (GS-RC = RC-GS turned round); at "
+                                            "least the starting card (HV-P2)",
+                             "example": ["RC-GS", "GT-YC"]})
+    hands = fields.Dict(keys=fields.String(), values=fields.Raw(metadata=_CARDS_OR_COUNT),
+                        required=True, metadata={
+                            "description": "every seat not retired: its hand cards, or how "
+                                           "many (dealt from the seed; table dealing: "
+                                           "counts only); at most 4 (HV-T2)",
+                            "example": {"p1": ["RT-BS", "GT-YC"], "p2": 3}})
+    piles = fields.Dict(keys=fields.String(), values=fields.Raw(metadata=_CARDS_OR_COUNT),
+                        metadata={"description": "each seat's face-down pile, top first, or "
+                                                 "its size; default empty",
+                                  "example": {"p1": 0, "p2": 10}})
+    retired = fields.Dict(keys=fields.String(), values=fields.Integer(),
+                          metadata={"description": "retired seats and their cards left when "
+                                                   "they retired, at least 2 (HV-T6)"})
+    box = fields.Integer(metadata={"description": "cards out of play (the deal's leftovers, "
+                                                  "retired seats' cards); checked, derived "
+                                                  "when left out (G-P1)"})
+    pile_turns_from = fields.String(metadata={
+        "description": "where the pile-turn rotation carries on (HV-T5); default the seat "
+                       "after first_seat", "example": "p2"})
+    in_a_row = fields.Integer(metadata={"description": "block moves in a row since the "
+                                                       "hands last changed (HV-T5); default 0"})
+    counts = fields.Dict(keys=fields.String(), values=fields.Integer(), metadata={
+        "description": "the record so far: plays, draws, top_up_draws, bottom_card_moves, "
+                       "pile_turns; default 0 each"})
 
 
 class HalfVerdictSchema(Schema):
@@ -108,7 +154,8 @@ def check_play_endpoint(body: dict) -> dict:
 
     Each half of the card, as laid (`turned` swaps its halves), is compared with the
     top's half in the same place: by colour or by symbol (`match: per_half`), or both
-    halves by colour / both by symbol (`match: whole_card`). `matches_turned` answers
+    halves by colour / both by symbol (`match: whole_card`); with `match: any_half`
+    each half is compared with both halves of the top (turning changes nothing). `matches_turned` answers
     the same question for the card turned round. A card that does not match is a 200
     with `matches: false` and `code` `no-match`; a bad card code is a 422 naming the
     field. `detail` follows Accept-Language (en fr de es it ro).

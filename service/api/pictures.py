@@ -31,7 +31,7 @@ from service.api.sequence import NumbersPositionSchema, PositionSchema, _input_p
 from service.api.actions import DECK_CARD_PATTERN
 from service.api.solitaire_frenzy import DeckCardField
 from service.api.two_way import GridSchema
-from service.games.halves import PER_HALF, WHOLE_CARD
+from service.games.halves import MATCHES, PER_HALF
 from service.games.sequence import CLASSIC, NUMBERS, InputError
 from service.games.solitaire_frenzy import foundation_refusal
 from service.errors import problem
@@ -77,8 +77,9 @@ class HalvesPictureSchema(Schema):
     hand = fields.List(HalvesCardField(), load_default=list,
                        validate=validate.Length(max=20),
                        metadata={"description": "cards as held", "example": ["RT-BS"]})
-    match = fields.String(load_default=PER_HALF, validate=validate.OneOf([PER_HALF, WHOLE_CARD]),
-                          metadata={"description": "the HV-T1 reading (per_half, whole_card)"})
+    match = fields.String(load_default=PER_HALF, validate=validate.OneOf(MATCHES),
+                          metadata={"description": "the HV-T1 reading (per_half, whole_card, "
+                                                   "any_half): which cards are framed"})
 
 
 class FoundationsPictureSchema(Schema):

@@ -1,8 +1,8 @@
 """Halves pictures (RULES.md §4): cards drawn as their two halves, each by colour
 (red, green, blue, yellow) and symbol (circle, square, triangle, cross); the top card
 as it lies (HV-T1) and the hands the view holds (a seat: its own, server mode; the
-referee: every hand). The stateless picture marks each hand card that goes on the
-top (as held, or turned round).
+referee: every hand). Each hand card that goes on the top is framed (green as held,
+orange turned round) under the game's or the request's HV-T1 reading.
 """
 from __future__ import annotations
 
@@ -62,32 +62,51 @@ def _rows(cards: list[str]) -> int:
 
 
 def draw(view: dict, game: str) -> Svg:
-    """The top card as it lies, the pile counts and the hands ``view`` holds."""
+    """The top card as it lies, the pile counts and the hands ``view`` holds, each
+    hand card that goes on the top framed under the game's ``match`` (HV-T1); a game
+    started from a stated position says so (G-P1)."""
     hands = view.get("hands") or ({view["seat"]: view["hand"]} if "hand" in view else {})
-    height = 150 + sum(70 * _rows(cards) + 10 for cards in hands.values())
+    stated = bool(view.get("from_position"))
+    y = 168 if stated else 150
+    height = y + sum(70 * _rows(cards) + 10 for cards in hands.values())
     svg = Svg(WIDTH, height, f"Halves ({view.get('seat', 'referee')})")
     svg.text(4, 18, status_line(view), 16, text_anchor="start", font_weight="bold")
     svg.text(4, 40, scores_line(view.get("hand_counts", {})), 14, text_anchor="start")
+    if stated:  # G-P1: never shown as a fresh deal
+        svg.text(WIDTH / 2, 160, Message("Started from a stated position"), 12, fill="#666",
+                 class_="from-position")
     top = view.get("top")
     if top:
         draw_card(svg, WIDTH / 2 - CARD_W * 0.75, 56, "-".join(top["halves"]), scale=1.5)
     else:
         svg.text(WIDTH / 2, 95, Message("No top card yet"), 14, fill="#666")
-    y = 150
+    options = view.get("options") or {}
     for seat, cards in hands.items():
-        _hand(svg, y, seat, cards, [None] * len(cards))
+        marks = _marks("-".join(top["halves"]), cards, options.get("match", PER_HALF),
+                       options.get("allow_turning", True)) if top else [None] * len(cards)
+        _hand(svg, y, seat, cards, marks)
         y += 70 * _rows(cards) + 10
     return svg
 
 
-def draw_play(top: str, hand: list[str], match: str = PER_HALF) -> Svg:
-    """A stateless picture: ``top`` as it lies and ``hand``, each card that goes on
-    it framed green (as held) or orange (turned round), others unframed (HV-T1)."""
+def _marks(top: str, cards: list[str], match: str, turning: bool = True
+           ) -> list[str | None]:
+    """HV-T1 under ``match`` (per_half, whole_card, any_half): green for a card that
+    goes on ``top`` as held, orange for one that goes turned round (when turning is
+    allowed; never under any_half, where turning changes nothing), else None."""
     marks = []
-    for card in hand:
+    for card in cards:
         verdict = check_play(top, card, False, match)
         marks.append("#1f9d3a" if verdict["matches"] else
-                     "#e67e22" if verdict["matches_turned"] else None)
+                     "#e67e22" if turning and verdict["matches_turned"] else None)
+    return marks
+
+
+def draw_play(top: str, hand: list[str], match: str = PER_HALF) -> Svg:
+    """A stateless picture: ``top`` as it lies and ``hand``, each card that goes on
+    it framed green (as held) or orange (turned round), others unframed (HV-T1,
+    under the reading ``match``)."""
+    marks = _marks(top, hand, match)
     svg = Svg(WIDTH, 150 + 70 * _rows(hand) + 10, "Halves")
     svg.text(4, 18, Message("%(count)s of %(total)s cards go on the top",
                             count=sum(1 for mark in marks if mark), total=len(hand)), 15,
