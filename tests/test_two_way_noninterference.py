@@ -21,6 +21,8 @@ from hypothesis import strategies as st
 from noninterference import assert_same_answers
 from service.cards import DECK, JOKER
 from service.games import two_way as tw
+from service.games.two_way.deal import server_draw
+from service.games.two_way.flow import draw_count
 from service.play import wrong_declarations
 
 SEATS = ("blue", "green")
@@ -54,7 +56,7 @@ def next_draw(state: dict, seat: str) -> set[int]:
     if state["options"]["dealing"] != "server" or state["phase"] != "draw" \
             or state["turn"] != seat:
         return set()
-    return set(tw._server_draw(state, tw._draw_count(state, seat)))
+    return set(server_draw(state, draw_count(state, seat)))
 
 
 def hide_differently(state: dict, seat: str, rnd: random.Random) -> dict:
