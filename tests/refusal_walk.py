@@ -108,6 +108,10 @@ TWO_WAY = [
     ("unknown-actor", "G-M1", lambda: tw.apply(_tw(), "red", {"type": "draw"})),
     ("game-over", "TW-E1", lambda: tw.apply(_tw_over(), "blue", {"type": "draw"})),
     ("not-your-turn", "TW-T2", lambda: tw.apply(_tw(), "green", {"type": "draw"})),
+    ("invalid-position", "G-P1", lambda: tw.start_from_position(
+        "two-way", {}, SEED, {"game": "two-way", "grid": [[None] * 7] * 7, "colour": 1})),
+    ("invalid-position", "TW-T2", lambda: tw.start_from_position(
+        "two-way", {}, SEED, {"game": "two-way", "grid": [[None] * 7] * 7, "turn": "red"})),
 ]
 
 

@@ -73,6 +73,7 @@ from service.games.two_way.lines import (
                                          explain_reasons,
                                          scan_grid,
 )
+from service.games.two_way.notation import pair_name, parse_pair, position
 from service.games.two_way.options import (
                                          CATALOG,
                                          OPTIONS,
@@ -80,6 +81,7 @@ from service.games.two_way.options import (
                                          normalise_options,
                                          validate_manifest,
 )
+from service.games.two_way.positions import start_from_position
 from service.games.two_way.state import TwoWayState
 from service.games.two_way.tiles import (
                                          GAME,
@@ -98,5 +100,6 @@ __all__ = ["CATALOG", "DIRECTIONS", "GAME", "GRID_SIZE", "HAND_SIZE", "HIGH_POIN
            "LINE_LENGTHS", "LOW_POINTS", "OPTIONS", "REFEREE", "SEATS", "SLOTS",
            "TILE_COUNT", "TwoWayState", "apply", "classify_line", "default_manifest",
            "explain_reasons", "fold", "game_manifest", "legal_actions", "new_game",
-           "normalise_options", "pair_faces", "scan_grid", "validate_manifest", "view",
+           "normalise_options", "pair_faces", "pair_name", "parse_pair", "position",
+           "scan_grid", "start_from_position", "validate_manifest", "view",
            "view_event"]

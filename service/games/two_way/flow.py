@@ -35,6 +35,7 @@ def initial_state(event: Event) -> TwoWayState:
         "pending_skips": {s: 0 for s in SEATS}, "dealt": [],
         "turn": options["first_seat"], "turn_number": 0, "phase": "deal",
         "placed": 0, "draws": 0, "result": None,
+        "from_position": bool(event.get("from_position", False)),
     }
 
 
@@ -158,6 +159,11 @@ def _fold_skipped(state: TwoWayState, event: Event) -> None:
     start_turn(state, other_seat(event["seat"]))
 
 
+def _fold_position(state: TwoWayState, event: Event) -> None:
+    """G-P1: the stated position replaces the fresh game's (positions.start_from_position)."""
+    state.update(json.loads(json.dumps(event["state"])))  # type: ignore[typeddict-item]
+
+
 def _fold_ended(state: TwoWayState, event: Event) -> None:
     state["status"] = "finished"
     state["phase"] = "over"
@@ -168,7 +174,7 @@ _FOLDERS = {
     "dealt": _fold_deal, "placed": _fold_place, "drawn": _fold_draw,
     "discarded": _fold_discard, "declared": _fold_declared,
     "declaration-rejected": _fold_rejected, "turn-skipped": _fold_skipped,
-    "game-ended": _fold_ended,
+    "game-ended": _fold_ended, "position-set": _fold_position,
 }
 
 

@@ -10,6 +10,9 @@ Events ({"type", "seat", ...}; "by" names the actor: the seat itself or "referee
   discarded {tiles}    TW-T2, ends the turn (down to 5 in hand: normally 2)
   declared {cells, tiles, cards, kind, tier, points, length, assignment}   TW-D4
   declaration-rejected {cells, tiles, cards, reasons}                      TW-D5
+  position-set {position, state}   G-P1: the position as stated (tiles as face pairs)
+                       and the state fields it sets (positions.start_from_position);
+                       game-created then carries "from_position": true
   turn-skipped {}      TW-T5
   game-ended {result}  TW-E1..TW-E3 (seat None, no "by"): RESULT with reason
                        "set-complete" | "grid-full", scores of both seats and
@@ -82,3 +85,4 @@ class TwoWayState(TypedDict):
     placed: int  # placements made this turn
     draws: int  # draws made so far (the rng label of the next)
     result: Result | None
+    from_position: bool  # G-P1: started from a stated position (absent in old snapshots)

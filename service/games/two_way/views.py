@@ -8,6 +8,7 @@ from itertools import combinations
 from service.games.rng import commitment
 from service.games.two_way.flow import discard_count, draw_count, empty_cells, held_count
 from service.games.two_way.lines import scan_grid
+from service.games.two_way.notation import position_of
 from service.games.two_way.state import Event, TwoWayState
 from service.games.two_way.tiles import GAME, HAND_SIZE, PLACEMENTS, REFEREE, SEATS
 
@@ -158,6 +159,7 @@ def view(state: TwoWayState, viewer: str | None) -> dict:
         "hand_counts": {s: len(state["hands"][s]) for s in SEATS},
         "seed_commitment": commitment(state["seed"]),
         "seed": state["seed"] if finished else None,
+        "from_position": bool(state.get("from_position", False)),
     }
     if viewer is None:
         shown["grid"] = [[t is not None for t in row] for row in state["grid"]]
@@ -183,12 +185,21 @@ def view_event(state: TwoWayState, event: Event, viewer: str | None) -> dict | N
     the drawer its faces and the opponent the backs, which are the opponent's own
     colour), never ids; game-created without manifest and (while the game is active)
     seed; a declaration's assignment and a rejection's reasons only to the declarer.
-    The public sees no faces: a tile count instead. Never returns None (every event
-    is visible in some form).
+    The public sees no faces: a tile count instead. A ``position-set`` (G-P1) shows
+    the position as the viewer may read it (``notation.position_of``), and to the
+    referee (or once finished) also what was ``stated``. Never returns None (every
+    event is visible in some form).
     """
     if viewer not in (*SEATS, REFEREE):
         viewer = None
     kind = event["type"]
+    if kind == "position-set":
+        full = viewer == REFEREE or state["status"] == "finished"
+        shown = {"type": kind, "seat": None,
+                 "position": position_of(event["state"], state["manifest"], viewer, full)}
+        if full:
+            shown["stated"] = json.loads(json.dumps(event["position"]))
+        return shown
     if viewer == REFEREE:
         shown = json.loads(json.dumps(event))
         if kind == "game-created" and state["status"] != "finished":
