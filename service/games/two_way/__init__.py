@@ -93,13 +93,13 @@ from service.games.two_way.tiles import (
                                          game_manifest,
                                          pair_faces,
 )
-from service.games.two_way.turns import apply
+from service.games.two_way.turns import apply, idle_events
 from service.games.two_way.views import legal_actions, view, view_event
 
 __all__ = ["CATALOG", "DIRECTIONS", "GAME", "GRID_SIZE", "HAND_SIZE", "HIGH_POINTS",
            "LINE_LENGTHS", "LOW_POINTS", "OPTIONS", "REFEREE", "SEATS", "SLOTS",
            "TILE_COUNT", "TwoWayState", "apply", "classify_line", "default_manifest",
-           "explain_reasons", "fold", "game_manifest", "legal_actions", "new_game",
+           "explain_reasons", "fold", "game_manifest", "idle_events", "legal_actions", "new_game",
            "normalise_options", "pair_faces", "pair_name", "parse_pair", "position",
            "scan_grid", "start_from_position", "validate_manifest", "view",
            "view_event"]

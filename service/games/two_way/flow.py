@@ -48,9 +48,10 @@ def placement_phase(state: TwoWayState) -> str:
     """TW-T2/TW-T4: "place" while a placement is due, else "draw".
 
     Ruling (TW-T4): a placement is due while fewer than 2 were made this turn and an
-    empty space exists (so 0 or 1 placement when the grid is (nearly) full).
+    empty space exists (so 0 or 1 placement when the grid is (nearly) full), and the
+    seat holds a tile (only a hand left short by timed-out turns, G-T1, can be empty).
     """
-    if state["placed"] < PLACEMENTS and empty_cells(state):
+    if state["placed"] < PLACEMENTS and empty_cells(state) and state["hands"][state["turn"]]:
         return "place"
     return "draw"
 
@@ -155,7 +156,9 @@ def _fold_rejected(state: TwoWayState, event: Event) -> None:
 
 
 def _fold_skipped(state: TwoWayState, event: Event) -> None:
-    state["pending_skips"][event["seat"]] = 0
+    # TW-T5 serves a missed turn; a turn lost to G-T1 (reason timed-out) serves none
+    if event.get("reason") != "timed-out":
+        state["pending_skips"][event["seat"]] = 0
     start_turn(state, other_seat(event["seat"]))
 
 
@@ -175,6 +178,7 @@ _FOLDERS = {
     "discarded": _fold_discard, "declared": _fold_declared,
     "declaration-rejected": _fold_rejected, "turn-skipped": _fold_skipped,
     "game-ended": _fold_ended, "position-set": _fold_position,
+    "turn-timed-out": lambda state, event: None,  # G-T1: the turn-skipped that follows ends it
 }
 
 

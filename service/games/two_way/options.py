@@ -8,6 +8,8 @@ from service.games.two_way.tiles import FACE_COUNTS, GAME, SEATS, TILE_COUNT
 from service.messages import Message
 
 # TW-D3: (variant, easy_extra_threes) -> {length: removed sequences of it one may hold}
+IDLE_SECONDS = 300  # G-T1: the default of idle_seconds in server dealing (turn-based)
+
 SLOTS = {
     ("standard", False): {"3": 1, "4": 1, "5": 1, "6": 1},
     ("easy", False): {"3": 1, "4": 1, "5": 1},
@@ -34,6 +36,10 @@ OPTIONS = [
     {"name": "first_seat", "type": "string", "default": "blue", "choices": list(SEATS),
      "description": "G-O1, TW-T1: the seat that plays first (also accepted under its "
                     "older name first_player)."},
+    {"name": "idle_seconds", "type": "integer", "default": IDLE_SECONDS,
+     "description": "G-T1: a seat on turn for this many seconds (at least 1) loses the "
+                    "rest of its turn (turn-timed-out, then a skipped turn, TW-T5); "
+                    "null: never. Default 300 in server dealing, null in table dealing."},
     {"name": "tile_manifest", "type": "array", "default": None,
      "description": "TW-C2: 108 tiles [{\"blue\": card, \"green\": card}, ...] copying a "
                     "physical set (tile id = index); each colour's faces are two 52-card "
@@ -51,7 +57,7 @@ CATALOG = {GAME: {"title": "2-Way Cards", "rules": "RULES.md §1", "seats": list
 # G-R1: the rule an option applies (an invalid-option refusal names it)
 _OPTION_RULES = {"dealing": "G-M1", "variant": "TW-D3", "easy_extra_threes": "TW-D3",
                  "win_condition": "TW-E3", "first_seat": "G-O1", "first_player": "G-O1",
-                 "tile_manifest": "TW-C2"}
+                 "tile_manifest": "TW-C2", "idle_seconds": "G-T1"}
 FIRST_PLAYER = "first_player"  # G-O1: the older name of first_seat, still accepted
 
 
@@ -108,6 +114,17 @@ def validate_manifest(manifest: object) -> list[dict]:
     return tiles
 
 
+def _idle_seconds(options: dict, dealing: str) -> int | None:
+    """G-T1: option idle_seconds, an integer >= 1 or None; default 300 in server
+    dealing, None (off) in table dealing."""
+    value = options.get("idle_seconds", IDLE_SECONDS if dealing == "server" else None)
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool)
+                              or value < 1):
+        raise invalid_option("idle_seconds", Message(
+            "must be a whole number of seconds, at least 1, or null"))
+    return value
+
+
 def normalise_options(options: object) -> tuple[dict, list[dict] | None]:
     """(options with defaults, the custom manifest or None) or RuleViolation
     invalid-option (422).
@@ -133,7 +150,8 @@ def normalise_options(options: object) -> tuple[dict, list[dict] | None]:
         options = {**{k: v for k, v in options.items() if k != FIRST_PLAYER},
                    "first_seat": older}
     chosen = {spec["name"]: _choice(options, spec) for spec in OPTIONS
-              if spec["name"] != "tile_manifest"}
+              if spec["name"] not in ("tile_manifest", "idle_seconds")}
+    chosen["idle_seconds"] = _idle_seconds(options, chosen["dealing"])
     if chosen["easy_extra_threes"] and chosen["variant"] != "easy":
         # Ruling (TW-D3): the extra 3-slots are a rule of the easy variant only.
         raise invalid_option("easy_extra_threes", Message("requires variant easy"))

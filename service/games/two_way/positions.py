@@ -191,11 +191,13 @@ def _hand_sizes(phase: str, turn: str, placed: int, dealt: list[str]) -> dict[st
     return {turn: held.get(phase, HAND_SIZE), other_seat(turn): HAND_SIZE}
 
 
-def _check_hand(seat: str, hand: list[int], size: int, turn: dict) -> None:
+def _check_hand(seat: str, hand: list[int], size: int, turn: dict, idle: bool) -> None:
     """TW-T1/TW-T2: a stated hand holds what the point of the game implies; a finished
-    game's seat on turn may have ended it mid-turn (3 to 7 tiles)."""
+    game's seat on turn may have ended it mid-turn (3 to 7 tiles). With idle_seconds
+    (G-T1) a turn may have ended as it stood: up to 7 tiles outside the deal."""
     phase = turn["phase"]
-    if phase == "over" and seat == turn["turn"] and 3 <= len(hand) <= 7:
+    loose = (phase == "over" and seat == turn["turn"]) or (idle and phase != "deal")
+    if loose and (0 if idle else 3) <= len(hand) <= 7:
         return
     if len(hand) != size:
         raise refuse(f"hands.{seat}", "TW-T1" if phase == "deal" else "TW-T2", Message(
@@ -394,7 +396,7 @@ def start_from_position(game: str, options: dict, seed: str, position: Any) -> l
     completer = _check_flow(data, slots)
     sizes = _hand_sizes(turn["phase"], turn["turn"], turn["placed"], turn["dealt"])
     for seat, hand in hands.items():
-        _check_hand(seat, hand, sizes[seat], turn)
+        _check_hand(seat, hand, sizes[seat], turn, chosen["idle_seconds"] is not None)
     unplaced = sorted(set(range(TILE_COUNT)) - set(ids))
     hands.update(_deal_missing(unplaced, sizes, position, seed))
     data["hands"] = {s: hands[s] for s in SEATS}

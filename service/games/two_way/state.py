@@ -13,6 +13,8 @@ Events ({"type", "seat", ...}; "by" names the actor: the seat itself or "referee
   position-set {position, state}   G-P1: the position as stated (tiles as face pairs)
                        and the state fields it sets (positions.start_from_position);
                        game-created then carries "from_position": true
+  turn-timed-out {at, since}   G-T1: the seat on turn ran out of time; then
+                       turn-skipped {"reason": "timed-out"} ends its turn
   turn-skipped {}      TW-T5
   game-ended {result}  TW-E1..TW-E3 (seat None, no "by"): RESULT with reason
                        "set-complete" | "grid-full", scores of both seats and
@@ -40,6 +42,7 @@ class Options(TypedDict):
     easy_extra_threes: bool  # TW-D3
     win_condition: str  # "first_complete" | "score" (TW-E3)
     first_seat: str  # "blue" | "green" (G-O1)
+    idle_seconds: int | None  # G-T1 (absent in games created before it: None)
 
 
 class BaseEntry(TypedDict):

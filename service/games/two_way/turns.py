@@ -25,7 +25,7 @@ from service.games.two_way.requests import (
     tile_list,
     tile_names,
 )
-from service.games.two_way.state import TwoWayState
+from service.games.two_way.state import Event, TwoWayState
 from service.games.two_way.tiles import HAND_SIZE, REFEREE, SEATS
 from service.messages import Message
 
@@ -81,16 +81,47 @@ def _apply_discard(state: TwoWayState, seat: str, action: dict, actor: str) -> l
     names = tile_list(action, discard_count(state, seat))
     tiles = hand_tiles(state, seat, names, actor == REFEREE)
     event = {"type": "discarded", "seat": seat, "by": actor, "tiles": tiles}
-    events = [event]
-    after = fold(state, event)
+    return [event, *turn_over(fold(state, event))]
+
+
+def turn_over(after: TwoWayState) -> list[Event]:
+    """The events that follow the end of a turn (``after``: the state once it ended):
+    TW-E2 (a full grid ends the game) or TW-T5 (each pending missed turn skipped, one
+    turn-skipped event each; a seat owes at most one, TW-D5)."""
     if not empty_cells(after):
-        events.append(end_event(after, "grid-full", None))
-        return events
+        return [end_event(after, "grid-full", None)]
+    events = []
     while after["pending_skips"][after["turn"]] > 0:
         skip = {"type": "turn-skipped", "seat": after["turn"], "by": None}
         events.append(skip)
         after = fold(after, skip)
     return events
+
+
+def idle_events(state: TwoWayState, since: float, now: float) -> list[Event]:
+    """G-T1: the events of a seat's turn running out, or [].
+
+    ``since``/``now``: epoch seconds of the game's last recorded event and of the
+    current request. [] unless option ``idle_seconds`` is set, the game runs past its
+    deal and ``now - since >= idle_seconds``. Else ``turn-timed-out`` {seat, at: now,
+    since} and ``turn-skipped`` {seat, "reason": "timed-out"} (TW-T5: the seat loses
+    the rest of its turn), then what follows a turn's end (``turn_over``: a full grid
+    ends the game, TW-E2; pending missed turns are served, TW-T5).
+
+    Ruling (G-T1, TW-T2): a timed-out turn ends as it stands: the tiles placed stay,
+    nothing is drawn or discarded for the seat, a missed turn it owes is still owed;
+    its next turn's draw (up to 4, up to 7 in hand) and discard (down to 5) bring its
+    hand back to 5.
+    """
+    idle = state["options"].get("idle_seconds")
+    if (idle is None or state["status"] != "active" or state["phase"] == "deal"
+            or now - since < idle):
+        return []
+    seat = state["turn"]
+    timed_out = {"type": "turn-timed-out", "seat": seat, "by": None, "at": now,
+                 "since": since}
+    skip = {"type": "turn-skipped", "seat": seat, "by": None, "reason": "timed-out"}
+    return [timed_out, skip, *turn_over(fold(fold(state, timed_out), skip))]
 
 
 def _apply_declare(state: TwoWayState, seat: str, action: dict, actor: str) -> list[dict]:
