@@ -71,6 +71,14 @@ def _tw_held_three(state):
     return state
 
 
+def _tw_ambiguous():
+    """Table mode, dealt: two tiles of blue's hand show AS (AS/KH and QD/AS)."""
+    state = copy.deepcopy(_tw_table_dealt())
+    state["manifest"][state["hands"]["blue"][0]] = {"blue": "AS", "green": "KH"}
+    state["manifest"][state["hands"]["blue"][1]] = {"blue": "QD", "green": "AS"}
+    return state
+
+
 TWO_WAY = [
     ("invalid-option", "TW-D3", lambda: tw.new_game("two-way", {"variant": "hard"}, SEED)),
     ("unknown-game", "G-O1", lambda: tw.new_game("chess", {}, SEED)),
@@ -108,6 +116,8 @@ TWO_WAY = [
     ("unknown-actor", "G-M1", lambda: tw.apply(_tw(), "red", {"type": "draw"})),
     ("game-over", "TW-E1", lambda: tw.apply(_tw_over(), "blue", {"type": "draw"})),
     ("not-your-turn", "TW-T2", lambda: tw.apply(_tw(), "green", {"type": "draw"})),
+    ("ambiguous-tile", "G-M2", lambda: tw.apply(_tw_ambiguous(), "referee", {
+        "type": "place", "seat": "blue", "tile": "AS", "cell": [0, 0]})),
     ("invalid-position", "G-P1", lambda: tw.start_from_position(
         "two-way", {}, SEED, {"game": "two-way", "grid": [[None] * 7] * 7, "colour": 1})),
     ("invalid-position", "TW-T2", lambda: tw.start_from_position(

@@ -7,8 +7,9 @@ from itertools import pairwise
 from service.cards import CardError, parse_card
 from service.games import RuleViolation
 from service.games.two_way.lines import DIRECTIONS, GRID_SIZE, LINE_LENGTHS
+from service.games.two_way.reports import referee_tile
 from service.games.two_way.state import TwoWayState
-from service.games.two_way.tiles import SEATS, TILE_COUNT
+from service.games.two_way.tiles import SEATS
 from service.messages import Message
 
 _FIELDS = {  # action type -> body fields besides type/seat/expected_version
@@ -90,29 +91,18 @@ def parse_cell(value: object, field: str = "cell") -> list[int]:
     return [r, c]
 
 
-def parse_tile_id(value: object) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < TILE_COUNT:
-        raise bad_request(Message("a referee names tiles by manifest id 0..%(last)s, not "
-                           "%(value)s", last=TILE_COUNT - 1, value=repr(value)),
-                   "invalid-tile", "TW-C2")
-    return value
-
-
-def hand_tiles(state: TwoWayState, seat: str, names: list, by_referee: bool) -> list[int]:
-    """Tile ids of the named hand tiles: ids from the referee; own-colour faces from a
-    seat, the earliest-drawn tile first when two show the same face. 409
-    tile-not-in-hand, 422 for a bad name."""
+def hand_tiles(state: TwoWayState, seat: str, names: list, by_referee: bool,
+               field: str = "tiles") -> list[int]:
+    """Tile ids of the named hand tiles: from the referee an id, a face pair or one
+    face (``reports.referee_tile``); own-colour faces from a seat, the earliest-drawn
+    tile first when two show the same face. 409 tile-not-in-hand, 422 for a bad name.
+    ``field`` names the body field ("tile", or "tiles" whose items are tiles[i])."""
     hand = state["hands"][seat]
     taken: list[int] = []
-    for name in names:
+    for i, name in enumerate(names):
         if by_referee:
-            tile = parse_tile_id(name)
-            if tile in taken:
-                raise bad_request(Message("tile %(tile)s named twice", tile=tile))
-            if tile not in hand:
-                raise RuleViolation("tile-not-in-hand", Message(
-                    "tile %(tile)s is not in %(seat)s's hand", tile=tile, seat=seat),
-                    rule="TW-T2")
+            tile = referee_tile(state, name, hand, taken,
+                                field if field == "tile" else f"{field}[{i}]", "hand", seat)
         else:
             try:
                 face = parse_card(name)
@@ -154,14 +144,11 @@ def require_phase(state: TwoWayState, *phases: str) -> None:
 
 
 def reported_draw(state: TwoWayState, action: dict, count: int) -> list[int]:
-    """Table mode: the referee's tile ids, checked against the bag (409 tile-not-in-bag)."""
-    tiles = [parse_tile_id(t) for t in tile_list(action, count)]
-    if len(set(tiles)) != len(tiles):
-        raise bad_request(Message("a tile is named twice"), rule="G-M2")
-    for tile in tiles:
-        if tile not in state["bag"]:
-            raise RuleViolation("tile-not-in-bag", Message("tile %(tile)s is not in the bag",
-                                                           tile=tile), rule="G-M2")
+    """Table mode: the referee's tiles (ids, face pairs or faces:
+    ``reports.referee_tile``), checked against the bag (409 tile-not-in-bag)."""
+    tiles: list[int] = []
+    for i, name in enumerate(tile_list(action, count)):
+        tiles.append(referee_tile(state, name, state["bag"], tiles, f"tiles[{i}]", "bag"))
     return tiles
 
 

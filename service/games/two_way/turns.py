@@ -48,7 +48,7 @@ def _apply_place(state: TwoWayState, seat: str, action: dict, actor: str) -> lis
     """TW-T2/TW-T4: put one hand tile on an empty space."""
     cell = parse_cell(action["cell"])
     require_phase(state, "place")
-    tile = hand_tiles(state, seat, [action["tile"]], actor == REFEREE)[0]
+    tile = hand_tiles(state, seat, [action["tile"]], actor == REFEREE, "tile")[0]
     if state["grid"][cell[0]][cell[1]] is not None:
         raise RuleViolation("space-occupied", Message("space %(cell)s is occupied",
                                                       cell=cell), rule="TW-T2")
