@@ -35,7 +35,7 @@ def initial_state(event: Event) -> TwoWayState:
         "pending_skips": {s: 0 for s in SEATS}, "dealt": [],
         "turn": options["first_seat"], "turn_number": 0, "phase": "deal",
         "placed": 0, "draws": 0, "result": None,
-        "from_position": bool(event.get("from_position", False)),
+        "from_position": bool(event.get("from_position", False)), "freed": False,
     }
 
 
@@ -60,6 +60,7 @@ def start_turn(state: TwoWayState, seat: str) -> None:
     state["turn"] = seat
     state["turn_number"] += 1
     state["placed"] = 0
+    state["freed"] = False
     state["phase"] = placement_phase(state)
 
 
@@ -146,7 +147,9 @@ def _fold_declared(state: TwoWayState, event: Event) -> None:
     state["bases"][event["seat"]].append(json.loads(json.dumps(entry)))
     state["scores"][event["seat"]] += event["points"]
     if state["phase"] in ("place", "draw"):
-        state["phase"] = placement_phase(state)
+        before, state["phase"] = state["phase"], placement_phase(state)
+        if before == "draw" and state["phase"] == "place":
+            state["freed"] = True  # TW-T4: the freed placement is due again
 
 
 def _fold_rejected(state: TwoWayState, event: Event) -> None:

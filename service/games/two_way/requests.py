@@ -34,11 +34,11 @@ def mode_rule(state: TwoWayState) -> str:
 def check_body(action: object) -> str:
     """The action's type, or 422 invalid-action for a malformed body."""
     if not isinstance(action, dict):
-        raise bad_request(Message("an action is a JSON object with a 'type'"))
+        raise bad_request(Message("an action is a JSON object with a 'type'"), rule="G-R1")
     kind = action.get("type")
-    if kind not in _FIELDS:
+    if kind not in _FIELDS:  # G-R1: not an action of the game at all
         raise bad_request(Message("unknown action type %(type)s (one of %(types)s)",
-                           type=repr(kind), types=", ".join(_FIELDS)))
+                           type=repr(kind), types=", ".join(_FIELDS)), rule="G-R1")
     for key in action:
         if key not in _FIELDS[kind] | {"type", "seat", "expected_version"}:
             raise bad_request(Message("unknown field %(field)s in a %(type)s action",
@@ -126,28 +126,34 @@ def tile_names(action: dict) -> list:
     return names
 
 
-def tile_list(action: dict, count: int) -> list:
-    """The body's 'tiles': a list of exactly ``count`` (422 wrong-tile-count)."""
+def tile_list(action: dict, count: int, rule: str = "TW-T2") -> list:
+    """The body's 'tiles': a list of exactly ``count`` (422 wrong-tile-count citing
+    ``rule``: TW-T1 for the deal, TW-T4 for a turn with fewer than 2 placements, else
+    TW-T2)."""
     names = tile_names(action)
     if len(names) != count:
         raise bad_request(Message("this %(type)s takes exactly %(count)s tiles, not %(given)s",
                            type=action["type"], count=count, given=len(names)),
-                   "wrong-tile-count")
+                   "wrong-tile-count", rule)
     return names
 
 
 def require_phase(state: TwoWayState, *phases: str) -> None:
+    """409 wrong-phase unless the turn is in one of ``phases``: TW-T2 (the order is
+    fixed), or TW-T4 while the placement a declaration freed is due again."""
     if state["phase"] not in phases:
+        rule = "TW-T4" if state["phase"] == "place" and state.get("freed") else "TW-T2"
         raise RuleViolation("wrong-phase", Message(
-            "the turn is in its %(phase)s phase; this action needs %(phases)s (TW-T2)",
-            phase=state["phase"], phases=" | ".join(phases)), rule="TW-T2")
+            "the turn is in its %(phase)s phase; this action needs %(phases)s (%(rule)s)",
+            phase=state["phase"], phases=" | ".join(phases), rule=rule), rule=rule)
 
 
-def reported_draw(state: TwoWayState, action: dict, count: int) -> list[int]:
+def reported_draw(state: TwoWayState, action: dict, count: int, rule: str) -> list[int]:
     """Table mode: the referee's tiles (ids, face pairs or faces:
-    ``reports.referee_tile``), checked against the bag (409 tile-not-in-bag)."""
+    ``reports.referee_tile``), checked against the bag (409 tile-not-in-bag); a wrong
+    count cites ``rule`` (``tile_list``)."""
     tiles: list[int] = []
-    for i, name in enumerate(tile_list(action, count)):
+    for i, name in enumerate(tile_list(action, count, rule)):
         tiles.append(referee_tile(state, name, state["bag"], tiles, f"tiles[{i}]", "bag"))
     return tiles
 

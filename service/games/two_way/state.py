@@ -88,4 +88,5 @@ class TwoWayState(TypedDict):
     placed: int  # placements made this turn
     draws: int  # draws made so far (the rng label of the next)
     result: Result | None
+    freed: bool  # TW-T4: a declaration made the placement due again this turn
     from_position: bool  # G-P1: started from a stated position (absent in old snapshots)

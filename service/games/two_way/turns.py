@@ -37,7 +37,7 @@ def _apply_deal(state: TwoWayState, seat: str, action: dict, actor: str) -> list
             raise RuleViolation("already-dealt", Message(
                 "%(seat)s already holds the starting tiles", seat=seat), rule="TW-T1")
         count = min(HAND_SIZE, len(state["bag"]))
-        tiles = reported_draw(state, action, count)
+        tiles = reported_draw(state, action, count, "TW-T1")
         return [{"type": "dealt", "seat": seat, "by": actor, "tiles": tiles}]
     raise RuleViolation("wrong-phase", Message(
         "the starting tiles are being dealt (TW-T1): the referee reports each seat's 5 "
@@ -55,6 +55,12 @@ def _apply_place(state: TwoWayState, seat: str, action: dict, actor: str) -> lis
     return [{"type": "placed", "seat": seat, "by": actor, "tile": tile, "cell": cell}]
 
 
+def _count_rule(state: TwoWayState) -> str:
+    """The rule a draw's or discard's tile count follows: TW-T2 (4 and 2), or TW-T4
+    after a turn with fewer than 2 placements (up to 7 and down to 5)."""
+    return "TW-T2" if state["placed"] >= 2 else "TW-T4"
+
+
 def _apply_draw(state: TwoWayState, seat: str, action: dict, actor: str) -> list[dict]:
     """TW-T2: draw after placing, up to 7 in hand (``draw_count``). In table mode the
     referee names exactly that many tiles (422 wrong-tile-count)."""
@@ -68,7 +74,7 @@ def _apply_draw(state: TwoWayState, seat: str, action: dict, actor: str) -> list
     else:
         tile_names(action)
         require_phase(state, "draw")
-        tiles = reported_draw(state, action, count)
+        tiles = reported_draw(state, action, count, _count_rule(state))
     return [{"type": "drawn", "seat": seat, "by": actor, "tiles": tiles}]
 
 
@@ -78,7 +84,7 @@ def _apply_discard(state: TwoWayState, seat: str, action: dict, actor: str) -> l
     skipped, one turn-skipped event each; a seat owes at most one, TW-D5)."""
     tile_names(action)
     require_phase(state, "discard")
-    names = tile_list(action, discard_count(state, seat))
+    names = tile_list(action, discard_count(state, seat), _count_rule(state))
     tiles = hand_tiles(state, seat, names, actor == REFEREE)
     event = {"type": "discarded", "seat": seat, "by": actor, "tiles": tiles}
     return [event, *turn_over(fold(state, event))]
@@ -185,7 +191,10 @@ def apply(state: TwoWayState, actor: str, action: dict) -> list[dict]:
                             rule="G-M1")
     kind = check_body(action)
     if state["status"] != "active":
-        raise RuleViolation("game-over", Message("the game is over"), rule="TW-E1")
+        # G-R1: the rule that ended this game (TW-E1 a completed set, TW-E2 a full grid)
+        ended = state["result"]["reason"] if state["result"] else "set-complete"
+        raise RuleViolation("game-over", Message("the game is over"),
+                            rule="TW-E2" if ended == "grid-full" else "TW-E1")
     seat = acting_seat(state, actor, action, kind)
     if state["phase"] == "deal":
         return _apply_deal(state, seat, action, actor)
