@@ -124,3 +124,23 @@ def test_g_t1_property_games_with_idle_seats_still_end(rnd_seed, idle_share):
         assert_conserved(state)
         assert all(len(state["hands"][s]) <= 7 for s in tw.SEATS)
     assert state["status"] == "finished"
+
+
+def test_g_t1_a_position_after_timeouts_may_hold_short_hands_but_places_only_from_a_hand():
+    """With idle_seconds a hand may be short (a turn ended as it stood); a seat with no
+    tile has no placement due (TW-T4)."""
+    grid = [[None] * 7 for _ in range(7)]
+    short = {"game": "two-way", "grid": grid, "hands": {"blue": [0, 1], "green": [5, 6, 7]}}
+    started = start(short, {"dealing": "table", "idle_seconds": 30})
+    assert started["hands"]["blue"] == [0, 1] and started["phase"] == "place"
+    with pytest.raises(RuleViolation) as error:
+        tw.start_from_position("two-way", {"dealing": "table"}, SEED, short)
+    assert (error.value.extra["field"], error.value.rule) == ("hands.blue", "TW-T2")
+    empty = {**short, "hands": {"blue": [], "green": [5, 6, 7]}}
+    with pytest.raises(RuleViolation) as error:
+        tw.start_from_position("two-way", {"dealing": "table", "idle_seconds": 30}, SEED,
+                               empty)
+    assert (error.value.extra["field"], error.value.rule) == ("phase", "TW-T4")
+    drawing = start({**empty, "phase": "draw", "placed": 0}, {"dealing": "table",
+                                                              "idle_seconds": 30})
+    assert drawing["phase"] == "draw"

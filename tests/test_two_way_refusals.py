@@ -66,7 +66,6 @@ def _nearly_full() -> dict:
     """Table mode, blue to place: every space full but [6, 6], blue's run AS 2S 3S on
     [0, 0..2] (shipped manifest)."""
     from refusal_walk import _tw_blue
-    from service.games import two_way as tw
     from test_two_way_positions import start
     run = _tw_blue("AS", "2S", "3S")
     others = [t for t in range(108) if t not in run]

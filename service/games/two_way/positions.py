@@ -245,9 +245,10 @@ def _complete(data: dict, slots: dict[str, int]) -> list[str]:
                                     for n, allowed in slots.items())]
 
 
-def _check_flow(data: dict, slots: dict[str, int]) -> str | None:
+def _check_flow(data: dict, slots: dict[str, int], no_tile: bool) -> str | None:
     """TW-E1/TW-E2/TW-T4 reachability of turn and phase; the completer of a finished
-    game (None after a full grid)."""
+    game (None after a full grid). ``no_tile``: the seat on turn holds no tile (only
+    after timed-out turns, G-T1), so no placement is due."""
     complete = _complete(data, slots)
     full = not empty_cells(data)  # type: ignore[arg-type]
     phase, placed = data["phase"], data["placed"]
@@ -275,7 +276,7 @@ def _check_flow(data: dict, slots: dict[str, int]) -> str | None:
     if phase == "place" and (full or placed >= 2):
         raise refuse("phase", "TW-T4", Message(
             "no placement is due: the phase is \"draw\""))
-    if phase == "draw" and placed < 2 and not full:
+    if phase == "draw" and placed < 2 and not full and not no_tile:
         raise refuse("placed", "TW-T4", Message(
             "a placement is due while a space is empty: the phase is \"place\""))
     return None
@@ -393,13 +394,16 @@ def start_from_position(game: str, options: dict, seed: str, position: Any) -> l
         raise refuse("scores", "TW-E3", Message(
             "must be the sum of each seat's removed sequences: %(scores)s",
             scores=json.dumps(data["scores"])))
-    completer = _check_flow(data, slots)
+    completer = _check_flow(data, slots, hands.get(turn["turn"]) == [])
     sizes = _hand_sizes(turn["phase"], turn["turn"], turn["placed"], turn["dealt"])
     for seat, hand in hands.items():
         _check_hand(seat, hand, sizes[seat], turn, chosen["idle_seconds"] is not None)
     unplaced = sorted(set(range(TILE_COUNT)) - set(ids))
     hands.update(_deal_missing(unplaced, sizes, position, seed))
     data["hands"] = {s: hands[s] for s in SEATS}
+    if turn["phase"] == "place" and not data["hands"][turn["turn"]]:
+        raise refuse("phase", "TW-T4", Message(
+            "no placement is due: the phase is \"draw\""))
     if position.get("bag") is not None:
         if unplaced:
             raise refuse("bag", "G-P1", Message(
