@@ -316,3 +316,26 @@ def test_g_p1_property_random_positions_play_on_to_the_end(dealing, steps, rnd_s
         started = step(started, rnd)
     assert started["status"] == "finished"
     assert started["result"]["reason"] in ("set-complete", "grid-full")
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 120) | st.text(max_size=6)
+                    | st.sampled_from(["AS/KH", "JK/2C", "blue", "green", "place"]),
+                    lambda inner: st.lists(inner, max_size=8)
+                    | st.dictionaries(st.sampled_from(["blue", "green", "cells", "tiles"]),
+                                      inner, max_size=3), max_leaves=20)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.sampled_from(sorted(tw.positions.FIELDS - {"game"})), JSON,
+                       max_size=5), st.sampled_from(["server", "table"]))
+def test_g_p1_any_malformed_position_is_a_422_naming_its_field(fields, dealing):
+    """Whatever a position holds, the engine answers a game or a 422 invalid-position
+    (never an exception of its own)."""
+    position = {"game": "two-way", "grid": [[None] * 7 for _ in range(7)], **fields}
+    try:
+        events = tw.start_from_position("two-way", {"dealing": dealing}, SEED, position)
+    except RuleViolation as error:
+        assert (error.code, error.status) == ("invalid-position", 422)
+        assert isinstance(error.extra["field"], str) and error.rule
+    else:
+        assert_conserved(fold_all(events))

@@ -293,7 +293,8 @@ def _turn_fields(position: dict, options: dict) -> dict:
             "must be the seat to play: %(choices)s", choices=", ".join(
                 SEATS if phase != "deal" else [options["first_seat"]])))
     dealt = position.get("dealt", list(SEATS) if phase != "deal" else [])
-    if (not isinstance(dealt, list) or not set(dealt) <= set(SEATS)
+    if (not isinstance(dealt, list) or not all(isinstance(s, str) for s in dealt)
+            or not set(dealt) <= set(SEATS)
             or len(set(dealt)) != len(dealt) or (phase != "deal" and len(dealt) != 2)):
         raise refuse("dealt", "TW-T1", Message("must list the seats dealt (both once the "
                                                "turns have begun)"))
