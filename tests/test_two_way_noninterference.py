@@ -111,5 +111,10 @@ def test_g_m1_a_seat_gets_the_same_answers_whatever_it_cannot_see(dealing, seed,
                                                                  variant):
     state = reach({"dealing": dealing, **variant}, seed.hex(), rnd, steps)
     seat = rnd.choice(SEATS)
-    assert_same_answers(tw, seat, state, hide_differently(state, seat, rnd),
-                        probes(state, seat, rnd))
+    other = hide_differently(state, seat, rnd)
+    assert_same_answers(tw, seat, state, other, probes(state, seat, rnd))
+    if state["status"] == "active":  # G-P1: a seat's position shows what its view shows
+        assert tw.position(state, seat) == tw.position(other, seat)
+        # G-T1: a timeout tells the seat nothing hidden either
+        for one, two in zip(*(tw.idle_events(s, 0.0, 10 ** 4) for s in (state, other))):
+            assert tw.view_event(state, one, seat) == tw.view_event(other, two, seat)
