@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from service.cards import DECK, JOKER, RANKS, SUITS  # noqa: E402
-from service.games import two_way  # noqa: E402
+from service.games.two_way import lines as two_way_lines  # noqa: E402
 from service.games.two_way import classify_line, scan_grid  # noqa: E402
 
 TILE_FACES = list(DECK) * 2 + [JOKER] * 4  # one colour's 108 faces (TW-C2)
@@ -53,7 +53,7 @@ def distinct_lines(rng: random.Random, count: int) -> list[list[str]]:
 
 def bench_classify(rng: random.Random) -> None:
     lines = distinct_lines(rng, 20000)
-    two_way._judge.cache_clear()
+    two_way_lines._judge.cache_clear()
     start = time.perf_counter()
     verdicts = [classify_line(line) for line in lines]
     cold = len(lines) / (time.perf_counter() - start)
@@ -84,7 +84,7 @@ def bench_scan(rng: random.Random, rounds: int = 200) -> None:
         cold, warm, found = [], [], 0
         for _ in range(rounds):
             grid = grid_of(rng, pool)
-            two_way._judge.cache_clear()
+            two_way_lines._judge.cache_clear()
             start = time.perf_counter()
             found += len(scan_grid(grid))
             cold.append((time.perf_counter() - start) * 1e3)

@@ -57,9 +57,11 @@ def _tw_blue_dealt():
                                                   "tiles": list(range(5))}), state)
 
 
-def _tw_over():
+def _tw_over(reason="set-complete"):
     state = copy.deepcopy(_tw())
     state["status"] = "finished"
+    state["result"] = {"winners": [], "scores": {"blue": 0, "green": 0}, "reason": reason,
+                       "two_way": {"completer": None}}
     return state
 
 
@@ -68,6 +70,14 @@ def _tw_held_three(state):
     state["bases"]["blue"].append({"length": 3})
     for c in range(3):
         state["grid"][1][c] = state["hands"]["green"][c]
+    return state
+
+
+def _tw_ambiguous():
+    """Table mode, dealt: two tiles of blue's hand show AS (AS/KH and QD/AS)."""
+    state = copy.deepcopy(_tw_table_dealt())
+    state["manifest"][state["hands"]["blue"][0]] = {"blue": "AS", "green": "KH"}
+    state["manifest"][state["hands"]["blue"][1]] = {"blue": "QD", "green": "AS"}
     return state
 
 
@@ -88,7 +98,7 @@ TWO_WAY = [
         "cell": [0, 0]})),
     ("invalid-card", "TW-T2", lambda: tw.apply(_tw(), "blue", {"type": "place", "tile": "ZZ",
                                                                 "cell": [0, 0]})),
-    ("wrong-tile-count", "TW-T2", lambda: tw.apply(_tw(dealing="table"), "referee", {
+    ("wrong-tile-count", "TW-T1", lambda: tw.apply(_tw(dealing="table"), "referee", {
         "type": "draw", "seat": "green", "tiles": [1, 2]})),
     ("wrong-phase", "TW-T2", lambda: tw.apply(_tw(), "blue", {"type": "draw"})),
     ("tile-not-in-bag", "G-M2", lambda: tw.apply(_tw_blue_dealt(), "referee", {
@@ -108,7 +118,115 @@ TWO_WAY = [
     ("unknown-actor", "G-M1", lambda: tw.apply(_tw(), "red", {"type": "draw"})),
     ("game-over", "TW-E1", lambda: tw.apply(_tw_over(), "blue", {"type": "draw"})),
     ("not-your-turn", "TW-T2", lambda: tw.apply(_tw(), "green", {"type": "draw"})),
+    ("ambiguous-tile", "G-M2", lambda: tw.apply(_tw_ambiguous(), "referee", {
+        "type": "place", "seat": "blue", "tile": "AS", "cell": [0, 0]})),
+    ("invalid-position", "G-P1", lambda: tw.start_from_position(
+        "two-way", {}, SEED, {"game": "two-way", "grid": [[None] * 7] * 7, "colour": 1})),
+    ("invalid-position", "TW-T2", lambda: tw.start_from_position(
+        "two-way", {}, SEED, {"game": "two-way", "grid": [[None] * 7] * 7, "turn": "red"})),
+    # every other (code, rule) of seeds/refusals/two-way.yaml
+    ("invalid-option", "G-O1", lambda: tw.new_game("two-way", {"colour": 1}, SEED)),
+    ("invalid-option", "G-M1", lambda: tw.new_game("two-way", {"dealing": "post"}, SEED)),
+    ("invalid-option", "TW-E3", lambda: tw.new_game("two-way", {"win_condition": "x"}, SEED)),
+    ("invalid-option", "TW-C2", lambda: tw.new_game("two-way", {"tile_manifest": []}, SEED)),
+    ("invalid-option", "G-T1", lambda: tw.new_game("two-way", {"idle_seconds": 0}, SEED)),
+    ("invalid-position", "G-M1", lambda: _tw_pos({}, grid=_tw_grid({(0, 0): 5}))),
+    ("invalid-position", "G-O1", lambda: _tw_pos({}, phase="deal", dealt=[], turn="green")),
+    ("invalid-position", "TW-C1", lambda: _tw_pos(grid=[[None] * 7])),
+    ("invalid-position", "TW-C2", lambda: _tw_pos(grid=_tw_grid({(0, 0): "ZZ/KH"}))),
+    ("invalid-position", "TW-D1", lambda: _tw_pos(bases={"blue": [
+        {"cells": [[6, 0], [6, 1], [6, 3]], "tiles": _tw_blue("AS", "2S", "3S")}]})),
+    ("invalid-position", "TW-D3", lambda: _tw_pos(
+        {"dealing": "table", "variant": "easy"}, bases={"blue": [
+            {"cells": [[6, c] for c in range(6)], "tiles": _tw_blue(*"AS 2S 3S 4S 5S 6S".split())}]})),
+    ("invalid-position", "TW-D4", lambda: _tw_pos(bases={"blue": [
+        {"cells": [[6, 0], [6, 1], [6, 2]], "tiles": _tw_blue("AS", "KH", "7D")}]})),
+    ("invalid-position", "TW-E1", lambda: _tw_pos({"dealing": "table", "variant": "easy"},
+                                                  bases=_tw_easy_set())),
+    ("invalid-position", "TW-E2", lambda: _tw_pos(grid=[list(range(r * 7, r * 7 + 7))
+                                                        for r in range(7)])),
+    ("invalid-position", "TW-E3", lambda: _tw_pos(scores={"blue": 5, "green": 0})),
+    ("invalid-position", "TW-T1", lambda: _tw_pos(dealt=["blue"])),
+    ("invalid-position", "TW-T4", lambda: _tw_pos(phase="draw", placed=1)),
+    ("invalid-position", "TW-T5", lambda: _tw_pos(pending_skips={"blue": 2, "green": 0})),
+    ("invalid-action", "G-R1", lambda: tw.apply(_tw(), "blue", {"type": "fly"})),
+    ("invalid-action", "TW-D1", lambda: tw.apply(_tw(), "blue", {"type": "declare"})),
+    ("invalid-action", "TW-C1", lambda: tw.apply(_tw(), "blue", {"type": "place", "tile": "AS",
+                                                                  "cell": "a1"})),
+    ("invalid-action", "G-M1", lambda: tw.apply(_tw(), "blue", {"type": "draw", "tiles": [1]})),
+    ("invalid-action", "G-M2", lambda: tw.apply(_tw_table_dealt(), "referee", {
+        "type": "place", "tile": 0, "cell": [0, 0]})),
+    ("not-your-seat", "G-M2", lambda: tw.apply(_tw_table_dealt(), "blue", {
+        "type": "place", "seat": "green", "tile": "AS", "cell": [0, 0]})),
+    ("game-over", "TW-E2", lambda: tw.apply(_tw_over("grid-full"), "blue", {"type": "draw"})),
+    ("wrong-phase", "TW-T1", lambda: tw.apply(_tw(dealing="table"), "blue", {
+        "type": "place", "tile": "AS", "cell": [0, 0]})),
+    ("wrong-phase", "TW-T4", lambda: tw.apply(_tw_freed(), "blue", {"type": "draw"})),
+    ("wrong-tile-count", "TW-T2", lambda: tw.apply(_tw_table_placed(), "referee", {
+        "type": "draw", "seat": "blue", "tiles": _tw_table_placed()["bag"][:3]})),
+    ("wrong-tile-count", "TW-T4", lambda: tw.apply(_tw_table_one_placed(), "referee", {
+        "type": "draw", "seat": "blue", "tiles": _tw_table_one_placed()["bag"][:4]})),
+    ("length-not-allowed", "TW-D3", lambda: tw.apply(_tw(variant="easy"), "blue", {
+        "type": "declare", "cells": [[0, c] for c in range(6)]})),
 ]
+
+
+def _tw_grid(cells: dict) -> list:
+    return [[cells.get((r, c)) for c in range(7)] for r in range(7)]
+
+
+def _tw_pos(options=None, **fields):
+    """start_from_position (default: table dealing, the shipped manifest) with an
+    empty grid and ``fields``."""
+    position = {"game": "two-way", "grid": _tw_grid({}), **fields}
+    return tw.start_from_position("two-way", {"dealing": "table"} if options is None
+                                  else options, SEED, position)
+
+
+def _tw_blue(*cards, skip=()):
+    """Tiles of the shipped manifest whose blue faces are ``cards``."""
+    manifest = tw.default_manifest()
+    out = []
+    for card in cards:
+        out.append(next(i for i, f in enumerate(manifest)
+                        if f["blue"] == card and i not in out and i not in skip))
+    return out
+
+
+def _tw_easy_set():
+    """bases.blue holding a 3-, a 4- and a 5-run: every length of the easy variant."""
+    runs = ["AS 2S 3S", "4S 5S 6S 7S", "8S 9S 10S JS QS"]
+    used, entries = [], []
+    for r, run in enumerate(runs):
+        tiles = _tw_blue(*run.split(), skip=used)
+        used += tiles
+        entries.append({"cells": [[r, c] for c in range(len(tiles))], "tiles": tiles})
+    return {"blue": entries}
+
+
+def _tw_freed():
+    """Blue placed once, then a declaration freed spaces on a full grid (TW-T4)."""
+    state = copy.deepcopy(_tw())
+    state.update(placed=1, freed=True)
+    return state
+
+
+def _tw_table_placed():
+    """Table mode: blue has placed two tiles; its draw of 4 is due."""
+    state = _tw_table_dealt()
+    for cell in ([0, 0], [0, 1]):
+        state = _fold(tw, tw.apply(state, "referee", {
+            "type": "place", "seat": "blue", "tile": state["hands"]["blue"][0],
+            "cell": cell}), state)
+    return state
+
+
+def _tw_table_one_placed():
+    """Table mode: blue placed one tile, the grid then full (TW-T4): its draw takes 3."""
+    state = copy.deepcopy(_tw_table_dealt())
+    state["hands"]["blue"].pop()
+    state.update(placed=1, phase="draw")
+    return state
 
 
 # ----- Sequence, Sequence Numbers -----------------------------------------------------

@@ -223,7 +223,7 @@ def test_catalog_entry_lists_the_options_with_defaults():
     defaults = {o["name"]: o["default"] for o in entry["options"]}
     assert defaults == {"dealing": "server", "variant": "standard", "easy_extra_threes": False,
                         "win_condition": "first_complete", "first_seat": "blue",
-                        "tile_manifest": None}
+                        "idle_seconds": 300, "tile_manifest": None}
     json.dumps(entry)
 
 

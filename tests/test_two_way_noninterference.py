@@ -21,6 +21,8 @@ from hypothesis import strategies as st
 from noninterference import assert_same_answers
 from service.cards import DECK, JOKER
 from service.games import two_way as tw
+from service.games.two_way.deal import server_draw
+from service.games.two_way.flow import draw_count
 from service.play import wrong_declarations
 
 SEATS = ("blue", "green")
@@ -54,7 +56,7 @@ def next_draw(state: dict, seat: str) -> set[int]:
     if state["options"]["dealing"] != "server" or state["phase"] != "draw" \
             or state["turn"] != seat:
         return set()
-    return set(tw._server_draw(state, tw._draw_count(state, seat)))
+    return set(server_draw(state, draw_count(state, seat)))
 
 
 def hide_differently(state: dict, seat: str, rnd: random.Random) -> dict:
@@ -109,5 +111,10 @@ def test_g_m1_a_seat_gets_the_same_answers_whatever_it_cannot_see(dealing, seed,
                                                                  variant):
     state = reach({"dealing": dealing, **variant}, seed.hex(), rnd, steps)
     seat = rnd.choice(SEATS)
-    assert_same_answers(tw, seat, state, hide_differently(state, seat, rnd),
-                        probes(state, seat, rnd))
+    other = hide_differently(state, seat, rnd)
+    assert_same_answers(tw, seat, state, other, probes(state, seat, rnd))
+    if state["status"] == "active":  # G-P1: a seat's position shows what its view shows
+        assert tw.position(state, seat) == tw.position(other, seat)
+        # G-T1: a timeout tells the seat nothing hidden either
+        for one, two in zip(*(tw.idle_events(s, 0.0, 10 ** 4) for s in (state, other))):
+            assert tw.view_event(state, one, seat) == tw.view_event(other, two, seat)

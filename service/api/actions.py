@@ -90,7 +90,13 @@ _TILE_ID = {"type": "integer", "minimum": 0, "maximum": 107,
             "description": "a tile id (manifest index): how the referee names tiles"}
 _FACE = card(CARD_PATTERN, "a face in the seat's colour: how a seat names its tiles",
              "10H")
-_TILE = {"oneOf": [_FACE, _TILE_ID], "description": "a face (seat) or a tile id (referee)"}
+_CARD = CARD_PATTERN[2:-2]  # one card code, unanchored
+_PAIR = card(f"^({_CARD})/({_CARD})$", "table mode, the referee: a tile by its faces, blue/"
+             "green (one tile of the manifest)", "AS/KH")
+_TILE = {"oneOf": [_FACE, _PAIR, _TILE_ID],
+         "description": "a face (a seat: its own colour; the referee in table mode: one face "
+                        "shown by a single tile of the hand or bag), a face pair or a tile "
+                        "id (the referee)"}
 
 
 def _two_way() -> dict[str, Schema]:
@@ -98,8 +104,8 @@ def _two_way() -> dict[str, Schema]:
         _action("TwoWayPlace", "place", "TW-T2: lay a tile of the hand on an empty space.",
                 {"tile": _TILE, "cell": cell(7)}, ("tile", "cell"), _TW_SEAT),
         _action("TwoWayDraw", "draw", "TW-T2: draw up to the hand size (server mode: no "
-                "tiles; table mode: the referee names the tiles drawn, by id).",
-                {"tiles": {"type": "array", "items": _TILE_ID, "maxItems": 108}}, (),
+                "tiles; table mode: the referee names the tiles drawn, by id, faces or face).",
+                {"tiles": {"type": "array", "items": _TILE, "maxItems": 108}}, (),
                 _TW_SEAT),
         _action("TwoWayDiscard", "discard", "TW-T2: put tiles back into the bag (as many "
                 "as view.discards_due).", {"tiles": {"type": "array", "items": _TILE,

@@ -165,3 +165,74 @@ def grid_sequences(body: dict) -> dict:
     down-left), then length.
     """
     return json_reply({"sequences": scan_grid(body["grid"])})
+
+
+# ----- positions (G-P1) ---------------------------------------------------------------
+
+TILE_DESCRIPTION = ('a tile: its manifest id 0..107, or its faces "AS/KH" (blue face / '
+                    'green face; the first tile of the manifest with those faces not yet '
+                    'named). A server game without a stated manifest takes faces only.')
+TILE_SCHEMA = {"oneOf": [{"type": "integer", "minimum": 0, "maximum": 107},
+                         {"type": "string", "pattern": r"^[^/]+/[^/]+$", "example": "AS/KH"}]}
+
+
+class TileField(fields.Raw):
+    """A tile as :data:`TILE_DESCRIPTION` says; the engine resolves and checks it
+    (``service.games.two_way.positions``)."""
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(metadata={"description": TILE_DESCRIPTION, **TILE_SCHEMA,
+                                   **kwargs.pop("metadata", {})}, **kwargs)
+
+
+class TwoWayBaseEntrySchema(Schema):
+    cells = fields.List(fields.List(fields.Integer()), required=True, metadata={
+        "description": "[row, col] of each tile, in line order (TW-D1)",
+        "example": [[0, 0], [0, 1], [0, 2]]})
+    tiles = fields.List(TileField(), required=True, metadata={
+        "description": "the removed tiles in line order; a correct sequence on the "
+                       "owner's faces (TW-D4)"})
+
+
+def _by_seat(inner: fields.Field, description: str) -> fields.Dict:
+    return fields.Dict(keys=fields.String(validate=validate.OneOf(("blue", "green"))),
+                       values=inner, metadata={"description": description})
+
+
+class TwoWayPositionSchema(Schema):
+    """A 2-Way Cards position (RULES.md G-P1; README "Positions"). What it leaves out
+    is dealt from the seed: an omitted hand takes the tiles the phase implies, an
+    omitted bag is the rest. The engine refuses an unreachable position (422
+    invalid-position with ``field`` and ``rule``)."""
+    game = fields.String(required=True, validate=validate.Equal("two-way"),
+                         metadata={"description": "the discriminator"})
+    grid = fields.List(fields.List(TileField(allow_none=True)), required=True, metadata={
+        "description": "7 rows of 7 cells, row 0 at blue's side (TW-C1): a tile or null"})
+    hands = _by_seat(fields.List(TileField()), "each seat's tiles in draw order (5 off "
+                     "turn; 5 - placed while placing or drawing; 7 before the discard)")
+    bag = fields.List(TileField(), allow_none=True, metadata={
+        "description": "the bag (order irrelevant); omitted: every tile not stated"})
+    bag_count = fields.Integer(metadata={"description": "read only: the bag's size, "
+                                                        "where the bag may not be read"})
+    bases = _by_seat(fields.List(fields.Nested(TwoWayBaseEntrySchema)),
+                     "each seat's removed sequences (TW-D4), at most the slots (TW-D3)")
+    scores = _by_seat(fields.Integer(), "optional: the sum of the removed sequences' points")
+    turn = fields.String(validate=validate.OneOf(("blue", "green")), metadata={
+        "description": "the seat to play (default: option first_seat)"})
+    phase = fields.String(validate=validate.OneOf(("deal", "place", "draw", "discard",
+                                                   "over")),
+                          metadata={"description": "the point of the turn (TW-T2); default "
+                                                   "place; over: a finished game"})
+    placed = fields.Integer(metadata={"description": "placements made this turn (default 0; "
+                                                     "2 in draw and discard)"})
+    turn_number = fields.Integer(metadata={"description": "default 1 (0 while dealing)"})
+    pending_skips = _by_seat(fields.Integer(validate=validate.OneOf((0, 1))),
+                             "a missed turn owed (TW-D5, TW-T5); default none")
+    dealt = fields.List(fields.String(), metadata={
+        "description": "phase deal: the seats already dealt (table dealing reports the "
+                       "rest; server dealing deals them from the seed)"})
+    manifest = fields.List(TileField(), allow_none=True, metadata={
+        "description": '108 tiles "AS/KH" (tile id = index), checked as option '
+                       'tile_manifest (TW-C2); default: the game\'s own'})
+    custom_manifest = fields.Boolean(metadata={"description": "whether the manifest copies "
+                                                              "a physical set"})

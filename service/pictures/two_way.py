@@ -66,7 +66,7 @@ def _hand(svg: Svg, y: float, seat: str, tiles: list[Any], colour: str | None) -
 
 def draw(view: dict, game: str) -> Svg:
     """The grid as ``view`` shows it, each seat's declared lines in its colour, then
-    the hands the view holds (TW-C3)."""
+    the hands the view holds (TW-C3); a game started from a position says so (G-P1)."""
     viewer = view.get("viewer")
     colour = viewer if viewer in ("blue", "green") else None
     hands = view.get("hands", {})
@@ -74,6 +74,9 @@ def draw(view: dict, game: str) -> Svg:
               f"2-Way Cards ({viewer or 'public'})")
     svg.text(4, 18, status_line(view), 16, text_anchor="start", font_weight="bold")
     svg.text(4, 40, scores_line(view.get("scores", {})), 14, text_anchor="start")
+    if view.get("from_position"):  # G-P1: never shown as a fresh deal
+        svg.text(GRID_SIZE * CELL - 4, 40, Message("started from a stated position"), 12,
+                 text_anchor="end", font_style="italic", class_="from-position")
     _grid(svg, view["grid"], colour)
     for seat, bases in view.get("bases", {}).items():
         for base in bases:

@@ -1,0 +1,440 @@
+"""2-Way Cards positions (RULES.md G-P1): start a game from a stated position.
+
+The notation is in ``notation``. Rulings (README "Positions", "Rulings"):
+- A tile is an id of the game's manifest or a face pair ``"AS/KH"`` (the first tile
+  of the manifest with those faces not yet named; ids are resolved first). A server
+  game without a manifest (stated or option ``tile_manifest``) names its tiles by
+  pairs only: its own pairing is secret; the pairs stated become tiles and the faces
+  left out are paired from the seed (``pair_faces``, label ``manifest``).
+- What a position leaves out is dealt from the seed: an omitted hand takes the tiles
+  it must hold (stream ``position:<seat>``), an omitted bag is the rest.
+- Reachable (else 422 ``invalid-position`` naming the field and the rule): every tile
+  exactly once (G-P1); hands of the size the phase implies: 5 off turn, 5 - placed
+  while placing or drawing, 7 before the discard (TW-T2); removed sequences correct
+  on their owner's faces (TW-D4), within the slots (TW-D3), scores their sum (TW-E3);
+  a seat holding every slot only in a finished game (TW-E1); a full grid only after
+  a placement this turn (TW-E2); ``draw`` with fewer than 2 placements only on a
+  full grid (TW-T4). A valid line left on the grid is reachable: declaring is a
+  choice (TW-T3), so it is never refused.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from service.cards import DECK, JOKER
+from service.games import RuleViolation
+from service.games.rng import Stream
+from service.games.two_way.deal import server_draw
+from service.games.two_way.flow import empty_cells, end_event, fold, held_count, other_seat
+from service.games.two_way.lines import GRID_SIZE, classify_line
+from service.games.two_way.notation import pair_name, parse_pair
+from service.games.two_way.options import SLOTS, normalise_options, validate_manifest
+from service.games.two_way.requests import line_cells
+from service.games.two_way.state import Event, Faces
+from service.games.two_way.tiles import (FACE_COUNTS, GAME, HAND_SIZE, SEATS, TILE_COUNT,
+                                         default_manifest, pair_faces)
+from service.messages import Message
+
+PHASES = ("deal", "place", "draw", "discard", "over")
+FIELDS = {"game", "grid", "hands", "bag", "bag_count", "bases", "scores", "turn", "phase",
+          "placed", "turn_number", "pending_skips", "dealt", "manifest", "custom_manifest"}
+
+
+def refuse(field: str, rule: str, detail: Message) -> RuleViolation:
+    """422 ``invalid-position`` naming the field (dotted path) and the rule (G-P1)."""
+    return RuleViolation("invalid-position", Message("%(field)s: %(detail)s", field=field,
+                                                     detail=detail), 422, rule=rule,
+                         extra={"field": field})
+
+
+def _list(value: object, field: str) -> list:
+    if not isinstance(value, list):
+        raise refuse(field, "G-P1", Message("must be a list"))
+    return value
+
+
+def _integer(position: dict, key: str, default: int, low: int, high: int, rule: str) -> int:
+    value = position.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise refuse(key, rule, Message("must be an integer from %(low)s to %(high)s",
+                                        low=low, high=high))
+    return value
+
+
+# ----- tiles: the manifest and the names -----
+
+def _stated_manifest(position: dict, custom: list[Faces] | None) -> list[Faces] | None:
+    """The position's ``manifest`` (108 ``"AS/KH"`` or ``{"blue", "green"}``), checked
+    like the option tile_manifest (TW-C2); it must equal the option when both are given."""
+    if position.get("manifest") is None:
+        return custom
+    tiles = []
+    for i, tile in enumerate(_list(position["manifest"], "manifest")):
+        pair = parse_pair(tile)
+        tiles.append({"blue": pair[0], "green": pair[1]} if pair else tile)
+    try:
+        manifest = validate_manifest(tiles)
+    except RuleViolation as error:
+        raise refuse("manifest", "TW-C2", error.detail.params["detail"]) from None
+    if custom is not None and custom != manifest:
+        raise refuse("manifest", "TW-C2", Message("differs from the option tile_manifest"))
+    return manifest
+
+
+def _references(position: dict) -> list[tuple[str, object]]:
+    """(field, tile name) of every tile the position states, shapes checked: grid,
+    hands, bases, bag."""
+    refs: list[tuple[str, object]] = []
+    grid = position.get("grid")
+    if (not isinstance(grid, list) or len(grid) != GRID_SIZE
+            or not all(isinstance(row, list) and len(row) == GRID_SIZE for row in grid)):
+        raise refuse("grid", "TW-C1", Message("must be 7 rows of 7 cells (a tile or null)"))
+    refs += [(f"grid[{r}][{c}]", t) for r, row in enumerate(grid) for c, t in enumerate(row)
+             if t is not None]
+    for key in ("hands", "bases"):
+        value = position.get(key, {})
+        if not isinstance(value, dict) or set(value) - set(SEATS):
+            raise refuse(key, "G-P1", Message("must be an object by seat (blue, green)"))
+    for seat, hand in position.get("hands", {}).items():
+        refs += [(f"hands.{seat}[{i}]", t) for i, t in enumerate(_list(hand, f"hands.{seat}"))]
+    for seat, entries in position.get("bases", {}).items():
+        for j, entry in enumerate(_list(entries, f"bases.{seat}")):
+            field = f"bases.{seat}[{j}]"
+            if not isinstance(entry, dict) or set(entry) - {"cells", "tiles"}:
+                raise refuse(field, "G-P1", Message('must be {"cells": [...], "tiles": [...]}'))
+            tiles = _list(entry.get("tiles"), f"{field}.tiles")
+            refs += [(f"{field}.tiles[{k}]", t) for k, t in enumerate(tiles)]
+    if position.get("bag") is not None:
+        refs += [(f"bag[{i}]", t) for i, t in enumerate(_list(position["bag"], "bag"))]
+    return refs
+
+
+def _bad_tile(field: str, value: object) -> RuleViolation:
+    return refuse(field, "TW-C2", Message(
+        'a tile is a manifest id 0..%(last)s or its faces "AS/KH" (blue/green), not '
+        '%(value)s', last=TILE_COUNT - 1, value=json.dumps(value)))
+
+
+def _build_manifest(refs: list[tuple[str, object]], seed: str) -> list[Faces]:
+    """A server game without a manifest: the stated pairs are tiles 0..k-1 in order,
+    the faces left out are paired from the seed (TW-C2, G-M1)."""
+    counts = {seat: Counter() for seat in SEATS}
+    manifest: list[Faces] = []
+    for field, value in refs:
+        if isinstance(value, int) and not isinstance(value, bool):
+            raise refuse(field, "G-M1", Message(
+                'a server game without a manifest names its tiles by their faces ("AS/KH"): '
+                'its tile ids are secret'))
+        pair = parse_pair(value)
+        if pair is None or pair[0] == pair[1]:
+            raise _bad_tile(field, value)
+        for seat, face in zip(SEATS, pair):
+            counts[seat][face] += 1
+            if counts[seat][face] > FACE_COUNTS[face]:
+                raise refuse(field, "TW-C2", Message(
+                    "the set has no more %(seat)s faces %(card)s", seat=seat, card=face))
+        manifest.append({"blue": pair[0], "green": pair[1]})
+    rest = {seat: [c for c in (*DECK, JOKER) for _ in range(FACE_COUNTS[c] - counts[seat][c])]
+            for seat in SEATS}
+    tail = pair_faces(rest["blue"], rest["green"], seed, "manifest")
+    if any(t["blue"] == t["green"] for t in tail):
+        raise refuse("manifest", "TW-C2", Message(
+            "the faces left out cannot be paired without a tile showing one card on both "
+            "faces: state the manifest"))
+    return manifest + tail
+
+
+def _resolve(refs: list[tuple[str, object]], manifest: list[Faces]) -> list[int]:
+    """The tile id of each reference: ids first, then each pair the first tile with
+    those faces not yet named (TW-C2); a tile named twice breaks G-P1."""
+    ids: list[int | None] = [None] * len(refs)
+    where: dict[int, str] = {}
+
+    def take(i: int, tile: int) -> None:
+        field = refs[i][0]
+        if tile in where:
+            raise refuse(field, "G-P1", Message("tile %(tile)s is already at %(other)s",
+                                                tile=pair_name(manifest[tile]),
+                                                other=where[tile]))
+        where[tile] = field
+        ids[i] = tile
+
+    for i, (field, value) in enumerate(refs):
+        if isinstance(value, int) and not isinstance(value, bool):
+            if not 0 <= value < TILE_COUNT:
+                raise _bad_tile(field, value)
+            take(i, value)
+    for i, (field, value) in enumerate(refs):
+        if ids[i] is None:
+            pair = parse_pair(value)
+            if pair is None:
+                raise _bad_tile(field, value)
+            tile = next((t for t, f in enumerate(manifest) if (f["blue"], f["green"]) == pair
+                         and t not in where), None)
+            if tile is None:
+                raise refuse(field, "TW-C2", Message("no (more) tile %(tile)s in the game's "
+                                                     "manifest", tile=f"{pair[0]}/{pair[1]}"))
+            take(i, tile)
+    return [t for t in ids if t is not None]
+
+
+# ----- the state a position describes -----
+
+def _hand_sizes(phase: str, turn: str, placed: int, dealt: list[str]) -> dict[str, int]:
+    """TW-T1/TW-T2: the tiles each seat holds at this point (the bag never runs short:
+    49 spaces + 30 in unfinished bases + 12 in hands leave 17)."""
+    if phase == "deal":
+        return {s: HAND_SIZE if s in dealt else 0 for s in SEATS}
+    held = {"place": HAND_SIZE - placed, "draw": HAND_SIZE - placed, "discard": 7}
+    return {turn: held.get(phase, HAND_SIZE), other_seat(turn): HAND_SIZE}
+
+
+def _check_hand(seat: str, hand: list[int], size: int, turn: dict, idle: bool) -> None:
+    """TW-T1/TW-T2: a stated hand holds what the point of the game implies; a finished
+    game's seat on turn may have ended it mid-turn (3 to 7 tiles). With idle_seconds
+    (G-T1) a turn may have ended as it stood: up to 7 tiles outside the deal."""
+    phase = turn["phase"]
+    loose = (phase == "over" and seat == turn["turn"]) or (idle and phase != "deal")
+    if loose and (0 if idle else 3) <= len(hand) <= 7:
+        return
+    if len(hand) != size:
+        raise refuse(f"hands.{seat}", "TW-T1" if phase == "deal" else "TW-T2", Message(
+            "holds %(count)s tiles; %(expected)s are in hand at this point of the game",
+            count=len(hand), expected=size))
+
+
+def _bases(position: dict, tiles: dict[str, list[int]], manifest: list[Faces],
+           slots: dict[str, int]) -> dict[str, list[dict]]:
+    """Each removed sequence checked (TW-D1 line, TW-D4 correct on its owner's faces,
+    TW-D3 slots) and completed like a ``declared`` event's entry."""
+    bases: dict[str, list[dict]] = {s: [] for s in SEATS}
+    for seat, entries in position.get("bases", {}).items():
+        for j, entry in enumerate(entries):
+            field = f"bases.{seat}[{j}]"
+            given = entry.get("cells")
+            ids = tiles[field]
+            if not isinstance(given, list) or len(given) != len(ids):
+                raise refuse(f"{field}.cells", "TW-D1", Message(
+                    "must list one [row, col] per tile, in line order"))
+            try:
+                cells = line_cells({"slots": slots}, given)  # type: ignore[arg-type]
+            except RuleViolation as error:
+                raise refuse(f"{field}.cells", error.rule or "TW-D1", error.detail) from None
+            by_cell = {tuple(c): t for c, t in zip(given, ids)}
+            ids = [by_cell[tuple(c)] for c in cells]
+            verdict = classify_line([manifest[t][seat] for t in ids])
+            if not verdict["valid"]:
+                raise refuse(field, "TW-D4", Message(
+                    "%(cards)s is not a sequence on %(seat)s's faces: only a correct "
+                    "declaration is removed", cards=" ".join(verdict["cards"]), seat=seat))
+            bases[seat].append({"cells": cells, "tiles": ids, "cards": verdict["cards"],
+                                "kind": verdict["kind"], "tier": verdict["tier"],
+                                "points": verdict["points"], "length": len(ids),
+                                "assignment": verdict["assignment"]})
+            if sum(e["length"] == len(ids) for e in bases[seat]) > slots[str(len(ids))]:
+                raise refuse(field, "TW-D3", Message(
+                    "%(seat)s may hold %(allowed)s sequences of %(length)s", seat=seat,
+                    allowed=slots[str(len(ids))], length=len(ids)))
+    return bases
+
+
+def _complete(data: dict, slots: dict[str, int]) -> list[str]:
+    return [s for s in SEATS if all(held_count(data, s, int(n)) >= allowed  # type: ignore[arg-type]
+                                    for n, allowed in slots.items())]
+
+
+def _check_flow(data: dict, slots: dict[str, int], no_tile: bool) -> str | None:
+    """TW-E1/TW-E2/TW-T4 reachability of turn and phase; the completer of a finished
+    game (None after a full grid). ``no_tile``: the seat on turn holds no tile (only
+    after timed-out turns, G-T1), so no placement is due."""
+    complete = _complete(data, slots)
+    full = not empty_cells(data)  # type: ignore[arg-type]
+    phase, placed = data["phase"], data["placed"]
+    if phase == "over":
+        if len(complete) > 1:
+            raise refuse("bases", "TW-E1", Message(
+                "both seats hold every required length: the game ended when the first did"))
+        if not complete and not full:
+            raise refuse("phase", "TW-E1", Message(
+                "a game ends when a seat holds every required length (TW-E1) or the grid "
+                "is full (TW-E2)"))
+        return complete[0] if complete else None
+    if complete:
+        raise refuse(f"bases.{complete[0]}", "TW-E1", Message(
+            "%(seat)s holds every required length: the game is over (phase \"over\")",
+            seat=complete[0]))
+    if phase == "deal":
+        if any(t is not None for row in data["grid"] for t in row) or any(data["bases"].values()):
+            raise refuse("grid", "TW-T1", Message("while dealing the grid and the bases "
+                                                  "are empty"))
+        return None
+    if full and placed == 0:
+        raise refuse("grid", "TW-E2", Message(
+            "a grid full at the start of a turn has ended the game: set phase \"over\""))
+    if phase == "place" and (full or placed >= 2):
+        raise refuse("phase", "TW-T4", Message(
+            "no placement is due: the phase is \"draw\""))
+    if phase == "draw" and placed < 2 and not full and not no_tile:
+        raise refuse("placed", "TW-T4", Message(
+            "a placement is due while a space is empty: the phase is \"place\""))
+    return None
+
+
+def _turn_fields(position: dict, options: dict) -> dict:
+    phase = position.get("phase", "place")
+    if phase not in PHASES:
+        raise refuse("phase", "TW-T2", Message("must be one of %(choices)s",
+                                               choices=", ".join(PHASES)))
+    turn = position.get("turn", options["first_seat"])
+    if turn not in SEATS or (phase == "deal" and turn != options["first_seat"]):
+        raise refuse("turn", "TW-T2" if phase != "deal" else "G-O1", Message(
+            "must be the seat to play: %(choices)s", choices=", ".join(
+                SEATS if phase != "deal" else [options["first_seat"]])))
+    dealt = position.get("dealt", list(SEATS) if phase != "deal" else [])
+    if (not isinstance(dealt, list) or not all(isinstance(s, str) for s in dealt)
+            or not set(dealt) <= set(SEATS)
+            or len(set(dealt)) != len(dealt) or (phase != "deal" and len(dealt) != 2)):
+        raise refuse("dealt", "TW-T1", Message("must list the seats dealt (both once the "
+                                               "turns have begun)"))
+    pending = position.get("pending_skips", {s: 0 for s in SEATS})
+    if (not isinstance(pending, dict) or set(pending) != set(SEATS)
+            or any(v not in (0, 1) or isinstance(v, bool) for v in pending.values())
+            or (phase == "deal" and any(pending.values()))):
+        raise refuse("pending_skips", "TW-T5", Message(
+            "must give each seat 0 or 1 missed turn (0 while dealing)"))
+    return {"phase": phase, "turn": turn, "dealt": list(dealt),
+            "pending_skips": {s: pending[s] for s in SEATS},
+            "placed": _integer(position, "placed", 2 if phase in ("draw", "discard") else 0,
+                               0, 0 if phase == "deal" else 2, "TW-T2"),
+            "turn_number": _integer(position, "turn_number", 0 if phase == "deal" else 1,
+                                    0 if phase == "deal" else 1,
+                                    0 if phase == "deal" else 10 ** 6, "TW-T2")}
+
+
+def _deal_missing(unplaced: list[int], sizes: dict[str, int], position: dict,
+                  seed: str) -> dict[str, list[int]]:
+    hands = {}
+    for seat in SEATS:
+        if seat not in position.get("hands", {}):
+            stream = Stream(seed, f"position:{seat}")
+            if sizes[seat] > len(unplaced):
+                raise refuse(f"hands.{seat}", "G-P1", Message(
+                    "too few tiles are left to deal this hand"))
+            hands[seat] = [unplaced.pop(stream.randbelow(len(unplaced)))
+                           for _ in range(sizes[seat])]
+    return hands
+
+
+def _stated(position: dict, refs: list[tuple[str, object]], ids: list[int],
+            manifest: list[Faces]) -> dict:
+    """The position as stated, every tile named by its face pair."""
+    names = {field: pair_name(manifest[t]) for (field, _), t in zip(refs, ids)}
+    stated = json.loads(json.dumps(position))
+    stated.pop("manifest", None)
+    stated["grid"] = [[names.get(f"grid[{r}][{c}]") for c in range(GRID_SIZE)]
+                      for r in range(GRID_SIZE)]
+    for seat, hand in stated.get("hands", {}).items():
+        stated["hands"][seat] = [names[f"hands.{seat}[{i}]"] for i in range(len(hand))]
+    for seat, entries in stated.get("bases", {}).items():
+        for j, entry in enumerate(entries):
+            entry["tiles"] = [names[f"bases.{seat}[{j}].tiles[{k}]"]
+                              for k in range(len(entry["tiles"]))]
+    if stated.get("bag") is not None:
+        stated["bag"] = [names[f"bag[{i}]"] for i in range(len(stated["bag"]))]
+    return stated
+
+
+def start_from_position(game: str, options: dict, seed: str, position: Any) -> list[Event]:
+    """G-P1: the setup events of a game starting at ``position`` (notation: module
+    ``notation``): ``game-created`` {..., "from_position": true}, ``position-set``
+    {"position": the position as stated, tiles as face pairs; "state": the grid,
+    hands, bag, bases, scores, turn, phase... fold sets}, then in server dealing the
+    deals still due (phase "deal"), and ``game-ended`` for a finished position.
+
+    Raises RuleViolation ``unknown-game``/``invalid-option`` as ``new_game``, and
+    ``invalid-position`` (422, ``extra={"field": dotted path}``, the rule broken) for
+    a position the rules cannot reach (rulings: module docstring).
+    """
+    if game != GAME:
+        raise RuleViolation("unknown-game", Message("this engine plays %(engine)s, not "
+                                                    "%(game)s", engine=repr(GAME),
+                                                    game=repr(game)), 422, rule="G-O1")
+    if not isinstance(seed, str) or not seed:
+        raise ValueError("seed must be a non-empty string")
+    chosen, custom = normalise_options(options)
+    if not isinstance(position, dict) or position.get("game") != GAME:
+        raise refuse("game", "G-P1", Message('a position is an object with "game": '
+                                             '"two-way"'))
+    for key in position:
+        if key not in FIELDS:
+            raise refuse(key, "G-P1", Message("unknown field (known: %(known)s)",
+                                              known=", ".join(sorted(FIELDS))))
+    slots = SLOTS[(chosen["variant"], chosen["easy_extra_threes"])]
+    turn = _turn_fields(position, chosen)
+    manifest = _stated_manifest(position, custom)
+    refs = _references(position)
+    if manifest is None and chosen["dealing"] == "server":
+        manifest = _build_manifest(refs, seed)
+    elif manifest is None:
+        manifest = default_manifest()
+    ids = _resolve(refs, manifest)
+    by_field = {field: t for (field, _), t in zip(refs, ids)}
+    data: dict[str, Any] = {"grid": [[by_field.get(f"grid[{r}][{c}]") for c in range(GRID_SIZE)]
+                                     for r in range(GRID_SIZE)], **turn}
+    hands = {s: [by_field[f"hands.{s}[{i}]"] for i in range(len(h))]
+             for s, h in position.get("hands", {}).items()}
+    base_tiles = {f"bases.{s}[{j}]": [by_field[f"bases.{s}[{j}].tiles[{k}]"]
+                                      for k in range(len(e["tiles"]))]
+                  for s, entries in position.get("bases", {}).items()
+                  for j, e in enumerate(entries)}
+    data["bases"] = _bases(position, base_tiles, manifest, slots)
+    data["scores"] = {s: sum(e["points"] for e in data["bases"][s]) for s in SEATS}
+    if "scores" in position and position["scores"] != data["scores"]:
+        raise refuse("scores", "TW-E3", Message(
+            "must be the sum of each seat's removed sequences: %(scores)s",
+            scores=json.dumps(data["scores"])))
+    completer = _check_flow(data, slots, hands.get(turn["turn"]) == [])
+    sizes = _hand_sizes(turn["phase"], turn["turn"], turn["placed"], turn["dealt"])
+    for seat, hand in hands.items():
+        _check_hand(seat, hand, sizes[seat], turn, chosen["idle_seconds"] is not None)
+    unplaced = sorted(set(range(TILE_COUNT)) - set(ids))
+    hands.update(_deal_missing(unplaced, sizes, position, seed))
+    data["hands"] = {s: hands[s] for s in SEATS}
+    if turn["phase"] == "place" and not data["hands"][turn["turn"]]:
+        raise refuse("phase", "TW-T4", Message(
+            "no placement is due: the phase is \"draw\""))
+    if position.get("bag") is not None:
+        if unplaced:
+            raise refuse("bag", "G-P1", Message(
+                "every tile is in exactly one place: %(count)s missing (%(tiles)s)",
+                count=len(unplaced), tiles=" ".join(pair_name(manifest[t])
+                                                   for t in unplaced[:6])))
+        data["bag"] = sorted(by_field[f"bag[{i}]"] for i in range(len(position["bag"])))
+    else:
+        data["bag"] = unplaced
+    if "bag_count" in position and position["bag_count"] != len(data["bag"]):
+        raise refuse("bag_count", "G-P1", Message("must be %(count)s, the tiles left",
+                                                  count=len(data["bag"])))
+    stated_custom = position.get("custom_manifest", position.get("manifest") is not None)
+    created = {"type": "game-created", "seat": None, "game": GAME, "options": chosen,
+               "seats": list(SEATS), "custom_manifest": custom is not None or
+               bool(stated_custom), "manifest": manifest, "seed": seed,
+               "from_position": True}
+    setup = {"type": "position-set", "seat": None,
+             "position": _stated(position, refs, ids, manifest),
+             "state": json.loads(json.dumps(data))}
+    events = [created, setup]
+    state = fold(fold(None, created), setup)
+    if turn["phase"] == "deal" and chosen["dealing"] == "server":
+        for seat in (chosen["first_seat"], other_seat(chosen["first_seat"])):
+            if seat not in state["dealt"]:
+                deal = {"type": "dealt", "seat": seat, "by": None,
+                        "tiles": server_draw(state, HAND_SIZE)}
+                events.append(deal)
+                state = fold(state, deal)
+    if turn["phase"] == "over":
+        events.append(end_event(state, "set-complete" if completer else "grid-full",
+                                completer))
+    return events

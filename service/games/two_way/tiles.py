@@ -1,0 +1,69 @@
+"""2-Way Cards tiles (RULES.md TW-C2): the game's constants and the manifest of
+face pairs (tile id = index in the manifest)."""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from service.cards import DECK, JOKER
+from service.games.rng import shuffle
+
+GAME = "two-way"
+SEATS = ("blue", "green")
+REFEREE = "referee"
+TILE_COUNT = 108  # TW-C2, TW-E4
+HAND_SIZE = 5  # TW-T1; TW-T2: the discard brings the hand down to it
+PLACEMENTS = 2  # TW-T2
+DRAW_COUNT = 4  # TW-T2, TW-E4 (not two)
+DRAWN_HAND = 7  # TW-T2: the draw brings the hand up to it
+MANIFEST_PATH = Path(__file__).resolve().parents[3] / "seeds" / "two-way-tiles.json"
+FACE_COUNTS = {**{card: 2 for card in DECK}, JOKER: 4}  # TW-C2: per colour
+
+
+@lru_cache(maxsize=1)
+def _shipped_tiles() -> tuple[tuple[str, str], ...]:
+    """seeds/two-way-tiles.json as (blue, green) pairs, read once (immutable)."""
+    with MANIFEST_PATH.open(encoding="utf-8") as handle:
+        return tuple((t["blue"], t["green"]) for t in json.load(handle)["tiles"])
+
+
+def default_manifest() -> list[dict]:
+    """The shipped manifest (seeds/two-way-tiles.json): a fresh list of 108 tiles."""
+    return [{"blue": blue, "green": green} for blue, green in _shipped_tiles()]
+
+
+def pair_faces(blue: list[str], green_pool: list[str], seed: str, label: str) -> list[dict]:
+    """Tiles pairing ``blue[i]`` with a green face drawn from ``green_pool`` (TW-C2).
+
+    The pool is shuffled with ``service.games.rng.shuffle(pool, seed, label)``; then each
+    tile whose two faces are equal swaps its green face with the first later tile
+    (wrapping) where the swap leaves both tiles with different faces. Deterministic.
+    seeds/make_two_way_tiles.py builds the default manifest with it.
+    """
+    green = shuffle(green_pool, seed, label)
+    n = len(blue)
+    for i in range(n):
+        if green[i] != blue[i]:
+            continue
+        for step in range(1, n):
+            j = (i + step) % n
+            if green[j] != blue[i] and green[i] != blue[j]:
+                green[i], green[j] = green[j], green[i]
+                break
+    return [{"blue": b, "green": g} for b, g in zip(blue, green)]
+
+
+def game_manifest(dealing: str, seed: str) -> list[dict]:
+    """The manifest of a game without a custom ``tile_manifest``.
+
+    Ruling (TW-C2, TW-C3): a table game uses the shipped default manifest as it is. A
+    server game re-pairs it secretly from the game's seed (``pair_faces`` with label
+    ``manifest``; blue faces keep their ids): the shipped pairing is public, and with
+    it a seat could read the other colour of every tile it sees, which the physical
+    game's unpublished pairing does not allow. The pairing is revealed with the seed.
+    """
+    tiles = default_manifest()
+    if dealing != "server":
+        return tiles
+    return pair_faces([t["blue"] for t in tiles], [t["green"] for t in tiles], seed, "manifest")
