@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.games.sequence import CORNERS, FREE, SIZE, _board_from_input, check_board
+from service.games.sequence import CORNERS, FREE, SIZE, check_board
+from service.games.sequence.checks import _board_from_input
 from service.messages import Message
-from service.pictures import (SIDE_COLOURS, Svg, card_label, draw_card, scores_line,
-                              status_line)
+from service.pictures import SIDE_COLOURS, Svg, card_label, draw_card, scores_line, status_line
 
 CELL = 46
 TOP = 56
