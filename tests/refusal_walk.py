@@ -246,7 +246,19 @@ SEQUENCE = [
     ("invalid-action", "SQ-P1", lambda: sq.apply(_sq(), "p1", {"type": "fly"})),
     ("game-over", "SQ-E1", lambda: sq.apply(_sq_with(status="finished"), "p1",
                                             {"type": "pass"})),
+    ("invalid-position", "G-P1", lambda: _sq_position(hands={"p1": ["2S"] * 3, "p2": 7})),
+    ("invalid-position", "SQ-P2", lambda: _sq_position(hands={"p1": 8, "p2": 7})),
+    ("invalid-position", "SQ-S5", lambda: _sq_position(chips={"green": _ROW})),
+    ("invalid-position", "SQ-P1", lambda: _sq_position(turn=None)),
+    ("invalid-position", "SQ-T1", lambda: _sq_position(chips={"green": _ROW[:2]})),
 ]
+
+
+def _sq_position(**fields):
+    """Start a 2-player Sequence game from a position: p1 to play, hands dealt."""
+    position = {"game": "sequence", "chips": {}, "hands": {"p1": 7, "p2": 7}, "turn": "p1",
+                **fields}
+    return sq.start_from_position("sequence", {}, SEED, position)
 
 
 def _sq_no_two_of_spades():

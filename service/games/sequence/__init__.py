@@ -159,6 +159,7 @@ from service.games.sequence.options import (
     normalise_options,
     sequences_needed,
 )
+from service.games.sequence.positions import position, start_from_position
 from service.games.sequence.state import SequenceState
 from service.games.sequence.turn import board_closed, can_exchange, is_dead, is_stalemate
 from service.games.sequence.views import legal_actions, view, view_event
@@ -171,6 +172,6 @@ __all__ = [
     "allowed_sides", "apply", "board_closed", "can_exchange",
     "card_class", "check_board", "check_move", "deck_count", "fold", "hand_size", "is_dead",
     "is_stalemate", "label_of", "legal_actions", "new_game", "new_sequences",
-    "normalise_options", "parse_card_for", "scan_sequences", "sequences_needed",
-    "spaces_index", "view", "view_event",
+    "normalise_options", "parse_card_for", "position", "scan_sequences", "sequences_needed",
+    "spaces_index", "start_from_position", "view", "view_event",
 ]

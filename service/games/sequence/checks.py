@@ -59,8 +59,8 @@ def _board_from_input(game: str, board: Any) -> list[list[Any]]:
         raise InputError("invalid-board", exc.detail, "board", "SN-C0") from exc
 
 
-def _position(game: str, chips_in: Any, sequences_in: Any, board_in: Any = None
-              ) -> tuple[list[list[Any]], list[list[str | None]], list[dict]]:
+def _board_position(game: str, chips_in: Any, sequences_in: Any, board_in: Any = None
+                    ) -> tuple[list[list[Any]], list[list[str | None]], list[dict]]:
     """Validate a board position: ``chips`` {side: [cell...]}, ``sequences``
     [{"side", "cells"}] (the completed, locked ones). Raises InputError naming
     the field: unknown side, bad or repeated cell, chip on a corner, a sequence
@@ -145,7 +145,7 @@ def check_board(game: str, chips: Any, sequences: Any = None, board: Any = None)
     the locked ones first, then every further one found (a full rescan, greedy in
     reading order per line). Raises InputError (422) naming the field.
     """
-    grid, chip_grid, locked = _position(game, chips, sequences, board)
+    grid, chip_grid, locked = _board_position(game, chips, sequences, board)
     out: dict[str, list[dict]] = {}
     for side in chips:
         mine = [{"cells": s["cells"], "locked": True} for s in locked if s["side"] == side]
@@ -202,7 +202,7 @@ def check_move(game: str, chips: Any, sequences: Any, side: Any, card: Any, cell
     ``invalid-sequence``, and ``rule`` the rule it applies (G-R1; null when legal).
     Raises InputError (422) naming the field for malformed input.
     """
-    grid, chip_grid, locked = _position(game, chips, sequences, board)
+    grid, chip_grid, locked = _board_position(game, chips, sequences, board)
     if side not in SIDES:
         raise InputError("invalid-side", Message(
             "%(field)s: unknown side %(side)s (one of %(sides)s)", field="side",

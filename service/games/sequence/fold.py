@@ -16,6 +16,7 @@ def _created_state(event: dict) -> SequenceState:
     table = options["dealing"] == "table"
     return {
         "game": event["game"], "options": options, "seed": event["seed"],
+        "from_position": bool(event.get("from_position", False)),
         "status": "active", "phase": "deal", "result": None,
         "seats": seats, "sides": dict(event["sides"]),
         "teams": {k: list(v) for k, v in event["teams"].items()},
@@ -187,13 +188,37 @@ def _fold_ended(s: SequenceState, e: dict) -> SequenceState:
     return {**s, "status": "finished", "turn": None, "result": json.loads(json.dumps(e["result"]))}
 
 
+def fold_position(s: SequenceState, e: dict) -> SequenceState:
+    """The state a ``position-set`` event states (G-P1)."""
+    stated = e["position"]
+    seats = s["seats"]
+    chips: list[list[str | None]] = [[None] * len(row) for row in s["board"]]
+    for side, cells in stated["chips"].items():
+        for r, c in cells:
+            chips[r][c] = side
+    owed = stated["owed_draws"]
+    return {**s, "phase": e["phase"], "chips": chips,
+            "sequences": [{"side": x["side"], "cells": [list(c) for c in x["cells"]]}
+                          for x in stated["sequences"]],
+            "hands": {seat: list(e["hands"][seat]) for seat in seats},
+            "discards": {seat: list(stated["discards"][seat]) for seat in seats},
+            "deck": list(e["deck"]), "turn": stated["turn"],
+            "turn_number": stated["turn_number"], "exchanged": stated["exchanged"],
+            "plays": len(owed), "pending_draws": {seat: i + 1 for i, seat in enumerate(owed)},
+            "replacement_due": stated["replacement_due"],
+            "lost_draws": {seat: stated["lost_draws"].get(seat, 0) for seat in seats},
+            "penalty_due": list(stated["penalty_due"]), "passes": stated["passes"],
+            "reshuffles": stated["reshuffles"], "barren": stated["decks_without_sequence"],
+            "mark": stated["sequences_at_reshuffle"], "conflicts": []}
+
+
 _FOLDS = {
     "dealt": _fold_dealt, "drawn": _fold_drawn, "turn-started": _fold_turn,
     "placed": _fold_placed, "chip-removed": _fold_removed,
     "sequence-completed": _fold_sequence, "dead-card-exchanged": _fold_exchanged,
     "draw-lost": _fold_lost, "deck-reshuffled": _fold_reshuffled, "passed": _fold_passed,
     "penalty": _fold_penalty, "penalty-discarded": _fold_penalty_discard,
-    "game-ended": _fold_ended,
+    "game-ended": _fold_ended, "position-set": fold_position,
 }
 
 

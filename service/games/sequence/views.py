@@ -101,6 +101,7 @@ def view(state: SequenceState, viewer: str | None) -> dict:
         "lost_draws": dict(state["lost_draws"]), "reshuffles": state["reshuffles"],
         "result": json.loads(json.dumps(state["result"])),
         "seed_commitment": commitment(state["seed"]),
+        "from_position": state.get("from_position", False),
     }
     if state["status"] == "finished":
         out["seed"] = state["seed"]
@@ -117,8 +118,11 @@ def view_event(state: SequenceState, event: dict, viewer: str | None) -> dict | 
     """One log event as ``viewer`` may see it: dealt and drawn cards only to their
     seat and the referee (others see the count), a report's ``conflict`` (G-M2) only
     to the referee; the seed in ``game-created`` only once the game is over
-    (``seed_commitment`` before)."""
+    (``seed_commitment`` before); a ``position-set``'s hands only to their seat and the
+    referee, its deck to nobody until the game is over (G-M1, G-P1)."""
     kind = event["type"]
+    if kind == "position-set":
+        return _position_event(state, event, viewer)
     if kind == "game-created":
         out = {k: v for k, v in event.items() if k != "seed"}
         out["seed_commitment"] = commitment(event["seed"])
@@ -131,3 +135,18 @@ def view_event(state: SequenceState, event: dict, viewer: str | None) -> dict | 
     if viewer == "referee":
         return json.loads(json.dumps(event))
     return {k: json.loads(json.dumps(v)) for k, v in event.items() if k != "conflict"}
+
+
+def _position_event(state: SequenceState, event: dict, viewer: str | None) -> dict:
+    """G-P1: a stated position as ``viewer`` may see it (other hands as counts, G-M1)."""
+    over = state["status"] == "finished"
+    stated = json.loads(json.dumps(event["position"]))
+    stated["hands"] = {seat: list(hand) if over or viewer in (seat, "referee") else len(hand)
+                       for seat, hand in event["hands"].items()}
+    out = {"type": "position-set", "seat": None, "phase": event["phase"],
+           "deck_count": len(event["deck"])}
+    if over:
+        out["deck"] = list(event["deck"])
+    else:
+        stated.pop("deck", None)
+    return {**out, "position": stated}
