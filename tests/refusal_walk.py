@@ -168,6 +168,7 @@ _ROW = [(0, c) for c in range(1, 6)]  # the top row after its free corner: 2S to
 SEQUENCE = [
     ("invalid-option", "SQ-P2", lambda: sq.new_game("sequence", {"players": 5}, SEED)),
     ("invalid-option", "SN-P1", lambda: sq.new_game("sequence-numbers", {"players": 5}, SEED)),
+    ("invalid-option", "G-T1", lambda: sq.new_game("sequence", {"idle_seconds": 0}, SEED)),
     ("invalid-card", "SQ-C2", lambda: sq.apply(_sq(), "p1", {"type": "play", "card": "JK",
                                                               "cell": [0, 1]})),
     ("invalid-card", "SN-C1", lambda: sq.apply(_sq("sequence-numbers"), "p1", {

@@ -50,12 +50,15 @@ Events (``{"type", "seat", ...}``): ``game-created``, ``dealt`` ``{cards}``,
 ``turn-started``, ``placed`` ``{side, card, cell}``, ``chip-removed`` ``{side,
 card, cell, removed}``, ``sequence-completed`` ``{side, cells}``,
 ``dead-card-exchanged`` ``{card}``, ``drawn`` ``{card, conflict?}``, ``draw-lost``,
-``deck-reshuffled`` ``{number, cards}``, ``passed``, ``penalty`` ``{side, offender,
-seats}``, ``penalty-discarded`` ``{card}``, ``game-ended`` ``{result}`` (RESULT of
+``deck-reshuffled`` ``{number, cards}``, ``passed`` ``{timed_out?}``, ``penalty``
+``{side, offender, seats}``, ``penalty-discarded`` ``{card}``, ``turn-timed-out``
+``{at, since}`` (G-T1, ``idle_events``), ``position-set`` ``{position, phase, hands,
+deck}`` (G-P1, ``start_from_position``; ``game-created`` then carries
+``from_position: true``), ``game-ended`` ``{result}`` (RESULT of
 service/games/__init__.py: ``winners`` every seat of the winning side, ``scores``
 each seat's side's sequences, ``reason`` ``sequences`` | ``stalemate`` |
-``no-legal-play``, ``"sequence": {"winning_side": side | None, "sequences": {side:
-n}}``).
+``no-legal-play`` | ``idle``, ``"sequence": {"winning_side": side | None,
+"sequences": {side: n}}``).
 
 Actions (``apply``): ``play`` ``{"card", "cell", "sequence"?}``, ``remove-chip``
 ``{"card", "cell"}``, ``exchange-dead-card`` ``{"card"}``, ``draw`` ``{"card"}``
@@ -103,6 +106,12 @@ Rulings (RULES.md is silent; documented here and in the tests):
   The case "deck and discard piles empty" never arises: a hand holds at most its
   hand size and the deck more cards than the hands dealt, so the deck or a discard
   pile always holds a card.
+* G-T1, idle seats (option ``idle_seconds``, default 300 in server dealing, null in
+  table dealing): a seat on turn that long loses the turn (``turn-timed-out``, then a
+  ``passed`` with ``timed_out``). The lost turn is a pass and counts towards SQ-E1
+  (b)'s round of passes, so a game every seat has left ends; when a seat of that
+  round timed out its reason is ``idle`` (an end like (b): ``stalemate`` decides the
+  winner).
 * SQ-E1 outcome of (b) and (c), option ``stalemate``: ``draw`` (default): no side
   reached its target, so none wins (``winners`` []), each side's sequences are
   reported; ``most_sequences``: the side with more sequences wins, equal counts
@@ -150,7 +159,7 @@ from service.games.sequence.cards import (
 from service.games.sequence.checks import check_board, check_move
 from service.games.sequence.fold import deck_count, fold
 from service.games.sequence.lines import LINES, new_sequences, scan_sequences
-from service.games.sequence.moves import apply
+from service.games.sequence.moves import apply, idle_events
 from service.games.sequence.options import (
     CATALOG,
     allowed_sides,
@@ -169,8 +178,8 @@ __all__ = [
     "DIRECTIONS", "FREE", "LENGTH", "LINES", "MINUS", "NUMBERS", "NUMBERS_BOARD",
     "NUMBERS_DECK", "NUMBERS_PLAYERS", "ONE_EYED", "PLUS", "SIDES", "SIZE",
     "STALEMATE_HARD_LIMIT", "TWO_EYED", "Cell", "InputError", "SequenceState",
-    "allowed_sides", "apply", "board_closed", "can_exchange",
-    "card_class", "check_board", "check_move", "deck_count", "fold", "hand_size", "is_dead",
+    "allowed_sides", "apply", "board_closed", "can_exchange", "card_class", "check_board",
+    "check_move", "deck_count", "fold", "hand_size", "idle_events", "is_dead",
     "is_stalemate", "label_of", "legal_actions", "new_game", "new_sequences",
     "normalise_options", "parse_card_for", "position", "scan_sequences", "sequences_needed",
     "spaces_index", "start_from_position", "view", "view_event",

@@ -28,7 +28,7 @@ def _created_state(event: dict) -> SequenceState:
         "turn": None, "turn_number": 0, "exchanged": False,
         "plays": 0, "pending_draws": {}, "replacement_due": None,
         "lost_draws": {s: 0 for s in seats}, "penalty_due": [],
-        "passes": 0, "reshuffles": 0, "barren": 0, "mark": 0,
+        "passes": 0, "timeouts": 0, "reshuffles": 0, "barren": 0, "mark": 0,
         # table mode (G-M2): the game's cards {card: copies}, and the seats' reports
         # of a card no copy of which was left in the deck [{seat, card, deck}]
         "deck_cards": dict(Counter(deck)) if table else None, "conflicts": [],
@@ -168,8 +168,18 @@ def _fold_reshuffled(s: SequenceState, e: dict) -> SequenceState:
 
 def _fold_passed(s: SequenceState, e: dict) -> SequenceState:
     """SQ-E1 (b): a pass counts towards a round of passes unless its seat exchanged a
-    dead card in that turn (the exchange started the count again)."""
-    return {**s, "passes": 0 if s["exchanged"] else s["passes"] + 1}
+    dead card in that turn (the exchange started the count again); ``timeouts`` counts
+    the lost turns (G-T1) among the passes of that round."""
+    if s["exchanged"]:
+        return {**s, "passes": 0, "timeouts": 0}
+    before = s.get("timeouts", 0) if s["passes"] else 0
+    return {**s, "passes": s["passes"] + 1,
+            "timeouts": before + (1 if e.get("timed_out") else 0)}
+
+
+def _fold_timed_out(s: SequenceState, e: dict) -> SequenceState:
+    """G-T1: the seat on turn held it too long; the pass that follows records the loss."""
+    return dict(s)  # type: ignore[return-value]
 
 
 def _fold_penalty(s: SequenceState, e: dict) -> SequenceState:
@@ -219,6 +229,7 @@ _FOLDS = {
     "draw-lost": _fold_lost, "deck-reshuffled": _fold_reshuffled, "passed": _fold_passed,
     "penalty": _fold_penalty, "penalty-discarded": _fold_penalty_discard,
     "game-ended": _fold_ended, "position-set": fold_position,
+    "turn-timed-out": _fold_timed_out,
 }
 
 

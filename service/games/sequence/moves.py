@@ -161,11 +161,38 @@ def _do_pass(state: SequenceState, seat: str, action: dict) -> list[dict]:
                                                "before passing (SQ-T4, SQ-T8)", seat=seat),
                       "SQ-T8")
     events: list[dict] = []
-    state = _emit(events, state, {"type": "passed", "seat": seat})
+    _passed(events, state, seat)
+    return events
+
+
+def _passed(events: list[dict], state: SequenceState, seat: str, timed_out: bool = False
+            ) -> SequenceState:
+    """Record a pass (SQ-T8, or a lost turn, G-T1), then the next seat's turn, or the end
+    after a whole round of counted passes (SQ-E1 b: ``no-legal-play``; ``idle`` when a
+    seat of that round timed out, G-T1)."""
+    event = {"type": "passed", "seat": seat, **({"timed_out": True} if timed_out else {})}
+    state = _emit(events, state, event)
     if state["passes"] >= len(state["seats"]):
-        _finish(events, state, "no-legal-play")
-    else:
-        _start_turn(events, state, _next_seat(state, seat))
+        return _finish(events, state, "idle" if state.get("timeouts") else "no-legal-play")
+    return _start_turn(events, state, _next_seat(state, seat))
+
+
+def idle_events(state: SequenceState, since: float, now: float) -> list[dict]:
+    """G-T1: the events of a seat that held the turn for ``idle_seconds`` (option; None:
+    never): ``turn-timed-out`` ``{"seat", "at": now, "since": since}``, then a pass and
+    what it brings (the next turn, or the end of SQ-E1 b). ``since``: epoch seconds of
+    the game's last recorded event; ``now``: of the current request. [] while the game
+    is not running, during a table deal, or before the deadline."""
+    seconds = state["options"].get("idle_seconds")
+    if seconds is None or state["status"] != "active" or state["turn"] is None:
+        return []
+    if now - since < seconds:
+        return []
+    seat = state["turn"]
+    events: list[dict] = []
+    state = _emit(events, state, {"type": "turn-timed-out", "seat": seat, "at": now,
+                                  "since": since})
+    _passed(events, state, seat, timed_out=True)
     return events
 
 

@@ -32,6 +32,9 @@ def _option(name: str, type_: str, default: Any, description: str,
     return entry
 
 
+IDLE_DEFAULT = 300  # G-T1: seconds on turn before the turn is lost (server dealing)
+MAX_IDLE = 7 * 24 * 3600
+
 _COMMON_OPTIONS = [
     _option("sides", "integer", None, "2 or 3 sides (SQ-P1/SN-P1); null: 2 when the "
             "players split into 2 equal teams, else 3; players <= 3 in Sequence "
@@ -51,6 +54,9 @@ _COMMON_OPTIONS = [
             "by a round of passes is a draw (no side reached its target); "
             "most_sequences: the side with more sequences wins it (equal counts draw)",
             ["draw", "most_sequences"]),
+    _option("idle_seconds", "integer", IDLE_DEFAULT, "G-T1 ruling: a seat on turn this many "
+            "seconds (1 to 604800) loses that turn, recorded as turn-timed-out and a "
+            "pass; null: never. Default: 300 in server dealing, null in table dealing"),
 ]
 
 CATALOG: dict[str, dict] = {
@@ -118,7 +124,8 @@ def sequences_needed(game: str, players: int, sides: int) -> int:
 
 # G-R1: the rule an option applies (its invalid-option refusal names it)
 _OPTION_RULES = {"sides": "SQ-P1", "dealing": "G-M1", "sequences_to_win": "SQ-S3",
-                 "first_seat": "G-O1", "stalemate_decks": "SQ-E1", "stalemate": "SQ-E1"}
+                 "first_seat": "G-O1", "stalemate_decks": "SQ-E1", "stalemate": "SQ-E1",
+                 "idle_seconds": "G-T1"}
 
 
 def _choice(options: dict, name: str, allowed: list, default: Any) -> Any:
@@ -132,11 +139,23 @@ def _choice(options: dict, name: str, allowed: list, default: Any) -> Any:
     return value
 
 
+def _idle_seconds(options: dict, dealing: str) -> int | None:
+    """G-T1: whole seconds a seat may hold the turn (1 to MAX_IDLE), None for never;
+    left out: IDLE_DEFAULT in server dealing, None in table dealing."""
+    if "idle_seconds" not in options:
+        return IDLE_DEFAULT if dealing == "server" else None
+    value = options["idle_seconds"]
+    if value is not None and not (_is_int(value) and 1 <= value <= MAX_IDLE):
+        raise _invalid_option(Message("idle_seconds must be a whole number of seconds from 1 "
+                                      "to %(most)s, or null", most=MAX_IDLE), "G-T1")
+    return value
+
+
 def normalise_options(game: str, options: Any) -> dict:
     """Validated options with every default filled in (RuleViolation invalid-option,
     422, otherwise): players, sides, dealing, sequences_to_win, first_seat,
-    stalemate_decks, stalemate, and for Sequence Numbers board and deck (null =
-    default)."""
+    stalemate_decks, stalemate, idle_seconds (G-T1), and for Sequence Numbers board and
+    deck (null = default)."""
     if options is None:
         options = {}
     if not isinstance(options, dict):
@@ -160,6 +179,7 @@ def normalise_options(game: str, options: Any) -> dict:
         "stalemate_decks": _choice(options, "stalemate_decks", list(range(1, 11)), 2),
         "stalemate": _choice(options, "stalemate", ["draw", "most_sequences"], "draw"),
     }
+    out["idle_seconds"] = _idle_seconds(options, out["dealing"])
     if game == NUMBERS:
         board = None if options.get("board") is None else _validate_board(options["board"])
         grid = board or _board_data(NUMBERS_BOARD)

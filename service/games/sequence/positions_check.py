@@ -11,7 +11,7 @@ from service.games.sequence.state import SequenceState
 from service.games.sequence.turn import is_dead
 from service.messages import Message
 
-REASONS = ("sequences", "stalemate", "no-legal-play")
+REASONS = ("sequences", "stalemate", "no-legal-play", "idle")
 
 
 def position_error(detail: Message | str, field: str, rule: str) -> RuleViolation:

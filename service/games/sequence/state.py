@@ -69,6 +69,7 @@ class SequenceState(TypedDict):
     lost_draws: dict[str, int]  # SQ-T5
     penalty_due: list[str]  # SQ-T6: seats owing a penalty discard
     passes: int  # counted passes in a row (SQ-E1 b)
+    timeouts: int  # lost turns (G-T1) among those passes
     reshuffles: int  # SQ-T7
     barren: int  # whole decks in a row without a new sequence (SQ-E1 c)
     mark: int  # sequences at the last reshuffle
