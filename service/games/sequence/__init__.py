@@ -99,9 +99,10 @@ Rulings (RULES.md is silent; documented here and in the tests):
   can act any more. The end is decided on the public record alone (no hand is
   looked at, G-M1). (c) At a reshuffle (SQ-T7), as a ``stalemate``, when no new
   sequence was completed during the last ``stalemate_decks`` (default 2) whole
-  decks AND the board has no open space (every non-corner space holds a chip, so
-  only one-eyed Jacks / MINUS can change anything), or, whatever the board, after
-  ``4 * stalemate_decks`` consecutive whole decks without a new sequence. The
+  decks AND the board is closed (RULES.md: no space can take a new chip of a side
+  that could still build a sequence there, ``board_closed``; removals are not
+  foreseen), or, while it is open, after ``4 * stalemate_decks`` consecutive whole
+  decks without a new sequence. The
   sheets' own end (a side reaching its sequences, SQ-S3 / SN-S1) is ``sequences``.
   The case "deck and discard piles empty" never arises: a hand holds at most its
   hand size and the deck more cards than the hands dealt, so the deck or a discard
@@ -120,12 +121,11 @@ Rulings (RULES.md is silent; documented here and in the tests):
   when the game is over; before that everyone, the referee included, sees only
   ``seed_commitment`` (SHA-256). The referee sees every hand but never the deck
   order.
-* G-R1, the rule each refusal names: its own where the rules have one (SQ-T1 a
-  play, SQ-T3 a removal, SQ-T4 a dead card, SQ-T5 a draw owed, SQ-T6 a penalty,
-  SQ-T8 a pass, SQ-S4/SQ-S5 a named sequence); a malformed action or an action out
-  of turn SQ-P1 (play in seat order); the deal SQ-P2; cards SQ-C2 / SN-C1; spaces
-  SQ-C1; who may act G-M1 (server dealing) or G-M2 (table dealing, reports); the
-  game over SQ-E1.
+* G-R1, the rule each refusal names is the rule it applies, Sequence Numbers' own
+  where it has one (SN-*): the table ``seeds/refusals/sequence.yaml`` lists every
+  code with its rules and when; ``game-over`` cites the rule that ended that game
+  (SQ-S3 / SN-S1, SQ-E1, G-T1), an action type the game does not have G-R1, a dead
+  card exchange of a Jack (PLUS, MINUS) SQ-C2 (SN-C2): it shows on no space.
 """
 from __future__ import annotations
 

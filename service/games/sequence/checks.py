@@ -179,10 +179,13 @@ def _target_refusal(game: str, board: list[list[Any]], chips: list[list[str | No
         return None
     if board[r][c] == FREE:
         return ("space-occupied", Message("%(cell)s is a free corner: it already counts as "
-                                          "every side's chip", cell=[r, c]), "SQ-C1")
-    if chips[r][c] is not None:
+                                          "every side's chip", cell=[r, c]),
+                "SQ-C1" if classic else "SN-C1")
+    if chips[r][c] is not None:  # a face card goes on an open space (SQ-T1), so does a wild
+        wild = "SQ-T2" if classic else "SN-C2"
         return ("space-occupied", Message("%(cell)s already holds a %(side)s chip",
-                                          cell=[r, c], side=chips[r][c]), "SQ-T1")
+                                          cell=[r, c], side=chips[r][c]),
+                wild if kind == "wild" else "SQ-T1")
     if kind == "face" and board[r][c] != label_of(game, card):
         return ("card-not-on-space", Message("%(card)s is not played on %(cell)s, which "
                                              "shows %(label)s", card=card, cell=[r, c],

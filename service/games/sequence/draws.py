@@ -64,7 +64,8 @@ def _do_draw(state: SequenceState, seat: str, action: dict, by_referee: bool) ->
     if state["phase"] == "deal":
         if len(state["hands"][seat]) >= state["hand_size"]:
             raise _refuse("hand-full", Message("%(seat)s has been dealt %(count)s cards",
-                                               seat=seat, count=state["hand_size"]), "SQ-P2")
+                                               seat=seat, count=state["hand_size"]),
+                          "SQ-P2" if state["game"] == "sequence" else "SN-P2")
         conflict = _check_report(state, seat, card, by_referee)
         state = _emit(events, state, {"type": "dealt", "seat": seat, "cards": [card],
                                       **conflict})

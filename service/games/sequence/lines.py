@@ -134,6 +134,22 @@ def scan_sequences(board: list[list[Any]], chips: list[list[str | None]],
     return found
 
 
+def can_still_build(board: list[list[Any]], chips: list[list[str | None]],
+                    sequences: list[dict], side: str) -> bool:
+    """SQ-E1: some open space could still take a chip of ``side`` towards a new
+    sequence: a window of 5 in a line holding an open space and otherwise only the
+    side's chips, open spaces or free corners, sharing at most one space with each of
+    the side's sequences (SQ-S4). Removals (one-eyed Jacks, MINUS) are not foreseen."""
+    held = [{tuple(x) for x in s["cells"]} for s in sequences if s["side"] == side]
+    for line in LINES:
+        for start in range(len(line) - LENGTH + 1):
+            window = line[start:start + LENGTH]
+            owners = {chips[r][c] for r, c in window if board[r][c] != FREE}
+            if None in owners and owners <= {None, side} and _compatible(set(window), held):
+                return True
+    return False
+
+
 def _locked_cells(sequences: list[dict]) -> set[Cell]:
     """SQ-S2/SN-S2: every space of a completed sequence."""
     return {tuple(x) for s in sequences for x in s["cells"]}

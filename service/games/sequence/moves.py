@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.games import RuleViolation
-from service.games.sequence.cards import card_class, parse_card_for
+from service.games.sequence.cards import CLASSIC, card_class, parse_card_for
 from service.games.sequence.checks import _cell, _named_sequence, _target_refusal
 from service.games.sequence.draws import _do_draw, _owes_draw
 from service.games.sequence.fold import _emit
@@ -66,6 +66,21 @@ def _acting_seat(state: SequenceState, actor: str, action: dict, kind: str) -> s
 
 
 
+def _remover_rule(game: str) -> str:
+    """One-eyed Jacks (SQ-T3) or MINUS (SN-C2)."""
+    return "SQ-T3" if game == CLASSIC else "SN-C2"
+
+
+def end_rule(state: SequenceState) -> str:
+    """G-R1: the rule that ended a finished game (its ``game-over`` refusals cite it): a
+    side's sequences SQ-S3 / SN-S1, a round of passes with a lost turn G-T1, otherwise
+    SQ-E1 (a stalemate, a round of passes)."""
+    reason = (state["result"] or {}).get("reason")
+    if reason == "sequences":
+        return "SQ-S3" if state["game"] == CLASSIC else "SN-S1"
+    return "G-T1" if reason == "idle" else "SQ-E1"
+
+
 def _do_play(state: SequenceState, seat: str, action: dict) -> list[dict]:
     """SQ-T1 (face card on a space showing it), SQ-T2/SN-C2 (wild on any open
     space); sequences SQ-S1/S4/S5; win SQ-S3/SN-S1; then the draw."""
@@ -78,7 +93,7 @@ def _do_play(state: SequenceState, seat: str, action: dict) -> list[dict]:
     if card_class(game, card) == "remover":
         raise _refuse("card-cannot-place", Message("%(card)s removes a chip: use "
                                                    "remove-chip (SQ-T3, SN-C2)", card=card),
-                      "SQ-T3")
+                      _remover_rule(game))
     side = state["sides"][seat]
     refusal = _target_refusal(game, state["board"], state["chips"], set(), side, card, cell)
     if refusal:
@@ -103,11 +118,11 @@ def _do_remove(state: SequenceState, seat: str, action: dict) -> list[dict]:
     card = parse_card_for(game, action.get("card"))
     cell = _cell(action.get("cell"), "cell")
     _on_turn(state, seat)
-    _in_hand(state, seat, card, "SQ-T3")
+    _in_hand(state, seat, card, _remover_rule(game))
     if card_class(game, card) != "remover":
         raise _refuse("card-cannot-remove", Message(
             "%(card)s does not remove chips: only one-eyed Jacks JS/JH (SQ-T3) and MINUS "
-            "(SN-C2) do", card=card), "SQ-T3")
+            "(SN-C2) do", card=card), _remover_rule(game))
     side = state["sides"][seat]
     refusal = _target_refusal(game, state["board"], state["chips"],
                               _locked_cells(state["sequences"]), side, card, cell)
@@ -133,6 +148,10 @@ def _do_exchange(state: SequenceState, seat: str, action: dict) -> list[dict]:
         raise _refuse("already-exchanged", Message("one dead card per turn (SQ-T4)"),
                       "SQ-T4")
     _in_hand(state, seat, card, "SQ-T4")
+    if card_class(state["game"], card) != "face":  # Jacks, PLUS, MINUS: on no space
+        raise _refuse("not-dead", Message("%(card)s shows on no space of the board, so it "
+                                          "is never a dead card", card=card),
+                      "SQ-C2" if state["game"] == CLASSIC else "SN-C2")
     if not is_dead(state, card):
         raise _refuse("not-dead", Message("%(card)s still has an open space (SQ-T4)",
                                           card=card), "SQ-T4")
@@ -254,18 +273,21 @@ def apply(state: SequenceState, actor: str, action: Any) -> list[dict]:
     (G-R1; see the module docstring).
     """
     if not isinstance(action, dict):
-        raise _malformed(Message("an action is a JSON object with a 'type'"))
+        raise _malformed(Message("an action is a JSON object with a 'type'"), rule="G-R1")
     kind = action.get("type")
-    if kind not in _ACTION_KEYS:
+    if kind not in _ACTION_KEYS:  # not an action of the game at all (G-R1 ruling)
         raise _malformed(Message("unknown action type %(type)s (one of %(types)s)",
-                                 type=repr(kind), types=", ".join(sorted(_ACTION_KEYS))))
+                                 type=repr(kind), types=", ".join(sorted(_ACTION_KEYS))),
+                         rule="G-R1")
     always = _ALWAYS - {"seat"} if kind == "penalty" else _ALWAYS  # the referee's own act
     extra = sorted(set(action) - always - _ACTION_KEYS[kind])
     if extra:
         raise _malformed(Message("unknown field %(field)s in a %(type)s action",
-                                 field=repr(extra[0]), type=kind), rule=_ACTION_RULES[kind])
+                                 field=repr(extra[0]), type=kind),
+                         rule=_remover_rule(state["game"]) if kind == "remove-chip"
+                         else _ACTION_RULES[kind])
     if state["status"] != "active":
-        raise _refuse("game-over", Message("the game is over"), "SQ-E1")
+        raise _refuse("game-over", Message("the game is over"), end_rule(state))
     seat = _acting_seat(state, actor, action, kind)
     if kind == "draw":
         return _do_draw(state, seat, action, actor == "referee")

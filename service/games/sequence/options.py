@@ -47,8 +47,9 @@ _COMMON_OPTIONS = [
     _option("first_seat", "string", "p1", "the seat that plays first (p1..pN)"),
     _option("stalemate_decks", "integer", 2, "SQ-E1 ruling: when the deck runs out, the "
             "game ends as a stalemate if this many whole decks in a row brought no new "
-            "sequence and the board has no open space (every non-corner space holds a "
-            "chip), or in any case after 4 times this many such decks",
+            "sequence and the board is closed (no space can take a new chip of a side "
+            "that could still build a sequence there), or after 4 times this many such "
+            "decks while it is open",
             list(range(1, 11))),
     _option("stalemate", "string", "draw", "SQ-E1 ruling: a game ended by a stalemate or "
             "by a round of passes is a draw (no side reached its target); "

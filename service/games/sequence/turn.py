@@ -16,7 +16,7 @@ from service.games.sequence.cards import (
     spaces_index,
 )
 from service.games.sequence.fold import _emit, deck_count
-from service.games.sequence.lines import _locked_cells
+from service.games.sequence.lines import _locked_cells, can_still_build
 from service.games.sequence.state import SequenceState
 from service.messages import Message
 
@@ -54,7 +54,8 @@ def _on_turn(state: SequenceState, seat: str) -> None:
     """Refuse unless ``seat`` may make a turn move now (409)."""
     if state["phase"] != "play":
         raise _refuse("deal-not-finished", Message("the deal is not finished: report it "
-                                                   "with draws"), "SQ-P2")
+                                                   "with draws"),
+                      "SQ-P2" if state["game"] == "sequence" else "SN-P2")
     if seat in state["penalty_due"]:
         raise _refuse("penalty-due", Message("%(seat)s must first discard a card for the "
                                              "table-talk penalty (SQ-T6)", seat=seat),
@@ -101,17 +102,19 @@ def _finish(events: list[dict], state: SequenceState, reason: str, side: str | N
 
 
 def board_closed(state: SequenceState) -> bool:
-    """SQ-E1 (c): no open space: every non-corner space holds a chip, so no face card
-    or wild can be placed and only a remover (one-eyed Jack, MINUS) changes anything."""
-    return all(chip is not None or label == FREE
-               for labels, chips in zip(state["board"], state["chips"])
-               for label, chip in zip(labels, chips))
+    """SQ-E1 ruling: the board is closed when no space can take a new chip of a side that
+    could still build a sequence there (``can_still_build`` for no side): placements
+    alone can make no new sequence; only a remover (one-eyed Jack, MINUS) can open one.
+    A board with every non-corner space covered is closed."""
+    return not any(can_still_build(state["board"], state["chips"], state["sequences"], side)
+                   for side in state["teams"])
 
 
 def is_stalemate(state: SequenceState, barren: int) -> bool:
-    """SQ-E1 (c), judged at a reshuffle after ``barren`` consecutive whole decks without
-    a new sequence: ``stalemate_decks`` of them on a closed board (no open space), or
-    ``4 * stalemate_decks`` of them whatever the board (every game ends)."""
+    """SQ-E1 ruling, judged at a reshuffle after ``barren`` consecutive whole decks
+    without a new sequence: ``stalemate_decks`` of them once the board is closed
+    (``board_closed``), ``4 * stalemate_decks`` of them while it is open (every game
+    ends)."""
     decks = state["options"]["stalemate_decks"]
     return barren >= STALEMATE_HARD_LIMIT * decks or (barren >= decks and board_closed(state))
 
