@@ -287,3 +287,17 @@ def test_g_p1_play_goes_on_from_a_random_games_position(setup, seed, rnd, stop, 
             check_event_invariants(state, full, locked)
         check_nothing_missed(state)
     assert state["status"] == "finished"
+
+
+@pytest.mark.parametrize("game, options", [("sequence", {"dealing": "table", "players": 4}),
+                                           ("sequence-numbers", {})])
+def test_g_p1_the_schema_takes_every_position_the_engine_reads(game, options):
+    from service.api.sequence import SequencePositionSchema
+    original = _played(game, options, 40)
+    loaded = SequencePositionSchema().load(json.loads(json.dumps(
+        sq.position(original, "referee"))))
+    state = _start(loaded, game, **options)
+    assert _without_view_flag(sq.view(state, "p1")) == _without_view_flag(
+        sq.view(original, "p1"))
+    with pytest.raises(Exception, match="hands"):
+        SequencePositionSchema().load({"game": game, "chips": {}, "hands": {"p1": "7H"}})

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from typing import Any, cast
 
 from service.games.rng import shuffle
 from service.games.sequence.cards import SIZE
@@ -38,16 +39,16 @@ def _created_state(event: dict) -> SequenceState:
 def _copy(state: SequenceState, *keys: str) -> SequenceState:
     """A shallow copy of ``state`` with fresh containers for ``keys`` (one level,
     or rows for ``chips``): fold never mutates its input."""
-    out = dict(state)
+    out: dict[str, Any] = dict(state)
     for key in keys:
-        value = state[key]
+        value: Any = out[key]
         if key == "chips":
             out[key] = [row[:] for row in value]
         elif isinstance(value, dict):
             out[key] = {k: (v[:] if isinstance(v, list) else v) for k, v in value.items()}
         else:
             out[key] = value[:]
-    return out
+    return cast(SequenceState, out)
 
 
 def _take(state: SequenceState, event: dict, card: str) -> None:

@@ -1,7 +1,7 @@
 """Lines and sequences: detection of completed sequences (SQ-S1, SQ-S2, SQ-S4, SQ-S5)."""
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from service.games import RuleViolation
@@ -52,7 +52,7 @@ def _is_window(cells: list[Cell]) -> bool:
 
 
 def new_sequences(board: list[list[Any]], chips: list[list[str | None]],
-                  sequences: list[dict], cell: Cell, side: str,
+                  sequences: Sequence[Mapping[str, Any]], cell: Cell, side: str,
                   named: list[Cell] | None = None) -> list[list[Cell]]:
     """The sequences a chip of ``side`` just placed on ``cell`` completes.
 
@@ -112,7 +112,7 @@ LINES: tuple[tuple[Cell, ...], ...] = tuple(tuple(line) for line in _lines())
 
 
 def scan_sequences(board: list[list[Any]], chips: list[list[str | None]],
-                   sequences: list[dict], side: str) -> list[list[Cell]]:
+                   sequences: Sequence[Mapping[str, Any]], side: str) -> list[list[Cell]]:
     """Every further sequence of ``side`` on the whole board (a full rescan).
 
     Lines are independent (two lines share at most one space), so per line the
@@ -135,7 +135,7 @@ def scan_sequences(board: list[list[Any]], chips: list[list[str | None]],
 
 
 def can_still_build(board: list[list[Any]], chips: list[list[str | None]],
-                    sequences: list[dict], side: str) -> bool:
+                    sequences: Sequence[Mapping[str, Any]], side: str) -> bool:
     """SQ-E1: some open space could still take a chip of ``side`` towards a new
     sequence: a window of 5 in a line holding an open space and otherwise only the
     side's chips, open spaces or free corners, sharing at most one space with each of
@@ -150,7 +150,7 @@ def can_still_build(board: list[list[Any]], chips: list[list[str | None]],
     return False
 
 
-def _locked_cells(sequences: list[dict]) -> set[Cell]:
+def _locked_cells(sequences: Sequence[Mapping[str, Any]]) -> set[Cell]:
     """SQ-S2/SN-S2: every space of a completed sequence."""
     return {tuple(x) for s in sequences for x in s["cells"]}
 
