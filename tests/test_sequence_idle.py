@@ -121,3 +121,18 @@ def choose_for(state, rnd, idle):
         actor, action = choose(state, rnd)
         if actor not in idle:
             return actor, action
+
+
+@pytest.mark.parametrize("value, expected", [(None, None), (45, 45)])
+def test_g_t1_the_option_is_taken_over_http(store_client, value, expected):
+    response = store_client.post("/v1/games", json={"game": "sequence",
+                                                    "options": {"idle_seconds": value}})
+    assert response.status_code == 201, response.get_data(as_text=True)
+    refused = store_client.post("/v1/games", json={"game": "sequence",
+                                                   "options": {"idle_seconds": 0}})
+    assert refused.status_code == 422 and refused.get_json()["rule"] == "G-T1"
+    created = response.get_json()
+    token = created["referee_token"]
+    game = store_client.get(f"/v1/games/{created['id']}",
+                            headers={"Authorization": f"Bearer {token}"}).get_json()
+    assert game["view"]["options"]["idle_seconds"] == expected

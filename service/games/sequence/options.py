@@ -55,7 +55,7 @@ _COMMON_OPTIONS = [
             "by a round of passes is a draw (no side reached its target); "
             "most_sequences: the side with more sequences wins it (equal counts draw)",
             ["draw", "most_sequences"]),
-    _option("idle_seconds", "integer", IDLE_DEFAULT, "G-T1 ruling: a seat on turn this many "
+    _option("idle_seconds", "integer", None, "G-T1 ruling: a seat on turn this many "
             "seconds (1 to 604800) loses that turn, recorded as turn-timed-out and a "
             "pass; null: never. Default: 300 in server dealing, null in table dealing"),
 ]
