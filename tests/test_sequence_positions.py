@@ -301,3 +301,22 @@ def test_g_p1_the_schema_takes_every_position_the_engine_reads(game, options):
         sq.view(original, "p1"))
     with pytest.raises(Exception, match="hands"):
         SequencePositionSchema().load({"game": game, "chips": {}, "hands": {"p1": "7H"}})
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 12) | st.text(max_size=4)
+                    | st.sampled_from(["p1", "p2", "green", "7S", "JD", "sequence"]),
+                    lambda inner: st.lists(inner, max_size=4)
+                    | st.dictionaries(st.sampled_from(["p1", "p2", "green", "reason"]), inner,
+                                      max_size=3), max_leaves=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(field=st.sampled_from(sorted(sq.positions.FIELDS)), value=JSON,
+       options=st.sampled_from([{}, {"dealing": "table"}]))
+def test_g_p1_any_malformed_field_is_a_422_never_a_crash(field, value, options):
+    """Every bad input is a clear refusal (invalid-position, 422, naming field and rule)."""
+    try:
+        _fold(sq.start_from_position("sequence", options, SEED, _base(**{field: value})))
+    except RuleViolation as refusal:
+        assert refusal.status == 422 and refusal.code == "invalid-position"
+        assert refusal.rule and refusal.extra["field"]

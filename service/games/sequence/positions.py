@@ -182,8 +182,8 @@ def _read(game: str, options: dict, setup: dict, position: Any) -> dict:
            "hands": hands,
            "discards": {seat: discards.get(seat, []) for seat in seats}, "deck": deck,
            "rest": rest}
-    out.update(check_flow(position, setup, out))
     out.update(check_turn(position, setup, out))
+    out.update(check_flow(position, setup, out))
     out.update(check_counters(position, setup, out))
     return out
 

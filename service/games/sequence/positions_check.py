@@ -121,6 +121,13 @@ def check_flow(position: dict, setup: dict, read: dict) -> dict:
     owed = _seat_list(position, "owed_draws", seats)
     replacement = position.get("replacement_due")
     lost = position.get("lost_draws") or {}
+    if not isinstance(lost, dict) or any(s not in seats or not _is_int(n) or n < 0
+                                         for s, n in lost.items()):
+        raise position_error(Message("lost_draws: {seat: count}"), "lost_draws", "SQ-T5")
+    if replacement is not None and replacement not in seats:
+        raise position_error(Message("%(field)s: %(seat)s is not a seat of this game",
+                                     field="replacement_due", seat=repr(replacement)),
+                             "replacement_due", "SQ-P1")
     if not table and (owed or replacement is not None or any(lost.values())):
         field = "owed_draws" if owed else ("replacement_due" if replacement else "lost_draws")
         raise position_error(Message("in server dealing the draw is part of the turn: no "
@@ -133,9 +140,6 @@ def check_flow(position: dict, setup: dict, read: dict) -> dict:
     if replacement is not None and (replacement != position.get("turn") or not exchanged):
         raise position_error(Message("only the seat on turn that exchanged a dead card owes "
                                      "its replacement"), "replacement_due", "SQ-T4")
-    if not isinstance(lost, dict) or any(s not in seats or not _is_int(n) or n < 0
-                                         for s, n in lost.items()):
-        raise position_error(Message("lost_draws: {seat: count}"), "lost_draws", "SQ-T5")
     penalty = _penalties(position, setup, read)
     for seat, hand in read["hands"].items():
         room = setup["hand_size"] - (seat in owed) - (seat == replacement) - lost.get(seat, 0)
