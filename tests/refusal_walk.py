@@ -283,9 +283,156 @@ def _sq_move(**body):
 
 _ROW = [(0, c) for c in range(1, 6)]  # the top row after its free corner: 2S to 6S
 
+def _sq_position(game="sequence", options=None, **fields):
+    """Start a 2-player game from a position: p1 to play, hands dealt from the seed."""
+    position = {"game": game, "chips": {}, "hands": {"p1": 7 if game == "sequence" else 5,
+                                                     "p2": 7 if game == "sequence" else 5},
+                "turn": "p1", **fields}
+    return sq.start_from_position(game, options or {}, SEED, position)
+
+
+def _sn(**options):
+    return _sq("sequence-numbers", **options)
+
+
+def _sq_act(state, body, actor="p1"):
+    return lambda: sq.apply(state() if callable(state) else state, actor, body)
+
+
+def _sq_dealt_p1(game):
+    """A 4-player table game at the deal: p1 has been dealt its hand, nobody else."""
+    state = _sq(game, players=4, dealing="table")
+    for card in state["deck"][:state["hand_size"]]:
+        state = _fold(sq, sq.apply(state, "referee", {"type": "draw", "seat": "p1",
+                                                        "card": card}), state)
+    return state
+
+
+def _sq_ended(game, reason):
+    return _sq_with(_sq(game), status="finished", result={"reason": reason})
+
+
+def _sq_locked_classic():
+    """p2 holds JS; [0, 1] is in a locked green sequence."""
+    state = _sq_with(locked=_ROW, turn="p2")
+    state["hands"]["p2"] = ["JS"]
+    return state
+
+
+_WIDE = [[0, c] for c in range(1, 7)]  # 2S to 7S: two windows sharing four spaces
+
+SEQUENCE_MORE = [
+    ("card-cannot-place", "SN-C2", _sq_act(lambda: _sq_with(_sn(), hand=["MINUS"]), {
+        "type": "play", "card": "MINUS", "cell": [0, 1]})),
+    ("card-cannot-remove", "SN-C2", _sq_act(lambda: _sq_with(_sn(), hand=["PLUS"]), {
+        "type": "remove-chip", "card": "PLUS", "cell": [0, 1]})),
+    ("card-not-in-hand", "SN-C2", _sq_act(lambda: _sq_with(_sn(), hand=["PLUS"]), {
+        "type": "remove-chip", "card": "MINUS", "cell": [0, 1]})),
+    ("card-not-in-hand", "SQ-T3", _sq_act(lambda: _sq_with(hand=["2S"]), {
+        "type": "remove-chip", "card": "JS", "cell": [0, 1]})),
+    ("card-not-in-hand", "SQ-T4", _sq_act(lambda: _sq_with(hand=["2S"]), {
+        "type": "exchange-dead-card", "card": "3S"})),
+    ("card-not-in-hand", "SQ-T6", _sq_act(lambda: _sq_with(hand=["2S"], penalty_due=["p1"]), {
+        "type": "penalty-discard", "card": "3S"})),
+    ("card-not-on-space", "SN-C1", _sq_act(lambda: _sq_with(_sn(), hand=["1 + 1"]), {
+        "type": "play", "card": "1 + 1", "cell": [0, 1]})),
+    ("chip-locked", "SQ-S2", _sq_act(_sq_locked_classic, {
+        "type": "remove-chip", "card": "JS", "cell": [0, 1]}, "p2")),
+    ("deal-not-finished", "SN-P2", _sq_act(lambda: _sn(dealing="table"), {
+        "type": "pass", "seat": "p1"}, "referee")),
+    ("deal-not-finished", "SQ-T6", _sq_act(lambda: _sq(players=4, dealing="table"), {
+        "type": "penalty", "side": "green"}, "referee")),
+    ("draw-first", "SQ-T8", _sq_act(lambda: _sq_with(_sq_table(), hand=[],
+                                                     pending_draws={"p1": 1}), {
+        "type": "pass", "seat": "p1"}, "referee")),
+    ("game-over", "G-T1", _sq_act(lambda: _sq_ended("sequence", "idle"), {"type": "pass"})),
+    ("game-over", "SQ-S3", _sq_act(lambda: _sq_ended("sequence", "sequences"),
+                                   {"type": "pass"})),
+    ("game-over", "SN-S1", _sq_act(lambda: _sq_ended("sequence-numbers", "sequences"),
+                                   {"type": "pass"})),
+    ("hand-full", "SN-P2", lambda: sq.apply(_sq_dealt_p1("sequence-numbers"), "referee", {
+        "type": "draw", "seat": "p1",
+        "card": _sq_dealt_p1("sequence-numbers")["deck"][-1]})),
+    ("invalid-action", "G-M2", _sq_act(_sq_table, {"type": "draw", "seat": "p1"},
+                                       "referee")),
+    ("invalid-action", "SN-C2", _sq_act(_sn, {"type": "remove-chip", "card": "MINUS",
+                                              "cell": [0, 1], "colour": "green"})),
+    ("invalid-action", "SQ-T1", _sq_act(_sq, {"type": "play", "card": "2S", "cell": [0, 1],
+                                              "colour": "green"})),
+    ("invalid-action", "SQ-T3", _sq_act(_sq, {"type": "remove-chip", "card": "JS",
+                                              "cell": [0, 1], "colour": "green"})),
+    ("invalid-action", "SQ-T4", _sq_act(_sq, {"type": "exchange-dead-card", "card": "2S",
+                                              "colour": "green"})),
+    ("invalid-action", "SQ-T5", _sq_act(_sq, {"type": "draw", "card": "2S", "from": "deck"})),
+    ("invalid-action", "SQ-T6", _sq_act(_sq, {"type": "penalty-discard", "card": "2S",
+                                              "colour": "green"})),
+    ("invalid-action", "SQ-T8", _sq_act(_sq, {"type": "pass", "colour": "green"})),
+    ("invalid-option", "G-M1", lambda: sq.new_game("sequence", {"dealing": "cloud"}, SEED)),
+    ("invalid-option", "G-O1", lambda: sq.new_game("sequence", {"colour": "green"}, SEED)),
+    ("invalid-option", "SN-C0", lambda: sq.new_game("sequence-numbers", {"board": [[1]]},
+                                                    SEED)),
+    ("invalid-option", "SN-C1", lambda: sq.new_game("sequence-numbers",
+                                                    {"deck": ["100 + 7"]}, SEED)),
+    ("invalid-option", "SQ-E1", lambda: sq.new_game("sequence", {"stalemate": "never"},
+                                                    SEED)),
+    ("invalid-option", "SQ-P1", lambda: sq.new_game("sequence", {"sides": 3}, SEED)),
+    ("invalid-option", "SQ-S3", lambda: sq.new_game("sequence", {"sequences_to_win": 9},
+                                                    SEED)),
+    ("invalid-position", "G-M1", lambda: _sq_position(owed_draws=["p1"])),
+    ("invalid-position", "SN-C1", lambda: _sq_position("sequence-numbers", hands={
+        "p1": ["7 / 0"], "p2": 5})),
+    ("invalid-position", "SN-P2", lambda: _sq_position("sequence-numbers", hands={
+        "p1": 6, "p2": 5})),
+    ("invalid-position", "SN-S1", lambda: _sq_position(
+        "sequence-numbers", chips={"green": _WIDE[:5]}, reshuffles=1,
+        sequences=[{"side": "green", "cells": _WIDE[:5]}])),
+    ("invalid-position", "SQ-C1", lambda: _sq_position(chips={"green": [[0, 0]]})),
+    ("invalid-position", "SQ-C2", lambda: _sq_position(hands={"p1": ["JK"], "p2": 7})),
+    ("invalid-position", "SQ-C3", lambda: _sq_position(chips={"red": [[3, 3]]},
+                                                       reshuffles=1)),
+    ("invalid-position", "SQ-E1", lambda: _sq_position(passes=5)),
+    ("invalid-position", "SQ-S1", lambda: _sq_position(
+        chips={"green": _WIDE}, sequences=[{"side": "green", "cells": _WIDE[:4] + [[1, 1]]}])),
+    ("invalid-position", "SQ-S3", lambda: _sq_position(
+        chips={"green": _WIDE[:5] + [[c, 0] for c in range(1, 6)]}, reshuffles=1,
+        sequences=[{"side": "green", "cells": _WIDE[:5]},
+                   {"side": "green", "cells": [[c, 0] for c in range(1, 6)]}])),
+    ("invalid-position", "SQ-S4", lambda: _sq_position(
+        chips={"green": _WIDE}, reshuffles=1, sequences=[
+            {"side": "green", "cells": _WIDE[:5]}, {"side": "green", "cells": _WIDE[1:]}])),
+    ("invalid-position", "SQ-T4", lambda: _sq_position(exchanged=True)),
+    ("invalid-position", "SQ-T5", lambda: _sq_position(options={"dealing": "table"},
+                                                       owed_draws=["p1"])),
+    ("invalid-position", "SQ-T6", lambda: _sq_position(penalty_due=["p1"])),
+    ("invalid-position", "SQ-T7", lambda: _sq_position(reshuffles=-1)),
+    ("invalid-sequence", "SQ-S4", lambda: _sq_move(chips={"green": _WIDE}, sequences=[
+        {"side": "green", "cells": _WIDE[:5]}, {"side": "green", "cells": _WIDE[1:]}])),
+    ("no-chip", "SN-C2", _sq_act(lambda: _sq_with(_sn(), hand=["MINUS"]), {
+        "type": "remove-chip", "card": "MINUS", "cell": [0, 1]})),
+    ("not-dead", "SN-C2", _sq_act(lambda: _sq_with(_sn(), hand=["PLUS"]), {
+        "type": "exchange-dead-card", "card": "PLUS"})),
+    ("not-dead", "SQ-C2", _sq_act(lambda: _sq_with(hand=["JH"]), {
+        "type": "exchange-dead-card", "card": "JH"})),
+    ("not-your-seat", "G-M2", _sq_act(_sq_table, {"type": "pass", "seat": "p2"})),
+    ("own-chip", "SN-C2", _sq_act(lambda: _sq_with(_sn(), hand=["MINUS"], chips=[(0, 1)]), {
+        "type": "remove-chip", "card": "MINUS", "cell": [0, 1]})),
+    ("space-occupied", "SN-C1", _sq_act(lambda: _sq_with(_sn(), hand=["PLUS"]), {
+        "type": "play", "card": "PLUS", "cell": [0, 0]})),
+    ("space-occupied", "SN-C2", _sq_act(lambda: _sq_with(_sn(), hand=["PLUS"],
+                                                         chips=[(0, 1)]), {
+        "type": "play", "card": "PLUS", "cell": [0, 1]})),
+    ("space-occupied", "SQ-T1", _sq_act(lambda: _sq_with(hand=["2S"], chips=[(0, 1)]), {
+        "type": "play", "card": "2S", "cell": [0, 1]})),
+    ("space-occupied", "SQ-T2", _sq_act(lambda: _sq_with(hand=["JD"], chips=[(0, 1)]), {
+        "type": "play", "card": "JD", "cell": [0, 1]})),
+    ("unknown-actor", "G-M2", _sq_act(_sq_table, {"type": "pass"}, "p9")),
+]
+
+
 SEQUENCE = [
     ("invalid-option", "SQ-P2", lambda: sq.new_game("sequence", {"players": 5}, SEED)),
     ("invalid-option", "SN-P1", lambda: sq.new_game("sequence-numbers", {"players": 5}, SEED)),
+    ("invalid-option", "G-T1", lambda: sq.new_game("sequence", {"idle_seconds": 0}, SEED)),
     ("invalid-card", "SQ-C2", lambda: sq.apply(_sq(), "p1", {"type": "play", "card": "JK",
                                                               "cell": [0, 1]})),
     ("invalid-card", "SN-C1", lambda: sq.apply(_sq("sequence-numbers"), "p1", {
@@ -361,9 +508,15 @@ SEQUENCE = [
         "type": "penalty", "side": "green"})),
     ("no-penalty-due", "SQ-T6", lambda: sq.apply(_sq(), "p1", {"type": "penalty-discard",
                                                                 "card": "2S"})),
-    ("invalid-action", "SQ-P1", lambda: sq.apply(_sq(), "p1", {"type": "fly"})),
+    ("invalid-action", "G-R1", lambda: sq.apply(_sq(), "p1", {"type": "fly"})),
     ("game-over", "SQ-E1", lambda: sq.apply(_sq_with(status="finished"), "p1",
                                             {"type": "pass"})),
+    ("invalid-position", "G-P1", lambda: _sq_position(hands={"p1": ["2S"] * 3, "p2": 7})),
+    ("invalid-position", "SQ-P2", lambda: _sq_position(hands={"p1": 8, "p2": 7})),
+    ("invalid-position", "SQ-S5", lambda: _sq_position(chips={"green": _ROW})),
+    ("invalid-position", "SQ-P1", lambda: _sq_position(turn=None)),
+    ("invalid-position", "SQ-T1", lambda: _sq_position(chips={"green": _ROW[:2]})),
+    *SEQUENCE_MORE,
 ]
 
 

@@ -128,7 +128,7 @@ CHECKS = [  # (path, body, where the verdicts are, expected (code, rule) of each
     ("/v1/two-way/sequences/check", {"cards": ["7H", "7S", "7S", "7D", "7C"]}, "reasons",
      [("identical-adjacent", "TW-S6")]),
     ("/v1/sequence/moves/check", {**_MOVE, "card": "JD", "cell": [1, 1]}, None,
-     [("space-occupied", "SQ-T1")]),
+     [("space-occupied", "SQ-T2")]),  # a wild goes on an open space (SQ-T2)
     ("/v1/sequence/moves/check", {**_MOVE, "card": "JD", "cell": [0, 0]}, None,
      [("space-occupied", "SQ-C1")]),
     ("/v1/sequence/moves/check", {**_MOVE, "card": "7H", "cell": [0, 4]}, None,

@@ -826,9 +826,28 @@ def on_top(state, cards):
 def test_closed_board_pattern_holds_no_sequence():
     fresh, _ = start()
     state = closed_board(fresh)
-    assert sq.board_closed(state) and not sq.board_closed(closed_board(fresh, [(0, 4)]))
+    assert sq.board_closed(state)
     for side in ("green", "blue"):
         assert sq.scan_sequences(state["board"], state["chips"], [], side) == []
+
+
+def test_sq_e1_a_board_is_closed_when_no_side_can_still_build_a_sequence():
+    """RULES.md SQ-E1: closed = no space can take a new chip of a side that could still
+    build a sequence (not only: every space covered)."""
+    fresh, _ = start()
+    assert sq.board_closed(closed_board(fresh, [(0, 4)]))  # open, but in no side's line
+    row = [(0, 1), (0, 2), (0, 3), (0, 4)]  # with the corner: 5 spaces anyone can fill
+    assert not sq.board_closed(closed_board(fresh, row))
+    green = closed_board(fresh, row)
+    for r, c in row[:3]:
+        green["chips"][r][c] = "green"
+    green["chips"][1][1] = "blue"  # elsewhere, nothing else open
+    assert not sq.board_closed(green)  # green can still make (0,0)-(0,4)
+    green["sequences"] = [{"side": "green", "cells": [[0, 0], [1, 1], [2, 2], [3, 3],
+                                                      [4, 4]]}]
+    assert not sq.board_closed(green)  # one shared space is allowed (SQ-S4)
+    green["chips"][0][3] = "blue"
+    assert sq.board_closed(green)  # blue on the row: no side can use (0, 4) any more
 
 
 def test_sq_t4_sq_e1_no_pass_while_a_dead_card_can_be_exchanged():

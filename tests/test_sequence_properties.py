@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from service.games import sequence as sq
+from service.games.sequence import turn
 
 MAX_ACTIONS = 5000  # far above any game seen; the point is that the loop ends
 SETUPS = [
@@ -105,7 +106,7 @@ def check_why_it_ended(state):
     no open space, or after 4 x ``stalemate_decks`` whatever the board."""
     if state["result"]["reason"] == "no-legal-play":
         for seat in state["seats"]:
-            assert not sq._plays(state, seat)
+            assert not turn._plays(state, seat)
             assert not sq.can_exchange(state, seat, this_turn=False)
             assert seat not in state["pending_draws"] or not (
                 state["deck"] or any(state["discards"].values()))

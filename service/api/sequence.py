@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Response
-from marshmallow import Schema, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate
 
 from service.api.actions import DECK_CARD_PATTERN, NUMBERS_CARD_PATTERN
 from service.api.base import Blueprint, json_reply
@@ -59,8 +59,8 @@ class SequenceSchema(Schema):
     cells = fields.List(_cell_field(), required=True, validate=validate.Length(equal=5))
 
 
-class PositionSchema(Schema):
-    chips = fields.Dict(
+def _chips_field() -> fields.Dict:
+    return fields.Dict(
         keys=fields.String(validate=validate.OneOf(SIDES)), values=fields.List(_cell_field()),
         required=True, metadata={"description": "each side's chips (green, blue, red)",
                                  "additionalProperties": False, "properties": {
@@ -69,6 +69,10 @@ class PositionSchema(Schema):
                                          "items": {"type": "integer", "minimum": 0,
                                                    "maximum": 9}}} for side in SIDES},
                                  "example": {"green": [[0, 1], [0, 2]], "blue": [[5, 5]]}})
+
+
+class PositionSchema(Schema):
+    chips = _chips_field()
     sequences = fields.List(fields.Nested(SequenceSchema), load_default=list, metadata={
         "description": "the completed (locked) sequences; chips outside them are unlocked"})
 
@@ -118,6 +122,71 @@ class NumbersMoveSchema(NumbersPositionSchema):
                        "the answer on the board (422 otherwise)", "example": "6 x 7",
         "pattern": NUMBERS_CARD_PATTERN})
 
+
+
+class HandField(fields.Raw):
+    """A hand: a list of cards, or a count (G-P1: that many cards dealt from the seed;
+    what a seat reads of another seat's hand)."""
+
+    def __init__(self, **kwargs: Any):
+        super().__init__(metadata={"oneOf": [{"type": "array", "items": {"type": "string"}},
+                                             {"type": "integer", "minimum": 0}],
+                                   "example": ["7H", "JD", "2S"]}, **kwargs)
+
+    def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
+        valid = (isinstance(value, int) and not isinstance(value, bool) and value >= 0) or (
+            isinstance(value, list) and all(isinstance(card, str) for card in value))
+        if not valid:
+            raise ValidationError("a list of cards or a count")
+        return value
+
+
+def _seats(values: fields.Field, description: str, **kwargs: Any) -> fields.Dict:
+    return fields.Dict(keys=fields.String(validate=validate.Regexp(r"^p([1-9]|1[0-2])$")),
+                       values=values, metadata={"description": description}, **kwargs)
+
+
+def _seat(description: str) -> fields.String:
+    return fields.String(allow_none=True, load_default=None,
+                         metadata={"description": description, "example": "p1"})
+
+
+class SequencePositionSchema(Schema):
+    """G-P1: a Sequence or Sequence Numbers position (README, Positions). The engine's
+    own validation decides what is reachable (422 ``invalid-position``)."""
+    game = fields.String(required=True, validate=validate.OneOf((CLASSIC, NUMBERS)))
+    chips = _chips_field()
+    sequences = fields.List(fields.Nested(SequenceSchema), load_default=list, metadata={
+        "description": "the completed (locked) sequences; every completed line must be "
+                       "one (SQ-S5)"})
+    hands = _seats(HandField(), "each seat's hand (a count: dealt from the seed)",
+                   required=True)
+    discards = _seats(fields.List(fields.String()), "each seat's discard pile, bottom "
+                      "first (public)", load_default=dict)
+    deck = fields.List(fields.String(), allow_none=True, load_default=None, metadata={
+        "description": "the draw deck, top first; left out: every card no place holds, "
+                       "shuffled from the seed (server dealing)"})
+    turn = _seat("the seat to play; null only during a table deal or once finished")
+    turn_number = StrictInteger(allow_none=True, load_default=None, metadata={
+        "description": "the current turn is the n-th (default: the least the chips allow)"})
+    exchanged = fields.Boolean(load_default=False, metadata={
+        "description": "the seat on turn exchanged a dead card this turn (SQ-T4)"})
+    owed_draws = fields.List(fields.String(), load_default=list, metadata={
+        "description": "table dealing: seats owing their draw, oldest play first (SQ-T5)"})
+    replacement_due = _seat("table dealing: the seat owing a dead card's replacement")
+    penalty_due = fields.List(fields.String(), load_default=list, metadata={
+        "description": "seats owing a table-talk discard (SQ-T6)"})
+    lost_draws = _seats(StrictInteger(), "table dealing: draws lost per seat (SQ-T5)",
+                        load_default=dict)
+    reshuffles = StrictInteger(load_default=0, metadata={"description": "SQ-T7"})
+    passes = StrictInteger(load_default=0, metadata={
+        "description": "counted passes in a row (SQ-E1)"})
+    decks_without_sequence = StrictInteger(load_default=0, metadata={
+        "description": "whole decks in a row without a new sequence (SQ-E1)"})
+    sequences_at_reshuffle = StrictInteger(allow_none=True, load_default=None, metadata={
+        "description": "sequences completed at the last reshuffle (SQ-E1)"})
+    result = fields.Dict(allow_none=True, load_default=None, metadata={
+        "description": "a finished game's RESULT (its reason at least)"})
 
 class FoundSequenceSchema(Schema):
     cells = fields.List(fields.List(fields.Integer()), required=True,

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from service.games.sequence import CORNERS, FREE, SIZE, _board_from_input, check_board
+from service.games.sequence import CORNERS, FREE, SIZE, check_board
+from service.games.sequence.checks import _board_from_input
 from service.messages import Message
-from service.pictures import (SIDE_COLOURS, Svg, card_label, draw_card, scores_line,
-                              status_line)
+from service.pictures import SIDE_COLOURS, Svg, card_label, draw_card, scores_line, status_line
 
 CELL = 46
 TOP = 56
@@ -62,12 +62,16 @@ def _hands(svg: Svg, y: float, hands: dict[str, list[str]]) -> None:
 
 def draw(view: dict, game: str) -> Svg:
     """The board as ``view`` shows it, its locked sequences, and the hands it holds
-    (``hand`` for a seat, ``hands`` for the referee)."""
+    (``hand`` for a seat, ``hands`` for the referee); a game started from a stated
+    position says so (G-P1)."""
     hands = view.get("hands") or ({view["seat"]: view["hand"]} if "hand" in view else {})
     svg = Svg(SIZE * CELL, TOP + SIZE * CELL + 44 * len(hands) + 6,
               f"{TITLES.get(game, game)} ({view.get('seat', 'referee')})")
     svg.text(4, 18, status_line(view), 16, text_anchor="start", font_weight="bold")
     svg.text(4, 40, scores_line(view.get("sequence_counts", {})), 14, text_anchor="start")
+    if view.get("from_position"):  # G-P1: never shown as a fresh, seed-committed deal
+        svg.text(SIZE * CELL - 4, 40, Message("Started from a stated position"), 13,
+                 text_anchor="end", font_style="italic", class_="from-position")
     _board(svg, view["board"], view["chips"])
     for entry in view.get("sequences", []):
         _sequence(svg, entry["side"], entry["cells"], True)
