@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from service.cards import DECK
 from service.games import RuleViolation
 from service.games import solitaire_frenzy as sf
 
@@ -117,7 +118,7 @@ def test_sf_p1_deal_is_a_whole_deck_per_seat():
         assert [len(c) for c in layout["columns"]] == [1, 1, 1, 1]
         assert len(layout["hand"]) == 35 and layout["waste"] == []
         cards = layout["pile"] + sum(layout["columns"], []) + layout["hand"]
-        assert sorted(cards) == sorted(sf.DECK)
+        assert sorted(cards) == sorted(DECK)
     orders = {tuple(state["layouts"][s]["hand"]) for s in state["seats"]}
     assert len(orders) == 4, "each deck is shuffled on its own"
 
