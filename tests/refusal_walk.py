@@ -520,6 +520,8 @@ FRENZY = [
         "7H", to="column", column=0))),
     ("wrong-colour", "SF-R1", lambda: sf.apply(_sf_lay(pile=("QH",)), "p1", _sf_play(
         "QH", to="column", column=1))),
+    ("invalid-position", "SF-F1", lambda: sf.start_from_position(sf.GAME, {}, SEED, {
+        "game": sf.GAME, "foundations": [{"cards": [{"card": "2H", "seat": "p1"}]}]})),
 ]
 
 

@@ -81,6 +81,7 @@ _REFUSERS = {  # callee -> positions of a code among its positional arguments
     "RuleViolation": (0,), "InputError": (0,), "Refusal": (0,), "_refuse": (0,),
     "_forbid": (0,), "_malformed": (1,), "_bad": (1,), "bad": (0,), "Refused": (1,),
     "problem": (1,), "abort": ()}
+_REFUSERS.update({"refuse": (0,), "malformed": (1,)})  # service.games.solitaire_frenzy.errors
 
 
 def _codes_in_source() -> set[str]:

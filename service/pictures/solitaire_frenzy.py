@@ -53,14 +53,18 @@ def draw(view: dict, game: str) -> Svg:
     """The foundations by suit, then every seat's public layout and total."""
     piles, players = _piles(view), view.get("players", {})
     tallest = max((sum(1 for p in piles if p["suit"] == s) for s in SUITS), default=0)
-    height = 56 + 36 + max(tallest, 1) * (CARD_H + 18) + 56 * len(players) + 8
+    top = 56 + (20 if view.get("from_position") else 0)
+    height = top + 36 + max(tallest, 1) * (CARD_H + 18) + 56 * len(players) + 8
     svg = Svg(WIDTH, height, f"Solitaire Frenzy ({view.get('seat', 'referee')})")
     svg.text(4, 18, status_line(view), 16, text_anchor="start", font_weight="bold")
     svg.text(4, 40, Message("Round %(round)s of %(rounds)s", round=view.get("round"),
                             rounds=view.get("rounds")) if not view.get("result")
              else scores_line(view["result"]["scores"]), 14, text_anchor="start")
-    used = _foundations(svg, 56, piles)
-    _layouts(svg, 56 + used, players, view.get("totals", {}))
+    if view.get("from_position"):  # G-P1: never shown as a fresh, seed-committed deal
+        svg.text(4, 60, Message("started from a stated position"), 13,
+                 text_anchor="start", font_style="italic", fill="#555")
+    used = _foundations(svg, top, piles)
+    _layouts(svg, top + used, players, view.get("totals", {}))
     return svg
 
 

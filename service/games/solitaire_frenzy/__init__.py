@@ -139,8 +139,13 @@ from service.games.solitaire_frenzy.deal import CATALOG, deal, normalise_options
 from service.games.solitaire_frenzy.fold import fold, fold_all
 from service.games.solitaire_frenzy.foundations import board_counts
 from service.games.solitaire_frenzy.hand import hidden_cards
+from service.games.solitaire_frenzy.positions import position
 from service.games.solitaire_frenzy.race import apply
-from service.games.solitaire_frenzy.rounds import can_move, new_game
+from service.games.solitaire_frenzy.rounds import (
+                                                  can_move,
+                                                  new_game,
+                                                  start_from_position,
+)
 from service.games.solitaire_frenzy.state import FrenzyState, Layout
 from service.games.solitaire_frenzy.views import (
                                                   check_play,
@@ -154,5 +159,6 @@ __all__ = [
     "REALTIME", "REFEREE", "TURN_SIZE", "FrenzyState", "Layout", "Refusal", "ace",
     "apply", "board_counts", "builds_on", "can_move", "check_play", "column_refusal",
     "deal", "fold", "fold_all", "foundation_refusal", "hidden_cards", "legal_actions",
-    "new_game", "next_card", "normalise_options", "view", "view_event",
+    "new_game", "next_card", "normalise_options", "position", "start_from_position",
+    "view", "view_event",
 ]

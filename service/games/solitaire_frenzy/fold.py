@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from service.games.solitaire_frenzy.cards import COLUMN, GAME, NEW, TURN_SIZE
 from service.games.solitaire_frenzy.deal import deal
+from service.games.solitaire_frenzy.positions import position_state
 from service.games.solitaire_frenzy.state import Event, FrenzyState, Layout
 
 
@@ -11,7 +12,8 @@ def _created_state(event: Event) -> FrenzyState:
     return {"game": GAME, "options": event["options"], "seed": event["seed"],
             "status": "active", "seats": seats, "active": list(seats), "round": 0,
             "round_seats": [], "foundations": [], "layouts": {s: None for s in seats},
-            "retired": {}, "history": [], "totals": {s: 0 for s in seats}, "result": None}
+            "retired": {}, "history": [], "totals": {s: 0 for s in seats}, "result": None,
+            "from_position": bool(event.get("from_position", False))}
 
 
 def _copy_layout(state: FrenzyState, seat: str) -> tuple[FrenzyState, Layout]:
@@ -112,6 +114,7 @@ _FOLDS = {
     "played": _fold_played, "column-moved": _fold_column_moved,
     "refilled": _fold_refilled, "seat-retired": _fold_retired,
     "round-ended": _fold_round_ended, "game-ended": _fold_game_ended,
+    "position-set": lambda s, e: position_state(s, e["position"]),
 }
 
 

@@ -11,13 +11,14 @@ from service.games.solitaire_frenzy.deal import (
     normalise_options,
     seats_of,
 )
-from service.games.solitaire_frenzy.fold import emit, fold
+from service.games.solitaire_frenzy.fold import emit, fold, fold_all
 from service.games.solitaire_frenzy.foundations import (
     board_counts,
     board_needs,
     to_board,
 )
 from service.games.solitaire_frenzy.hand import hidden_cards
+from service.games.solitaire_frenzy.positions import read_position
 from service.games.solitaire_frenzy.state import Event, FrenzyState, Needs
 from service.messages import Message
 
@@ -33,6 +34,33 @@ def new_game(game: str, options: Any, seed: str) -> list[Event]:
                "seats": seats_of(normal["players"]), "seed": seed}
     events = [created]
     start_round(events, fold(None, created))
+    return events
+
+
+def start_from_position(game: str, options: Any, seed: str, position: Any) -> list[Event]:
+    """G-P1: the setup events of a game starting from a stated ``position`` (notation:
+    service.games.solitaire_frenzy.positions): ``game-created`` (``from_position``:
+    true), ``position-set`` (the position normalised, as stated; the cards it leaves
+    out are shuffled from the seed when folded), then what the position already
+    implies in server dealing (a seat out or nobody able to move ends the round,
+    SF-E1) or, when its history holds the round in play, the end of the game.
+    Raises RuleViolation ``invalid-option`` or ``invalid-position`` (422, naming
+    ``field`` and the rule broken)."""
+    if game != GAME:
+        raise invalid_option(Message("unknown game %(game)s", game=repr(game)))
+    normal = normalise_options(options)
+    seats = seats_of(normal["players"])
+    stated = read_position(position, normal, seats)
+    events: list[Event] = [
+        {"type": "game-created", "seat": None, "game": GAME, "options": normal,
+         "seats": seats, "seed": seed, "from_position": True},
+        {"type": "position-set", "seat": None, "position": stated}]
+    state = fold_all(None, events)  # type: ignore[arg-type]
+    if len(state["history"]) == state["round"]:  # the round in play has ended
+        end_game(events, state, "last-seat" if len(state["active"]) < 2
+                 else "rounds-played")
+    elif normal["dealing"] == "server":
+        settle(events, state)
     return events
 
 

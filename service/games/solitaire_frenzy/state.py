@@ -72,8 +72,9 @@ class FrenzyState(TypedDict):
     """The whole game. ``seats`` p1..pN; ``active`` the seats still at the table
     (SF-E3); ``round`` the current round (1-based) and ``round_seats`` the seats that
     started it; ``layouts[seat]`` None before a deal, once retired, and always in
-    table mode; ``totals`` the running scores; ``result`` the common result once
-    finished (``status`` "finished")."""
+    table mode unless a position stated them; ``totals`` the running scores;
+    ``result`` the common result once finished (``status`` "finished");
+    ``from_position``: the game started from a stated position (G-P1)."""
 
     game: str
     options: Options
@@ -89,6 +90,7 @@ class FrenzyState(TypedDict):
     history: list[RoundRecord]
     totals: dict[str, int]
     result: dict | None
+    from_position: bool
 
 
 Event = dict  # ``{"type": str, "seat": str | None, ...}``; see the package docstring

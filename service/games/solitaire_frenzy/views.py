@@ -20,6 +20,7 @@ from service.games.solitaire_frenzy.foundations import (
     board_needs,
     foundation_targets,
 )
+from service.games.solitaire_frenzy.positions import public_position, sees_everything
 from service.games.solitaire_frenzy.rounds import can_move
 from service.games.solitaire_frenzy.state import Event, FrenzyState, Needs
 from service.games.solitaire_frenzy.tableau import order_blocks
@@ -91,7 +92,8 @@ def _public_layout(state: FrenzyState, seat: str, board: int, needs: Needs) -> d
         "waste_top": layout["waste"][-1] if layout["waste"] else None,
         "waste_size": len(layout["waste"]), "hand_size": len(layout["hand"]),
     })
-    if state["status"] == "active" and seat in state["active"]:
+    if state["status"] == "active" and seat in state["active"] \
+            and state["options"]["dealing"] == "server":
         out["can_move"] = can_move(state, seat, needs)
     return out
 
@@ -106,6 +108,7 @@ def view(state: FrenzyState, viewer: str | None) -> dict:
     this round), ``pile_top``, ``pile_size``, ``columns``, ``waste_top``,
     ``waste_size``, ``hand_size``, ``can_move`` (SF-E1, from public information);
     ``result`` once finished, the seed commitment (the seed itself once finished);
+    ``from_position`` (G-P1: the game started from a stated position);
     ``seat`` for a seat viewer.
     """
     board, needs = board_counts(state), board_needs(state)
@@ -120,6 +123,7 @@ def view(state: FrenzyState, viewer: str | None) -> dict:
         "players": {seat: _public_layout(state, seat, board[seat], needs)
                     for seat in state["seats"]},
         "result": state["result"], "seed_commitment": commitment(state["seed"]),
+        "from_position": bool(state.get("from_position", False)),
     }
     if state["status"] == "finished":
         out["seed"] = state["seed"]
@@ -131,7 +135,12 @@ def view(state: FrenzyState, viewer: str | None) -> dict:
 def view_event(state: FrenzyState, event: Event, viewer: str | None) -> dict | None:
     """One log event as ``viewer`` may see it: every event is public (none carries a
     face-down card), except the seed of ``game-created``, shown once the game is over
-    (``seed_commitment`` before)."""
+    (``seed_commitment`` before), and a stated position's face-down cards
+    (``position-set``), shown as counts unless the viewer sees everything (G-P1)."""
+    if event["type"] == "position-set":
+        if sees_everything(state, viewer):
+            return dict(event)
+        return {**event, "position": public_position(event["position"])}
     if event["type"] != "game-created":
         return dict(event)
     out = {k: v for k, v in event.items() if k != "seed"}
@@ -139,8 +148,6 @@ def view_event(state: FrenzyState, event: Event, viewer: str | None) -> dict | N
     if state["status"] == "finished":
         out["seed"] = event["seed"]
     return out
-
-
 
 
 def check_play(card: Any, onto: Any, to: Any) -> dict:
