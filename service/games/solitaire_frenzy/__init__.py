@@ -139,6 +139,7 @@ from service.games.solitaire_frenzy.deal import CATALOG, deal, normalise_options
 from service.games.solitaire_frenzy.fold import fold, fold_all
 from service.games.solitaire_frenzy.foundations import board_counts
 from service.games.solitaire_frenzy.hand import hidden_cards
+from service.games.solitaire_frenzy.idle import idle_events
 from service.games.solitaire_frenzy.positions import position
 from service.games.solitaire_frenzy.race import apply
 from service.games.solitaire_frenzy.rounds import (
@@ -158,7 +159,8 @@ __all__ = [
     "CATALOG", "COLUMN", "COLUMNS", "FOUNDATION", "GAME", "NEW", "PILE_SIZE", "PLAYERS",
     "REALTIME", "REFEREE", "TURN_SIZE", "FrenzyState", "Layout", "Refusal", "ace",
     "apply", "board_counts", "builds_on", "can_move", "check_play", "column_refusal",
-    "deal", "fold", "fold_all", "foundation_refusal", "hidden_cards", "legal_actions",
+    "deal", "fold", "fold_all", "foundation_refusal", "hidden_cards", "idle_events",
+    "legal_actions",
     "new_game", "next_card", "normalise_options", "position", "start_from_position",
     "view", "view_event",
 ]

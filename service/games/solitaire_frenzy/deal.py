@@ -10,6 +10,7 @@ from service.games.solitaire_frenzy.cards import COLUMNS, GAME, PILE_SIZE, PLAYE
 from service.games.solitaire_frenzy.state import Layout, Options
 from service.messages import Message
 
+IDLE_SECONDS = 120  # G-T1's default in server dealing (off in table dealing)
 
 def _option(name: str, type_: str, default: Any, description: str,
             choices: list | None = None) -> dict:
@@ -41,6 +42,11 @@ CATALOG: dict[str, dict] = {
             _option("play_order", "string", "free", "SF-O1: strict refuses a waste play "
                     "while the same seat could play its 13-pile top or a column card",
                     ["free", "strict"]),
+            _option("idle_seconds", "integer", IDLE_SECONDS, "G-T1: a seat that still has "
+                    "a productive move (or has not turned through its hand) while every "
+                    "other seat has had none for this many seconds is treated as having no "
+                    "move (SF-E1); an integer >= 1, or null for off. Default: 120 in "
+                    "server dealing, null (off) in table dealing, where it must stay off"),
             _option("first_seat", "string", "p1", "G-O1: the seat that calls \"¡Vamos!\" "
                     "(p1..pN); everyone then starts at the same time, so it changes "
                     "nothing in play"),
@@ -54,7 +60,7 @@ CATALOG: dict[str, dict] = {
 # the rule each option belongs to (G-R1: an invalid option names it)
 _OPTION_RULES = {"players": "SF-P0", "dealing": "SF-M1", "rounds": "SF-E2",
                  "pile_penalty": "SF-E2", "one_pile_per_suit": "SF-F1",
-                 "play_order": "SF-O1", "first_seat": "G-O1"}
+                 "play_order": "SF-O1", "first_seat": "G-O1", "idle_seconds": "G-T1"}
 
 
 def invalid_option(detail: Message, name: str = "players") -> RuleViolation:
@@ -77,6 +83,8 @@ def normalise_options(options: Any) -> Options:
     out = {}
     for spec in specs:
         name, value = spec["name"], options.get(spec["name"])
+        if name == "idle_seconds":
+            continue
         if value is None:
             value = spec["default"]
         elif type(value) is not type(spec["default"]):  # 2.0 or true is no player count
@@ -88,11 +96,29 @@ def normalise_options(options: Any) -> Options:
                                          "%(value)s", name=name, allowed=spec["choices"],
                                          value=repr(value)), name)
         out[name] = value
+    out["idle_seconds"] = _idle_seconds(options, out["dealing"])
     if out["first_seat"] not in seats_of(out["players"]):
         raise invalid_option(Message("%(name)s must be one of %(allowed)s, not %(value)s",
                                      name="first_seat", allowed=seats_of(out["players"]),
                                      value=repr(out["first_seat"])), "first_seat")
     return out
+
+
+def _idle_seconds(options: dict, dealing: str) -> int | None:
+    """G-T1: ``idle_seconds`` as given (null: off), else the dealing's default; an
+    integer >= 1, and off in table dealing."""
+    default = IDLE_SECONDS if dealing == "server" else None
+    value = options.get("idle_seconds", default)
+    if value is None:
+        return None
+    if type(value) is not int or value < 1:
+        raise invalid_option(Message("%(name)s must be of type %(type)s, not %(value)s",
+                                     name="idle_seconds", type="integer >= 1 or null",
+                                     value=repr(value)), "idle_seconds")
+    if dealing == "table":
+        raise invalid_option(Message("idle_seconds is off in table dealing: the referee "
+                                     "reports what the table does (G-T1)"), "idle_seconds")
+    return value
 
 
 def seats_of(players: int) -> list[str]:

@@ -13,7 +13,7 @@ def _created_state(event: Event) -> FrenzyState:
             "status": "active", "seats": seats, "active": list(seats), "round": 0,
             "round_seats": [], "foundations": [], "layouts": {s: None for s in seats},
             "retired": {}, "history": [], "totals": {s: 0 for s in seats}, "result": None,
-            "from_position": bool(event.get("from_position", False))}
+            "from_position": bool(event.get("from_position", False)), "timed_out": []}
 
 
 def _copy_layout(state: FrenzyState, seat: str) -> tuple[FrenzyState, Layout]:
@@ -28,7 +28,19 @@ def _copy_layout(state: FrenzyState, seat: str) -> tuple[FrenzyState, Layout]:
 
 def _fold_round_started(s: FrenzyState, e: Event) -> FrenzyState:
     return {**s, "round": e["round"], "round_seats": list(e["seats"]), "foundations": [],
-            "layouts": {seat: None for seat in s["seats"]}}
+            "layouts": {seat: None for seat in s["seats"]}, "timed_out": []}
+
+
+def _fold_timed_out(s: FrenzyState, e: Event) -> FrenzyState:
+    """G-T1: the seat counts as having no move (SF-E1) until it acts again."""
+    return {**s, "timed_out": s.get("timed_out", []) + [e["seat"]]}
+
+
+def _back(s: FrenzyState, seat: str) -> FrenzyState:
+    """A seat that acts is no longer timed out (G-T1)."""
+    if seat in s.get("timed_out", []):
+        return {**s, "timed_out": [x for x in s["timed_out"] if x != seat]}
+    return s
 
 
 def _fold_dealt(s: FrenzyState, e: Event) -> FrenzyState:
@@ -37,7 +49,7 @@ def _fold_dealt(s: FrenzyState, e: Event) -> FrenzyState:
 
 
 def _fold_turned(s: FrenzyState, e: Event) -> FrenzyState:
-    s, layout = _copy_layout(s, e["seat"])
+    s, layout = _copy_layout(_back(s, e["seat"]), e["seat"])
     if not layout["hand"]:  # SF-H1: pick the waste up unshuffled; a fresh pass starts
         layout["hand"], layout["waste"], layout["pass"] = layout["waste"], [], []
     group, layout["hand"] = layout["hand"][:TURN_SIZE], layout["hand"][TURN_SIZE:]
@@ -63,7 +75,7 @@ def _take(layout: Layout, source: str, column: int | None) -> str:
 
 
 def _fold_played(s: FrenzyState, e: Event) -> FrenzyState:
-    s, layout = _copy_layout(s, e["seat"])
+    s, layout = _copy_layout(_back(s, e["seat"]), e["seat"])
     card = _take(layout, e["from"], e.get("from_column"))
     if card != e["card"]:
         raise ValueError(f"played {e['card']} but the source holds {card}")
@@ -80,7 +92,7 @@ def _fold_played(s: FrenzyState, e: Event) -> FrenzyState:
 
 
 def _fold_column_moved(s: FrenzyState, e: Event) -> FrenzyState:
-    s, layout = _copy_layout(s, e["seat"])
+    s, layout = _copy_layout(_back(s, e["seat"]), e["seat"])
     columns = layout["columns"]
     columns[e["to_column"]] += columns[e["from_column"]]
     columns[e["from_column"]] = []
@@ -88,7 +100,7 @@ def _fold_column_moved(s: FrenzyState, e: Event) -> FrenzyState:
 
 
 def _fold_refilled(s: FrenzyState, e: Event) -> FrenzyState:
-    s, layout = _copy_layout(s, e["seat"])
+    s, layout = _copy_layout(_back(s, e["seat"]), e["seat"])
     layout["columns"][e["column"]] = [_take(layout, e["from"], None)]
     return s
 
@@ -115,6 +127,7 @@ _FOLDS = {
     "refilled": _fold_refilled, "seat-retired": _fold_retired,
     "round-ended": _fold_round_ended, "game-ended": _fold_game_ended,
     "position-set": lambda s, e: position_state(s, e["position"]),
+    "seat-timed-out": _fold_timed_out,
 }
 
 

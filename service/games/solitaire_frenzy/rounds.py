@@ -131,7 +131,10 @@ def can_move(state: FrenzyState, seat: str, needs: Needs | None = None) -> bool:
     information only (see the package docstring)? Productive: its 13-pile top, waste
     top or a card turning can reach goes to the board, onto a column or into an empty
     column; a column's exposed card goes to the board; a whole column moves onto
-    another. Turning alone is not productive."""
+    another. Turning alone is not productive. A seat G-T1 timed out counts as having
+    no move until it acts again."""
+    if seat in state.get("timed_out", []):
+        return False
     layout = state["layouts"][seat]
     needs = needs or board_needs(state)
     columns = layout["columns"]

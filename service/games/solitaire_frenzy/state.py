@@ -66,6 +66,7 @@ class Options(TypedDict):
     one_pile_per_suit: bool
     play_order: Literal["free", "strict"]
     first_seat: str
+    idle_seconds: int | None
 
 
 class FrenzyState(TypedDict):
@@ -74,7 +75,9 @@ class FrenzyState(TypedDict):
     started it; ``layouts[seat]`` None before a deal, once retired, and always in
     table mode unless a position stated them; ``totals`` the running scores;
     ``result`` the common result once finished (``status`` "finished");
-    ``from_position``: the game started from a stated position (G-P1)."""
+    ``from_position``: the game started from a stated position (G-P1);
+    ``timed_out``: the seats of this round treated as having no move since G-T1 timed
+    them out (until they act again)."""
 
     game: str
     options: Options
@@ -91,6 +94,7 @@ class FrenzyState(TypedDict):
     totals: dict[str, int]
     result: dict | None
     from_position: bool
+    timed_out: list[str]
 
 
 Event = dict  # ``{"type": str, "seat": str | None, ...}``; see the package docstring

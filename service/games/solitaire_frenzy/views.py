@@ -108,7 +108,8 @@ def view(state: FrenzyState, viewer: str | None) -> dict:
     this round), ``pile_top``, ``pile_size``, ``columns``, ``waste_top``,
     ``waste_size``, ``hand_size``, ``can_move`` (SF-E1, from public information);
     ``result`` once finished, the seed commitment (the seed itself once finished);
-    ``from_position`` (G-P1: the game started from a stated position);
+    ``from_position`` (G-P1: the game started from a stated position); ``timed_out``
+    (G-T1: the seats treated as having no move until they act again);
     ``seat`` for a seat viewer.
     """
     board, needs = board_counts(state), board_needs(state)
@@ -124,6 +125,7 @@ def view(state: FrenzyState, viewer: str | None) -> dict:
                     for seat in state["seats"]},
         "result": state["result"], "seed_commitment": commitment(state["seed"]),
         "from_position": bool(state.get("from_position", False)),
+        "timed_out": list(state.get("timed_out", [])),
     }
     if state["status"] == "finished":
         out["seed"] = state["seed"]
