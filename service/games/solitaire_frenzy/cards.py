@@ -92,8 +92,12 @@ def column_refusal(card: str, onto: str) -> Refusal | None:
             return Refusal("wrong-rank", Message(
                 "%(onto)s takes nothing (an Ace ends a column), not %(card)s: columns build "
                 "down one rank at a time", onto=onto, card=card), "SF-R1")
-        return Refusal("wrong-rank", Message(
-            "%(onto)s takes a %(rank)s of the other colour, not %(card)s: columns build down "
-            "one rank at a time", onto=onto, rank=RANKS[_VALUE[onto] - 2], card=card),
-            "SF-R1")
+        rank = RANKS[_VALUE[onto] - 2]
+        wanted = (Message("%(onto)s takes a black %(rank)s, not %(card)s: columns build down "
+                          "one rank at a time, red on black, black on red", onto=onto,
+                          rank=rank, card=card) if _RED[onto] else
+                  Message("%(onto)s takes a red %(rank)s, not %(card)s: columns build down "
+                          "one rank at a time, red on black, black on red", onto=onto,
+                          rank=rank, card=card))
+        return Refusal("wrong-rank", wanted, "SF-R1")
     return None

@@ -63,8 +63,10 @@ _OPTION_RULES = {"players": "SF-P0", "dealing": "SF-M1", "rounds": "SF-E2",
                  "play_order": "SF-O1", "first_seat": "G-O1", "idle_seconds": "G-T1"}
 
 
-def invalid_option(detail: Message, name: str = "players") -> RuleViolation:
-    return RuleViolation("invalid-option", detail, 422, _OPTION_RULES[name])
+def invalid_option(detail: Message, name: str | None = None) -> RuleViolation:
+    """422 ``invalid-option`` citing the option's rule; options that are not an object,
+    an unknown option or game cite G-O1 (G-R1)."""
+    return RuleViolation("invalid-option", detail, 422, _OPTION_RULES.get(name, "G-O1"))
 
 
 def normalise_options(options: Any) -> Options:

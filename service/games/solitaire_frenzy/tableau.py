@@ -61,25 +61,31 @@ def locate(state: FrenzyState, seat: str, card: str) -> tuple[str, int | None]:
         "column: only those cards play (SF-P2, SF-H1, SF-R3)", card=card), "SF-H1")
 
 
-def order_blocks(state: FrenzyState, seat: str) -> bool:
-    """SF-O1 strict: the seat could play its 13-pile top (anywhere) or a column's
-    exposed card to the board, so it may not play from the waste."""
+def order_first(state: FrenzyState, seat: str) -> list[str]:
+    """SF-O1 strict: the cards the seat must play before its waste: its 13-pile top if
+    it plays anywhere, and each column's exposed card that goes to the board (a
+    possible whole-column move does not count); [] when the waste may be played."""
     layout, needs = state["layouts"][seat], board_needs(state)
     exposed = [c[-1] for c in layout["columns"] if c]
+    first = []
     if layout["pile"]:
         top = layout["pile"][-1]
         if len(exposed) < COLUMNS or to_board(top, needs) or \
                 any(builds_on(top, e) for e in exposed):
-            return True
-    return any(to_board(card, needs) for card in exposed)
+            first.append(top)
+    return first + [card for card in exposed if to_board(card, needs)]
 
 
 def check_order(state: FrenzyState, seat: str, source: str) -> None:
-    if source == "waste" and state["options"]["play_order"] == "strict" \
-            and order_blocks(state, seat):
-        raise refuse("play-order", Message("play order is strict: play your 13-pile top "
-                                           "or a column card before your waste (SF-O1)"),
-                     "SF-O1")
+    """SF-O1 strict: a waste play is refused while the 13-pile top or a column card
+    could be played; the refusal names them."""
+    if source != "waste" or state["options"]["play_order"] != "strict":
+        return
+    first = order_first(state, seat)
+    if first:
+        raise refuse("play-order", Message(
+            "play order is strict: play %(cards)s (your 13-pile top or a column card) "
+            "before your waste (SF-O1)", cards=", ".join(first)), "SF-O1")
 
 
 def exposed_after(state: FrenzyState, seat: str, source: str) -> str | None:

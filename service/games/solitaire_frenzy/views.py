@@ -20,10 +20,11 @@ from service.games.solitaire_frenzy.foundations import (
     board_needs,
     foundation_targets,
 )
+from service.games.solitaire_frenzy.hand import waste_top_plays
 from service.games.solitaire_frenzy.positions import public_position, sees_everything
 from service.games.solitaire_frenzy.rounds import can_move
 from service.games.solitaire_frenzy.state import Event, FrenzyState, Needs
-from service.games.solitaire_frenzy.tableau import order_blocks
+from service.games.solitaire_frenzy.tableau import order_first
 from service.messages import Message
 
 
@@ -43,7 +44,7 @@ def _seat_actions(state: FrenzyState, seat: str) -> list[dict]:
         moves += [{"type": "refill", "round": number, "card": card, "column": j}
                   for j, c in enumerate(columns) if not c]
         if source == "waste" and moves and state["options"]["play_order"] == "strict" \
-                and order_blocks(state, seat):
+                and order_first(state, seat):
             moves = []
         plays += moves
     for i, column in enumerate(columns):
@@ -54,7 +55,8 @@ def _seat_actions(state: FrenzyState, seat: str) -> list[dict]:
         plays += [{"type": "move", "round": number, "from_column": i, "to_column": j}
                   for j, other in enumerate(columns)
                   if j != i and other and builds_on(column[0], other[-1])]
-    if layout["hand"] or layout["waste"]:
+    if (layout["hand"] or layout["waste"]) and not (
+            state["options"]["play_order"] == "strict" and waste_top_plays(state, seat)):
         plays.append({"type": "turn", "round": number})
     return plays
 
