@@ -9,7 +9,8 @@ rules), ``state`` (the state's TypedDicts), ``deal`` (options, SF-P1 deal),
 ``foundations`` (the shared board, SF-F1/T1), ``hand`` (turning, SF-H1), ``tableau``
 (13-pile, columns, waste plays; SF-P2, SF-R1..R4, SF-O1), ``rounds`` (SF-E1 "nobody can
 move", scoring, the end), ``referee`` (SF-E3, SF-M1), ``race`` (``apply``), ``fold``,
-``views`` (views, legal actions, the stateless check).
+``positions`` and ``layouts`` (G-P1: reading a stated position, and back), ``idle``
+(G-T1), ``views`` (views, legal actions, the stateless check).
 
 Seats are ``p1``..``pN`` (2 to 6, SF-P0), each with its own 52-card deck (no jokers): a
 card is named by its code (``"7H"``) and its owner is the seat, so ``"7H"`` of ``p1``
@@ -140,7 +141,7 @@ from service.games.solitaire_frenzy.fold import fold, fold_all
 from service.games.solitaire_frenzy.foundations import board_counts
 from service.games.solitaire_frenzy.hand import hidden_cards
 from service.games.solitaire_frenzy.idle import idle_events
-from service.games.solitaire_frenzy.positions import position
+from service.games.solitaire_frenzy.layouts import position
 from service.games.solitaire_frenzy.race import apply
 from service.games.solitaire_frenzy.rounds import (
                                                   can_move,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from service.games.solitaire_frenzy.cards import COLUMN, GAME, NEW, TURN_SIZE
 from service.games.solitaire_frenzy.deal import deal
-from service.games.solitaire_frenzy.positions import position_state
+from service.games.solitaire_frenzy.layouts import position_state
 from service.games.solitaire_frenzy.state import Event, FrenzyState, Layout
 
 

@@ -21,7 +21,7 @@ from service.games.solitaire_frenzy.foundations import (
     foundation_targets,
 )
 from service.games.solitaire_frenzy.hand import waste_top_plays
-from service.games.solitaire_frenzy.positions import public_position, sees_everything
+from service.games.solitaire_frenzy.layouts import public_position, sees_everything
 from service.games.solitaire_frenzy.rounds import can_move
 from service.games.solitaire_frenzy.state import Event, FrenzyState, Needs
 from service.games.solitaire_frenzy.tableau import order_first
