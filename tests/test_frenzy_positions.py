@@ -15,7 +15,7 @@ from service.api.solitaire_frenzy import SolitaireFrenzyPositionSchema
 from service.cards import DECK
 from service.games import RuleViolation
 from service.games import solitaire_frenzy as sf
-from test_frenzy_properties import check_invariants
+from test_frenzy_properties import check_invariants, reshuffle_hidden
 
 SEED = "5e" * 32
 SEEDS = st.binary(min_size=32, max_size=32).map(bytes.hex)
@@ -332,3 +332,29 @@ def test_g_p1_play_goes_on_from_a_random_games_position(seed, players, steps, cl
     assert again["status"] == "finished"
     assert again["result"]["scores"] == {s: sum(r["scores"].get(s, 0) for r in again[
         "history"]) for s in again["seats"]}
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=SEEDS, steps=st.integers(0, 200), client=st.integers(0, 2**32))
+def test_g_m1_a_seats_position_never_depends_on_hidden_cards(seed, steps, client):
+    """Two states differing only in where the hidden cards lie give every seat (and the
+    referee of a server game) the same position, and the same position-set event."""
+    rng = random.Random(client)
+    state = sf.fold_all(None, sf.new_game(sf.GAME, {"players": 3}, seed))
+    for _ in range(steps):
+        if state["status"] != "active":
+            break
+        actor = rng.choice(state["active"])
+        actions = sf.legal_actions(state, actor)
+        if actions:
+            state = sf.fold_all(state, sf.apply(state, actor, rng.choice(actions)))
+    other = reshuffle_hidden(state, "referee", rng)
+    for viewer in ("p1", "p2", "referee", None):
+        assert sf.position(state, viewer) == sf.position(other, viewer)
+    stated = sf.position({**state, "status": "finished"}, None)
+    if state["status"] == "active":
+        event = sf.start_from_position(sf.GAME, {"players": 3}, seed, stated)[1]
+        shown = sf.view_event(state, event, "p2")
+        again = sf.position({**other, "status": "finished"}, None)
+        event2 = sf.start_from_position(sf.GAME, {"players": 3}, seed, again)[1]
+        assert shown == sf.view_event(other, event2, "p2")
