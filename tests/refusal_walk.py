@@ -860,6 +860,12 @@ FRENZY = [
         "7H", to="column", column=0))),
     ("wrong-colour", "SF-R1", lambda: sf.apply(_sf_lay(pile=("QH",)), "p1", _sf_play(
         "QH", to="column", column=1))),
+    ("play-order", "SF-O1", lambda: sf.apply(_sf_lay(
+        waste=("8C",), hand=("2C",), play_order="strict"), "p1", {"type": "turn", "round": 1})),
+    ("game-over", "SF-E3", lambda: sf.apply(_sf_last_seat(), "p1", {"type": "turn",
+                                                                     "round": 2})),
+    ("invalid-position", "SF-F1", lambda: sf.start_from_position(sf.GAME, {}, SEED, {
+        "game": sf.GAME, "foundations": [{"cards": [{"card": "2H", "seat": "p1"}]}]})),
 ]
 
 
@@ -873,6 +879,11 @@ def _sf_retired():
     state = copy.deepcopy(_new(sf, "solitaire-frenzy", players=3))
     state["active"] = ["p2", "p3"]
     return state
+
+
+def _sf_last_seat():
+    state = _sf()
+    return _fold(sf, sf.apply(state, "referee", {"type": "retire", "seat": "p2"}), state)
 
 
 def _sf_over():

@@ -24,7 +24,8 @@ def test_catalog_lists_solitaire_frenzy_with_its_options(client):
     assert entry["players"] == [2, 3, 4, 5, 6] and entry["realtime"] is True
     defaults = {o["name"]: o["default"] for o in entry["options"]}
     assert defaults == {"players": 2, "dealing": "server", "rounds": 3, "pile_penalty": 1,
-                        "one_pile_per_suit": False, "play_order": "free", "first_seat": "p1"}
+                        "one_pile_per_suit": False, "play_order": "free", "first_seat": "p1",
+                        "idle_seconds": 120}
 
 
 @pytest.mark.parametrize("body, verdict", [

@@ -11,6 +11,7 @@ import json
 
 import pytest
 
+from service.cards import DECK
 from service.games import RuleViolation
 from service.games import solitaire_frenzy as sf
 
@@ -92,7 +93,7 @@ def test_sf_p0_other_counts_refused(players):
 @pytest.mark.parametrize("options, rule", [
     ({"rounds": 0}, "SF-E2"), ({"rounds": 3.0}, "SF-E2"), ({"pile_penalty": -1}, "SF-E2"),
     ({"one_pile_per_suit": 1}, "SF-F1"), ({"play_order": "STRICT"}, "SF-O1"),
-    ({"dealing": "remote"}, "SF-M1"), ({"colour": "red"}, "SF-P0"),
+    ({"dealing": "remote"}, "SF-M1"), ({"colour": "red"}, "G-O1"), ({"idle_seconds": 0}, "G-T1"),
     ({"first_seat": "p3"}, "G-O1"), ({"first_seat": 1}, "G-O1"),
 ])
 def test_invalid_options_are_422_with_their_rule(options, rule):
@@ -117,7 +118,7 @@ def test_sf_p1_deal_is_a_whole_deck_per_seat():
         assert [len(c) for c in layout["columns"]] == [1, 1, 1, 1]
         assert len(layout["hand"]) == 35 and layout["waste"] == []
         cards = layout["pile"] + sum(layout["columns"], []) + layout["hand"]
-        assert sorted(cards) == sorted(sf.DECK)
+        assert sorted(cards) == sorted(DECK)
     orders = {tuple(state["layouts"][s]["hand"]) for s in state["seats"]}
     assert len(orders) == 4, "each deck is shuffled on its own"
 
@@ -350,6 +351,52 @@ def test_sf_o1_strict_counts_column_cards_to_the_board():
     _, after = act(after, "p1", {"type": "refill", "round": 1, "card": "KC", "column": 0})
     _, after = act(after, "p1", play("AH", to="foundation", based_on="new"))
     assert after["foundations"][1]["cards"] == [{"card": "AH", "seat": "p1"}]
+
+
+def test_sf_o1_strict_refusal_names_what_to_play_instead():
+    state = board(lay(new_state(play_order="strict"), "p1", pile=["9D", "KC"],
+                      columns=[["3S"], ["KS"], ["QS"], ["JS"]], waste=["AH"]),
+                  ("p2", ["AS", "2S"]))
+    error = refused(state, "p1", play("AH", to="foundation", based_on="new"), "play-order")
+    assert error.detail.params["cards"] == "3S"
+    state = lay(state, "p1", pile=["9D", "5D"], columns=[["3S"], ["KS"], ["QS"], ["JS"]],
+                waste=["AH"])
+    error = refused(state, "p1", play("AH", to="foundation", based_on="new"), "play-order")
+    assert error.detail.params["cards"] == "3S", "5D goes nowhere: only 3S is named"
+    state = lay(state, "p1", pile=["9D", "JD"], columns=[["3S"], ["KS"], ["QS"], ["JS"]],
+                waste=["AH"])
+    error = refused(state, "p1", play("AH", to="foundation", based_on="new"), "play-order")
+    assert error.detail.params["cards"] == "JD, 3S"
+
+
+def test_sf_o1_strict_refuses_a_turn_while_the_waste_top_could_be_played():
+    layout = dict(pile=["KH", "9C"], columns=[["10D"], ["KS"], ["QS"], ["JS"]],
+                  waste=["2H", "10H"], hand=["4C", "5C", "6C"])
+    strict = lay(new_state(play_order="strict"), "p1", **layout)
+    turn = {"type": "turn", "round": 1}
+    error = refused(strict, "p1", turn, "play-order")
+    assert (error.rule, error.detail.params["card"]) == ("SF-O1", "10H")
+    assert turn not in sf.legal_actions(strict, "p1")
+    assert play("10H", to="column", column=3) not in sf.legal_actions(strict, "p1"), \
+        "9C (the 13-pile top) goes first"
+    _, after = act(strict, "p1", play("9C", to="column", column=0))
+    _, after = act(after, "p1", play("10H", to="column", column=3))
+    assert turn in sf.legal_actions(after, "p1")  # the waste top 2H goes nowhere
+    free = lay(new_state(), "p1", **layout)
+    act(free, "p1", turn)
+    refill = lay(new_state(play_order="strict"), "p1", pile=["KH"], waste=["2H"], hand=["4C"],
+                 columns=[["10D"], ["KS"], ["QS"], []])
+    refused(refill, "p1", turn, "play-order")  # 2H could refill the empty column
+
+
+def test_g_r1_game_over_cites_the_rule_that_ended_the_game():
+    state = new_state(rounds=1)
+    _, over = act(state, "referee", {"type": "retire", "seat": "p2"})
+    assert over["result"]["reason"] == "last-seat"
+    assert refused(over, "p1", {"type": "turn", "round": 2}, "game-over").rule == "SF-E3"
+    played = copy.deepcopy(over)
+    played["result"] = {**played["result"], "reason": "rounds-played"}
+    assert refused(played, "p1", {"type": "turn", "round": 2}, "game-over").rule == "SF-E2"
 
 
 # ----- SF-H1: the hand ----------------------------------------------------------

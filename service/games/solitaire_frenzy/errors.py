@@ -1,0 +1,57 @@
+"""Refusals and the reading of action fields (G-R1: every refusal names its rule)."""
+from __future__ import annotations
+
+from typing import Any
+
+from service.cards import CardError, parse_card
+from service.games import RuleViolation
+from service.games.solitaire_frenzy.cards import COLUMNS, Refusal
+from service.messages import Message
+
+
+def malformed(detail: Message, code: str = "invalid-action", rule: str | None = None
+              ) -> RuleViolation:
+    """A 422 refusal of a malformed action (``rule`` None: the action type's rule is
+    filled in by ``apply``)."""
+    return RuleViolation(code, detail, 422, rule)
+
+
+def refuse(code: str, detail: Message, rule: str) -> RuleViolation:
+    """A 409 refusal: a well-formed action the current state does not allow."""
+    return RuleViolation(code, detail, 409, rule)
+
+
+def raise_refusal(refusal: Refusal) -> None:
+    """Raise a card rule's :class:`Refusal` as a 409 RuleViolation."""
+    raise refuse(refusal.code, refusal.detail, refusal.rule)
+
+
+def is_int(value: Any) -> bool:
+    """An integer that is not a bool."""
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def read_card(action: dict, field: str = "card") -> str:
+    """The canonical card code in ``action[field]``; 422 ``invalid-action`` when
+    missing, ``invalid-card`` for an unknown code or a joker."""
+    raw = action.get(field)
+    if raw is None:
+        raise malformed(Message("name the card: %(field)s", field=repr(field)))
+    try:
+        card = parse_card(raw)
+    except CardError as error:
+        raise malformed(Message("%(field)s: %(error)s", field=field, error=error.message),
+                        "invalid-card") from error
+    if card == "JK":
+        raise malformed(Message("%(field)s: Solitaire Frenzy decks have no joker",
+                                field=field), "invalid-card")
+    return card
+
+
+def read_column(action: dict, field: str) -> int:
+    """A column number 0-3 in ``action[field]``; 422 ``invalid-column`` otherwise."""
+    value = action.get(field)
+    if not is_int(value) or not 0 <= value < COLUMNS:
+        raise malformed(Message("%(field)s must be a column number 0 to %(last)s",
+                                field=field, last=COLUMNS - 1), "invalid-column")
+    return value
