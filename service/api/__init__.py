@@ -10,12 +10,14 @@ from flask_smorest import Api as _Api
 from apispec import BasePlugin
 from flask_smorest.utils import prepare_response
 from marshmallow import Schema, fields
+from sqlalchemy.exc import InterfaceError, OperationalError, PendingRollbackError
+from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 
 from service.api.base import ChunkedBodies, strict_loads
 from service.api.contract import RESPONSE_HEADERS, ResponsesPlugin, name_nullable_enums
 from service.errors import PROBLEM_MIMETYPE, from_http_exception, problem
 from service.messages import Message
-from service.store import SchemaNotCurrent
+from service.store import SchemaNotCurrent, Unavailable
 
 
 class ProblemSchema(Schema):
@@ -111,6 +113,13 @@ def _schema_not_current(error: SchemaNotCurrent) -> Response:
     return problem(503, "schema-not-current", error.args[0], headers={"Retry-After": "30"})
 
 
+def _database_outage(error: Exception) -> Response:
+    """An outage the store did not wrap (e.g. reaching the database for the first
+    time): the same 503 as :class:`~service.store.Unavailable` with ``outage``."""
+    from service.api import games
+    return games._unavailable(Unavailable(str(error), outage=True))  # noqa: SLF001
+
+
 def init_api(app: Flask) -> Api:
     """Register the blueprints and error handling on ``app``; returns the Api."""
     from service import referee
@@ -126,6 +135,12 @@ def init_api(app: Flask) -> Api:
     actions.register(api.spec)
     app.before_request(_require_json_body)
     app.register_error_handler(SchemaNotCurrent, _schema_not_current)
+    # a database outage anywhere (the store's first use, a stream, a check of the
+    # schema) is a 503 with Retry-After like the store's own, never a 500
+    app.register_error_handler(Unavailable, games._unavailable)
+    for outage in (OperationalError, InterfaceError, PendingRollbackError,
+                   SQLAlchemyTimeoutError):
+        app.register_error_handler(outage, _database_outage)
     for module in (meta, games, stream, operations, two_way, sequence, halves,
                    solitaire_frenzy):
         api.register_blueprint(module.blp)

@@ -418,6 +418,12 @@ def _store_error(error: StoreError) -> Response:
 
 @blp.errorhandler(Unavailable)
 def _unavailable(error: Unavailable) -> Response:
+    """503 ``unavailable`` with ``Retry-After``: the game stayed busy through every
+    retry, or the database cannot be reached (stopped, connections lost)."""
+    if error.outage:
+        return problem(503, "unavailable", Message(
+            "The service cannot reach its database; retry shortly."),
+            headers={"Retry-After": "2"})
     return problem(503, "unavailable", Message("The game is busy; retry shortly."),
                    headers={"Retry-After": "1"})
 

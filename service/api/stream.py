@@ -140,6 +140,7 @@ def _authenticate():
         # the token it was asked with has been re-issued since (or the game is gone)
         return _ticket_unauthorized(Message("The ticket is not valid."))
     g.actor = claims["viewer"]
+    g.token_hash = token_hash
     return None
 
 
@@ -234,7 +235,9 @@ def get_stream(query: dict, headers: dict, game_id: str):
             del finished.headers["Content-Type"]  # no body: no type (not text/html)
             return finished
     seconds = _setting("STREAM_SECONDS") * random.uniform(0.9, 1.1)
-    body = _stream(get_feed(current_app), game_id, viewer, resume,
+    token_hash = g.get("token_hash") or hash_token(
+        request.headers["Authorization"].partition(" ")[2].strip())
+    body = _stream(get_feed(current_app), game_id, viewer, token_hash, resume,
                    deadline=time.monotonic() + seconds,
                    heartbeat=_setting("STREAM_HEARTBEAT_SECONDS"),
                    retry_ms=_setting("STREAM_RETRY_MS"))
@@ -258,15 +261,27 @@ def _entries(page: EventPage, viewer: str) -> str:
                    for event in games._events_out(page.game, page.events, viewer))
 
 
-def _stream(feed: Feed, game_id: str, viewer: str, resume: int | None, deadline: float,
-            heartbeat: float, retry_ms: int) -> Iterator[str]:
+def _revoked(feed: Feed, game_id: str, viewer: str, token_hash: str) -> bool:
+    """The token the stream was opened with (or its ticket asked with) no longer opens
+    ``viewer``: it was re-issued (or the game is gone)."""
+    return feed.store.token_hash_of(game_id, viewer) != token_hash
+
+
+def _stream(feed: Feed, game_id: str, viewer: str, token_hash: str, resume: int | None,
+            deadline: float, heartbeat: float, retry_ms: int) -> Iterator[str]:
     """The SSE text of one stream (it runs after the view returned: no request
     context). It registers on the feed BEFORE its first read, so that no commit falls
     between a read and the wait, reads the log only when the feed says it grew, and
-    keeps no game state while it waits (an open stream costs little memory)."""
+    keeps no game state while it waits (an open stream costs little memory).
+
+    It ends as soon as the feed learns that a token of the game was re-issued and its
+    own (``token_hash``: the token it was opened with, or its ticket was asked with)
+    no longer opens ``viewer`` (within about a second, every worker and host), and
+    checks that again at each heartbeat."""
     yield f"retry: {retry_ms}\n\n"
     sent = time.monotonic()
     with feed.watch(game_id) as watch:
+        revocations = watch.revocations
         try:
             page = None
             if resume is None:
@@ -298,10 +313,16 @@ def _stream(feed: Feed, game_id: str, viewer: str, resume: int | None, deadline:
                 now = time.monotonic()
                 if now >= deadline or feed.closed:
                     return
-                if watch.wait(target, min(deadline, sent + heartbeat) - now):
+                if watch.wait(target, min(deadline, sent + heartbeat) - now, revocations):
+                    if watch.revocations != revocations:
+                        revocations = watch.revocations
+                        if _revoked(feed, game_id, viewer, token_hash):
+                            return
                     page = watch.page(after, PAGE)
                     continue
                 if time.monotonic() >= sent + heartbeat and not feed.closed:
+                    if _revoked(feed, game_id, viewer, token_hash):
+                        return
                     yield ": keep-alive\n\n"
                     sent = time.monotonic()
                     if target > after:  # look again now and then

@@ -50,7 +50,7 @@ NullableJSON = (JSON(none_as_null=True)
 
 # The Alembic revision these models match (the newest in migrations/versions, a test
 # keeps them equal): the service answers 503 on a database at any other revision.
-SCHEMA_REVISION = "0004_idempotency_retention"
+SCHEMA_REVISION = "0005_credentials"
 
 IN_FLIGHT = "in-flight"
 DONE = "done"
@@ -77,6 +77,8 @@ class Game(Base):
     last_seq: Mapped[int] = mapped_column(Integer, server_default="0")
     seed: Mapped[str] = mapped_column(String(128))
     referee_token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    # bumped by every token re-issue: the event feed ends the streams it opened
+    credentials: Mapped[int] = mapped_column(Integer, server_default="0")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 

@@ -295,7 +295,7 @@ _TAKE_OVER = (update(_KEYS).where(_KEYS.c.id == bindparam("key_id"))
                       response_body=bindparam("new_body", type_=_KEYS.c.response_body.type),
                       version=bindparam("new_version"), first_seq=bindparam("new_first_seq"),
                       last_seq=bindparam("new_last_seq"), created_at=bindparam("now")))
-_LAST_SEQS = (select(_GAMES.c.id, _GAMES.c.last_seq)
+_LAST_SEQS = (select(_GAMES.c.id, _GAMES.c.last_seq, _GAMES.c.credentials)
               .where(_GAMES.c.id.in_(bindparam("ids", expanding=True))))
 _EVENT_COLUMNS = ("game_id", "seq", "type", "seat", "payload", "created_at")
 _KEY_COLUMNS = ("game_id", "actor", "key", "request_hash", "state", "status_code",
@@ -470,12 +470,31 @@ class GameStore:
         one's in one UPDATE: the old token opens nothing from the commit on).
         :class:`SeatNotFound` when the game has no such seat."""
         token = secrets.token_urlsafe(32)
-        changed = self.uow.run(lambda c: c.execute(
-            update(_SEATS).where(_SEATS.c.game_id == game_id, _SEATS.c.seat == seat)
-            .values(token_hash=hash_token(token))).rowcount, core=True)
-        if changed != 1:
+
+        def write(connection: Connection) -> int:
+            changed = connection.execute(
+                update(_SEATS).where(_SEATS.c.game_id == game_id, _SEATS.c.seat == seat)
+                .values(token_hash=hash_token(token))).rowcount
+            if changed == 1:
+                self._revoked(connection, game_id)
+            return changed
+
+        if self.uow.run(write, core=True) != 1:
             raise SeatNotFound(seat)
         return token
+
+    def _revoked(self, connection: Connection, game_id: str) -> None:
+        """In the transaction that replaced a token: bump the game's ``credentials``
+        (the feed's poll sees it) and, on PostgreSQL, notify the feeds at commit
+        (payload ``"<game id>:<last_seq>:<credentials>"``), so that every stream the old
+        token opened ends within about a second on every worker and host."""
+        row = connection.execute(
+            update(_GAMES).where(_GAMES.c.id == game_id)
+            .values(credentials=_GAMES.c.credentials + 1)
+            .returning(_GAMES.c.last_seq, _GAMES.c.credentials)).first()
+        if row is not None and connection.dialect.name == "postgresql":
+            connection.execute(select(func.pg_notify(
+                FEED_CHANNEL, f"{game_id}:{row.last_seq}:{row.credentials}")))
 
     def token_hash_of(self, game_id: str, actor: str) -> str | None:
         """The SHA-256 of the token that opens ``actor`` (a seat or ``"referee"``) in
@@ -537,11 +556,13 @@ class GameStore:
             return EventPage(record, events, last_seq)
         return self.uow.read_one(fn)
 
-    def last_seqs(self, game_ids: list[str]) -> dict[str, int]:
-        """``{game id: last_seq}`` of those of ``game_ids`` that exist, in one
-        statement (the event feed's poll)."""
+    def last_seqs(self, game_ids: list[str]) -> dict[str, tuple[int, int]]:
+        """``{game id: (last_seq, credentials)}`` of those of ``game_ids`` that exist,
+        in one statement (the event feed's poll; ``credentials`` counts the game's
+        token re-issues, see :meth:`reissue_token`)."""
         return self.uow.read_one(lambda c: {
-            row.id: row.last_seq for row in c.execute(_LAST_SEQS, {"ids": game_ids})})
+            row.id: (row.last_seq, row.credentials)
+            for row in c.execute(_LAST_SEQS, {"ids": game_ids})})
 
     # ----- actions --------------------------------------------------------------
 
