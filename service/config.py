@@ -79,6 +79,21 @@ def api_keys() -> tuple[str, ...]:
     return keys
 
 
+def cors_origins() -> tuple[str, ...]:
+    """``CORS_ORIGINS``: comma-separated origins (``scheme://host[:port]``, no path) a
+    browser front end may call the API from, or ``*`` (any origin; credentials are
+    never allowed, see :mod:`service.cors`); empty or unset: none."""
+    origins = tuple(o.strip().rstrip("/") for o in os.environ.get("CORS_ORIGINS", "").split(",")
+                    if o.strip())
+    for origin in origins:
+        scheme, sep, rest = origin.partition("://")
+        if origin != "*" and (scheme not in ("http", "https") or not sep or not rest
+                              or "/" in rest or any(ch.isspace() for ch in rest)):
+            raise ConfigError(f"CORS_ORIGINS: {origin!r} is not an origin like "
+                              "https://app.example or http://localhost:3000, nor *")
+    return origins
+
+
 def settings() -> dict[str, Any]:
     """Every setting from the environment, as Flask config (defaults in brackets):
 
@@ -90,6 +105,7 @@ def settings() -> dict[str, Any]:
     * ``RATELIMIT_CREATE`` [30 per minute, per client], ``RATELIMIT_ACTIONS`` [20 per
       second, per token], ``RATELIMIT_STORAGE_URI`` [memory://, per process;
       ``redis://host:6379`` to share], ``RATELIMIT_ENABLED`` [true];
+    * ``CORS_ORIGINS`` [none]: origins of browser front ends allowed to call the API;
     * ``TRUSTED_PROXY_HOPS`` [0]: proxies in front whose X-Forwarded-For is believed;
     * ``MAX_IMPORT_BYTES`` [4194304]: the largest export POST /v1/games/import takes;
     * ``LOG_FORMAT`` [json] (or text), ``LOG_LEVEL`` [INFO];
@@ -105,6 +121,7 @@ def settings() -> dict[str, Any]:
         "RATELIMIT_ACTIONS": os.environ.get("RATELIMIT_ACTIONS", "20 per second"),
         "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", "memory://"),
         "RATELIMIT_ENABLED": _flag("RATELIMIT_ENABLED", True),
+        "CORS_ORIGINS": cors_origins(),
         "TRUSTED_PROXY_HOPS": int(_number("TRUSTED_PROXY_HOPS", 0)),
         "MAX_IMPORT_BYTES": int(_number("MAX_IMPORT_BYTES", 4 * 1024 * 1024, 1024)),
         "LOG_FORMAT": _choice("LOG_FORMAT", "json", ("json", "text")),

@@ -79,7 +79,10 @@ class Api(_Api):
 
 
 class StrictJSONProvider(DefaultJSONProvider):
-    """``request.get_json()`` refuses NaN, duplicate keys and deep nesting (400)."""
+    """``request.get_json()`` refuses NaN, duplicate keys and deep nesting (400); replies
+    are plain UTF-8 (``"Trimiteți"``, never ``"Trimite\\u021bi"``)."""
+
+    ensure_ascii = False
 
     def loads(self, s, **kwargs):
         return strict_loads(s)

@@ -453,7 +453,8 @@ def _reply(status: int, body: dict, replayed: bool = False) -> Response:
         response = problem_response(status, body)
     else:
         response = current_app.response_class(
-            json.dumps(body, separators=(",", ":")), status=status, mimetype="application/json")
+            json.dumps(body, separators=(",", ":"), ensure_ascii=False), status=status,
+            mimetype="application/json")
         if "version" in body:
             response.headers["ETag"] = _etag(body["version"])
     if replayed:

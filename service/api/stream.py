@@ -246,7 +246,8 @@ def get_stream(query: dict, headers: dict, game_id: str):
 
 
 def _sse(seq: int, kind: str, data: dict) -> str:
-    return f"id: {seq}\nevent: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return f"id: {seq}\nevent: {kind}\ndata: {text}\n\n"
 
 
 def _opening(record: GameRecord, viewer: str) -> tuple[int, bool, str]:

@@ -78,9 +78,9 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
+from service.data import data_dir
 from service.games import RuleViolation
 from service.games.rng import commitment, shuffle
 from service.messages import Message
@@ -92,7 +92,7 @@ HAND = 4  # HV-P1 / HV-T2: cards taken in hand, and the most a hand holds
 MIN_CARDS = 5  # HV-P1: each player gets at least 5 cards
 PLAYERS = tuple(range(2, 15))  # HV-P1 ruling
 PER_HALF, WHOLE_CARD = "per_half", "whole_card"
-_SEEDS = Path(__file__).resolve().parents[2] / "seeds"
+_SEEDS = data_dir("seeds")
 
 _DATA = json.loads((_SEEDS / "halves-deck.json").read_text(encoding="utf-8"))
 COLOURS: dict[str, str] = _DATA["colours"]

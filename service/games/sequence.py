@@ -123,10 +123,10 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from pathlib import Path
 from typing import Any
 
 from service.cards import DECK, CardError, parse_card
+from service.data import data_dir
 from service.games import RuleViolation
 from service.games.arith import ProblemError, answer, canonical_problem
 from service.games.rng import commitment, shuffle
@@ -145,7 +145,7 @@ TWO_EYED = frozenset({"JD", "JC"})  # SQ-C2/SQ-T2 wild
 ONE_EYED = frozenset({"JS", "JH"})  # SQ-C2/SQ-T3 remove a chip
 PLUS, MINUS = "PLUS", "MINUS"  # SN-C2
 CLASSIC, NUMBERS = "sequence", "sequence-numbers"
-_SEEDS = Path(__file__).resolve().parents[2] / "seeds"
+_SEEDS = data_dir("seeds")
 
 Cell = tuple[int, int]
 

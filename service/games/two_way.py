@@ -388,9 +388,9 @@ def _scan_from(grid: list[list[str | None]], r: int, c: int, dr: int, dc: int,
 import json  # noqa: E402
 from functools import lru_cache  # noqa: E402
 from itertools import combinations  # noqa: E402
-from pathlib import Path  # noqa: E402
 
 from service.cards import DECK, JOKER, CardError, parse_card  # noqa: E402
+from service.data import seed_file  # noqa: E402
 from service.games import RuleViolation  # noqa: E402
 from service.messages import Message  # noqa: E402
 from service.games.rng import Stream, commitment, shuffle  # noqa: E402
@@ -403,7 +403,7 @@ HAND_SIZE = 5  # TW-T1; TW-T2: the discard brings the hand down to it
 PLACEMENTS = 2  # TW-T2
 DRAW_COUNT = 4  # TW-T2, TW-E4 (not two)
 DRAWN_HAND = 7  # TW-T2: the draw brings the hand up to it
-MANIFEST_PATH = Path(__file__).resolve().parents[2] / "seeds" / "two-way-tiles.json"
+MANIFEST_PATH = seed_file("two-way-tiles.json")
 _FACE_COUNTS = {**{card: 2 for card in DECK}, JOKER: 4}  # TW-C2: per colour
 
 # TW-D3: (variant, easy_extra_threes) -> {length: removed sequences of it one may hold}
