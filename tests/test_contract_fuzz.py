@@ -42,6 +42,9 @@ _ACTION = {(422, "invalid-seat"), (422, "invalid-card"), (422, "invalid-round"),
            (400, "conflicting-versions"), (422, "idempotency-key-reused")}
 NOT_FORM = {("POST /v1/games/{game_id}/actions", status, code) for status, code in _ACTION} | {
     ("POST /v1/games/import", 422, "import-mismatch"),
+    # a display name for a seat the game does not have (its seats follow its options)
+    ("POST /v1/games", 422, "invalid-seat"), ("POST /v1/games/{game_id}/rematch", 422,
+                                              "invalid-seat"),
             ("GET /v1/games/{game_id}/stream", 400, "conflicting-credentials")} | {
     (f"POST /v1/{game}/{path}", 422, code) for code in _POSITION
     for game in ("sequence", "sequence-numbers")
@@ -86,7 +89,8 @@ def within_cross_rules(case) -> bool:
     players = options.get("players", 2)
     if any(options.get(name) is not None for name in ("tile_manifest", "board", "deck")):
         return False
-    if int(options.get("first_seat", "p1")[1:]) > players:
+    first = str(options.get("first_seat", "p1"))  # p1, p2... (2-Way Cards: blue, green)
+    if first[1:].isdigit() and int(first[1:]) > players:
         return False
     if game in ("sequence", "sequence-numbers") and "sides" in options:
         return options["sides"] in allowed_sides(game, players)

@@ -23,7 +23,7 @@ from service.store.db import is_conflict, make_engine
 from service.store.models import SCHEMA_REVISION, Base, Event, Game, Seat
 
 BACKENDS = ["sqlite"] + (["postgresql"] if os.environ.get("TEST_DATABASE_URL") else [])
-TABLES = {"games", "seats", "events", "idempotency_keys"}
+TABLES = {"games", "seats", "events", "idempotency_keys", "invitations"}
 
 
 def _tables(url: str) -> set[str]:

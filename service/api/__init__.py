@@ -127,7 +127,7 @@ def init_api(app: Flask) -> Api:
     """Register the blueprints and error handling on ``app``; returns the Api."""
     from service import referee
     from service.api import (actions, games, halves, meta, operations, pictures, rules,
-                             sequence, solitaire_frenzy, stream, two_way)
+                             seats, sequence, solitaire_frenzy, stream, two_way)
 
     app.json = StrictJSONProvider(app)
     app.wsgi_app = ChunkedBodies(app.wsgi_app, lambda: max(
@@ -144,7 +144,7 @@ def init_api(app: Flask) -> Api:
     for outage in (OperationalError, InterfaceError, PendingRollbackError,
                    SQLAlchemyTimeoutError):
         app.register_error_handler(outage, _database_outage)
-    for module in (meta, games, stream, operations, two_way, sequence, halves,
+    for module in (meta, games, stream, operations, seats, two_way, sequence, halves,
                    solitaire_frenzy):
         api.register_blueprint(module.blp)
     api.register_blueprint(sequence.numbers_blp)

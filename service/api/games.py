@@ -16,6 +16,7 @@ from service.errors import problem, problem_body, problem_response
 from service.games import ENGINE_MODULES, RuleViolation, engine
 from service.messages import Message
 from service.observability import count_action, count_game
+from service.store.seating import NAME_PATTERN, Seating, UnknownSeat
 from service.store import (REFEREE, GameNotFound, GameRecord, IdempotencyRequest,
                            KeyInFlight, KeyReused, Refused, StoreError, Unauthenticated,
                            Unavailable, UnknownGame, get_store, request_hash)
@@ -160,6 +161,11 @@ def _cell() -> fields.List:
                        validate=Length(equal=2), metadata={"description": "[row, col]"})
 
 
+# a seat's display name (service/store/seating.py): the contract states the same pattern
+NAME = [Length(1, 40), Regexp(NAME_PATTERN, error="1 to 40 characters, no control character "
+                              "or line break, no leading or trailing space")]
+
+
 class CreateGameSchema(Schema):
     game = fields.String(required=True, metadata={"example": "two-way"})
     options = fields.Dict(keys=fields.String(), load_default=dict,
@@ -171,10 +177,18 @@ class CreateGameSchema(Schema):
                        "seed_commitment, shown from the start, is the SHA-256 (hex) of "
                        "the seed's lowercase hex text as ASCII; the seed itself is shown "
                        "once the game is finished. May also be given as options.seed."})
+    names = fields.Dict(keys=fields.String(), values=fields.String(validate=NAME))
+    invitations = fields.Boolean(load_default=False)
 
 
 class SeatTokenSchema(Schema):
-    token = fields.String(required=True)
+    token = fields.String(metadata={"description": "the seat's bearer token"})
+    invitation = fields.String(metadata={
+        "description": "with invitations: the seat's single-use code (POST .../join)"})
+    expires_at = fields.String(metadata={"description": "when the invitation expires"})
+    join_url = fields.String(metadata={
+        "description": "the referee page's link that joins the seat (the code in the "
+                       "fragment, which browsers never send)"})
 
 
 class CreatedGameSchema(Schema):
@@ -183,7 +197,8 @@ class CreatedGameSchema(Schema):
     version = fields.Integer(required=True)
     status = fields.String(required=True)
     seats = fields.Dict(keys=fields.String(), values=fields.Nested(SeatTokenSchema),
-                        required=True, metadata={"description": "seat -> its bearer token"})
+                        required=True, metadata={"description": "seat -> its bearer token "
+                                                 "(with invitations: its invitation)"})
     referee_token = fields.String(required=True)
     seed_commitment = fields.String(required=True)
 
@@ -235,6 +250,10 @@ class GameViewSchema(Schema):
     viewer = fields.String(required=True, metadata={"description": "a seat or referee"})
     seed_commitment = fields.String(required=True)
     seed = fields.String(metadata={"description": "only once the game is finished"})
+    names = fields.Dict(keys=fields.String(), values=fields.String(), required=True, metadata={
+        "description": "seat -> display name, for the seats that have one"})
+    rematch_of = fields.String(metadata={"description": "the game this one is a rematch of"})
+    rematch = fields.String(metadata={"description": "this game's rematch, once made"})
     result = _result_field()
     view = _view_field()
 
@@ -477,7 +496,11 @@ def _events_out(record: GameRecord, stored: list, viewer: str) -> list[dict]:
 def _game_body(record: GameRecord, viewer: str) -> dict:
     body = {"id": record.id, "game": record.game, "version": record.version,
             "status": record.status, "viewer": viewer,
-            "seed_commitment": record.seed_commitment}
+            "seed_commitment": record.seed_commitment, "names": record.names}
+    if record.rematch_of is not None:
+        body["rematch_of"] = record.rematch_of
+    if record.rematch is not None:
+        body["rematch"] = record.rematch
     if record.finished:
         body["seed"] = record.seed
     body["view"] = record.engine.view(record.state, viewer)
@@ -507,8 +530,30 @@ def create_game(body: dict):
     """
     options = dict(body["options"])
     seed = _seed(body.get("seed"), options.pop("seed", None))
-    status, reply = _store().create(body["game"], options, seed)
-    count_game(body["game"], "created")
+    seating = Seating(names=body.get("names") or {}, invite=body["invitations"])
+    return created_reply(body["game"], _seated(lambda: _store().create(
+        body["game"], options, seed, seating)))
+
+
+def _seated(create: Callable[[], tuple[int, dict]]) -> tuple[int, dict]:
+    """``create()``, with a name for a seat the game lacks as 422 naming it."""
+    try:
+        return create()
+    except UnknownSeat as error:
+        abort(422, code="invalid-seat", detail=Message("The game has no seat %(seat)s.",
+                                                       seat=repr(error.args[0])),
+              messages={"json": {"names": {error.args[0]: ["no such seat"]}}})
+        raise  # unreachable: abort raises
+
+
+def created_reply(game: str, created: tuple[int, dict]) -> Response:
+    """The 201 of a new game (``Location``, and each invitation's ``join_url``)."""
+    status, reply = created
+    for seat, entry in reply["seats"].items():
+        if "invitation" in entry:
+            entry["join_url"] = (f"/referee/#join={reply['id']}&seat={seat}"
+                                 f"&code={entry['invitation']}")
+    count_game(game, "created")
     response = _reply(status, reply)
     response.headers["Location"] = url_for("games.get_game", game_id=reply["id"])
     return response

@@ -50,10 +50,13 @@ from service.games.rng import commitment, new_seed
 from service.messages import Message
 from service.store.db import make_engine
 from service.store.models import DONE, Event, Game, IdempotencyKey, Seat, utcnow
+from service.store import seating
+from service.store.seating import Seating
 from service.store.uow import Unavailable, UnitOfWork, lock_game
 
 _GAMES, _SEATS = Game.__table__, Seat.__table__
 _EVENTS, _KEYS = Event.__table__, IdempotencyKey.__table__
+_INVITATIONS = seating.Invitation.__table__
 
 REFEREE = "referee"
 # the PostgreSQL NOTIFY channel of committed actions; payload "<game id>:<last_seq>"
@@ -129,6 +132,9 @@ class GameRecord:
     state: dict[str, Any]
     seed: str
     last_seq: int = 0  # the seq of the game's last event
+    names: dict[str, str] = field(default_factory=dict)  # seats' display names
+    rematch_of: str | None = None  # the game this one is a rematch of
+    rematch: str | None = None  # this game's rematch
 
     @property
     def seed_commitment(self) -> str:
@@ -148,7 +154,8 @@ class GameRecord:
         """From a row of :data:`_READ` (the snapshot decoded)."""
         return cls(id=game_id, game=row.game, options=row.options, status=row.status,
                    version=row.version, state=row.snapshot, seed=row.seed,
-                   last_seq=row.last_seq)
+                   last_seq=row.last_seq, names=row.names or {}, rematch_of=row.rematch_of,
+                   rematch=row.rematch)
 
 
 @dataclass(frozen=True)
@@ -287,7 +294,8 @@ _ACTOR = union_all(  # one indexed lookup per table: (game id, seat or NULL for 
     select(_GAMES.c.id, literal(None, String(40)))
     .where(_GAMES.c.referee_token_hash == bindparam("token_hash")))
 _READ = (select(_GAMES.c.game, _GAMES.c.options, _GAMES.c.status, _GAMES.c.version,
-                _GAMES.c.snapshot, _GAMES.c.last_seq, _GAMES.c.seed)
+                _GAMES.c.snapshot, _GAMES.c.last_seq, _GAMES.c.seed, _GAMES.c.names,
+                _GAMES.c.rematch_of, _GAMES.c.rematch)
          .where(_GAMES.c.id == bindparam("game_id")))
 _TAKE_OVER = (update(_KEYS).where(_KEYS.c.id == bindparam("key_id"))
               .values(state=DONE, request_hash=bindparam("new_request_hash"),
@@ -399,9 +407,12 @@ class GameStore:
 
     # ----- create ---------------------------------------------------------------
 
-    def create(self, game: str, options: dict[str, Any], seed: str | None = None) -> Reply:
+    def create(self, game: str, options: dict[str, Any], seed: str | None = None,
+               seating: Seating | None = None) -> Reply:
         """Create a game: ``(201, {"id", "game", "version", "status", "seats": {seat:
-        {"token"}}, "referee_token", "seed_commitment"})``.
+        {"token"}}, "referee_token", "seed_commitment"})``; ``seating``: display names,
+        invitations instead of seat tokens, the game it is a rematch of
+        (:mod:`service.store.seating`).
 
         Ruling: creation takes no idempotency key. Replaying the first reply would mean
         keeping its tokens in plaintext, and tokens are stored as SHA-256 only; a retried
@@ -413,19 +424,21 @@ class GameStore:
         module = _engine_for(game)
         seed = seed or new_seed()
         events = [_canonical_event(e) for e in module.new_game(game, options, seed)]
-        return self.insert(game, options, seed, events, _fold_all(module, None, events))
+        return self.insert(game, options, seed, events, _fold_all(module, None, events),
+                           seating=seating)
 
     def insert(self, game: str, options: dict[str, Any], seed: str, events: list[dict],
-               state: dict[str, Any], version: int = 1) -> Reply:
+               state: dict[str, Any], version: int = 1,
+               seating: Seating | None = None) -> Reply:
         """Store a game under a new id with new tokens: its ``events`` (seq 1, 2...,
         already folded into ``state``) at ``version``; the reply of :meth:`create`.
         (:mod:`service.store.transfer` imports exported games through it.)"""
         return self.uow.run(lambda c: self._insert_game(c, game, options, seed, events,
-                                                        state, version), core=True)
+                                                        state, version, seating), core=True)
 
     def _insert_game(self, connection: Connection, game: str, options: dict[str, Any],
                      seed: str, events: list[dict], state: dict[str, Any],
-                     version: int) -> Reply:
+                     version: int, seating: Seating | None = None) -> Reply:
         game_id = secrets.token_urlsafe(16)
         tokens = {seat: secrets.token_urlsafe(32) for seat in state["seats"]}
         referee_token = secrets.token_urlsafe(32)
@@ -436,16 +449,20 @@ class GameStore:
             "snapshot_text": json.dumps(state, sort_keys=True),
             "last_seq": len(events), "seed": seed,
             "referee_token_hash": hash_token(referee_token), "created_at": now,
-            "updated_at": now})
+            "updated_at": now, "names": seating.names if seating and seating.names else None,
+            "rematch_of": seating.rematch_of if seating else None})
         connection.execute(insert(_SEATS), [
             {"game_id": game_id, "seat": seat, "token_hash": hash_token(token)}
             for seat, token in tokens.items()])
         connection.execute(insert(_EVENTS), [_event_params(game_id, seq, event, now)
                                              for seq, event in enumerate(events, 1)])
+        seats: dict[str, dict[str, Any]] = {seat: {"token": token} for seat, token in tokens.items()}
+        if seating is not None:
+            seats = seating.seat(connection, game_id, seats, now)
         return 201, {
             "id": game_id, "game": game, "version": version, "status": state["status"],
-            "seats": {seat: {"token": token} for seat, token in tokens.items()},
-            "referee_token": referee_token, "seed_commitment": commitment(seed),
+            "seats": seats, "referee_token": referee_token,
+            "seed_commitment": commitment(seed),
         }
 
     # ----- authentication and reads ---------------------------------------------
@@ -482,6 +499,44 @@ class GameStore:
         if self.uow.run(write, core=True) != 1:
             raise SeatNotFound(seat)
         return token
+
+    # ----- seating: names, invitations, rematches (service.store.seating) --------
+
+    def join(self, game_id: str, seat: str, code: str, name: str | None) -> str:
+        """Exchange a seat's invitation ``code`` for its new token (and set its display
+        ``name``). :class:`~service.store.seating.InvitationInvalid` (also for a game or
+        seat that does not exist), ``InvitationUsed``, ``InvitationExpired``."""
+        def write(connection: Connection) -> str:
+            token = seating.join(connection, game_id, seat, code, name, utcnow())
+            self._revoked(connection, game_id)
+            return token
+        return self.uow.run(write, core=True)
+
+    def reinvite(self, game_id: str, seat: str,
+                 seconds: float = seating.INVITATION_SECONDS) -> dict[str, Any]:
+        """A new invitation for ``seat`` (its earlier code and its token stop working):
+        ``{"invitation", "expires_at"}``. :class:`SeatNotFound`."""
+        def write(connection: Connection) -> dict[str, Any]:
+            if connection.execute(select(_SEATS.c.seat).where(
+                    _SEATS.c.game_id == game_id, _SEATS.c.seat == seat)).first() is None:
+                raise SeatNotFound(seat)
+            issued = seating.invite(connection, game_id, seat, utcnow(), seconds)
+            self._revoked(connection, game_id)
+            return issued
+        return self.uow.run(write, core=True)
+
+    def rematch(self, game_id: str) -> Reply:
+        """The same game again with a fresh seed: same engine, options, seats and names,
+        invitations if this game used them; the two games link each other. The reply
+        of :meth:`create`. :class:`~service.store.seating.RematchExists`."""
+        record = self.read(game_id)
+        if record.rematch is not None:
+            raise seating.RematchExists(record.rematch)
+        invited = self.uow.read_one(lambda c: c.execute(
+            select(func.count()).select_from(_INVITATIONS)
+            .where(_INVITATIONS.c.game_id == game_id)).scalar()) > 0
+        return self.create(record.game, dict(record.options), None, Seating(
+            names=dict(record.names), invite=invited, rematch_of=game_id))
 
     def _revoked(self, connection: Connection, game_id: str) -> None:
         """In the transaction that replaced a token: bump the game's ``credentials``
