@@ -26,6 +26,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from service.api import init_api
     from service.api.base import MAX_BODY_BYTES
     from service.cli import purge_command
+    from service.cors import init_cors
     from service.i18n import init_i18n
     from service.limits import init_limits
     from service.observability import init_observability
@@ -49,6 +50,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             logging.getLogger(__name__).warning(
                 "%s is not set: stream tickets are valid in this process only", SECRET_ENV)
     init_observability(app)  # first: its hooks see every request
+    init_cors(app)  # before the API's hooks: a preflight needs no token
     init_i18n(app)
     init_api(app)
     init_limits(app)

@@ -97,6 +97,20 @@ def max_connections_per_address() -> int:
         return 0 if _number("TRUSTED_PROXY_HOPS", 0) else 100
     return int(_number("MAX_CONNECTIONS_PER_ADDRESS", 100))
 
+def cors_origins() -> tuple[str, ...]:
+    """``CORS_ORIGINS``: comma-separated origins (``scheme://host[:port]``, no path) a
+    browser front end may call the API from, or ``*`` (any origin; credentials are
+    never allowed, see :mod:`service.cors`); empty or unset: none."""
+    origins = tuple(o.strip().rstrip("/") for o in os.environ.get("CORS_ORIGINS", "").split(",")
+                    if o.strip())
+    for origin in origins:
+        scheme, sep, rest = origin.partition("://")
+        if origin != "*" and (scheme not in ("http", "https") or not sep or not rest
+                              or "/" in rest or any(ch.isspace() for ch in rest)):
+            raise ConfigError(f"CORS_ORIGINS: {origin!r} is not an origin like "
+                              "https://app.example or http://localhost:3000, nor *")
+    return origins
+
 
 def settings() -> dict[str, Any]:
     """Every setting from the environment, as Flask config (defaults in brackets):
@@ -110,6 +124,7 @@ def settings() -> dict[str, Any]:
       address], ``RATELIMIT_IMPORT_COST`` [5: creations an import counts as],
       ``RATELIMIT_ACTIONS`` [20 per second, per seat (or referee) of a game], ``RATELIMIT_STORAGE_URI`` [memory://, per process;
       ``redis://host:6379`` to share], ``RATELIMIT_ENABLED`` [true];
+    * ``CORS_ORIGINS`` [none]: origins of browser front ends allowed to call the API;
     * ``TRUSTED_PROXY_HOPS`` [0]: proxies in front whose X-Forwarded-For is believed;
     * ``MAX_IMPORT_BYTES`` [4194304]: the largest export POST /v1/games/import takes;
     * ``READ_DEADLINE_SECONDS`` [15], ``MAX_CONNECTIONS_PER_ADDRESS`` [100 per worker]:
@@ -128,6 +143,7 @@ def settings() -> dict[str, Any]:
         "RATELIMIT_IMPORT_COST": int(_number("RATELIMIT_IMPORT_COST", 5, 1)),
         "RATELIMIT_STORAGE_URI": os.environ.get("RATELIMIT_STORAGE_URI", "memory://"),
         "RATELIMIT_ENABLED": _flag("RATELIMIT_ENABLED", True),
+        "CORS_ORIGINS": cors_origins(),
         "TRUSTED_PROXY_HOPS": int(_number("TRUSTED_PROXY_HOPS", 0)),
         "MAX_IMPORT_BYTES": int(_number("MAX_IMPORT_BYTES", 4 * 1024 * 1024, 1024)),
         # the gunicorn worker's (service.server), checked here too: at start

@@ -154,7 +154,8 @@ def problem_response(status: int, body: dict[str, Any],
     """``body`` (a :func:`problem_body`, or one stored and now replayed) as compact
     application/problem+json with ``status`` and ``headers``, in the request's
     language (:func:`localized`)."""
-    response = Response(json.dumps(localized(body), separators=(",", ":")), status=status,
+    response = Response(json.dumps(localized(body), separators=(",", ":"), ensure_ascii=False),
+                        status=status,
                         mimetype=PROBLEM_MIMETYPE)
     for name, value in (headers or {}).items():
         response.headers[name] = value

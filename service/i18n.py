@@ -4,7 +4,7 @@ Languages: ``en`` (default) ``fr`` ``de`` ``es`` ``it`` ``ro``. The request's la
 the best match of its ``Accept-Language`` among them (``fr-CH`` is ``fr``; none of them,
 or no header: ``en``), chosen by Flask-Babel's locale selector. The texts are the
 gettext catalogs ``service/translations/<lang>/LC_MESSAGES/messages.po``, compiled to
-``.mo`` by the install (``make install``, or setup.py's build step for ``pip install``).
+``.mo`` by ``make install``, or at start when a plain ``pip install .`` left them out.
 
 What is translated: a problem's ``title`` and ``detail``, and the ``detail`` of every
 verdict of the stateless checks (:func:`localize` is applied to their answers), all
@@ -16,6 +16,8 @@ carries ``Content-Language`` and ``Vary: Accept-Language``.
 """
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -90,22 +92,51 @@ def _language_headers(response: Response) -> Response:
     return response
 
 
-def missing_catalogs() -> list[str]:
-    """The languages whose compiled catalog (``messages.mo``) is missing."""
-    return [lang for lang in LANGUAGES[1:]
-            if not (TRANSLATIONS / lang / "LC_MESSAGES" / "messages.mo").is_file()]
+def missing_catalogs(directory: Path = TRANSLATIONS) -> list[str]:
+    """The languages whose compiled catalog (``messages.mo``) is missing in
+    ``directory`` or older than its ``messages.po``."""
+    missing = []
+    for lang in LANGUAGES[1:]:
+        source = TRANSLATIONS / lang / "LC_MESSAGES" / "messages.po"
+        compiled = directory / lang / "LC_MESSAGES" / "messages.mo"
+        if not compiled.is_file() or compiled.stat().st_mtime < source.stat().st_mtime:
+            missing.append(lang)
+    return missing
+
+
+def compile_catalogs(directory: Path = TRANSLATIONS) -> Path:
+    """Compile the ``.po`` catalogs whose ``.mo`` is missing or stale into
+    ``directory`` (each written under a temporary name, then renamed: workers starting
+    together never read half a file); where the package cannot be written (a
+    read-only site-packages), into a temporary folder of this process instead.
+    Returns the folder that holds the compiled catalogs."""
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    try:
+        for lang in missing_catalogs(directory):
+            target = directory / lang / "LC_MESSAGES" / "messages.mo"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with (TRANSLATIONS / lang / "LC_MESSAGES" / "messages.po").open("rb") as po:
+                catalog = read_po(po, locale=lang)
+            partial = target.with_name(f".messages.mo.{os.getpid()}")
+            with partial.open("wb") as mo:
+                write_mo(mo, catalog)
+            partial.replace(target)
+    except PermissionError:
+        if directory != TRANSLATIONS:
+            raise
+        return compile_catalogs(Path(tempfile.mkdtemp(prefix="card-referee-i18n-")))
+    return directory
 
 
 def init_i18n(app: Flask) -> Babel:
     """Flask-Babel on ``app`` with the request's language selected from Accept-Language.
 
-    Raises RuntimeError when a catalog is not compiled (the service would otherwise
-    answer English to a French table without a word): run ``make install``."""
-    missing = missing_catalogs()
-    if missing:
-        raise RuntimeError(f"the translations of {', '.join(missing)} are not compiled: "
-                           "run `make install` (or `pybabel compile -d service/translations`)")
+    Catalogs not compiled yet (a plain ``pip install .``) are compiled here, at start
+    (:func:`compile_catalogs`), so that a French table never gets English."""
+    directory = compile_catalogs() if missing_catalogs() else TRANSLATIONS
     app.config.setdefault("BABEL_DEFAULT_LOCALE", DEFAULT)
-    app.config["BABEL_TRANSLATION_DIRECTORIES"] = str(TRANSLATIONS)
+    app.config["BABEL_TRANSLATION_DIRECTORIES"] = str(directory)
     app.after_request(_language_headers)
     return Babel(app, locale_selector=_select)

@@ -33,10 +33,12 @@ from typing import Any
 
 import yaml
 
+from service.data import seed_file
+
 ROOT = Path(__file__).resolve().parents[1]
-RULES_DIR = ROOT / "seeds" / "rules"
-PROBLEMS_FILE = ROOT / "seeds" / "problems.yaml"
-DOCS = ROOT / "docs"
+RULES_DIR = seed_file("rules")
+PROBLEMS_FILE = seed_file("problems.yaml")
+DOCS = ROOT / "docs"  # `make docs` writes there (a checkout only)
 LANGUAGES = ("en", "fr", "de", "es", "it", "ro")
 SECTIONS = ("every-game", "two-way", "sequence", "sequence-numbers", "halves",
             "solitaire-frenzy")

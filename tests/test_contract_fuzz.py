@@ -45,6 +45,10 @@ NOT_FORM = {("POST /v1/games/{game_id}/actions", status, code) for status, code 
     # G-P1: whether the rules can reach a stated position is its content, as for an
     # import (and a Sequence position names either Sequence game in its schema)
     ("POST /v1/games", 422, "invalid-position"),
+
+    # a display name for a seat the game does not have (its seats follow its options)
+    ("POST /v1/games", 422, "invalid-seat"), ("POST /v1/games/{game_id}/rematch", 422,
+                                              "invalid-seat"),
             ("GET /v1/games/{game_id}/stream", 400, "conflicting-credentials")} | {
     (f"POST /v1/{game}/{path}", 422, code) for code in _POSITION
     for game in ("sequence", "sequence-numbers")
@@ -89,7 +93,8 @@ def within_cross_rules(case) -> bool:
     players = options.get("players", 2)
     if any(options.get(name) is not None for name in ("tile_manifest", "board", "deck")):
         return False
-    if int(options.get("first_seat", "p1")[1:]) > players:
+    first = str(options.get("first_seat", "p1"))  # p1, p2... (2-Way Cards: blue, green)
+    if first[1:].isdigit() and int(first[1:]) > players:
         return False
     if game in ("sequence", "sequence-numbers") and "sides" in options:
         return options["sides"] in allowed_sides(game, players)

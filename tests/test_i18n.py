@@ -281,3 +281,17 @@ def test_g_r1_a_replayed_refusal_comes_back_in_the_replaying_requests_language(
         **game["auth"]["p2"], "Accept-Language": "es"}), 403, "seat-mismatch")
     assert mismatch["rule"] == "G-M1"
     assert mismatch["detail"] == "El token de un puesto solo actúa por ese puesto."
+
+
+def test_replies_are_plain_utf8_json_never_escaped(client):
+    """Non-English text leaves as UTF-8 (``Trimiteți``), not ``\\u`` escapes, in problems,
+    the stateless checks and the game store's replies."""
+    refused = client.post("/v1/two-way/sequences/check", data="x",
+                          headers={"Accept-Language": "ro", "Content-Type": "text/plain"})
+    raw = refused.get_data()
+    assert refused.status_code == 415 and "Trimiteți".encode() in raw and b"\\u" not in raw
+    verdict = client.post("/v1/solitaire-frenzy/plays/check", headers={"Accept-Language": "ro"},
+                          json={"card": "8H", "onto": "9D", "to": "column"})
+    assert "ș".encode() in verdict.get_data() and b"\\u" not in verdict.get_data()
+    rule = client.get("/v1/rules/SF-T1", headers={"Accept-Language": "ro"}).get_data()
+    assert "Mutările".encode() in rule and b"\\u" not in rule

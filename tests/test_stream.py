@@ -388,6 +388,45 @@ def test_a_ticket_dies_with_the_token_it_was_asked_with(open_stream, client, mak
     assert view.json()["viewer"] == "north"
 
 
+def test_a_reissued_token_ends_the_streams_it_opened_on_every_host(open_stream, db_url,
+                                                                     feed_app, client,
+                                                                     make_game):
+    """Re-issuing a seat's token ends, within about a second, every open stream of
+    that seat opened with the old token or with a ticket asked with it, on this host
+    and on another one (PostgreSQL: its NOTIFY, the fallback poll set to a minute;
+    SQLite: the poll); the referee's stream and the new token's stay open."""
+    feed_app.config["FEED_FALLBACK_SECONDS"] = 60
+    game = make_game()
+    other = another_host(db_url)
+    other.config.update(FEED_POLL_SECONDS=0.02, FEED_FALLBACK_SECONDS=60, STREAM_SECONDS=30)
+    try:
+        ticket = ticket_for(client, game, "north")["ticket"]
+        doomed = [open_stream(stream_path(game), game["auth"]["north"]),
+                  open_stream(stream_path(game, f"?ticket={ticket}")),
+                  open_stream(stream_path(game), game["auth"]["north"], via=other.test_client())]
+        kept = open_stream(stream_path(game), game["auth"]["referee"],
+                           via=other.test_client())
+        for reader in [*doomed, kept]:
+            reader.take(1)  # the opening view
+        time.sleep(0.3)  # the listeners' LISTEN and first poll are done
+        started = time.monotonic()
+        reissued = client.post(f"/v1/games/{game['id']}/seats/north/token",
+                               headers=game["auth"]["referee"])
+        assert reissued.status_code == 200
+        for reader in doomed:
+            assert reader.done.wait(3), "a stream of the old token is still open"
+        assert time.monotonic() - started < 1.5
+        fresh = {"Authorization": f"Bearer {reissued.get_json()['token']}"}
+        renewed = open_stream(stream_path(game), fresh)
+        renewed.take(1)
+        act(client, game, "south", {"type": "tick"})
+        assert kept.take(1)[0].event == "ticked" and renewed.take(1)[0].event == "ticked"
+        assert not kept.done.is_set() and not renewed.done.is_set()
+    finally:
+        get_feed(other).close()
+        get_store(other).dispose()
+
+
 def test_ticket_rules(client, make_game):
     """Tickets are issued only to a bearer token, open only streams, and do not mix
     with an Authorization header."""

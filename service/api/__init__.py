@@ -10,13 +10,15 @@ from flask_smorest import Api as _Api
 from apispec import BasePlugin
 from flask_smorest.utils import prepare_response
 from marshmallow import Schema, fields
+from sqlalchemy.exc import InterfaceError, OperationalError, PendingRollbackError
+from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 
 from service.api.base import strict_loads
 from service.api.bodies import init_bodies
 from service.api.contract import RESPONSE_HEADERS, ResponsesPlugin, name_nullable_enums
 from service.errors import PROBLEM_MIMETYPE, from_http_exception, problem
 from service.messages import Message
-from service.store import SchemaNotCurrent
+from service.store import SchemaNotCurrent, Unavailable
 
 
 class ProblemSchema(Schema):
@@ -81,7 +83,10 @@ class Api(_Api):
 
 
 class StrictJSONProvider(DefaultJSONProvider):
-    """``request.get_json()`` refuses NaN, duplicate keys and deep nesting (400)."""
+    """``request.get_json()`` refuses NaN, duplicate keys and deep nesting (400); replies
+    are plain UTF-8 (``"Trimiteți"``, never ``"Trimite\\u021bi"``)."""
+
+    ensure_ascii = False
 
     def loads(self, s, **kwargs):
         return strict_loads(s)
@@ -115,11 +120,18 @@ def _schema_not_current(error: SchemaNotCurrent) -> Response:
     return problem(503, "schema-not-current", error.args[0], headers={"Retry-After": "30"})
 
 
+def _database_outage(error: Exception) -> Response:
+    """An outage the store did not wrap (e.g. reaching the database for the first
+    time): the same 503 as :class:`~service.store.Unavailable` with ``outage``."""
+    from service.api import games
+    return games._unavailable(Unavailable(str(error), outage=True))  # noqa: SLF001
+
+
 def init_api(app: Flask) -> Api:
     """Register the blueprints and error handling on ``app``; returns the Api."""
     from service import referee
     from service.api import (actions, games, halves, meta, operations, pictures, positions,
-                             rules, sequence, solitaire_frenzy, stream, two_way)
+                             rules, seats, sequence, solitaire_frenzy, stream, two_way)
 
     app.json = StrictJSONProvider(app)
     init_bodies(app)  # bodies read ahead, up to the route's limit, by the deadline
@@ -130,7 +142,13 @@ def init_api(app: Flask) -> Api:
     positions.register(api.spec)
     app.before_request(_require_json_body)
     app.register_error_handler(SchemaNotCurrent, _schema_not_current)
-    for module in (meta, games, stream, positions, operations, two_way, sequence, halves,
+    # a database outage anywhere (the store's first use, a stream, a check of the
+    # schema) is a 503 with Retry-After like the store's own, never a 500
+    app.register_error_handler(Unavailable, games._unavailable)
+    for outage in (OperationalError, InterfaceError, PendingRollbackError,
+                   SQLAlchemyTimeoutError):
+        app.register_error_handler(outage, _database_outage)
+    for module in (meta, games, stream, positions, operations, seats, two_way, sequence, halves,
                    solitaire_frenzy):
         api.register_blueprint(module.blp)
     api.register_blueprint(sequence.numbers_blp)

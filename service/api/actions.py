@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.cards import SUITS
+from service.store.seating import NAME_PATTERN
 
 Schema = dict[str, Any]
 
@@ -318,6 +319,20 @@ def _option(spec: dict) -> Schema:
     return out
 
 
+# creation's seating members (service/store/seating.py), the same for every game
+NAME = {"type": "string", "minLength": 1, "maxLength": 40, "pattern": NAME_PATTERN,
+        "description": "a seat's display name: 1 to 40 characters, no control character "
+                       "or line break, no leading or trailing space"}
+SEATING: dict[str, Schema] = {
+    "names": {"type": "object", "additionalProperties": NAME,
+              "description": "seat -> display name (a seat the game does not have: 422)"},
+    "invitations": {"type": "boolean", "default": False, "description":
+                    "true: each seat gets a single-use invitation (and a join_url) instead "
+                    "of its token; a player joins with POST "
+                    "/v1/games/{id}/seats/{seat}/join"},
+}
+
+
 def create_schemas() -> dict[str, Schema]:
     """``<Game>Options`` and ``<Game>CreateGame`` per game, and ``CreateGame``: one of
     them, discriminated on ``game``. Ruling: the contract names the seed ``seed`` only;
@@ -336,7 +351,7 @@ def create_schemas() -> dict[str, Schema]:
             "type": "object", "required": ["game"], "additionalProperties": False,
             "properties": {"game": {"type": "string", "enum": [game]},
                            "options": {"$ref": f"#/components/schemas/{prefix}Options"},
-                           "seed": SEED,
+                           "seed": SEED, **SEATING,
                            "position": {
                                "$ref": f"#/components/schemas/{POSITIONS[game][2]}",
                                "description": "G-P1: start from this stated position "

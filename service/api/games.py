@@ -16,6 +16,7 @@ from service.errors import problem, problem_body, problem_response
 from service.games import ENGINE_MODULES, RuleViolation, engine
 from service.messages import Message
 from service.observability import count_action, count_game
+from service.store.seating import NAME_PATTERN, Seating, UnknownSeat
 from service.store import (REFEREE, GameNotFound, GameRecord, IdempotencyRequest,
                            KeyInFlight, KeyReused, Refused, StoreError, Unauthenticated,
                            Unavailable, UnknownGame, get_store, request_hash)
@@ -160,6 +161,11 @@ def _cell() -> fields.List:
                        validate=Length(equal=2), metadata={"description": "[row, col]"})
 
 
+# a seat's display name (service/store/seating.py): the contract states the same pattern
+NAME = [Length(1, 40), Regexp(NAME_PATTERN, error="1 to 40 characters, no control character "
+                              "or line break, no leading or trailing space")]
+
+
 class CreateGameSchema(Schema):
     game = fields.String(required=True, metadata={"example": "two-way"})
     options = fields.Dict(keys=fields.String(), load_default=dict,
@@ -174,10 +180,18 @@ class CreateGameSchema(Schema):
     position = fields.Dict(keys=fields.String(), metadata={
         "description": "G-P1: start from this stated position (the game's notation, "
                        "Position; its `game` is the game's) instead of a fresh deal"})
+    names = fields.Dict(keys=fields.String(), values=fields.String(validate=NAME))
+    invitations = fields.Boolean(load_default=False)
 
 
 class SeatTokenSchema(Schema):
-    token = fields.String(required=True)
+    token = fields.String(metadata={"description": "the seat's bearer token"})
+    invitation = fields.String(metadata={
+        "description": "with invitations: the seat's single-use code (POST .../join)"})
+    expires_at = fields.String(metadata={"description": "when the invitation expires"})
+    join_url = fields.String(metadata={
+        "description": "the referee page's link that joins the seat (the code in the "
+                       "fragment, which browsers never send)"})
 
 
 class CreatedGameSchema(Schema):
@@ -186,7 +200,8 @@ class CreatedGameSchema(Schema):
     version = fields.Integer(required=True)
     status = fields.String(required=True)
     seats = fields.Dict(keys=fields.String(), values=fields.Nested(SeatTokenSchema),
-                        required=True, metadata={"description": "seat -> its bearer token"})
+                        required=True, metadata={"description": "seat -> its bearer token "
+                                                 "(with invitations: its invitation)"})
     referee_token = fields.String(required=True)
     seed_commitment = fields.String(required=True)
 
@@ -238,6 +253,10 @@ class GameViewSchema(Schema):
     viewer = fields.String(required=True, metadata={"description": "a seat or referee"})
     seed_commitment = fields.String(required=True)
     seed = fields.String(metadata={"description": "only once the game is finished"})
+    names = fields.Dict(keys=fields.String(), values=fields.String(), required=True, metadata={
+        "description": "seat -> display name, for the seats that have one"})
+    rematch_of = fields.String(metadata={"description": "the game this one is a rematch of"})
+    rematch = fields.String(metadata={"description": "this game's rematch, once made"})
     result = _result_field()
     view = _view_field()
 
@@ -421,6 +440,12 @@ def _store_error(error: StoreError) -> Response:
 
 @blp.errorhandler(Unavailable)
 def _unavailable(error: Unavailable) -> Response:
+    """503 ``unavailable`` with ``Retry-After``: the game stayed busy through every
+    retry, or the database cannot be reached (stopped, connections lost)."""
+    if error.outage:
+        return problem(503, "unavailable", Message(
+            "The service cannot reach its database; retry shortly."),
+            headers={"Retry-After": "2"})
     return problem(503, "unavailable", Message("The game is busy; retry shortly."),
                    headers={"Retry-After": "1"})
 
@@ -450,7 +475,8 @@ def _reply(status: int, body: dict, replayed: bool = False) -> Response:
         response = problem_response(status, body)
     else:
         response = current_app.response_class(
-            json.dumps(body, separators=(",", ":")), status=status, mimetype="application/json")
+            json.dumps(body, separators=(",", ":"), ensure_ascii=False), status=status,
+            mimetype="application/json")
         if "version" in body:
             response.headers["ETag"] = _etag(body["version"])
     if replayed:
@@ -473,7 +499,11 @@ def _events_out(record: GameRecord, stored: list, viewer: str) -> list[dict]:
 def _game_body(record: GameRecord, viewer: str) -> dict:
     body = {"id": record.id, "game": record.game, "version": record.version,
             "status": record.status, "viewer": viewer,
-            "seed_commitment": record.seed_commitment}
+            "seed_commitment": record.seed_commitment, "names": record.names}
+    if record.rematch_of is not None:
+        body["rematch_of"] = record.rematch_of
+    if record.rematch is not None:
+        body["rematch"] = record.rematch
     if record.finished:
         body["seed"] = record.seed
     body["view"] = record.engine.view(record.state, viewer)
@@ -510,13 +540,36 @@ def create_game(body: dict):
                                         "%(given)s.", game=body["game"],
                                         given=repr(position.get("game"))),
             422, rule="G-P1", extra={"field": "game"}))
+    seating = Seating(names=body.get("names") or {}, invite=body["invitations"])
     try:
-        status, reply = _store().create(body["game"], options, seed, position)
+        created = _seated(lambda: _store().create(body["game"], options, seed, position,
+                                                  seating))
     except RuleViolation as violation:
         if violation.code != "invalid-position":
             raise
         return _invalid_position(violation)
-    count_game(body["game"], "created")
+    return created_reply(body["game"], created)
+
+
+def _seated(create: Callable[[], tuple[int, dict]]) -> tuple[int, dict]:
+    """``create()``, with a name for a seat the game lacks as 422 naming it."""
+    try:
+        return create()
+    except UnknownSeat as error:
+        abort(422, code="invalid-seat", detail=Message("The game has no seat %(seat)s.",
+                                                       seat=repr(error.args[0])),
+              messages={"json": {"names": {error.args[0]: ["no such seat"]}}})
+        raise  # unreachable: abort raises
+
+
+def created_reply(game: str, created: tuple[int, dict]) -> Response:
+    """The 201 of a new game (``Location``, and each invitation's ``join_url``)."""
+    status, reply = created
+    for seat, entry in reply["seats"].items():
+        if "invitation" in entry:
+            entry["join_url"] = (f"/referee/#join={reply['id']}&seat={seat}"
+                                 f"&code={entry['invitation']}")
+    count_game(game, "created")
     response = _reply(status, reply)
     response.headers["Location"] = url_for("games.get_game", game_id=reply["id"])
     return response

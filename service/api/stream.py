@@ -141,6 +141,7 @@ def _authenticate():
         # the token it was asked with has been re-issued since (or the game is gone)
         return _ticket_unauthorized(Message("The ticket is not valid."))
     g.actor = claims["viewer"]
+    g.token_hash = token_hash
     return None
 
 
@@ -235,7 +236,9 @@ def get_stream(query: dict, headers: dict, game_id: str):
             del finished.headers["Content-Type"]  # no body: no type (not text/html)
             return finished
     seconds = _setting("STREAM_SECONDS") * random.uniform(0.9, 1.1)
-    body = _stream(get_feed(current_app), game_id, viewer, resume,
+    token_hash = g.get("token_hash") or hash_token(
+        request.headers["Authorization"].partition(" ")[2].strip())
+    body = _stream(get_feed(current_app), game_id, viewer, token_hash, resume,
                    deadline=time.monotonic() + seconds,
                    heartbeat=_setting("STREAM_HEARTBEAT_SECONDS"),
                    retry_ms=_setting("STREAM_RETRY_MS"))
@@ -244,7 +247,8 @@ def get_stream(query: dict, headers: dict, game_id: str):
 
 
 def _sse(seq: int, kind: str, data: dict) -> str:
-    return f"id: {seq}\nevent: {kind}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n"
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    return f"id: {seq}\nevent: {kind}\ndata: {text}\n\n"
 
 
 def _opening(record: GameRecord, viewer: str) -> tuple[int, bool, str]:
@@ -265,8 +269,14 @@ def _idle_at(store: GameStore, record: GameRecord | None) -> float | None:
     return None if due is None else time.monotonic() + (due - store.now())
 
 
-def _stream(feed: Feed, game_id: str, viewer: str, resume: int | None, deadline: float,
-            heartbeat: float, retry_ms: int) -> Iterator[str]:
+def _revoked(feed: Feed, game_id: str, viewer: str, token_hash: str) -> bool:
+    """The token the stream was opened with (or its ticket asked with) no longer opens
+    ``viewer``: it was re-issued (or the game is gone)."""
+    return feed.store.token_hash_of(game_id, viewer) != token_hash
+
+
+def _stream(feed: Feed, game_id: str, viewer: str, token_hash: str, resume: int | None,
+            deadline: float, heartbeat: float, retry_ms: int) -> Iterator[str]:
     """The SSE text of one stream (it runs after the view returned: no request
     context). It registers on the feed BEFORE its first read, so that no commit falls
     between a read and the wait, reads the log only when the feed says it grew, and
@@ -275,10 +285,16 @@ def _stream(feed: Feed, game_id: str, viewer: str, resume: int | None, deadline:
 
     G-T1: a game with an idle deadline is read again (:meth:`Watch.catch_up`, which
     records what the deadline triggers) when the deadline passes, and at each
-    heartbeat after it; the events recorded then are sent as any others."""
+    heartbeat after it; the events recorded then are sent as any others.
+
+    It ends as soon as the feed learns that a token of the game was re-issued and its
+    own (``token_hash``: the token it was opened with, or its ticket was asked with)
+    no longer opens ``viewer`` (within about a second, every worker and host), and
+    checks that again at each heartbeat."""
     yield f"retry: {retry_ms}\n\n"
     sent = time.monotonic()
     with feed.watch(game_id) as watch:
+        revocations = watch.revocations
         try:
             page, known, checked = None, None, None  # checked: the `updated` checked
             if resume is None:
@@ -316,7 +332,11 @@ def _stream(feed: Feed, game_id: str, viewer: str, resume: int | None, deadline:
                 wake = min(deadline, sent + heartbeat)
                 if idle_at is not None and checked != known.updated:
                     wake = min(wake, idle_at)
-                if watch.wait(target, max(0.0, wake - now)):
+                if watch.wait(target, max(0.0, wake - now), revocations):
+                    if watch.revocations != revocations:
+                        revocations = watch.revocations
+                        if _revoked(feed, game_id, viewer, token_hash):
+                            return
                     page = watch.page(after, PAGE)
                     continue
                 now = time.monotonic()
@@ -331,6 +351,8 @@ def _stream(feed: Feed, game_id: str, viewer: str, resume: int | None, deadline:
                     if caught.last_seq >= known.last_seq:
                         known = caught
                 if beat and not feed.closed:
+                    if _revoked(feed, game_id, viewer, token_hash):
+                        return
                     yield ": keep-alive\n\n"
                     sent = time.monotonic()
                     if target > after:  # look again now and then

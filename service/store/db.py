@@ -41,12 +41,17 @@ from typing import Any, ContextManager
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.exc import (DBAPIError, IntegrityError, InterfaceError, OperationalError,
+                            PendingRollbackError)
+from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 
 BUSY_TIMEOUT_MS = 10_000  # how long an SQLite writer waits for the write lock
 
 # PostgreSQL SQLSTATEs worth a retry: serialization failure, deadlock, lock not available.
 _PG_RETRY_STATES = {"40001", "40P01", "55P03"}
+# the connection is gone (class 08) or the server ended it (admin_shutdown,
+# crash_shutdown, cannot_connect_now: a pg_terminate_backend, a restart)
+_PG_LOST_STATES = {"57P01", "57P02", "57P03"}
 _SQLITE_RETRY_TEXT = ("database is locked", "database is busy", "database table is locked")
 
 
@@ -185,7 +190,9 @@ def is_conflict(error: BaseException) -> bool:
     PostgreSQL: serialization failure, deadlock, lock not available, or a unique
     violation (two writers raced for one event seq or one idempotency key).
     SQLite: "database is locked"/"busy", or a UNIQUE constraint failure.
-    Any backend: the connection was lost (SQLAlchemy invalidated it and the pool).
+    Any backend: the connection was lost (SQLAlchemy invalidated it and the pool; on
+    PostgreSQL also SQLSTATE class 08 and 57P01-57P03, which psycopg's pipeline mode
+    reports without SQLAlchemy seeing a disconnect).
     """
     if not isinstance(error, DBAPIError):
         return False
@@ -195,9 +202,28 @@ def is_conflict(error: BaseException) -> bool:
         text = str(error.orig).lower()
         return "unique" in text or "duplicate key" in text
     state = getattr(error.orig, "sqlstate", None) or getattr(error.orig, "pgcode", None)
-    if state in _PG_RETRY_STATES:
+    if state in _PG_RETRY_STATES or state in _PG_LOST_STATES or (state or "")[:2] == "08":
         return True
     if isinstance(error, OperationalError):
         text = str(error.orig).lower()
         return any(fragment in text for fragment in _SQLITE_RETRY_TEXT)
     return False
+
+
+def is_outage(error: BaseException) -> bool:
+    """True when ``error`` says the database cannot be used now (it is stopped,
+    unreachable, out of connections or disk, or a connection broke in a way no retry
+    cured): the request gets 503 ``unavailable`` with ``Retry-After``, never a 500.
+    Errors of a statement itself (a constraint, a syntax error) are not outages."""
+    if isinstance(error, (InterfaceError, SQLAlchemyTimeoutError, PendingRollbackError)):
+        return True
+    if not isinstance(error, OperationalError):
+        return False
+    if type(error.orig).__module__.startswith("sqlite3"):  # also a missing table...
+        text = str(error.orig).lower()
+        return any(fragment in text for fragment in _SQLITE_OUTAGE_TEXT)
+    return True  # psycopg: could not connect, connection lost, server shutting down
+
+
+_SQLITE_OUTAGE_TEXT = (*_SQLITE_RETRY_TEXT, "unable to open", "disk i/o", "readonly",
+                       "disk is full", "database or disk is full")

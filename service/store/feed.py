@@ -52,6 +52,8 @@ class _Game:
 
     changed: threading.Condition
     last_seq: int = 0
+    credentials: int | None = None  # the game's token re-issues, once learnt
+    revocations: int = 0  # times credentials moved while watched
     watchers: int = 0
     reading: threading.Lock = field(default_factory=threading.Lock)
     page: tuple[int, EventPage] | None = None
@@ -98,13 +100,23 @@ class Watch:
             game.caught = (time.monotonic(), record)
             return record
 
-    def wait(self, after: int, timeout: float) -> bool:
+    @property
+    def revocations(self) -> int:
+        """How often a token of the game was re-issued while it was watched here."""
+        with self.feed.lock:
+            return self.game.revocations
+
+    def wait(self, after: int, timeout: float, revocations: int | None = None) -> bool:
         """Block until the game's last seq is known to exceed ``after`` (True), or
-        ``timeout`` seconds passed or the feed closed (False)."""
-        feed = self.feed
+        ``timeout`` seconds passed or the feed closed (False); with ``revocations``
+        (what :attr:`revocations` was), also wake (True) when a token of the game
+        was re-issued since."""
+        feed, game = self.feed, self.game
         with feed.lock:
-            return self.game.changed.wait_for(
-                lambda: feed.closed or self.game.last_seq > after, timeout) and not feed.closed
+            return game.changed.wait_for(
+                lambda: feed.closed or game.last_seq > after or (
+                    revocations is not None and game.revocations != revocations),
+                timeout) and not feed.closed
 
 
 class Feed:
@@ -150,13 +162,23 @@ class Feed:
                 if not game.watchers and self._games.get(game_id) is game:
                     del self._games[game_id]
 
-    def advance(self, game_id: str, last_seq: int) -> None:
-        """The game's log reached ``last_seq``: wake its streams (unwatched games and
-        stale news are ignored)."""
+    def advance(self, game_id: str, last_seq: int, credentials: int | None = None) -> None:
+        """The game's log reached ``last_seq`` (and its tokens were re-issued
+        ``credentials`` times): wake its streams (unwatched games and stale news are
+        ignored); a change of ``credentials`` counts as a revocation, which makes each
+        stream check its token (see :mod:`service.api.stream`)."""
         with self.lock:
             game = self._games.get(game_id)
-            if game is not None and last_seq > game.last_seq:
-                game.last_seq = last_seq
+            if game is None:
+                return
+            wake = last_seq > game.last_seq
+            game.last_seq = max(game.last_seq, last_seq)
+            if credentials is not None:
+                if game.credentials is not None and credentials > game.credentials:
+                    game.revocations += 1
+                    wake = True
+                game.credentials = max(game.credentials or 0, credentials)
+            if wake:
                 game.changed.notify_all()
 
     def close(self) -> None:
@@ -202,8 +224,9 @@ class Feed:
         ids = self.watched()
         try:
             for start in range(0, len(ids), POLL_CHUNK):
-                for game_id, last_seq in self.store.last_seqs(ids[start:start + POLL_CHUNK]).items():
-                    self.advance(game_id, last_seq)
+                chunk = self.store.last_seqs(ids[start:start + POLL_CHUNK])
+                for game_id, (last_seq, credentials) in chunk.items():
+                    self.advance(game_id, last_seq, credentials)
         except Exception:  # noqa: BLE001 - the feed thread must survive a bad moment
             log.exception("event feed: polling the watched games failed")
 
@@ -232,9 +255,13 @@ class Feed:
             return None
 
     def _notified(self, payload: str) -> None:
-        game_id, _, last_seq = payload.rpartition(":")
-        if last_seq.isdigit():
-            self.advance(game_id, int(last_seq))
+        """``"<game id>:<last_seq>"`` (an action) or ``"<game id>:<last_seq>:<credentials>"``
+        (a token re-issue); game ids hold no colon."""
+        game_id, _, rest = payload.partition(":")
+        numbers = rest.split(":")
+        if all(n.isdigit() for n in numbers) and len(numbers) in (1, 2):
+            self.advance(game_id, int(numbers[0]),
+                         int(numbers[1]) if len(numbers) == 2 else None)
 
 
 def close_all() -> None:

@@ -50,7 +50,7 @@ NullableJSON = (JSON(none_as_null=True)
 
 # The Alembic revision these models match (the newest in migrations/versions, a test
 # keeps them equal): the service answers 503 on a database at any other revision.
-SCHEMA_REVISION = "0004_idempotency_retention"
+SCHEMA_REVISION = "0006_seats_invitations"
 
 IN_FLIGHT = "in-flight"
 DONE = "done"
@@ -77,6 +77,11 @@ class Game(Base):
     last_seq: Mapped[int] = mapped_column(Integer, server_default="0")
     seed: Mapped[str] = mapped_column(String(128))
     referee_token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    # bumped by every token re-issue: the event feed ends the streams it opened
+    credentials: Mapped[int] = mapped_column(Integer, server_default="0")
+    names: Mapped[dict[str, str] | None] = mapped_column(NullableJSON, nullable=True)
+    rematch_of: Mapped[str | None] = mapped_column(String(32), nullable=True)  # the game before
+    rematch: Mapped[str | None] = mapped_column(String(32), nullable=True)  # the game after
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
@@ -88,6 +93,19 @@ class Seat(Base):
         String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
     seat: Mapped[str] = mapped_column(String(40), primary_key=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+
+
+class Invitation(Base):
+    """A seat's single-use, expiring invitation (its code stored as SHA-256)."""
+
+    __tablename__ = "invitations"
+
+    game_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[str] = mapped_column(String(40), primary_key=True)
+    code_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
 
 
 class Event(Base):

@@ -60,10 +60,13 @@ from service.messages import Message
 from service.store import idle
 from service.store.db import make_engine
 from service.store.models import DONE, Event, Game, IdempotencyKey, Seat, utcnow
+from service.store import seating
+from service.store.seating import Seating
 from service.store.uow import Unavailable, UnitOfWork, lock_game, synced
 
 _GAMES, _SEATS = Game.__table__, Seat.__table__
 _EVENTS, _KEYS = Event.__table__, IdempotencyKey.__table__
+_INVITATIONS = seating.Invitation.__table__
 
 REFEREE = "referee"
 # Refusals of a request's precondition (a stale version: 412; none named: 428) are not
@@ -144,6 +147,9 @@ class GameRecord:
     seed: str
     last_seq: int = 0  # the seq of the game's last event
     updated: float = 0.0  # epoch seconds of its last recorded event (games.updated_at)
+    names: dict[str, str] = field(default_factory=dict)  # seats' display names
+    rematch_of: str | None = None  # the game this one is a rematch of
+    rematch: str | None = None  # this game's rematch
 
     @property
     def seed_commitment(self) -> str:
@@ -163,7 +169,8 @@ class GameRecord:
         """From a row of :data:`_READ` (the snapshot decoded)."""
         return cls(id=game_id, game=row.game, options=row.options, status=row.status,
                    version=row.version, state=row.snapshot, seed=row.seed,
-                   last_seq=row.last_seq, updated=idle.epoch(row.updated_at))
+                   last_seq=row.last_seq, updated=idle.epoch(row.updated_at),
+                   names=row.names or {}, rematch_of=row.rematch_of, rematch=row.rematch)
 
 
 @dataclass(frozen=True)
@@ -302,7 +309,8 @@ _ACTOR = union_all(  # one indexed lookup per table: (game id, seat or NULL for 
     select(_GAMES.c.id, literal(None, String(40)))
     .where(_GAMES.c.referee_token_hash == bindparam("token_hash")))
 _READ = (select(_GAMES.c.game, _GAMES.c.options, _GAMES.c.status, _GAMES.c.version,
-                _GAMES.c.snapshot, _GAMES.c.last_seq, _GAMES.c.seed, _GAMES.c.updated_at)
+                _GAMES.c.snapshot, _GAMES.c.last_seq, _GAMES.c.seed, _GAMES.c.updated_at,
+                _GAMES.c.names, _GAMES.c.rematch_of, _GAMES.c.rematch)
          .where(_GAMES.c.id == bindparam("game_id")))
 _TAKE_OVER = (update(_KEYS).where(_KEYS.c.id == bindparam("key_id"))
               .values(state=DONE, request_hash=bindparam("new_request_hash"),
@@ -320,7 +328,7 @@ _KEY_RECORD = (select(_KEYS.c.id.label("key_id"), _KEYS.c.request_hash.label("ke
                       _KEYS.c.created_at.label("key_created_at"))
                .where(_KEYS.c.game_id == bindparam("game_id"),
                       _KEYS.c.actor == bindparam("actor"), _KEYS.c.key == bindparam("key")))
-_LAST_SEQS = (select(_GAMES.c.id, _GAMES.c.last_seq)
+_LAST_SEQS = (select(_GAMES.c.id, _GAMES.c.last_seq, _GAMES.c.credentials)
               .where(_GAMES.c.id.in_(bindparam("ids", expanding=True))))
 _EVENT_COLUMNS = ("game_id", "seq", "type", "seat", "payload", "created_at")
 _KEY_COLUMNS = ("game_id", "actor", "key", "request_hash", "state", "status_code",
@@ -426,9 +434,12 @@ class GameStore:
     # ----- create ---------------------------------------------------------------
 
     def create(self, game: str, options: dict[str, Any], seed: str | None = None,
-               position: dict[str, Any] | None = None) -> Reply:
+               position: dict[str, Any] | None = None,
+               seating: Seating | None = None) -> Reply:
         """Create a game: ``(201, {"id", "game", "version", "status", "seats": {seat:
-        {"token"}}, "referee_token", "seed_commitment"})``.
+        {"token"}}, "referee_token", "seed_commitment"})``; ``seating``: display names,
+        invitations instead of seat tokens, the game it is a rematch of
+        (:mod:`service.store.seating`).
 
         ``position`` (G-P1): start from a stated position instead of a fresh deal, the
         setup events being the engine's ``start_from_position(game, options, seed,
@@ -454,19 +465,21 @@ class GameStore:
                     422, rule="G-P1", extra={"field": "position"})
             setup = start(game, options, seed, copy.deepcopy(position))
         events = [_canonical_event(e) for e in setup]
-        return self.insert(game, options, seed, events, _fold_all(module, None, events))
+        return self.insert(game, options, seed, events, _fold_all(module, None, events),
+                           seating=seating)
 
     def insert(self, game: str, options: dict[str, Any], seed: str, events: list[dict],
-               state: dict[str, Any], version: int = 1) -> Reply:
+               state: dict[str, Any], version: int = 1,
+               seating: Seating | None = None) -> Reply:
         """Store a game under a new id with new tokens: its ``events`` (seq 1, 2...,
         already folded into ``state``) at ``version``; the reply of :meth:`create`.
         (:mod:`service.store.transfer` imports exported games through it.)"""
         return self.uow.run(lambda c: self._insert_game(c, game, options, seed, events,
-                                                        state, version), core=True)
+                                                        state, version, seating), core=True)
 
     def _insert_game(self, connection: Connection, game: str, options: dict[str, Any],
                      seed: str, events: list[dict], state: dict[str, Any],
-                     version: int) -> Reply:
+                     version: int, seating: Seating | None = None) -> Reply:
         game_id = secrets.token_urlsafe(16)
         tokens = {seat: secrets.token_urlsafe(32) for seat in state["seats"]}
         referee_token = secrets.token_urlsafe(32)
@@ -477,16 +490,20 @@ class GameStore:
             "snapshot_text": json.dumps(state, sort_keys=True),
             "last_seq": len(events), "seed": seed,
             "referee_token_hash": hash_token(referee_token), "created_at": now,
-            "updated_at": now})
+            "updated_at": now, "names": seating.names if seating and seating.names else None,
+            "rematch_of": seating.rematch_of if seating else None})
         connection.execute(insert(_SEATS), [
             {"game_id": game_id, "seat": seat, "token_hash": hash_token(token)}
             for seat, token in tokens.items()])
         connection.execute(insert(_EVENTS), [_event_params(game_id, seq, event, now)
                                              for seq, event in enumerate(events, 1)])
+        seats: dict[str, dict[str, Any]] = {seat: {"token": token} for seat, token in tokens.items()}
+        if seating is not None:
+            seats = seating.seat(connection, game_id, seats, now)
         return 201, {
             "id": game_id, "game": game, "version": version, "status": state["status"],
-            "seats": {seat: {"token": token} for seat, token in tokens.items()},
-            "referee_token": referee_token, "seed_commitment": commitment(seed),
+            "seats": seats, "referee_token": referee_token,
+            "seed_commitment": commitment(seed),
         }
 
     # ----- authentication and reads ---------------------------------------------
@@ -511,10 +528,16 @@ class GameStore:
         one's in one UPDATE: the old token opens nothing from the commit on).
         :class:`SeatNotFound` when the game has no such seat."""
         token = secrets.token_urlsafe(32)
-        changed = self.uow.run(lambda c: c.execute(
-            update(_SEATS).where(_SEATS.c.game_id == game_id, _SEATS.c.seat == seat)
-            .values(token_hash=hash_token(token))).rowcount, core=True)
-        if changed != 1:
+
+        def write(connection: Connection) -> int:
+            changed = connection.execute(
+                update(_SEATS).where(_SEATS.c.game_id == game_id, _SEATS.c.seat == seat)
+                .values(token_hash=hash_token(token))).rowcount
+            if changed == 1:
+                self._revoked(connection, game_id)
+            return changed
+
+        if self.uow.run(write, core=True) != 1:
             raise SeatNotFound(seat)
         return token
 
@@ -523,12 +546,69 @@ class GameStore:
         UPDATE: the old token opens nothing from the commit on, nor do the stream
         tickets it gave). :class:`GameNotFound` when there is no such game."""
         token = secrets.token_urlsafe(32)
-        changed = self.uow.run(lambda c: c.execute(
-            update(_GAMES).where(_GAMES.c.id == game_id)
-            .values(referee_token_hash=hash_token(token))).rowcount, core=True)
-        if changed != 1:
+
+        def write(connection: Connection) -> int:
+            changed = connection.execute(
+                update(_GAMES).where(_GAMES.c.id == game_id)
+                .values(referee_token_hash=hash_token(token))).rowcount
+            if changed == 1:
+                self._revoked(connection, game_id)  # its open streams end too
+            return changed
+
+        if self.uow.run(write, core=True) != 1:
             raise GameNotFound(game_id)
         return token
+
+    # ----- seating: names, invitations, rematches (service.store.seating) --------
+
+    def join(self, game_id: str, seat: str, code: str, name: str | None) -> str:
+        """Exchange a seat's invitation ``code`` for its new token (and set its display
+        ``name``). :class:`~service.store.seating.InvitationInvalid` (also for a game or
+        seat that does not exist), ``InvitationUsed``, ``InvitationExpired``."""
+        def write(connection: Connection) -> str:
+            token = seating.join(connection, game_id, seat, code, name, utcnow())
+            self._revoked(connection, game_id)
+            return token
+        return self.uow.run(write, core=True)
+
+    def reinvite(self, game_id: str, seat: str,
+                 seconds: float = seating.INVITATION_SECONDS) -> dict[str, Any]:
+        """A new invitation for ``seat`` (its earlier code and its token stop working):
+        ``{"invitation", "expires_at"}``. :class:`SeatNotFound`."""
+        def write(connection: Connection) -> dict[str, Any]:
+            if connection.execute(select(_SEATS.c.seat).where(
+                    _SEATS.c.game_id == game_id, _SEATS.c.seat == seat)).first() is None:
+                raise SeatNotFound(seat)
+            issued = seating.invite(connection, game_id, seat, utcnow(), seconds)
+            self._revoked(connection, game_id)
+            return issued
+        return self.uow.run(write, core=True)
+
+    def rematch(self, game_id: str) -> Reply:
+        """The same game again with a fresh seed: same engine, options, seats and names,
+        invitations if this game used them; the two games link each other. The reply
+        of :meth:`create`. :class:`~service.store.seating.RematchExists`."""
+        record = self.read(game_id)
+        if record.rematch is not None:
+            raise seating.RematchExists(record.rematch)
+        invited = self.uow.read_one(lambda c: c.execute(
+            select(func.count()).select_from(_INVITATIONS)
+            .where(_INVITATIONS.c.game_id == game_id)).scalar()) > 0
+        return self.create(record.game, dict(record.options), None, Seating(
+            names=dict(record.names), invite=invited, rematch_of=game_id))
+
+    def _revoked(self, connection: Connection, game_id: str) -> None:
+        """In the transaction that replaced a token: bump the game's ``credentials``
+        (the feed's poll sees it) and, on PostgreSQL, notify the feeds at commit
+        (payload ``"<game id>:<last_seq>:<credentials>"``), so that every stream the old
+        token opened ends within about a second on every worker and host."""
+        row = connection.execute(
+            update(_GAMES).where(_GAMES.c.id == game_id)
+            .values(credentials=_GAMES.c.credentials + 1)
+            .returning(_GAMES.c.last_seq, _GAMES.c.credentials)).first()
+        if row is not None and connection.dialect.name == "postgresql":
+            connection.execute(select(func.pg_notify(
+                FEED_CHANNEL, f"{game_id}:{row.last_seq}:{row.credentials}")))
 
     def token_hash_of(self, game_id: str, actor: str) -> str | None:
         """The SHA-256 of the token that opens ``actor`` (a seat or ``"referee"``) in
@@ -644,11 +724,13 @@ class GameStore:
             return EventPage(record, events, last_seq)
         return self.uow.read_one(fn)
 
-    def last_seqs(self, game_ids: list[str]) -> dict[str, int]:
-        """``{game id: last_seq}`` of those of ``game_ids`` that exist, in one
-        statement (the event feed's poll)."""
+    def last_seqs(self, game_ids: list[str]) -> dict[str, tuple[int, int]]:
+        """``{game id: (last_seq, credentials)}`` of those of ``game_ids`` that exist,
+        in one statement (the event feed's poll; ``credentials`` counts the game's
+        token re-issues, see :meth:`reissue_token`)."""
         return self.uow.read_one(lambda c: {
-            row.id: row.last_seq for row in c.execute(_LAST_SEQS, {"ids": game_ids})})
+            row.id: (row.last_seq, row.credentials)
+            for row in c.execute(_LAST_SEQS, {"ids": game_ids})})
 
     # ----- actions --------------------------------------------------------------
 

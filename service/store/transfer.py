@@ -120,8 +120,10 @@ def write_export(store: GameStore, game_id: str, directory: str | os.PathLike) -
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{game_id}.json"
     partial = folder / f".{game_id}.json.partial"
-    text = json.dumps(export_game(store, game_id, archive=True), separators=(",", ":"))
-    with os.fdopen(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as out:
+    text = json.dumps(export_game(store, game_id, archive=True), separators=(",", ":"),
+                      ensure_ascii=False)
+    with os.fdopen(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w",
+                   encoding="utf-8") as out:
         out.write(text)
     partial.replace(target)
     return target

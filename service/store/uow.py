@@ -30,10 +30,12 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from sqlalchemy import Connection, Engine, Row, Text, and_, bindparam, cast, select
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, IntegrityError, PendingRollbackError
+from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from sqlalchemy.orm import Session, sessionmaker
 
-from service.store.db import held, is_conflict, single_statements, writer, writer_lock
+from service.store.db import (held, is_conflict, is_outage, single_statements, writer,
+                              writer_lock)
 from service.store.models import Game, IdempotencyKey
 
 T = TypeVar("T")
@@ -42,7 +44,13 @@ DEFAULT_ATTEMPTS = 6
 
 
 class Unavailable(Exception):
-    """The database stayed in conflict (or locked) through every retry: answer 503."""
+    """The database stayed in conflict (or locked) through every retry, or cannot be
+    used at all (``outage``: stopped, unreachable, the connection lost on every
+    attempt): answer 503 with ``Retry-After``."""
+
+    def __init__(self, detail: str, outage: bool = False):
+        super().__init__(detail)
+        self.outage = outage
 
 
 class UnitOfWork:
@@ -118,11 +126,21 @@ class UnitOfWork:
                     return fn(session)
             except DBAPIError as error:
                 if not is_conflict(error):
+                    if is_outage(error):  # e.g. the server is stopped: no retry cures it
+                        raise Unavailable(str(error.orig), outage=True) from error
                     raise
                 if attempt + 1 == self.attempts:
-                    raise Unavailable(str(error.orig)) from error
+                    raise Unavailable(str(error.orig), outage=_lost(error)) from error
                 time.sleep(self.backoff * (2 ** attempt) * (0.5 + random.random()))
+            except (SQLAlchemyTimeoutError, PendingRollbackError) as error:  # pool, state
+                raise Unavailable(str(error), outage=True) from error
         raise Unavailable("no attempt made")  # attempts == 0
+
+
+def _lost(error: DBAPIError) -> bool:
+    """The retries ended on a lost connection (not on a conflict between writers)."""
+    return bool(error.connection_invalidated) or not isinstance(error, IntegrityError) and \
+        (getattr(error.orig, "sqlstate", None) or "")[:2] in ("08", "57")
 
 
 def pipeline_supported() -> bool:
@@ -158,7 +176,10 @@ def pipelined(connection: Connection) -> Iterator[None]:
         _roll_back(connection, raw)
         raise
     finally:
-        connection.info.pop("pipeline", None)
+        # an invalidated connection's info is already gone (the pool clears it), and
+        # touching it would raise PendingRollbackError instead of the error at hand
+        if not connection.invalidated:
+            connection.info.pop("pipeline", None)
 
 
 def _roll_back(connection: Connection, raw: Any) -> None:

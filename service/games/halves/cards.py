@@ -8,14 +8,14 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
-from pathlib import Path
+from service.data import data_dir
 from typing import Any
 
 from service.messages import Message
 
 PER_HALF, WHOLE_CARD, ANY_HALF = "per_half", "whole_card", "any_half"
 MATCHES = (PER_HALF, WHOLE_CARD, ANY_HALF)  # HV-T1's three readings
-SEEDS = Path(__file__).resolve().parents[3] / "seeds"
+SEEDS = data_dir("seeds")
 
 _DATA = json.loads((SEEDS / "halves-deck.json").read_text(encoding="utf-8"))
 COLOURS: dict[str, str] = _DATA["colours"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
+from service.data import data_dir
 from typing import Any
 
 from service.cards import DECK, CardError, parse_card
@@ -24,7 +24,7 @@ TWO_EYED = frozenset({"JD", "JC"})  # SQ-C2/SQ-T2 wild
 ONE_EYED = frozenset({"JS", "JH"})  # SQ-C2/SQ-T3 remove a chip
 PLUS, MINUS = "PLUS", "MINUS"  # SN-C2
 CLASSIC, NUMBERS = "sequence", "sequence-numbers"
-_SEEDS = Path(__file__).resolve().parents[3] / "seeds"
+_SEEDS = data_dir("seeds")
 
 Cell = tuple[int, int]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from pathlib import Path
+from service.data import seed_file
 
 from service.cards import DECK, JOKER
 from service.games.rng import shuffle
@@ -17,7 +17,7 @@ HAND_SIZE = 5  # TW-T1; TW-T2: the discard brings the hand down to it
 PLACEMENTS = 2  # TW-T2
 DRAW_COUNT = 4  # TW-T2, TW-E4 (not two)
 DRAWN_HAND = 7  # TW-T2: the draw brings the hand up to it
-MANIFEST_PATH = Path(__file__).resolve().parents[3] / "seeds" / "two-way-tiles.json"
+MANIFEST_PATH = seed_file("two-way-tiles.json")
 FACE_COUNTS = {**{card: 2 for card in DECK}, JOKER: 4}  # TW-C2: per colour
 
 
