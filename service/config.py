@@ -92,6 +92,8 @@ def settings() -> dict[str, Any]:
       ``redis://host:6379`` to share], ``RATELIMIT_ENABLED`` [true];
     * ``TRUSTED_PROXY_HOPS`` [0]: proxies in front whose X-Forwarded-For is believed;
     * ``MAX_IMPORT_BYTES`` [4194304]: the largest export POST /v1/games/import takes;
+    * ``CARD_REFEREE_SECRET`` [a key drawn into the database]: signs exports
+      (``EXPORT_SECRET``; see :func:`export_secret`) and stream tickets;
     * ``LOG_FORMAT`` [json] (or text), ``LOG_LEVEL`` [INFO];
     * ``PROMETHEUS_MULTIPROC_DIR``: read by prometheus-client itself (see README).
     """
@@ -107,6 +109,7 @@ def settings() -> dict[str, Any]:
         "RATELIMIT_ENABLED": _flag("RATELIMIT_ENABLED", True),
         "TRUSTED_PROXY_HOPS": int(_number("TRUSTED_PROXY_HOPS", 0)),
         "MAX_IMPORT_BYTES": int(_number("MAX_IMPORT_BYTES", 4 * 1024 * 1024, 1024)),
+        "EXPORT_SECRET": export_secret(),
         "LOG_FORMAT": _choice("LOG_FORMAT", "json", ("json", "text")),
         "LOG_LEVEL": _choice("LOG_LEVEL", "info", ("debug", "info", "warning", "error")),
     }
@@ -122,3 +125,18 @@ def secret_key() -> str | None:
     when it is unset; None when unset here (the app then draws one for this process
     alone)."""
     return os.environ.get(SECRET_ENV) or None
+
+
+# set by gunicorn.conf.py when it drew CARD_REFEREE_SECRET for one server's lifetime
+SECRET_DRAWN_ENV = "CARD_REFEREE_SECRET_DRAWN"
+
+
+def export_secret() -> str | None:
+    """``CARD_REFEREE_SECRET`` as the operator set it: the key that signs exports
+    (service.store.signing). None when unset, or when gunicorn.conf.py drew it for
+    one server's lifetime: exports are then signed with the key migration 0005 drew
+    into the database, which every worker and host on that database shares and which
+    survives restarts."""
+    if os.environ.get(SECRET_DRAWN_ENV):
+        return None
+    return secret_key()

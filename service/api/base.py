@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from itertools import accumulate
 from typing import Any
 
 import flask_smorest
@@ -60,26 +61,21 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
 def _depth(text: str) -> int:
-    """Deepest nesting of [ and { outside strings (a linear scan, no recursion)."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in "]}":
-            depth -= 1
-    return deepest
+    """Deepest nesting of [ and { outside strings, without a Python loop over every
+    character (a 4 MiB import is scanned several times faster): escapes removed
+    (``\\\\`` then ``\\"``), the text split at its quotes (every other piece is
+    outside a string), everything but brackets removed, then the running sum of the
+    brackets' steps. The same as a character-by-character scan on any JSON text (a
+    backslash outside a string, which no JSON text has, may count differently)."""
+    unescaped = text.replace("\\\\", "").replace('\\"', "")
+    outside = "".join(unescaped.split('"')[0::2])
+    steps = map(_STEP.__getitem__, _NOT_BRACKET.sub("", outside))
+    return max(0, max(accumulate(steps), default=0))
 
 
 def strict_loads(data: bytes | str) -> Any:

@@ -227,6 +227,20 @@ def _view_field() -> fields.Raw:
         "allOf": [{"$ref": "#/components/schemas/View"}]})
 
 
+class ImportedSchema(Schema):
+    at = fields.String(required=True, metadata={"description": "ISO 8601: when imported"})
+    verified = fields.Boolean(required=True, metadata={
+        "description": "true: the document was this service's own signed export (of a "
+                       "game that was not an unverified copy); false for ever otherwise"})
+
+
+def _imported_field() -> fields.Nested:
+    return fields.Nested(ImportedSchema, required=True, allow_none=True, metadata={
+        "description": "null: a game refereed here; {at, verified}: a copy made by POST "
+                       "/v1/games/import (verified: from this service's own signed "
+                       "export)"})
+
+
 class GameViewSchema(Schema):
     id = fields.String(required=True)
     game = fields.String(required=True)
@@ -235,6 +249,7 @@ class GameViewSchema(Schema):
     viewer = fields.String(required=True, metadata={"description": "a seat or referee"})
     seed_commitment = fields.String(required=True)
     seed = fields.String(metadata={"description": "only once the game is finished"})
+    imported = _imported_field()
     result = _result_field()
     view = _view_field()
 
@@ -333,6 +348,7 @@ class EventsSchema(Schema):
                        "the page examined (events hidden from you included), or, when "
                        "nothing follows `after`, the log's last seq (never more than the "
                        "log holds, so paging by it neither skips nor repeats an event)"})
+    imported = _imported_field()
 
 
 
@@ -473,6 +489,7 @@ def _game_body(record: GameRecord, viewer: str) -> dict:
             "seed_commitment": record.seed_commitment}
     if record.finished:
         body["seed"] = record.seed
+    body["imported"] = record.imported
     body["view"] = record.engine.view(record.state, viewer)
     body["result"] = body["view"]["result"]
     return body
@@ -651,7 +668,7 @@ def get_events(query: dict, game_id: str):
     record = page.game
     return _reply(200, {"version": record.version,
                         "events": _events_out(record, page.events, g.actor),
-                        "last_seq": page.last_seq})
+                        "last_seq": page.last_seq, "imported": record.imported})
 
 
 @blp.get("/<game_id>/legal-actions")

@@ -49,11 +49,12 @@ from service.games import RuleViolation, engine
 from service.games.rng import commitment, new_seed
 from service.messages import Message
 from service.store.db import make_engine
-from service.store.models import DONE, Event, Game, IdempotencyKey, Seat, utcnow
+from service.store.models import DONE, Event, Game, IdempotencyKey, Seat, ServiceKey, utcnow
 from service.store.uow import Unavailable, UnitOfWork, lock_game
 
 _GAMES, _SEATS = Game.__table__, Seat.__table__
 _EVENTS, _KEYS = Event.__table__, IdempotencyKey.__table__
+_SERVICE_KEYS = ServiceKey.__table__
 
 REFEREE = "referee"
 # the PostgreSQL NOTIFY channel of committed actions; payload "<game id>:<last_seq>"
@@ -61,6 +62,7 @@ FEED_CHANNEL = "card_referee_events"
 # events.seq is an INTEGER column: 32-bit on PostgreSQL (SQLAlchemy binds ``seq > :after``
 # as ::INTEGER there), so no seq exceeds this; larger bounds are clamped to it.
 MAX_SEQ = 2**31 - 1
+_INSERT_BATCH = 1000  # events per INSERT of a new game's log (an import's may be long)
 
 Reply = tuple[int, dict[str, Any]]
 
@@ -129,6 +131,8 @@ class GameRecord:
     state: dict[str, Any]
     seed: str
     last_seq: int = 0  # the seq of the game's last event
+    # None: refereed here; {"at": ISO 8601, "verified": bool}: an imported copy
+    imported: dict[str, Any] | None = None
 
     @property
     def seed_commitment(self) -> str:
@@ -148,7 +152,7 @@ class GameRecord:
         """From a row of :data:`_READ` (the snapshot decoded)."""
         return cls(id=game_id, game=row.game, options=row.options, status=row.status,
                    version=row.version, state=row.snapshot, seed=row.seed,
-                   last_seq=row.last_seq)
+                   last_seq=row.last_seq, imported=row.imported)
 
 
 @dataclass(frozen=True)
@@ -247,11 +251,14 @@ def _fold_all(module: ModuleType, state: dict | None, events: list[dict]) -> dic
     return state
 
 
-def _event_params(game_id: str, seq: int, event: dict[str, Any], now: Any) -> dict[str, Any]:
-    """The ``events`` row of ``event`` (its payload: every field but type and seat)."""
+def _event_params(game_id: str, seq: int, event: dict[str, Any], now: Any,
+                  actor: str | None = None, action: dict | None = None) -> dict[str, Any]:
+    """The ``events`` row of ``event`` (its payload: every field but type and seat);
+    on the first event of an accepted action, ``actor`` and ``action`` (what an
+    import re-derives the events from)."""
     payload = {k: v for k, v in event.items() if k not in ("type", "seat")}
     return {"game_id": game_id, "seq": seq, "type": event["type"], "seat": event.get("seat"),
-            "payload": payload, "created_at": now}
+            "payload": payload, "actor": actor, "action": action, "created_at": now}
 
 
 def _event_of(row: Any) -> dict[str, Any]:
@@ -287,7 +294,7 @@ _ACTOR = union_all(  # one indexed lookup per table: (game id, seat or NULL for 
     select(_GAMES.c.id, literal(None, String(40)))
     .where(_GAMES.c.referee_token_hash == bindparam("token_hash")))
 _READ = (select(_GAMES.c.game, _GAMES.c.options, _GAMES.c.status, _GAMES.c.version,
-                _GAMES.c.snapshot, _GAMES.c.last_seq, _GAMES.c.seed)
+                _GAMES.c.snapshot, _GAMES.c.last_seq, _GAMES.c.seed, _GAMES.c.imported)
          .where(_GAMES.c.id == bindparam("game_id")))
 _TAKE_OVER = (update(_KEYS).where(_KEYS.c.id == bindparam("key_id"))
               .values(state=DONE, request_hash=bindparam("new_request_hash"),
@@ -297,7 +304,8 @@ _TAKE_OVER = (update(_KEYS).where(_KEYS.c.id == bindparam("key_id"))
                       last_seq=bindparam("new_last_seq"), created_at=bindparam("now")))
 _LAST_SEQS = (select(_GAMES.c.id, _GAMES.c.last_seq)
               .where(_GAMES.c.id.in_(bindparam("ids", expanding=True))))
-_EVENT_COLUMNS = ("game_id", "seq", "type", "seat", "payload", "created_at")
+_EVENT_COLUMNS = ("game_id", "seq", "type", "seat", "payload", "actor", "action",
+                  "created_at")
 _KEY_COLUMNS = ("game_id", "actor", "key", "request_hash", "state", "status_code",
                 "response_body", "version", "first_seq", "last_seq", "created_at")
 
@@ -416,16 +424,25 @@ class GameStore:
         return self.insert(game, options, seed, events, _fold_all(module, None, events))
 
     def insert(self, game: str, options: dict[str, Any], seed: str, events: list[dict],
-               state: dict[str, Any], version: int = 1) -> Reply:
+               state: dict[str, Any], version: int = 1, *,
+               actions: dict[int, tuple[str, dict]] | None = None,
+               imported: dict[str, Any] | None = None,
+               pause: Callable[[], None] | None = None) -> Reply:
         """Store a game under a new id with new tokens: its ``events`` (seq 1, 2...,
         already folded into ``state``) at ``version``; the reply of :meth:`create`.
-        (:mod:`service.store.transfer` imports exported games through it.)"""
-        return self.uow.run(lambda c: self._insert_game(c, game, options, seed, events,
-                                                        state, version), core=True)
+        (:mod:`service.store.transfer` imports exported games through it:
+        ``actions`` ``{seq: (actor, action)}`` recorded on those events, ``imported``
+        the copy's mark, ``pause`` called between batches of events so that a big
+        import lets the worker's other connections in.)"""
+        return self.uow.run(lambda c: self._insert_game(
+            c, game, options, seed, events, state, version, actions or {}, imported,
+            pause), core=True)
 
     def _insert_game(self, connection: Connection, game: str, options: dict[str, Any],
                      seed: str, events: list[dict], state: dict[str, Any],
-                     version: int) -> Reply:
+                     version: int, actions: dict[int, tuple[str, dict]] | None = None,
+                     imported: dict[str, Any] | None = None,
+                     pause: Callable[[], None] | None = None) -> Reply:
         game_id = secrets.token_urlsafe(16)
         tokens = {seat: secrets.token_urlsafe(32) for seat in state["seats"]}
         referee_token = secrets.token_urlsafe(32)
@@ -436,12 +453,16 @@ class GameStore:
             "snapshot_text": json.dumps(state, sort_keys=True),
             "last_seq": len(events), "seed": seed,
             "referee_token_hash": hash_token(referee_token), "created_at": now,
-            "updated_at": now})
+            "updated_at": now, "imported": imported})
         connection.execute(insert(_SEATS), [
             {"game_id": game_id, "seat": seat, "token_hash": hash_token(token)}
             for seat, token in tokens.items()])
-        connection.execute(insert(_EVENTS), [_event_params(game_id, seq, event, now)
-                                             for seq, event in enumerate(events, 1)])
+        rows = [_event_params(game_id, seq, event, now, *(actions or {}).get(seq, ()))
+                for seq, event in enumerate(events, 1)]
+        for start in range(0, len(rows), _INSERT_BATCH):
+            if start and pause is not None:
+                pause()
+            connection.execute(insert(_EVENTS), rows[start:start + _INSERT_BATCH])
         return 201, {
             "id": game_id, "game": game, "version": version, "status": state["status"],
             "seats": {seat: {"token": token} for seat, token in tokens.items()},
@@ -506,6 +527,34 @@ class GameStore:
         :meth:`replay`). :class:`GameNotFound`."""
         page = self._page(game_id, after, limit, bounded=False)
         return page.game, page.events
+
+    def actions(self, game_id: str) -> list[dict[str, Any]]:
+        """The actions recorded in the game's log, in order: ``{"seq": the first event
+        it appended, "actor": a seat or "referee", "action": {...}}`` (an action of a
+        release before migration 0005 was not recorded)."""
+        statement = (select(_EVENTS.c.seq, _EVENTS.c.actor, _EVENTS.c.action)
+                     .where(_EVENTS.c.game_id == game_id, _EVENTS.c.actor.is_not(None))
+                     .order_by(_EVENTS.c.seq))
+        return self.uow.read_one(lambda c: [
+            {"seq": row.seq, "actor": row.actor, "action": _canonical(row.action)}
+            for row in c.execute(statement)])
+
+    def service_key(self, name: str) -> str:
+        """The secret ``name`` of ``service_keys`` (drawn by migration 0005; drawn here
+        if the row was deleted: the first writer's value wins and every worker and
+        host reads it)."""
+        query = select(_SERVICE_KEYS.c.value).where(_SERVICE_KEYS.c.name == name)
+        value = self.uow.read_one(lambda c: c.execute(query).scalar())
+        if value is None:
+            def draw(connection: Connection) -> str:
+                found = connection.execute(query).scalar()
+                if found is None:
+                    found = secrets.token_hex(32)
+                    connection.execute(insert(_SERVICE_KEYS).values(
+                        name=name, value=found, created_at=utcnow()))
+                return found
+            value = self.uow.run(draw, core=True)
+        return value
 
     def page(self, game_id: str, after: int = 0, limit: int | None = None) -> EventPage:
         """One page of the log: the game, its events with ``seq > after`` up to the
@@ -595,7 +644,8 @@ class GameStore:
             return _Accepted(row.key_version, row.key_first_seq, row.key_last_seq), True
         outcome, snapshot = self._decide(game_id, row, actor, action, expected_version)
         reply = render(outcome) if isinstance(outcome, Refused) else None
-        self._write(connection, game_id, outcome, snapshot, reply, idempotency, row.key_id)
+        self._write(connection, game_id, outcome, snapshot, reply, idempotency, row.key_id,
+                    (actor, _canonical(action)))
         return (outcome if reply is None else reply), False
 
     @staticmethod
@@ -635,10 +685,12 @@ class GameStore:
 
     def _write(self, connection: Connection, game_id: str, outcome: Outcome,
                snapshot: str | None, reply: Reply | None,
-               idempotency: IdempotencyRequest | None, claimed: int | None) -> None:
-        """Append the events and advance the game (an accepted action), and record the
-        key: a refusal's ``reply``, or the accepted action's version and event seqs
-        (taking over the expired or abandoned record ``claimed``)."""
+               idempotency: IdempotencyRequest | None, claimed: int | None,
+               acted: tuple[str, dict]) -> None:
+        """Append the events and advance the game (an accepted action; its first event
+        records ``acted``, the actor and the action), and record the key: a refusal's
+        ``reply``, or the accepted action's version and event seqs (taking over the
+        expired or abandoned record ``claimed``)."""
         now = utcnow()
         events, game = [], None
         record = {"status_code": reply[0] if reply else 200,
@@ -646,7 +698,8 @@ class GameStore:
                   "version": None, "first_seq": None, "last_seq": None}
         if isinstance(outcome, Applied):
             new = outcome.game
-            events = [_event_params(game_id, e.seq, e.event, now) for e in outcome.events]
+            events = [_event_params(game_id, e.seq, e.event, now, *(acted if i == 0 else ()))
+                      for i, e in enumerate(outcome.events)]
             game = {"target_game": game_id, "snapshot_text": snapshot,
                     "new_status": new.status, "new_version": new.version,
                     "new_last_seq": new.last_seq, "now": now}
