@@ -18,7 +18,13 @@ Actions (``apply(state, actor, action)``):
 
 Options: ``target`` (int 1..1000), ``first`` ("north"/"south"), ``referee_moves``
 (bool, default true: the referee may tick; false refuses every referee action with
-403 ``referee-not-allowed``, as a server-mode engine would).
+403 ``referee-not-allowed``, as a server-mode engine would), ``idle_seconds`` (int
+>= 1 or null, default null: see :func:`idle_events`).
+
+The engine contract's additions of this release, in miniature:
+:func:`start_from_position` (a game whose count starts where the position says) and
+:func:`idle_events` (a seat idle for ``idle_seconds`` loses its turn:
+``turn-timed-out``).
 """
 from __future__ import annotations
 
@@ -40,13 +46,14 @@ CATALOG = {
             {"name": "target", "type": "integer", "default": 10},
             {"name": "first", "type": "string", "default": "north", "choices": SEATS},
             {"name": "referee_moves", "type": "boolean", "default": True},
+            {"name": "idle_seconds", "type": "integer", "default": None},
         ],
     },
 }
 
 
 def _options(options: dict) -> dict:
-    known = {"target", "first", "referee_moves"}
+    known = {"target", "first", "referee_moves", "idle_seconds"}
     unknown = set(options) - known
     if unknown:
         raise RuleViolation("invalid-option", f"unknown option {sorted(unknown)[0]!r}", 422)
@@ -59,7 +66,13 @@ def _options(options: dict) -> dict:
     referee_moves = options.get("referee_moves", True)
     if not isinstance(referee_moves, bool):
         raise RuleViolation("invalid-option", "referee_moves must be a boolean", 422)
-    return {"target": target, "first": first, "referee_moves": referee_moves}
+    idle = options.get("idle_seconds")
+    if idle is not None and (not isinstance(idle, int) or isinstance(idle, bool) or idle < 1):
+        raise RuleViolation("invalid-option", "idle_seconds must be an integer >= 1", 422)
+    normal = {"target": target, "first": first, "referee_moves": referee_moves}
+    if idle is not None:  # absent when unset: games stored before the option stay as they are
+        normal["idle_seconds"] = idle
+    return normal
 
 
 def new_game(game: str, options: dict, seed: str) -> list[dict]:
@@ -73,6 +86,31 @@ def new_game(game: str, options: dict, seed: str) -> list[dict]:
         {"type": "dealt", "seat": "north", "card": deck[0]},
         {"type": "dealt", "seat": "south", "card": deck[1]},
     ]
+
+
+def start_from_position(game: str, options: dict, seed: str, position: dict) -> list[dict]:
+    """Setup events of a game starting from ``position`` ``{"game": "counter",
+    "count": 0..target-1}``: game-created (``from_position``), shuffled, position-set,
+    2 x dealt. RuleViolation ``invalid-position`` (422, ``extra.field``)."""
+    events = new_game(game, options, seed)
+    count = position.get("count") if isinstance(position, dict) else None
+    target = events[0]["options"]["target"]
+    if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count < target:
+        raise RuleViolation("invalid-position", "count must be 0 to target - 1", 422,
+                            rule="G-P1", extra={"field": "count"})
+    events[0]["from_position"] = True
+    return [events[0], events[1],
+            {"type": "position-set", "seat": None,
+             "position": {"game": "counter", "count": count}}, *events[2:]]
+
+
+def idle_events(state: dict, since: float, now: float) -> list[dict]:
+    """The seat whose turn it is, idle for ``idle_seconds`` (option) since ``since``,
+    loses its turn: ``turn-timed-out`` {seat, at, since}; [] otherwise."""
+    idle = state["options"].get("idle_seconds")
+    if idle is None or state["status"] != "active" or now - since < idle:
+        return []
+    return [{"type": "turn-timed-out", "seat": state["turn"], "at": now, "since": since}]
 
 
 def fold(state: dict | None, event: dict) -> dict:
@@ -92,8 +130,10 @@ def fold(state: dict | None, event: dict) -> dict:
     elif kind == "added":
         new["count"] = event["count"]
         new["turn"] = _other(event["seat"])
-    elif kind == "ticked":
-        new["count"] = event["count"]
+    elif kind in ("ticked", "position-set"):
+        new["count"] = event["count"] if kind == "ticked" else event["position"]["count"]
+    elif kind == "turn-timed-out":
+        new["turn"] = _other(event["seat"])
     elif kind == "penalised":
         new["turn"] = _other(event["target"])
         new["penalised"].append(event["target"])

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect, text
+from sqlalchemy import inspect, select, text
 from sqlalchemy.exc import DBAPIError, IntegrityError
 
 from conftest import ROOT, migrate
@@ -23,7 +23,7 @@ from service.store.db import is_conflict, make_engine
 from service.store.models import Base, Event, Game, Seat
 
 BACKENDS = ["sqlite"] + (["postgresql"] if os.environ.get("TEST_DATABASE_URL") else [])
-TABLES = {"games", "seats", "events", "idempotency_keys"}
+TABLES = {"games", "seats", "events", "idempotency_keys", "service_keys"}
 
 
 def _tables(url: str) -> set[str]:
@@ -65,7 +65,7 @@ def test_alembic_command_line_reads_database_url(tmp_path):
         done = subprocess.run(alembic + args, cwd=ROOT, env=env, capture_output=True,
                               text=True, timeout=120)
         assert done.returncode == 0, done.stderr
-    assert "0004_idempotency_retention (head)" in done.stdout
+    assert "0005_imported (head)" in done.stdout
     assert _tables(url) == TABLES | {"alembic_version"}
     done = subprocess.run(alembic + ["downgrade", "base"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
@@ -294,13 +294,15 @@ def test_0003_downgrade_gives_back_the_previous_release_games(new_database, back
     try:
         with engine.connect() as connection:
             for game in OLD_GAMES:
+                columns = Event.__table__.c
                 rows = connection.execute(
-                    Event.__table__.select().where(Event.__table__.c.game_id == game["name"])
-                    .order_by(Event.__table__.c.seq)).all()
+                    select(columns.type, columns.seat, columns.payload)
+                    .where(columns.game_id == game["name"]).order_by(columns.seq)).all()
                 assert [{"type": r.type, "seat": r.seat, **r.payload} for r in rows] == \
                     game["events"]
-                row = connection.execute(Game.__table__.select().where(
-                    Game.__table__.c.id == game["name"])).one()
+                games = Game.__table__.c
+                row = connection.execute(select(games.snapshot, games.options).where(
+                    games.id == game["name"])).one()
                 assert row.snapshot == game["snapshot"] and row.options == game["options"]
         with pytest.raises(DBAPIError, match="append-only"):
             with engine.begin() as connection:

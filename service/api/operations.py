@@ -186,9 +186,10 @@ def import_record():
     and the copy says `"verified": false` for ever. The copy's view, log and export
     carry `imported` `{"at", "verified"}`. Bodies up to MAX_IMPORT_BYTES (4 MiB by
     default), at most 20,000 events."""
+    data = request.get_data(cache=True)  # first: over MAX_IMPORT_BYTES is 413
     store = get_store(current_app)
     key = signing_key(store, current_app.config.get("EXPORT_SECRET"))
-    document, signed = _offload(_load_import, request.get_data(cache=True), key)
+    document, signed = _offload(_load_import, data, key)
     try:
         status, reply = import_game(store, document, signed=signed,
                                     allow_unverified=_configured_api_key(),

@@ -148,12 +148,21 @@ def setup_events(module: ModuleType, game: str, options: dict, seed: str,
         field = violation.extra.get("field")
         raise ImportRefused(Message("the engine refuses the setup: %(error)s",
                                     error=violation.detail),
-                            f"position.{field}" if field else "options") from violation
+                            _setup_field(events, field)) from violation
     except ImportRefused:
         raise
     except Exception as error:  # noqa: BLE001 - never the exception's text
         raise ImportRefused(Message("the engine cannot set up a game from these options"),
                             "options") from error
+
+
+def _setup_field(events: list[dict], field: str | None) -> str:
+    """Where a refused setup points: the position's field (``events.1.position.
+    hands.blue.2``), else the options."""
+    index = next((i for i, e in enumerate(events) if e["type"] == "position-set"), None)
+    if field is None or index is None:
+        return "options"
+    return f"events.{index}.position." + field.replace("[", ".").replace("]", "")
 
 
 def _compare(expected: list[dict], events: list[dict], start: int, why: Message) -> None:
