@@ -130,6 +130,15 @@ def test_g_m1_seats_named_with_markup_are_refused(client, db_url):
     body = assert_problem(_import(client, forged), 422, "import-mismatch")
     (field,) = body["errors"]["json"]
     assert field.startswith("events.0.") and "<svg" in json.dumps(forged["events"][0])
+    # an unfinished game's export (no seed to re-derive the deal from), renamed in its
+    # events and view: only the service's own signed document imports without a seed
+    created = client.post("/v1/games", json={"game": "two-way"},
+                          headers={"X-API-Key": KEY}).get_json()
+    unfinished = _export(client, created["id"], created["referee_token"])
+    for member in ("events", "view"):
+        unfinished[member] = json.loads(json.dumps(unfinished[member]).replace(
+            f'"{seat}"', '"<svg onload=alert(1)>"'))
+    _refused(_import(client, unfinished), "seed")
 
 
 def test_g_m1_first_seat_set_only_inside_game_created_is_refused(client, db_url):
