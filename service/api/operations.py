@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -226,6 +227,11 @@ def _load_import(data: bytes, key: bytes) -> tuple[dict, bool]:
     return document, verify(raw, key)
 
 
+# how often (seconds) a thread running an import hands the GIL over to the event loop
+# when it waits for it (Python's default: 5 ms)
+_SWITCH_INTERVAL = 0.0005
+
+
 def _offload(fn: Callable[..., Any], *args: Any) -> Any:
     """``fn(*args)`` off the event loop when gevent runs the worker (a native thread
     of gevent's pool: the worker's other connections are served meanwhile, the GIL
@@ -237,6 +243,8 @@ def _offload(fn: Callable[..., Any], *args: Any) -> Any:
         return fn(*args)
     if not monkey.is_module_patched("socket"):
         return fn(*args)
+    if sys.getswitchinterval() > _SWITCH_INTERVAL:
+        sys.setswitchinterval(_SWITCH_INTERVAL)
     return get_hub().threadpool.apply(fn, args)
 
 

@@ -62,7 +62,7 @@ FEED_CHANNEL = "card_referee_events"
 # events.seq is an INTEGER column: 32-bit on PostgreSQL (SQLAlchemy binds ``seq > :after``
 # as ::INTEGER there), so no seq exceeds this; larger bounds are clamped to it.
 MAX_SEQ = 2**31 - 1
-_INSERT_BATCH = 1000  # events per INSERT of a new game's log (an import's may be long)
+_INSERT_BATCH = 500  # events per INSERT of a new game's log (an import's may be long)
 
 Reply = tuple[int, dict[str, Any]]
 
@@ -329,6 +329,12 @@ class _Statements:
             self.advance = self.advance.returning(
                 func.pg_notify(FEED_CHANNEL, bindparam("notify_payload", type_=Text)))
         self._combined: dict[tuple[int, bool, bool], Any] = {}
+        # a new game's events, rows of _EVENT_COLUMNS (GameStore._event_rows)
+        mark, json_cast = ("?", "") if dialect == "sqlite" else ("%s", "::jsonb")
+        values = ", ".join(mark + (json_cast if name in ("payload", "action") else "")
+                           for name in _EVENT_COLUMNS)
+        self.insert_events = (f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) "
+                              f"VALUES ({values})")
 
     def writes(self, connection: Connection, events: list[dict[str, Any]],
                game: dict[str, Any] | None, key: str | None, key_params: dict[str, Any]) -> None:
@@ -427,42 +433,58 @@ class GameStore:
                state: dict[str, Any], version: int = 1, *,
                actions: dict[int, tuple[str, dict]] | None = None,
                imported: dict[str, Any] | None = None,
-               pause: Callable[[], None] | None = None) -> Reply:
+               pause: Callable[[], None] | None = None,
+               offload: Callable[..., Any] | None = None) -> Reply:
         """Store a game under a new id with new tokens: its ``events`` (seq 1, 2...,
         already folded into ``state``) at ``version``; the reply of :meth:`create`.
         (:mod:`service.store.transfer` imports exported games through it:
         ``actions`` ``{seq: (actor, action)}`` recorded on those events, ``imported``
-        the copy's mark, ``pause`` called between batches of events so that a big
-        import lets the worker's other connections in.)"""
+        the copy's mark; for a big import, ``offload(fn, *args)`` runs the rows'
+        preparation (pure) off the event loop and ``pause`` is called between batches
+        of rows written, so that the worker's other connections are served.)"""
+        game_id, now = secrets.token_urlsafe(16), utcnow()
+        rows = (offload or (lambda fn, *args: fn(*args)))(
+            self._event_rows, game_id, events, now, actions or {})
         return self.uow.run(lambda c: self._insert_game(
-            c, game, options, seed, events, state, version, actions or {}, imported,
+            c, game_id, now, game, options, seed, rows, state, version, imported,
             pause), core=True)
 
-    def _insert_game(self, connection: Connection, game: str, options: dict[str, Any],
-                     seed: str, events: list[dict], state: dict[str, Any],
-                     version: int, actions: dict[int, tuple[str, dict]] | None = None,
+    def _event_rows(self, game_id: str, events: list[dict], now: Any,
+                    actions: dict[int, tuple[str, dict]]) -> list[tuple]:
+        """The ``events`` rows of a new game as the driver takes them (every value
+        through its column type's bind processor, in :data:`_EVENT_COLUMNS` order)."""
+        dialect = self.uow.engine.dialect
+        processors = [_EVENTS.c[name].type.dialect_impl(dialect).bind_processor(dialect)
+                      for name in _EVENT_COLUMNS]
+        rows = []
+        for seq, event in enumerate(events, 1):
+            params = _event_params(game_id, seq, event, now, *actions.get(seq, ()))
+            rows.append(tuple(params[name] if process is None else process(params[name])
+                              for name, process in zip(_EVENT_COLUMNS, processors)))
+        return rows
+
+    def _insert_game(self, connection: Connection, game_id: str, now: Any, game: str,
+                     options: dict[str, Any], seed: str, rows: list[tuple],
+                     state: dict[str, Any], version: int,
                      imported: dict[str, Any] | None = None,
                      pause: Callable[[], None] | None = None) -> Reply:
-        game_id = secrets.token_urlsafe(16)
         tokens = {seat: secrets.token_urlsafe(32) for seat in state["seats"]}
         referee_token = secrets.token_urlsafe(32)
-        now = utcnow()
         connection.execute(self._sql.insert_game, {
             "id": game_id, "game": game, "options": state.get("options", options),
             "status": state["status"], "version": version,
             "snapshot_text": json.dumps(state, sort_keys=True),
-            "last_seq": len(events), "seed": seed,
+            "last_seq": len(rows), "seed": seed,
             "referee_token_hash": hash_token(referee_token), "created_at": now,
             "updated_at": now, "imported": imported})
         connection.execute(insert(_SEATS), [
             {"game_id": game_id, "seat": seat, "token_hash": hash_token(token)}
             for seat, token in tokens.items()])
-        rows = [_event_params(game_id, seq, event, now, *(actions or {}).get(seq, ()))
-                for seq, event in enumerate(events, 1)]
-        for start in range(0, len(rows), _INSERT_BATCH):
+        for start in range(0, len(rows), _INSERT_BATCH):  # the driver's executemany
             if start and pause is not None:
                 pause()
-            connection.execute(insert(_EVENTS), rows[start:start + _INSERT_BATCH])
+            connection.exec_driver_sql(self._sql.insert_events,
+                                       rows[start:start + _INSERT_BATCH])
         return 201, {
             "id": game_id, "game": game, "version": version, "status": state["status"],
             "seats": {seat: {"token": token} for seat, token in tokens.items()},

@@ -182,7 +182,7 @@ def import_game(store: GameStore, document: dict[str, Any], *, signed: bool,
         raise Unverified()
     return store.insert(checked.game, checked.options, checked.seed, checked.events,
                         checked.state, checked.version, actions=checked.actions,
-                        imported=checked.imported, pause=pause)
+                        imported=checked.imported, pause=pause, offload=offload)
 
 
 def check_import(document: dict[str, Any], signed: bool,
