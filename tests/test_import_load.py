@@ -84,7 +84,6 @@ def _health(base: str, running: threading.Event, latencies: list[float]) -> None
 def test_healthz_p99_stays_under_100_ms_while_four_maximal_imports_run(backend, tmp_path):
     body = _maximal_document()
     assert len(body) < 4 * 1024 * 1024  # within MAX_IMPORT_BYTES
-    print(tmp_path)
     with database(backend, tmp_path) as url, \
             gunicorn(url, tmp_path / "gunicorn.log", workers=WORKERS,
                      app="fake_engine:create_app()",

@@ -62,7 +62,7 @@ FEED_CHANNEL = "card_referee_events"
 # events.seq is an INTEGER column: 32-bit on PostgreSQL (SQLAlchemy binds ``seq > :after``
 # as ::INTEGER there), so no seq exceeds this; larger bounds are clamped to it.
 MAX_SEQ = 2**31 - 1
-_INSERT_BATCH = 500  # events per INSERT of a new game's log (an import's may be long)
+_INSERT_BATCH = 100  # events per INSERT of a new game's log (an import's may be long)
 
 Reply = tuple[int, dict[str, Any]]
 
