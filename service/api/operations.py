@@ -187,10 +187,10 @@ def import_record():
     and the copy says `"verified": false` for ever. The copy's view, log and export
     carry `imported` `{"at", "verified"}`. Bodies up to MAX_IMPORT_BYTES (4 MiB by
     default), at most 20,000 events."""
-    data = request.get_data(cache=True)  # first: over MAX_IMPORT_BYTES is 413
+    # the body first: over MAX_IMPORT_BYTES is 413, not JSON 400, whatever the database
+    raw, document = _offload(_load_import, request.get_data(cache=True))
     store = get_store(current_app)
-    key = signing_key(store, current_app.config.get("EXPORT_SECRET"))
-    document, signed = _offload(_load_import, data, key)
+    signed = _offload(verify, raw, signing_key(store, current_app.config.get("EXPORT_SECRET")))
     try:
         status, reply = import_game(store, document, signed=signed,
                                     allow_unverified=_configured_api_key(),
@@ -209,9 +209,9 @@ def import_record():
     return response
 
 
-def _load_import(data: bytes, key: bytes) -> tuple[dict, bool]:
-    """The request body parsed strictly and loaded by :class:`GameExportSchema`, and
-    whether its signature holds (pure: runs off the event loop). Aborts 400
+def _load_import(data: bytes) -> tuple[dict, dict]:
+    """The request body parsed strictly, as sent (what the signature covers) and as
+    :class:`GameExportSchema` loads it (pure: runs off the event loop). Aborts 400
     ``invalid-json`` / 422 ``invalid-body`` as every other body's parser does."""
     try:
         raw = strict_loads(data)
@@ -224,7 +224,7 @@ def _load_import(data: bytes, key: bytes) -> tuple[dict, bool]:
         document = _EXPORT_SCHEMA.load(raw)
     except ValidationError as error:
         abort(422, messages={"json": error.messages})
-    return document, verify(raw, key)
+    return raw, document
 
 
 # how often (seconds) a thread running an import hands the GIL over to the event loop
