@@ -97,7 +97,7 @@ def start_from_position(game: str, options: dict, seed: str, position: dict) -> 
     target = events[0]["options"]["target"]
     if not isinstance(count, int) or isinstance(count, bool) or not 0 <= count < target:
         raise RuleViolation("invalid-position", "count must be 0 to target - 1", 422,
-                            rule="G-P1", extra={"field": "count"})
+                            extra={"field": "count"})
     events[0]["from_position"] = True
     return [events[0], events[1],
             {"type": "position-set", "seat": None,

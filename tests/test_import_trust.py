@@ -304,7 +304,7 @@ def test_refusals_never_show_an_exception_s_text(client, monkeypatch):
     assert "0xdeadbeef" not in json.dumps(body) and "ValueError" not in json.dumps(body)
 
 
-def test_g_p1_a_game_from_a_position_re_derives_through_start_from_position(client):
+def test_a_game_from_a_position_re_derives_through_start_from_position(client):
     setup = fake_engine.start_from_position("counter", {"target": 20}, SEED,
                                             {"game": "counter", "count": 12})
     events, actions = _played(setup, [("north", {"type": "add", "amount": 2})])
@@ -319,7 +319,7 @@ def test_g_p1_a_game_from_a_position_re_derives_through_start_from_position(clie
     assert "count must be 0 to target - 1" in body["detail"]
 
 
-def test_g_t1_idle_events_re_derive_from_their_since_and_at(client):
+def test_idle_events_re_derive_from_their_since_and_at(client):
     setup = fake_engine.new_game("counter", {"idle_seconds": 60}, SEED)
     events, actions = _played(setup, [("north", {"type": "add", "amount": 1})])
     state = None

@@ -9,11 +9,11 @@ engine, not through the document:
   ``new_game(game, options, seed)`` (seats, options, deal); a game started from a
   position (``game-created`` carries ``"from_position": true``) must be exactly
   ``start_from_position(game, options, seed, position)`` with the ``position`` of its
-  ``position-set`` event (G-P1);
+  ``position-set`` event;
 * every later event must be one the engine produces: the events of ``apply(state,
   actor, action)`` for the action recorded at that seq (a seat's own report in table
   mode is such an action too: what the engine accepts from that seat), or, for an
-  idle seat's event (``turn-timed-out``, ``seat-timed-out``, G-T1), exactly
+  idle seat's event (``turn-timed-out``, ``seat-timed-out``), exactly
   ``idle_events(state, since, at)`` with the event's own ``since`` and ``at``;
 * an event no action and no timeout produces, a field the engine did not write
   (unknown fields included), an action the engine refuses or one recorded where no
@@ -35,7 +35,7 @@ from typing import Any
 from service.games import RuleViolation
 from service.messages import Message
 
-# the events of an idle seat (G-T1), re-derived by the engine's idle_events
+# the events of an idle seat, re-derived by the engine's idle_events
 IDLE_EVENTS = ("turn-timed-out", "seat-timed-out")
 # events between two calls of ``pause``
 PAUSE_EVERY = 100
