@@ -78,22 +78,49 @@ def _depth(text: str) -> int:
     return max(0, max(accumulate(steps), default=0))
 
 
-def strict_loads(data: bytes | str) -> Any:
-    """Parse strict JSON. Raises :class:`InvalidJSON` with a reason on any defect."""
+def strict_loads(data: bytes | str, scan: bool = True) -> Any:
+    """Parse strict JSON. Raises :class:`InvalidJSON` with a reason on any defect.
+
+    ``scan``: the nesting depth is checked on the text before parsing (:func:`_depth`);
+    False (a big import, parsed in a thread beside the event loop): on the parsed value
+    instead (:func:`_value_depth`, Python steps that let the loop in, where the text
+    scan is a few long C calls holding the interpreter); the parser's own recursion
+    limit stops a deeper text first, with the same refusal."""
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
     except UnicodeDecodeError as exc:
         raise InvalidJSON(Message("body is not UTF-8")) from exc
-    if _depth(text) > MAX_DEPTH:
-        raise InvalidJSON(Message("nested deeper than %(depth)s levels", depth=MAX_DEPTH))
+    too_deep = Message("nested deeper than %(depth)s levels", depth=MAX_DEPTH)
+    if scan and _depth(text) > MAX_DEPTH:
+        raise InvalidJSON(too_deep)
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
-                          parse_int=_bounded_int,
-                          object_pairs_hook=_no_duplicates)
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
+                           parse_int=_bounded_int, object_pairs_hook=_no_duplicates)
     except InvalidJSON:
         raise
-    except (ValueError, RecursionError) as exc:
+    except RecursionError as exc:
+        if not scan:
+            raise InvalidJSON(too_deep) from exc
         raise InvalidJSON(str(exc)) from exc
+    except ValueError as exc:
+        raise InvalidJSON(str(exc)) from exc
+    if not scan and _value_depth(value) > MAX_DEPTH:
+        raise InvalidJSON(too_deep)
+    return value
+
+
+def _value_depth(value: Any) -> int:
+    """Deepest nesting of lists and objects in a parsed value (as :func:`_depth`
+    counts brackets), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in children
+                         if isinstance(child, (dict, list)))
+    return deepest
 
 
 class StrictParser(FlaskParser):

@@ -214,7 +214,7 @@ def _load_import(data: bytes) -> tuple[dict, dict]:
     :class:`GameExportSchema` loads it (pure: runs off the event loop). Aborts 400
     ``invalid-json`` / 422 ``invalid-body`` as every other body's parser does."""
     try:
-        raw = strict_loads(data)
+        raw = strict_loads(data, scan=False)
     except InvalidJSON as error:
         detail = Message("Invalid JSON body: %(reason)s", reason=error.reason)
         abort(400, messages={"json": [detail]}, code="invalid-json", detail=detail)
