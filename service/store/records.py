@@ -331,10 +331,20 @@ class _Statements:
         self._combined: dict[tuple[int, bool, bool], Any] = {}
         # a new game's events, rows of _EVENT_COLUMNS (GameStore._event_rows)
         mark, json_cast = ("?", "") if dialect == "sqlite" else ("%s", "::jsonb")
-        values = ", ".join(mark + (json_cast if name in ("payload", "action") else "")
-                           for name in _EVENT_COLUMNS)
-        self.insert_events = (f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) "
-                              f"VALUES ({values})")
+        self._row_values = "(" + ", ".join(
+            mark + (json_cast if name in ("payload", "action") else "")
+            for name in _EVENT_COLUMNS) + ")"
+        self._insert_events = f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) VALUES "
+
+    def insert_events(self, connection: Connection, rows: list[tuple]) -> None:
+        """Insert a new game's event ``rows`` by the driver: SQLite's executemany (a
+        loop in C, in process); on PostgreSQL one multi-row INSERT (one round trip)."""
+        if self.dialect == "sqlite":
+            connection.exec_driver_sql(self._insert_events + self._row_values, rows)
+        elif rows:
+            connection.exec_driver_sql(
+                self._insert_events + ", ".join([self._row_values] * len(rows)),
+                tuple(value for row in rows for value in row))
 
     def writes(self, connection: Connection, events: list[dict[str, Any]],
                game: dict[str, Any] | None, key: str | None, key_params: dict[str, Any]) -> None:
@@ -480,11 +490,10 @@ class GameStore:
         connection.execute(insert(_SEATS), [
             {"game_id": game_id, "seat": seat, "token_hash": hash_token(token)}
             for seat, token in tokens.items()])
-        for start in range(0, len(rows), _INSERT_BATCH):  # the driver's executemany
+        for start in range(0, len(rows), _INSERT_BATCH):
             if start and pause is not None:
                 pause()
-            connection.exec_driver_sql(self._sql.insert_events,
-                                       rows[start:start + _INSERT_BATCH])
+            self._sql.insert_events(connection, rows[start:start + _INSERT_BATCH])
         return 201, {
             "id": game_id, "game": game, "version": version, "status": state["status"],
             "seats": {seat: {"token": token} for seat, token in tokens.items()},
