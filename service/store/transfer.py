@@ -262,7 +262,9 @@ def _events(exported: list[dict], pause: Callable[[], None]) -> list[dict]:
         expect(event.get("seat") is None or isinstance(event["seat"], str),
                where + ".seat", Message("event %(seq)s: seat is a string or null",
                                         seq=index + 1))
-        events.append(canonical_event({k: v for k, v in event.items() if k != "seq"}))
+        # parsed JSON already (no tuples; key order does not matter to the checks)
+        events.append({"type": event["type"], "seat": event.get("seat"),
+                       **{k: v for k, v in event.items() if k not in ("seq", "type", "seat")}})
         if index % 500 == 499:
             pause()
     expect(bool(events) and events[0]["type"] == "game-created", "events.0.type",
