@@ -58,7 +58,8 @@ def purge_command(finished_days, abandoned_days, export_dir, dry_run):
     archive = None
     if export_dir is not None:
         from service.store.transfer import write_export
-        archive = lambda game_id: write_export(store, game_id, export_dir)  # noqa: E731
+        secret = current_app.config.get("EXPORT_SECRET")
+        archive = lambda game_id: write_export(store, game_id, export_dir, secret)  # noqa: E731
     report = purge(store, None if finished is None else now - timedelta(days=finished),
                    None if abandoned is None else now - timedelta(days=abandoned),
                    dry_run=dry_run, archive=archive)

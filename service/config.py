@@ -129,6 +129,9 @@ def settings() -> dict[str, Any]:
     * ``MAX_IMPORT_BYTES`` [4194304]: the largest export POST /v1/games/import takes;
     * ``READ_DEADLINE_SECONDS`` [15], ``MAX_CONNECTIONS_PER_ADDRESS`` [100 per worker]:
       the gunicorn worker's limits (:mod:`service.server`);
+
+    * ``CARD_REFEREE_SECRET`` [a key drawn into the database]: signs exports
+      (``EXPORT_SECRET``; see :func:`export_secret`) and stream tickets;
     * ``LOG_FORMAT`` [json] (or text), ``LOG_LEVEL`` [INFO];
     * ``PROMETHEUS_MULTIPROC_DIR``: read by prometheus-client itself (see README).
     """
@@ -149,6 +152,8 @@ def settings() -> dict[str, Any]:
         # the gunicorn worker's (service.server), checked here too: at start
         "READ_DEADLINE_SECONDS": read_deadline(),
         "MAX_CONNECTIONS_PER_ADDRESS": max_connections_per_address(),
+
+        "EXPORT_SECRET": export_secret(),
         "LOG_FORMAT": _choice("LOG_FORMAT", "json", ("json", "text")),
         "LOG_LEVEL": _choice("LOG_LEVEL", "info", ("debug", "info", "warning", "error")),
     }
@@ -164,3 +169,18 @@ def secret_key() -> str | None:
     when it is unset; None when unset here (the app then draws one for this process
     alone)."""
     return os.environ.get(SECRET_ENV) or None
+
+
+# set by gunicorn.conf.py when it drew CARD_REFEREE_SECRET for one server's lifetime
+SECRET_DRAWN_ENV = "CARD_REFEREE_SECRET_DRAWN"
+
+
+def export_secret() -> str | None:
+    """``CARD_REFEREE_SECRET`` as the operator set it: the key that signs exports
+    (service.store.signing). None when unset, or when gunicorn.conf.py drew it for
+    one server's lifetime: exports are then signed with the key migration 0005 drew
+    into the database, which every worker and host on that database shares and which
+    survives restarts."""
+    if os.environ.get(SECRET_DRAWN_ENV):
+        return None
+    return secret_key()

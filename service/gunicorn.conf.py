@@ -39,6 +39,8 @@ def on_starting(server):
     for a new one). Set it for several hosts."""
     if not os.environ.get("CARD_REFEREE_SECRET"):
         os.environ["CARD_REFEREE_SECRET"] = secrets.token_hex(32)
+        # not the operator's: exports are signed with the database's key instead
+        os.environ["CARD_REFEREE_SECRET_DRAWN"] = "1"
         server.log.info("CARD_REFEREE_SECRET unset: stream tickets are valid on this "
                         "server until it stops")
 

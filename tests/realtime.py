@@ -115,17 +115,19 @@ def stop(process: subprocess.Popen) -> None:
 
 @contextmanager
 def gunicorn(url: str, log_path: Path, workers: int = WORKERS,
-             env: dict[str, str] | None = None) -> Iterator[str]:
-    """``gunicorn -w workers`` serving the app on ``url``'s database (``env`` over the
-    environment: settings a test lowers); yields its base URL once /healthz answers.
-    Another free port is tried if the chosen one was taken in the meantime."""
+             app: str = "service:create_app()", env: dict[str, str] | None = None
+             ) -> Iterator[str]:
+    """``gunicorn -w workers`` serving ``app`` (``fake_engine:create_app()``: with the
+    "counter" engine; tests/ is on its path) on ``url``'s database, with ``env`` added
+    to the environment; yields its base URL once /healthz answers. Another free port
+    is tried if the chosen one was taken in the meantime."""
     for _ in range(3):
         port = free_port()
         with log_path.open("ab") as log:
             process = subprocess.Popen(
                 [sys.executable, "-m", "gunicorn", "--workers", str(workers),
                  "--bind", f"127.0.0.1:{port}", "--graceful-timeout", "5",
-                 "--no-control-socket", "service:create_app()"],
+                 "--no-control-socket", "--pythonpath", str(ROOT / "tests"), app],
                 cwd=ROOT, env={**os.environ, "DATABASE_URL": url, **(env or {})},
                 stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         try:

@@ -23,7 +23,7 @@ from service.store.db import is_conflict, make_engine
 from service.store.models import SCHEMA_REVISION, Base, Event, Game, Seat
 
 BACKENDS = ["sqlite"] + (["postgresql"] if os.environ.get("TEST_DATABASE_URL") else [])
-TABLES = {"games", "seats", "events", "idempotency_keys", "invitations"}
+TABLES = {"games", "seats", "events", "idempotency_keys", "invitations", "service_keys"}
 
 
 def _tables(url: str) -> set[str]:
@@ -294,9 +294,10 @@ def test_0003_downgrade_gives_back_the_previous_release_games(new_database, back
     try:
         with engine.connect() as connection:
             for game in OLD_GAMES:
+                columns = Event.__table__.c
                 rows = connection.execute(
-                    Event.__table__.select().where(Event.__table__.c.game_id == game["name"])
-                    .order_by(Event.__table__.c.seq)).all()
+                    select(columns.type, columns.seat, columns.payload)
+                    .where(columns.game_id == game["name"]).order_by(columns.seq)).all()
                 assert [{"type": r.type, "seat": r.seat, **r.payload} for r in rows] == \
                     game["events"]
                 games = Game.__table__  # only the columns 0002 has

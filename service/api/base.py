@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import accumulate
 from typing import Any
 
 import flask_smorest
@@ -59,44 +60,66 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
 def _depth(text: str) -> int:
-    """Deepest nesting of [ and { outside strings (a linear scan, no recursion)."""
-    depth = deepest = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in "]}":
-            depth -= 1
-    return deepest
+    """Deepest nesting of [ and { outside strings, without a Python loop over every
+    character (a 4 MiB import is scanned several times faster): escapes removed
+    (``\\\\`` then ``\\"``), the text split at its quotes (every other piece is
+    outside a string), everything but brackets removed, then the running sum of the
+    brackets' steps. The same as a character-by-character scan on any JSON text (a
+    backslash outside a string, which no JSON text has, may count differently)."""
+    unescaped = text.replace("\\\\", "").replace('\\"', "")
+    outside = "".join(unescaped.split('"')[0::2])
+    steps = map(_STEP.__getitem__, _NOT_BRACKET.sub("", outside))
+    return max(0, max(accumulate(steps), default=0))
 
 
-def strict_loads(data: bytes | str) -> Any:
-    """Parse strict JSON. Raises :class:`InvalidJSON` with a reason on any defect."""
+def strict_loads(data: bytes | str, scan: bool = True) -> Any:
+    """Parse strict JSON. Raises :class:`InvalidJSON` with a reason on any defect.
+
+    ``scan``: the nesting depth is checked on the text before parsing (:func:`_depth`);
+    False (a big import, parsed in a thread beside the event loop): on the parsed value
+    instead (:func:`_value_depth`, Python steps that let the loop in, where the text
+    scan is a few long C calls holding the interpreter); the parser's own recursion
+    limit stops a deeper text first, with the same refusal."""
     try:
         text = data.decode("utf-8") if isinstance(data, bytes) else data
     except UnicodeDecodeError as exc:
         raise InvalidJSON(Message("body is not UTF-8")) from exc
-    if _depth(text) > MAX_DEPTH:
-        raise InvalidJSON(Message("nested deeper than %(depth)s levels", depth=MAX_DEPTH))
+    too_deep = Message("nested deeper than %(depth)s levels", depth=MAX_DEPTH)
+    if scan and _depth(text) > MAX_DEPTH:
+        raise InvalidJSON(too_deep)
     try:
-        return json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
-                          parse_int=_bounded_int,
-                          object_pairs_hook=_no_duplicates)
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
+                           parse_int=_bounded_int, object_pairs_hook=_no_duplicates)
     except InvalidJSON:
         raise
-    except (ValueError, RecursionError) as exc:
+    except RecursionError as exc:
+        if not scan:
+            raise InvalidJSON(too_deep) from exc
         raise InvalidJSON(str(exc)) from exc
+    except ValueError as exc:
+        raise InvalidJSON(str(exc)) from exc
+    if not scan and _value_depth(value) > MAX_DEPTH:
+        raise InvalidJSON(too_deep)
+    return value
+
+
+def _value_depth(value: Any) -> int:
+    """Deepest nesting of lists and objects in a parsed value (as :func:`_depth`
+    counts brackets), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            stack.extend((child, depth + 1) for child in children
+                         if isinstance(child, (dict, list)))
+    return deepest
 
 
 class StrictParser(FlaskParser):

@@ -245,6 +245,20 @@ def _view_field() -> fields.Raw:
         "allOf": [{"$ref": "#/components/schemas/View"}]})
 
 
+class ImportedSchema(Schema):
+    at = fields.String(required=True, metadata={"description": "ISO 8601: when imported"})
+    verified = fields.Boolean(required=True, metadata={
+        "description": "true: the document was this service's own signed export (of a "
+                       "game that was not an unverified copy); false for ever otherwise"})
+
+
+def _imported_field() -> fields.Nested:
+    return fields.Nested(ImportedSchema, required=True, allow_none=True, metadata={
+        "description": "null: a game refereed here; {at, verified}: a copy made by POST "
+                       "/v1/games/import (verified: from this service's own signed "
+                       "export)"})
+
+
 class GameViewSchema(Schema):
     id = fields.String(required=True)
     game = fields.String(required=True)
@@ -257,6 +271,8 @@ class GameViewSchema(Schema):
         "description": "seat -> display name, for the seats that have one"})
     rematch_of = fields.String(metadata={"description": "the game this one is a rematch of"})
     rematch = fields.String(metadata={"description": "this game's rematch, once made"})
+
+    imported = _imported_field()
     result = _result_field()
     view = _view_field()
 
@@ -355,6 +371,7 @@ class EventsSchema(Schema):
                        "the page examined (events hidden from you included), or, when "
                        "nothing follows `after`, the log's last seq (never more than the "
                        "log holds, so paging by it neither skips nor repeats an event)"})
+    imported = _imported_field()
 
 
 
@@ -506,6 +523,7 @@ def _game_body(record: GameRecord, viewer: str) -> dict:
         body["rematch"] = record.rematch
     if record.finished:
         body["seed"] = record.seed
+    body["imported"] = record.imported
     body["view"] = record.engine.view(record.state, viewer)
     body["result"] = body["view"]["result"]
     return body
@@ -729,7 +747,7 @@ def get_events(query: dict, game_id: str):
     record = page.game
     return _reply(200, {"version": record.version,
                         "events": _events_out(record, page.events, g.actor),
-                        "last_seq": page.last_seq})
+                        "last_seq": page.last_seq, "imported": record.imported})
 
 
 @blp.get("/<game_id>/legal-actions")

@@ -35,6 +35,7 @@ from __future__ import annotations
 import fcntl
 import os
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any, ContextManager
@@ -132,12 +133,40 @@ class WriterLock:
         with self._local:
             descriptor = self._descriptor()
             if descriptor is not None:
-                fcntl.flock(descriptor, fcntl.LOCK_EX)
+                _flock(descriptor)
             try:
                 yield
             finally:
                 if descriptor is not None:
                     fcntl.flock(descriptor, fcntl.LOCK_UN)
+
+
+def _flock(descriptor: int) -> None:
+    """An exclusive ``flock``. A blocking one stops a gevent worker whole (the call
+    never yields) for as long as another worker writes, a big import for seconds: under
+    gevent the lock is tried without blocking and, while another process holds it, tried
+    again after a cooperative sleep (1 ms, doubling up to 8 ms), so that the worker's
+    other connections are served meanwhile."""
+    if not _cooperative():
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        return
+    wait = 0.001
+    while True:
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            time.sleep(wait)  # gevent's sleep: the hub serves others meanwhile
+            wait = min(wait * 2, 0.008)
+
+
+def _cooperative() -> bool:
+    """True when gevent has patched this process (a gunicorn gevent worker)."""
+    try:
+        from gevent import monkey
+    except ImportError:  # pragma: no cover - gevent is a dependency
+        return False
+    return monkey.is_module_patched("time")
 
 
 def writer_lock(engine: Engine) -> WriterLock | None:

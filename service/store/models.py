@@ -10,6 +10,7 @@
   stored).
 * ``events``: the append-only record, ``(game_id, seq)`` unique (it is the primary
   key); an UPDATE is refused by a trigger (see the migration).
+* ``service_keys``: secrets drawn once by the migrations (the export signing key).
 * ``idempotency_keys``: one row per (game, actor, key) -- the actor a seat or
   "referee" -- with the request's hash and what the reply is rebuilt from: an accepted
   action's resulting ``version`` and the ``first_seq``..``last_seq`` of the events it
@@ -50,7 +51,7 @@ NullableJSON = (JSON(none_as_null=True)
 
 # The Alembic revision these models match (the newest in migrations/versions, a test
 # keeps them equal): the service answers 503 on a database at any other revision.
-SCHEMA_REVISION = "0006_seats_invitations"
+SCHEMA_REVISION = "0007_imported"
 
 IN_FLIGHT = "in-flight"
 DONE = "done"
@@ -82,6 +83,9 @@ class Game(Base):
     names: Mapped[dict[str, str] | None] = mapped_column(NullableJSON, nullable=True)
     rematch_of: Mapped[str | None] = mapped_column(String(32), nullable=True)  # the game before
     rematch: Mapped[str | None] = mapped_column(String(32), nullable=True)  # the game after
+
+    # NULL: refereed here; {"at": ISO 8601, "verified": bool}: an imported copy
+    imported: Mapped[dict[str, Any] | None] = mapped_column(NullableJSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
@@ -117,6 +121,9 @@ class Event(Base):
     type: Mapped[str] = mapped_column(String(64))
     seat: Mapped[str | None] = mapped_column(String(40), nullable=True)
     payload: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    # on the first event of an accepted action: who acted and the action (else NULL)
+    actor: Mapped[str | None] = mapped_column(String(40), nullable=True)
+    action: Mapped[dict[str, Any] | None] = mapped_column(NullableJSON, nullable=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
@@ -136,4 +143,16 @@ class IdempotencyKey(Base):
     version: Mapped[int | None] = mapped_column(Integer, nullable=True)
     first_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
     last_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class ServiceKey(Base):
+    """A secret drawn once by the migration and shared by every worker and host on the
+    database (``export-signing``: the key that signs exports when
+    ``CARD_REFEREE_SECRET`` is unset)."""
+
+    __tablename__ = "service_keys"
+
+    name: Mapped[str] = mapped_column(String(40), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -59,7 +59,7 @@ from service.games.rng import commitment, new_seed
 from service.messages import Message
 from service.store import idle
 from service.store.db import make_engine
-from service.store.models import DONE, Event, Game, IdempotencyKey, Seat, utcnow
+from service.store.models import DONE, Event, Game, IdempotencyKey, Seat, ServiceKey, utcnow
 from service.store import seating
 from service.store.seating import Seating
 from service.store.uow import Unavailable, UnitOfWork, lock_game, synced
@@ -67,6 +67,7 @@ from service.store.uow import Unavailable, UnitOfWork, lock_game, synced
 _GAMES, _SEATS = Game.__table__, Seat.__table__
 _EVENTS, _KEYS = Event.__table__, IdempotencyKey.__table__
 _INVITATIONS = seating.Invitation.__table__
+_SERVICE_KEYS = ServiceKey.__table__
 
 REFEREE = "referee"
 # Refusals of a request's precondition (a stale version: 412; none named: 428) are not
@@ -78,6 +79,7 @@ FEED_CHANNEL = "card_referee_events"
 # events.seq is an INTEGER column: 32-bit on PostgreSQL (SQLAlchemy binds ``seq > :after``
 # as ::INTEGER there), so no seq exceeds this; larger bounds are clamped to it.
 MAX_SEQ = 2**31 - 1
+_INSERT_BATCH = 100  # events per INSERT of a new game's log (an import's may be long)
 
 Reply = tuple[int, dict[str, Any]]
 
@@ -150,6 +152,8 @@ class GameRecord:
     names: dict[str, str] = field(default_factory=dict)  # seats' display names
     rematch_of: str | None = None  # the game this one is a rematch of
     rematch: str | None = None  # this game's rematch
+    # None: refereed here; {"at": ISO 8601, "verified": bool}: an imported copy
+    imported: dict[str, Any] | None = None
 
     @property
     def seed_commitment(self) -> str:
@@ -170,7 +174,8 @@ class GameRecord:
         return cls(id=game_id, game=row.game, options=row.options, status=row.status,
                    version=row.version, state=row.snapshot, seed=row.seed,
                    last_seq=row.last_seq, updated=idle.epoch(row.updated_at),
-                   names=row.names or {}, rematch_of=row.rematch_of, rematch=row.rematch)
+                   names=row.names or {}, rematch_of=row.rematch_of, rematch=row.rematch,
+                   imported=row.imported)
 
 
 @dataclass(frozen=True)
@@ -269,11 +274,14 @@ def _fold_all(module: ModuleType, state: dict | None, events: list[dict]) -> dic
     return state
 
 
-def _event_params(game_id: str, seq: int, event: dict[str, Any], now: Any) -> dict[str, Any]:
-    """The ``events`` row of ``event`` (its payload: every field but type and seat)."""
+def _event_params(game_id: str, seq: int, event: dict[str, Any], now: Any,
+                  actor: str | None = None, action: dict | None = None) -> dict[str, Any]:
+    """The ``events`` row of ``event`` (its payload: every field but type and seat);
+    on the first event of an accepted action, ``actor`` and ``action`` (what an
+    import re-derives the events from)."""
     payload = {k: v for k, v in event.items() if k not in ("type", "seat")}
     return {"game_id": game_id, "seq": seq, "type": event["type"], "seat": event.get("seat"),
-            "payload": payload, "created_at": now}
+            "payload": payload, "actor": actor, "action": action, "created_at": now}
 
 
 def _event_of(row: Any) -> dict[str, Any]:
@@ -310,7 +318,7 @@ _ACTOR = union_all(  # one indexed lookup per table: (game id, seat or NULL for 
     .where(_GAMES.c.referee_token_hash == bindparam("token_hash")))
 _READ = (select(_GAMES.c.game, _GAMES.c.options, _GAMES.c.status, _GAMES.c.version,
                 _GAMES.c.snapshot, _GAMES.c.last_seq, _GAMES.c.seed, _GAMES.c.updated_at,
-                _GAMES.c.names, _GAMES.c.rematch_of, _GAMES.c.rematch)
+                _GAMES.c.names, _GAMES.c.rematch_of, _GAMES.c.rematch, _GAMES.c.imported)
          .where(_GAMES.c.id == bindparam("game_id")))
 _TAKE_OVER = (update(_KEYS).where(_KEYS.c.id == bindparam("key_id"))
               .values(state=DONE, request_hash=bindparam("new_request_hash"),
@@ -330,7 +338,8 @@ _KEY_RECORD = (select(_KEYS.c.id.label("key_id"), _KEYS.c.request_hash.label("ke
                       _KEYS.c.actor == bindparam("actor"), _KEYS.c.key == bindparam("key")))
 _LAST_SEQS = (select(_GAMES.c.id, _GAMES.c.last_seq, _GAMES.c.credentials)
               .where(_GAMES.c.id.in_(bindparam("ids", expanding=True))))
-_EVENT_COLUMNS = ("game_id", "seq", "type", "seat", "payload", "created_at")
+_EVENT_COLUMNS = ("game_id", "seq", "type", "seat", "payload", "actor", "action",
+                  "created_at")
 _KEY_COLUMNS = ("game_id", "actor", "key", "request_hash", "state", "status_code",
                 "response_body", "version", "first_seq", "last_seq", "created_at")
 
@@ -354,6 +363,22 @@ class _Statements:
             self.advance = self.advance.returning(
                 func.pg_notify(FEED_CHANNEL, bindparam("notify_payload", type_=Text)))
         self._combined: dict[tuple[int, bool, bool], Any] = {}
+        # a new game's events, rows of _EVENT_COLUMNS (GameStore._event_rows)
+        mark, json_cast = ("?", "") if dialect == "sqlite" else ("%s", "::jsonb")
+        self._row_values = "(" + ", ".join(
+            mark + (json_cast if name in ("payload", "action") else "")
+            for name in _EVENT_COLUMNS) + ")"
+        self._insert_events = f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) VALUES "
+
+    def insert_events(self, connection: Connection, rows: list[tuple]) -> None:
+        """Insert a new game's event ``rows`` by the driver: SQLite's executemany (a
+        loop in C, in process); on PostgreSQL one multi-row INSERT (one round trip)."""
+        if self.dialect == "sqlite":
+            connection.exec_driver_sql(self._insert_events + self._row_values, rows)
+        elif rows:
+            connection.exec_driver_sql(
+                self._insert_events + ", ".join([self._row_values] * len(rows)),
+                tuple(value for row in rows for value in row))
 
     def writes(self, connection: Connection, events: list[dict[str, Any]],
                game: dict[str, Any] | None, key: str | None, key_params: dict[str, Any]) -> None:
@@ -469,35 +494,66 @@ class GameStore:
                            seating=seating)
 
     def insert(self, game: str, options: dict[str, Any], seed: str, events: list[dict],
-               state: dict[str, Any], version: int = 1,
+               state: dict[str, Any], version: int = 1, *,
+               actions: dict[int, tuple[str, dict]] | None = None,
+               imported: dict[str, Any] | None = None,
+               pause: Callable[[], None] | None = None,
+               offload: Callable[..., Any] | None = None,
                seating: Seating | None = None) -> Reply:
         """Store a game under a new id with new tokens: its ``events`` (seq 1, 2...,
         already folded into ``state``) at ``version``; the reply of :meth:`create`.
-        (:mod:`service.store.transfer` imports exported games through it.)"""
-        return self.uow.run(lambda c: self._insert_game(c, game, options, seed, events,
-                                                        state, version, seating), core=True)
+        (:mod:`service.store.transfer` imports exported games through it:
+        ``actions`` ``{seq: (actor, action)}`` recorded on those events, ``imported``
+        the copy's mark; ``seating``: names, invitations, a rematch's link; for a big import, ``offload(fn, *args)`` runs the rows'
+        preparation (pure) off the event loop and ``pause`` is called between batches
+        of rows written, so that the worker's other connections are served.)"""
+        game_id, now = secrets.token_urlsafe(16), utcnow()
+        rows = (offload or (lambda fn, *args: fn(*args)))(
+            self._event_rows, game_id, events, now, actions or {})
+        return self.uow.run(lambda c: self._insert_game(
+            c, game_id, now, game, options, seed, rows, state, version, imported,
+            pause, seating), core=True)
 
-    def _insert_game(self, connection: Connection, game: str, options: dict[str, Any],
-                     seed: str, events: list[dict], state: dict[str, Any],
-                     version: int, seating: Seating | None = None) -> Reply:
-        game_id = secrets.token_urlsafe(16)
+    def _event_rows(self, game_id: str, events: list[dict], now: Any,
+                    actions: dict[int, tuple[str, dict]]) -> list[tuple]:
+        """The ``events`` rows of a new game as the driver takes them (every value
+        through its column type's bind processor, in :data:`_EVENT_COLUMNS` order)."""
+        dialect = self.uow.engine.dialect
+        processors = [_EVENTS.c[name].type.dialect_impl(dialect).bind_processor(dialect)
+                      for name in _EVENT_COLUMNS]
+        rows = []
+        for seq, event in enumerate(events, 1):
+            params = _event_params(game_id, seq, event, now, *actions.get(seq, ()))
+            rows.append(tuple(params[name] if process is None else process(params[name])
+                              for name, process in zip(_EVENT_COLUMNS, processors)))
+        return rows
+
+    def _insert_game(self, connection: Connection, game_id: str, now: Any, game: str,
+                     options: dict[str, Any], seed: str, rows: list[tuple],
+                     state: dict[str, Any], version: int,
+                     imported: dict[str, Any] | None = None,
+                     pause: Callable[[], None] | None = None,
+                     seating: Seating | None = None) -> Reply:
         tokens = {seat: secrets.token_urlsafe(32) for seat in state["seats"]}
         referee_token = secrets.token_urlsafe(32)
-        now = utcnow()
         connection.execute(self._sql.insert_game, {
             "id": game_id, "game": game, "options": state.get("options", options),
             "status": state["status"], "version": version,
             "snapshot_text": json.dumps(state, sort_keys=True),
-            "last_seq": len(events), "seed": seed,
+            "last_seq": len(rows), "seed": seed,
             "referee_token_hash": hash_token(referee_token), "created_at": now,
-            "updated_at": now, "names": seating.names if seating and seating.names else None,
+            "updated_at": now, "imported": imported,
+            "names": seating.names if seating and seating.names else None,
             "rematch_of": seating.rematch_of if seating else None})
         connection.execute(insert(_SEATS), [
             {"game_id": game_id, "seat": seat, "token_hash": hash_token(token)}
             for seat, token in tokens.items()])
-        connection.execute(insert(_EVENTS), [_event_params(game_id, seq, event, now)
-                                             for seq, event in enumerate(events, 1)])
-        seats: dict[str, dict[str, Any]] = {seat: {"token": token} for seat, token in tokens.items()}
+        for start in range(0, len(rows), _INSERT_BATCH):
+            if start and pause is not None:
+                pause()
+            self._sql.insert_events(connection, rows[start:start + _INSERT_BATCH])
+        seats: dict[str, dict[str, Any]] = {seat: {"token": token}
+                                            for seat, token in tokens.items()}
         if seating is not None:
             seats = seating.seat(connection, game_id, seats, now)
         return 201, {
@@ -687,6 +743,34 @@ class GameStore:
         page = self._page(game_id, after, limit, bounded=False)
         return page.game, page.events
 
+    def actions(self, game_id: str) -> list[dict[str, Any]]:
+        """The actions recorded in the game's log, in order: ``{"seq": the first event
+        it appended, "actor": a seat or "referee", "action": {...}}`` (an action of a
+        release before migration 0005 was not recorded)."""
+        statement = (select(_EVENTS.c.seq, _EVENTS.c.actor, _EVENTS.c.action)
+                     .where(_EVENTS.c.game_id == game_id, _EVENTS.c.actor.is_not(None))
+                     .order_by(_EVENTS.c.seq))
+        return self.uow.read_one(lambda c: [
+            {"seq": row.seq, "actor": row.actor, "action": _canonical(row.action)}
+            for row in c.execute(statement)])
+
+    def service_key(self, name: str) -> str:
+        """The secret ``name`` of ``service_keys`` (drawn by migration 0005; drawn here
+        if the row was deleted: the first writer's value wins and every worker and
+        host reads it)."""
+        query = select(_SERVICE_KEYS.c.value).where(_SERVICE_KEYS.c.name == name)
+        value = self.uow.read_one(lambda c: c.execute(query).scalar())
+        if value is None:
+            def draw(connection: Connection) -> str:
+                found = connection.execute(query).scalar()
+                if found is None:
+                    found = secrets.token_hex(32)
+                    connection.execute(insert(_SERVICE_KEYS).values(
+                        name=name, value=found, created_at=utcnow()))
+                return found
+            value = self.uow.run(draw, core=True)
+        return value
+
     def page(self, game_id: str, after: int = 0, limit: int | None = None,
              catch_up: bool = False) -> EventPage:
         """One page of the log: the game, its events with ``seq > after`` up to the
@@ -805,7 +889,7 @@ class GameStore:
             idempotency = None  # the request's precondition failed: its key stays free
         reply = render(outcome) if isinstance(outcome, Refused) else None
         self._write(connection, game_id, outcome, snapshot, reply, idempotency, row.key_id,
-                    timed_out)
+                    timed_out, (actor, _canonical(action)))
         return (outcome if reply is None else reply), False
 
     @staticmethod
@@ -837,12 +921,13 @@ class GameStore:
     def _write(self, connection: Connection, game_id: str, outcome: Outcome,
                snapshot: str | None, reply: Reply | None,
                idempotency: IdempotencyRequest | None, claimed: int | None,
-               timed_out: tuple[Applied, str] | None = None) -> None:
-        """Append the events and advance the game (an accepted action; before them
-        the events of ``timed_out``, G-T1, which advance the game even when the action
-        is refused), and record the key: a refusal's ``reply``, or the accepted
-        action's version and event seqs (taking over the expired or abandoned record
-        ``claimed``)."""
+               timed_out: tuple[Applied, str] | None = None,
+               acted: tuple[str, dict] | None = None) -> None:
+        """Append the events and advance the game (an accepted action, its first event
+        recording ``acted``, the actor and the action; before them the events of
+        ``timed_out``, G-T1, which advance the game even when the action is refused),
+        and record the key: a refusal's ``reply``, or the accepted action's version and
+        event seqs (taking over the expired or abandoned record ``claimed``)."""
         now = utcnow()
         events, game = [], None
         record = {"status_code": reply[0] if reply else 200,
@@ -854,7 +939,9 @@ class GameStore:
             game = _advance_params(timed_out[0].game, timed_out[1], at)
         if isinstance(outcome, Applied):
             new = outcome.game
-            own = [_event_params(game_id, e.seq, e.event, now) for e in outcome.events]
+            own = [_event_params(game_id, e.seq, e.event, now,
+                                 *(acted if i == 0 and acted else ()))
+                   for i, e in enumerate(outcome.events)]
             events += own
             game = _advance_params(new, snapshot, now)
             record.update(version=new.version, first_seq=new.last_seq - len(own) + 1,

@@ -1,86 +1,107 @@
-"""Export a game's whole record as one JSON document, and import one (issue 11, item 3).
+"""Export a game's whole record as one JSON document, and import one (issues 11 and 18).
 
 The document (``FORMAT``, ``format_version`` 1)::
 
     {"format": "card-referee/game-export", "format_version": 1, "id": <the game's id>,
      "game", "options", "status", "version", "seed_commitment",
-     "seed": <64 hex digits, only once the game is finished>,
+     "seed": <64 hex digits, only once the game is finished, or in the archive>,
+     "exported_at": <ISO 8601>,
+     "imported": null | {"at": <ISO 8601>, "verified": bool},
+     "actions": [{"seq", "actor", "action"}, ...]  (with the seed only),
      "from_position": <true when the game started from a stated position (G-P1)>,
      "events": [{"seq": 1, "type": "game-created", "seat": null, ...}, ...],
-     "view": <the referee's view of the game as it is>}
+     "view": <the referee's view of the game as it is>,
+     "signature": <HMAC-SHA256, 64 hex digits>}
 
-Generic over the engine contract (``new_game``/``fold``/``view``/``view_event``), so
-every game the service knows exports and imports alike.
+Generic over the engine contract, so every game the service knows exports and imports
+alike.
 
 Rulings (what an export may show, and how an import checks it):
 
-* A finished game exports its events as they are, with the seed: everything is public
-  once a game is over.
+* A finished game exports its events as they are, with the seed and the actions
+  (who acted, what they sent): everything is public once a game is over.
 * An unfinished game's export (``GET .../export``, the referee's) never carries the
-  seed (the deck order follows from it) nor anything else the referee may not see
-  yet: each event keeps only the fields the engine's referee filter
+  seed (the deck order follows from it), the actions, nor anything else the referee
+  may not see yet: each event keeps only the fields the engine's referee filter
   (``view_event(state, event, "referee")``) shows unchanged; an event hidden from the
-  referee altogether keeps only seq, type and seat (and then does not replay).
+  referee altogether keeps only seq, type and seat.
 * The operator's archive (the purge's ``--export-dir``, :func:`write_export`) is the
-  whole record, seed included whatever the status: it is the operator's copy of the
-  database row, so that an abandoned game re-imports exactly. Keep it as private as
+  whole record, seed and actions included whatever the status. Keep it as private as
   the database.
+* Every export is signed (:mod:`service.store.signing`): HMAC-SHA256 over the
+  canonical document (every member but ``signature``; keys sorted, no spaces, UTF-8)
+  with ``CARD_REFEREE_SECRET``, or when that is unset with the key migration 0005 drew
+  into the database. A document whose signature holds came from this service.
 * Import with a seed (a finished game, or an archive): the seed must match
-  ``seed_commitment`` and game-created, the setup events (the deal) must be exactly
-  what ``new_game`` makes from the options and the seed (so only the game's true seed
-  passes: nobody can slip in a seed of their choosing), and folding every event must
-  give the exported status and referee view. The copy keeps the seed.
-* Import without a seed (an unfinished game's export): the events carry every card
-  dealt and drawn so far, which is all a fold needs where draws are recorded by
-  value (2-Way Cards): the copy gets a NEW secret seed for the cards still to come
-  (nobody, the importer included, knows or chooses them), every event is folded, and
-  the status and the referee view must match (their ``seed``/``seed_commitment``
-  aside: the new seed's). An engine whose fold checks each draw against the seed's
-  deck order (Sequence with server dealing) cannot replay it without the seed: that
-  import is refused naming the first draw, and only the archive re-imports it.
+  ``seed_commitment`` and game-created, and the whole game is re-derived from the
+  engine (:mod:`service.store.rederive`): the setup from the options and the seed,
+  every later event from the action recorded at it (or an idle seat's timeout), the
+  ``version`` from the number of actions (1 + one per action), and the status and
+  referee view must be what they fold to. The copy keeps the seed.
+* Import without a seed (an unfinished game's export): its deal cannot be
+  re-derived, so only this service's own signed export imports so. game-created
+  (seats, options) must be what ``new_game`` makes, every event must fold, and the
+  status and referee view must match (their seed and commitment aside): the copy gets
+  a NEW secret seed for the cards still to come (nobody, the importer included, knows
+  or chooses them). An engine whose fold checks each draw against the seed's deck
+  order (Sequence with server dealing) cannot replay it: that import is refused
+  naming the first draw, and only the archive re-imports it. (A copy made so cannot
+  be re-derived later either: its past was dealt from a seed it never had.)
+* A document without a valid signature (hand-made, altered, or another
+  deployment's) imports only with an API key (the API's decision; see
+  :class:`Unverified`); the copy is marked ``"verified": false`` for ever: a copy of
+  an unverified copy is unverified whatever signs it.
 * An import is a new game: new id, new tokens (seat tokens and referee token are never
-  exported), the exported ``version``; the log restarts at seq 1 as exported.
+  exported), the exported ``version``, and ``imported`` ``{"at": now, "verified"}``
+  in its view, log and export; the log restarts at seq 1 as exported.
+* At most :data:`MAX_IMPORT_EVENTS` events per import.
 
 A document that does not replay is :class:`ImportRefused` (422) naming the first thing
 that does not: a missing or malformed field, an event that does not fold (its seq), a
-setup that does not follow from the seed, a status or view that differs (its path).
+setup that does not follow from the seed, an event the engine does not make, a status
+or view that differs (its path).
 """
 from __future__ import annotations
 
 import json
 import os
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from service.games import RuleViolation
 from service.games.rng import commitment, new_seed
 from service.messages import Message
 from service.store.models import utcnow
-from service.store.records import (REFEREE, GameStore, Reply, _canonical, _canonical_event,
-                                   _engine_for)
+from service.store.records import REFEREE, GameStore, Reply, _engine_for
+from service.store.rederive import (ImportRefused, canonical, canonical_event, check_actions,
+                                    expect, first_difference, rederive, setup_events)
+from service.store.signing import sign, signing_key
 
 FORMAT = "card-referee/game-export"
 FORMAT_VERSION = 1
+MAX_IMPORT_EVENTS = 20_000  # events per import (the body is MAX_IMPORT_BYTES at most)
 _HIDDEN_FROM_EXPORT = ("seed",)  # never in an unfinished game's export, whatever the engine
 _SEED = re.compile(r"[0-9a-f]{64}")
 
+__all__ = ["FORMAT", "FORMAT_VERSION", "MAX_IMPORT_EVENTS", "Checked", "ImportRefused",
+           "Unverified", "check_import", "export_game", "import_game", "write_export"]
 
-class ImportRefused(ValueError):
-    """The document does not replay (422): ``detail`` says what, ``field`` where."""
 
-    def __init__(self, detail: Message, field: str):
-        super().__init__(detail)
-        self.detail = detail
-        self.field = field
+class Unverified(PermissionError):
+    """The document is not signed by this service and the caller may not import an
+    unverified copy (the API answers 403 ``import-unsigned``)."""
 
 
 # ----- export --------------------------------------------------------------------
 
 
-def export_game(store: GameStore, game_id: str, archive: bool = False) -> dict[str, Any]:
-    """The export document of the game (see the module docstring); ``archive``: the
-    operator's whole record, seed included even for an unfinished game.
+def export_game(store: GameStore, game_id: str, archive: bool = False,
+                secret: str | None = None) -> dict[str, Any]:
+    """The signed export document of the game (see the module docstring); ``archive``:
+    the operator's whole record, seed and actions included even for an unfinished
+    game; ``secret``: ``CARD_REFEREE_SECRET`` (None: the database's key).
     :class:`service.store.GameNotFound`."""
     record, stored = store.events(game_id)
     module = record.engine
@@ -94,11 +115,14 @@ def export_game(store: GameStore, game_id: str, archive: bool = False) -> dict[s
                 "version": record.version, "seed_commitment": record.seed_commitment}
     if whole:
         document["seed"] = record.seed
+        document["actions"] = store.actions(game_id)
     # G-P1: a game started from a stated position says so for ever (its first event too)
     document["from_position"] = bool(stored and stored[0].event.get("from_position"))
     document["exported_at"] = utcnow().isoformat()
+    document["imported"] = record.imported
     document["events"] = events
     document["view"] = module.view(record.state, REFEREE)
+    document["signature"] = sign(canonical(document), signing_key(store, secret))
     return document
 
 
@@ -111,7 +135,8 @@ def _referee_fields(module: Any, state: dict, event: dict) -> dict:
                                            and key in shown and shown[key] == value)}
 
 
-def write_export(store: GameStore, game_id: str, directory: str | os.PathLike) -> Path:
+def write_export(store: GameStore, game_id: str, directory: str | os.PathLike,
+                 secret: str | None = None) -> Path:
     """Write the game's archive (:func:`export_game` with ``archive``: the seed
     included) to ``directory/<id>.json``, readable by its owner only (the directory is
     created if needed; the file is written under a temporary name, then renamed: a
@@ -120,8 +145,8 @@ def write_export(store: GameStore, game_id: str, directory: str | os.PathLike) -
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{game_id}.json"
     partial = folder / f".{game_id}.json.partial"
-    text = json.dumps(export_game(store, game_id, archive=True), separators=(",", ":"),
-                      ensure_ascii=False)
+    text = json.dumps(export_game(store, game_id, archive=True, secret=secret),
+                      separators=(",", ":"), ensure_ascii=False)
     with os.fdopen(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w",
                    encoding="utf-8") as out:
         out.write(text)
@@ -132,144 +157,173 @@ def write_export(store: GameStore, game_id: str, directory: str | os.PathLike) -
 # ----- import --------------------------------------------------------------------
 
 
-def import_game(store: GameStore, document: dict[str, Any]) -> Reply:
-    """Re-create an exported game under a new id with new tokens, after checking that
-    its events replay to its status and view (module docstring): the reply of
-    :meth:`GameStore.create` (201). :class:`ImportRefused` (422) naming what does not
-    replay; :class:`service.store.UnknownGame`."""
-    _expect(document.get("format") == FORMAT, "format",
-            Message("format is not %(format)s", format=repr(FORMAT)))
-    _expect(document.get("format_version") == FORMAT_VERSION, "format_version",
-            Message("format_version %(given)s is not %(version)s",
-                    given=repr(document.get("format_version")), version=FORMAT_VERSION))
+@dataclass(frozen=True)
+class Checked:
+    """A document that re-derives: what :meth:`GameStore.insert` stores."""
+
+    game: str
+    options: dict[str, Any]
+    seed: str
+    events: list[dict]
+    state: dict[str, Any]
+    version: int
+    actions: dict[int, tuple[str, dict]]
+    imported: dict[str, Any]
+
+
+def import_game(store: GameStore, document: dict[str, Any], *, signed: bool,
+                allow_unverified: bool, pause: Callable[[], None] = lambda: None,
+                offload: Callable[..., Any] = lambda fn, *args: fn(*args)) -> Reply:
+    """Re-create an exported game under a new id with new tokens, once it re-derives
+    (:func:`check_import`): the reply of :meth:`GameStore.create` (201). ``signed``:
+    the document's signature holds; ``allow_unverified``: the caller may import an
+    unsigned one (an API key), else :class:`Unverified`. ``offload(fn, *args)`` runs
+    the pure checks (the API: off the worker's event loop); ``pause`` is called between
+    batches of rows written. :class:`ImportRefused` (422) naming what does not replay;
+    :class:`service.store.UnknownGame`."""
+    checked = offload(check_import, document, signed)
+    if not signed and not allow_unverified:
+        raise Unverified()
+    return store.insert(checked.game, checked.options, checked.seed, checked.events,
+                        checked.state, checked.version, actions=checked.actions,
+                        imported=checked.imported, pause=pause, offload=offload)
+
+
+def check_import(document: dict[str, Any], signed: bool,
+                 pause: Callable[[], None] = lambda: None) -> Checked:
+    """Every check of an import (module docstring); pure (the engine's functions only).
+    :class:`ImportRefused`; :class:`service.store.UnknownGame`."""
+    expect(document.get("format") == FORMAT, "format",
+           Message("format is not %(format)s", format=repr(FORMAT)))
+    expect(document.get("format_version") == FORMAT_VERSION, "format_version",
+           Message("format_version %(given)s is not %(version)s",
+                   given=repr(document.get("format_version")), version=FORMAT_VERSION))
     module = _engine_for(document["game"])
-    events = _events(document["events"])
+    events = _events(document["events"], pause)
     seeded = document.get("seed") is not None
-    seed = _seed(document, events)
+    seed = _seed(document, events, signed)
     events[0]["seed"] = seed
+    actions: dict[int, tuple[str, dict]] = {}
     if seeded:
-        _check_setup(module, document, seed, events)
-    else:  # the options (and a stated position) must still be ones the engine accepts
-        _new_game(module, document, seed, events)
-    state = _replay(module, events)
-    _expect(state["status"] == document["status"], "status",
-            Message("the events replay to status %(replayed)s, not %(status)s",
-                    replayed=repr(state["status"]), status=repr(document["status"])))
-    view = _canonical(module.view(state, REFEREE))
-    exported = _canonical(document["view"])
+        recorded = check_actions(document.get("actions", []), len(events))
+        actions = {seq: (entry["actor"], canonical(entry["action"]))
+                   for seq, entry in recorded.items()}
+        state = rederive(module, document["game"], document["options"], seed, events,
+                         recorded, pause)
+        expect(document["version"] == 1 + len(actions), "version",
+               Message("the version is 1 plus one per action: %(version)s",
+                       version=1 + len(actions)))
+    else:
+        expect("actions" not in document, "actions",
+               Message("an export without its seed carries no actions"))
+        state = _replay(module, document, seed, events, pause)
+    _same_outcome(module, document, state, seeded)
+    return Checked(document["game"], document["options"], seed, events, state,
+                   document["version"], actions,
+                   {"at": utcnow().isoformat(), "verified": _verified(document, signed)})
+
+
+def _verified(document: dict, signed: bool) -> bool:
+    """Signed here, and not a copy of an unverified copy (unverified is for ever)."""
+    earlier = document.get("imported")
+    expect(earlier is None or (isinstance(earlier, dict) and set(earlier) == {"at", "verified"}
+                               and isinstance(earlier["verified"], bool)
+                               and isinstance(earlier["at"], str)),
+           "imported", Message('imported is null or {"at", "verified"}'))
+    return signed and (earlier is None or earlier["verified"])
+
+
+def _same_outcome(module: Any, document: dict, state: dict, seeded: bool) -> None:
+    """The replayed status and referee view are the exported ones."""
+    expect(state["status"] == document["status"], "status",
+           Message("the events replay to status %(replayed)s, not %(status)s",
+                   replayed=repr(state["status"]), status=repr(document["status"])))
+    view = canonical(module.view(state, REFEREE))
+    exported = canonical(document["view"])
     if not seeded:  # the new seed's, by design
         for key in ("seed", "seed_commitment"):
             view.pop(key, None)
             exported.pop(key, None)
-    difference = _first_difference(exported, view, "view")
-    _expect(difference is None, difference or "view",
-            Message("the events replay to another %(field)s", field=difference))
-    return store.insert(document["game"], document["options"], seed, events, state,
-                        document["version"])
+    difference = first_difference(exported, view, "view")
+    expect(difference is None, difference or "view",
+           Message("the events replay to another %(field)s", field=difference))
 
 
-def _expect(condition: bool, field: str, detail: Message) -> None:
-    if not condition:
-        raise ImportRefused(detail, field)
-
-
-def _events(exported: list[dict]) -> list[dict]:
+def _events(exported: list[dict], pause: Callable[[], None]) -> list[dict]:
     """The events without their seq, checked: seq 1, 2, 3 ..., a string type, the
     first one game-created."""
+    expect(len(exported) <= MAX_IMPORT_EVENTS, "events",
+           Message("at most %(count)s events per import", count=MAX_IMPORT_EVENTS))
     events = []
     for index, event in enumerate(exported):
         where = f"events.{index}"
-        _expect(type(event.get("seq")) is int and event["seq"] == index + 1, where + ".seq",
-                Message("event %(seq)s is missing: the events run 1, 2, 3 ... without gaps",
-                        seq=index + 1))
-        _expect(isinstance(event.get("type"), str), where + ".type",
-                Message("event %(seq)s has no type", seq=index + 1))
-        _expect(event.get("seat") is None or isinstance(event["seat"], str),
-                where + ".seat", Message("event %(seq)s: seat is a string or null",
-                                         seq=index + 1))
-        events.append(_canonical_event({k: v for k, v in event.items() if k != "seq"}))
-    _expect(bool(events) and events[0]["type"] == "game-created", "events.0.type",
-            Message("the first event is game-created"))
+        expect(isinstance(event, dict), where, Message("an event is an object"))
+        expect(type(event.get("seq")) is int and event["seq"] == index + 1, where + ".seq",
+               Message("event %(seq)s is missing: the events run 1, 2, 3 ... without gaps",
+                       seq=index + 1))
+        expect(isinstance(event.get("type"), str), where + ".type",
+               Message("event %(seq)s has no type", seq=index + 1))
+        expect(event.get("seat") is None or isinstance(event["seat"], str),
+               where + ".seat", Message("event %(seq)s: seat is a string or null",
+                                        seq=index + 1))
+        # parsed JSON already (no tuples; key order does not matter to the checks)
+        events.append({"type": event["type"], "seat": event.get("seat"),
+                       **{k: v for k, v in event.items() if k not in ("seq", "type", "seat")}})
+        if index % 500 == 499:
+            pause()
+    expect(bool(events) and events[0]["type"] == "game-created", "events.0.type",
+           Message("the first event is game-created"))
+    seats = events[0].get("seats")
+    expect(isinstance(seats, list) and len(seats) > 0, "events.0.seats",
+           Message("game-created names the seats"))
     return events
 
 
-def _seed(document: dict, events: list[dict]) -> str:
+def _seed(document: dict, events: list[dict], signed: bool) -> str:
     """The exported seed (checked against its commitment and game-created), or for an
-    unfinished game's export, which has none, a fresh one."""
+    unfinished game's signed export, which has none, a fresh one."""
     seed = document.get("seed")
     if seed is None:
-        _expect(document["status"] != "finished", "seed",
-                Message("a finished game's export carries its seed"))
-        _expect("seed" not in events[0], "events.0.seed",
-                Message("game-created names a seed the export does not"))
+        expect(document["status"] != "finished", "seed",
+               Message("a finished game's export carries its seed"))
+        expect("seed" not in events[0], "events.0.seed",
+               Message("game-created names a seed the export does not"))
+        expect(signed, "seed", Message("without its seed, the deal cannot be re-derived: "
+                                       "only this service's own signed export of an "
+                                       "unfinished game imports without one"))
         return new_seed()
-    _expect(isinstance(seed, str) and _SEED.fullmatch(seed) is not None, "seed",
-            Message("the seed is 64 lowercase hex digits"))
-    _expect(commitment(seed) == document.get("seed_commitment"), "seed_commitment",
-            Message("the seed does not match seed_commitment"))
-    _expect(events[0].get("seed") == seed, "events.0.seed",
-            Message("game-created names another seed"))
+    expect(isinstance(seed, str) and _SEED.fullmatch(seed) is not None, "seed",
+           Message("the seed is 64 lowercase hex digits"))
+    expect(commitment(seed) == document.get("seed_commitment"), "seed_commitment",
+           Message("the seed does not match seed_commitment"))
+    expect(events[0].get("seed") == seed, "events.0.seed",
+           Message("game-created names another seed"))
     return seed
 
 
-def _new_game(module: Any, document: dict, seed: str, events: list[dict]) -> list[dict]:
-    """The setup events the options and the seed make: ``new_game``'s, or for a game
-    that started from a stated position (G-P1: game-created says ``from_position``)
-    ``start_from_position``'s from the position its second event (position-set) states."""
-    game, options = document["game"], document["options"]
-    try:
-        if not events[0].get("from_position"):
-            return [_canonical_event(e) for e in module.new_game(game, options, seed)]
-        stated = events[1].get("position") if len(events) > 1 else None
-        _expect(isinstance(stated, dict) and hasattr(module, "start_from_position"),
-                "events.1.position", Message("a game started from a position states it in "
-                                             "its second event"))
-        return [_canonical_event(e)
-                for e in module.start_from_position(game, options, seed, stated)]
-    except RuleViolation as violation:
-        if violation.code == "invalid-option":
-            raise ImportRefused(Message("options: %(error)s", error=violation.detail),
-                                "options") from violation
-        raise ImportRefused(Message("the stated position: %(error)s",
-                                    error=violation.detail), "events.1.position") from violation
-
-
-def _check_setup(module: Any, document: dict, seed: str, events: list[dict]) -> None:
-    """The setup events (game-created and the deal) are what the seed makes."""
-    setup = _new_game(module, document, seed, events)
-    for index, expected in enumerate(setup):
-        _expect(index < len(events) and events[index] == expected, f"events.{index}",
-                Message("event %(seq)s (%(type)s) is not what the options and the seed "
-                        "deal", seq=index + 1, type=expected["type"]))
-
-
-def _replay(module: Any, events: list[dict]) -> dict:
+def _replay(module: Any, document: dict, seed: str, events: list[dict],
+            pause: Callable[[], None]) -> dict:
+    """A seedless (signed) export: game-created as ``new_game`` makes it (its members
+    that follow from the seed aside: those that differ between two seeds), then every
+    event folded."""
+    created = setup_events(module, document["game"], document["options"], seed, events)[0]
+    other = setup_events(module, document["game"], document["options"], new_seed(), events)[0]
+    expect(set(events[0]) == set(created), "events.0", Message(
+        "game-created is not what the engine makes of the options"))
+    for key in sorted(created):
+        if created[key] == other[key]:
+            difference = first_difference(created[key], events[0][key], f"events.0.{key}")
+            expect(difference is None, difference or "", Message(
+                "game-created is not what the engine makes of the options"))
     state = None
-    for seq, event in enumerate(events, 1):
+    for index, event in enumerate(events):
         try:
             state = module.fold(state, event)
-        except Exception as error:  # noqa: BLE001 - any failure of a fold is a bad event
-            why = f"{type(error).__name__}: {error}"
-            raise ImportRefused(Message("event %(seq)s (%(type)s) does not replay: "
-                                        "%(error)s", seq=seq, type=event["type"], error=why),
-                                f"events.{seq - 1}") from error
-    return _canonical(state)
-
-
-def _first_difference(expected: Any, actual: Any, path: str) -> str | None:
-    """The path of the first place where ``actual`` differs from ``expected``."""
-    if isinstance(expected, dict) and isinstance(actual, dict):
-        for key in sorted(set(expected) | set(actual)):
-            if key not in expected or key not in actual:
-                return f"{path}.{key}"
-            found = _first_difference(expected[key], actual[key], f"{path}.{key}")
-            if found:
-                return found
-        return None
-    if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
-        for index, (a, b) in enumerate(zip(expected, actual)):
-            found = _first_difference(a, b, f"{path}.{index}")
-            if found:
-                return found
-        return None
-    return None if expected == actual else path
+        except Exception as error:  # noqa: BLE001 - never the exception's text
+            raise ImportRefused(Message("event %(seq)s (%(type)s) does not replay: the "
+                                        "engine refuses it here", seq=index + 1,
+                                        type=event["type"]),
+                                f"events.{index}") from error
+        if index % 100 == 99:
+            pause()
+    return canonical(state)
