@@ -161,6 +161,6 @@ def test_g_r1_a_problem_type_resolves_to_its_page(client):
     assert page["rules"] == []
     stale = client.get("/problems/stale-top-card", headers={"Accept-Language": "de"}).get_json()
     assert stale["type"] == "https://card-referee.dev/problems/stale-top-card"
-    assert stale["rules"] == [{"id": "HV-T3", "title": "Spielzüge im Wettlauf"},
-                              {"id": "SF-T1", "title": "Spielzüge auf Zielstapel im Wettlauf"}]
+    assert stale["rules"] == [{"id": "HV-T3", "title": "Der erste Spielzug zählt"},
+                              {"id": "SF-T1", "title": "Auf den Zielstapeln zählt der erste Spielzug"}]
     assert_problem(client.get("/problems/no-such-code"), 404, "problem-not-found")
