@@ -80,3 +80,26 @@ def test_the_glossary_check_finds_a_forbidden_or_missing_word():
     assert re.search(colour["avoid"]["ro"], "culori alternante")
     player = GLOSSARY["terms"]["player colour"]
     assert re.search(player["avoid"]["fr"], "Chacun voit sa couleur")
+
+
+def test_every_glossary_term_applies_to_some_catalog_entry_or_title():
+    """A term whose English pattern matches nothing checks nothing."""
+    texts = _texts("fr")
+    for name, term in GLOSSARY["terms"].items():
+        english = re.compile(term["en"], re.I)
+        context = re.compile(term.get("context", ""), re.I)
+        assert any(english.search(_plain(source)) and context.search(where)
+                   for where, source, _ in texts), name
+
+
+def test_the_check_reports_a_wrong_catalog_entry(monkeypatch):
+    wrong = [("your waste is empty", "your waste is empty", "votre talon est vide"),
+             ("%(a)s and %(b)s are both red: columns alternate colours",
+              "%(a)s and %(b)s are both red: columns alternate colours",
+              "%(a)s et %(b)s sont rouges : les couleurs alternent"),
+             ("must be an object by seat", "must be an object by seat",
+              "doit être un objet par joueur")]
+    monkeypatch.setattr(__import__(__name__), "_texts", lambda lang: wrong)
+    found = _misused("fr")
+    assert [line.split(":")[0] for line in found] == [
+        "seat", "seat", "waste", "waste", "column", "card colour"]
