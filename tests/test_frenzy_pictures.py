@@ -15,9 +15,9 @@ SEED = "7a" * 32
 NS = "{http://www.w3.org/2000/svg}"
 LABELS = {"en": ("13-pile", "waste", "hand", "columns", "started from a stated position"),
           "de": ("13er-Stapel", "Abwurf", "Hand", "Spalten",
-                 "aus einer angegebenen Stellung begonnen"),
+                 "ab einer angegebenen Stellung begonnen"),
           "fr": ("pile de 13", "défausse", "main", "colonnes",
-                 "commencée depuis une position donnée"),
+                 "commencée à partir d'une position donnée"),
           "ro": ("teancul de 13", "cărți întoarse", "mâna", "coloane",
                  "începută dintr-o poziție dată")}
 

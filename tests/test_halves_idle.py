@@ -92,7 +92,8 @@ seeds = st.binary(min_size=32, max_size=32).map(bytes.hex)
 
 @settings(FAST, max_examples=80)
 @given(seed=seeds, players=st.integers(2, 8), match=st.sampled_from(
-    ["per_half", "whole_card"]), turning=st.booleans(), choices=st.integers(0, 2**32),
+    ["per_half", "whole_card", "any_half"]), turning=st.booleans(),
+       choices=st.integers(0, 2**32),
        idle=st.sets(st.integers(0, 7), min_size=1), wait=st.floats(0.0, 0.5))
 def test_g_t1_every_game_ends_when_any_subset_of_seats_goes_idle(
         seed, players, match, turning, choices, idle, wait):

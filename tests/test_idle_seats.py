@@ -208,3 +208,59 @@ def test_g_t1_a_stream_receives_the_timeout_through_its_heartbeat(store_app, mak
     finally:
         get_feed(store_app).close()
         assert reader.done.wait(10)
+
+
+# ----- real games through the API: every game ends whatever seats go idle ------------
+
+def _advance(store: GameStore, offset: list[float]) -> None:
+    offset[0] += 2.5  # past idle_seconds 1 since the last recorded event
+    store.clock = lambda: time.time() + offset[0]
+
+
+def _play_until_finished(client, store, game, idle: set[str]) -> dict:
+    """Seats outside ``idle`` play the first legal productive action they have through
+    the API; when none does, the store's clock passes the deadline and a read applies
+    G-T1. Returns the finished game's body."""
+    offset = [0.0]
+    seats = [seat for seat in game["seats"]]
+    turns = {seat: 0 for seat in seats}  # Solitaire Frenzy: turns since a productive play
+    for _ in range(3000):
+        body = client.get(f"/v1/games/{game['id']}", headers=game["auth"]["referee"]).get_json()
+        if body["status"] != "active":
+            return body
+        acted = False
+        for seat in (s for s in seats if s not in idle):
+            actions = client.get(f"/v1/games/{game['id']}/legal-actions",
+                                 headers=game["auth"][seat]).get_json()["actions"]
+            plays = [a for a in actions if a["type"] in ("play", "move", "refill")]
+            if not plays and turns[seat] < 30:  # go through the hand twice at most
+                plays = [a for a in actions if a["type"] == "turn"]
+            turns[seat] = turns[seat] + 1 if plays and plays[0]["type"] == "turn" else 0
+            if plays:
+                response = client.post(f"/v1/games/{game['id']}/actions",
+                                       headers=game["auth"][seat], json=plays[0])
+                acted = response.status_code in (200, 201)
+                if acted:
+                    break
+        if not acted:
+            _advance(store, offset)
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.parametrize("game_name, options", [
+    ("halves", {"players": 3, "idle_seconds": 1}),
+    ("solitaire-frenzy", {"players": 2, "rounds": 1, "idle_seconds": 1})])
+@pytest.mark.parametrize("idle", [{"p1", "p2", "p3"}, {"p2"}],
+                         ids=["every-seat-idle", "one-seat-idle"])
+def test_g_t1_a_real_time_game_ends_through_the_api_whatever_seats_go_idle(
+        store_app, store_client, make_game, game_name, options, idle):
+    game = make_game(game=game_name, options=options, seed="5e" * 32)
+    store = get_store(store_app)
+    finished = _play_until_finished(store_client, store, game, idle)
+    assert finished["status"] == "finished"
+    events = store_client.get(f"/v1/games/{game['id']}/events",
+                              headers=game["auth"]["referee"]).get_json()["events"]
+    timed_out = [e for e in events if e["type"] == "seat-timed-out"]
+    assert timed_out and all(e["at"] - e["since"] >= 1 for e in timed_out)
+    assert {e["seat"] for e in timed_out} <= set(game["seats"])
+    assert store.replay(game["id"]).ok

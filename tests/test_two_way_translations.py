@@ -49,5 +49,5 @@ def test_tw_s1_tw_s4_german_card_terms_for_a_run_and_a_suit_set():
 
 
 def test_tw_t5_tw_s8_french_titles_are_french():
-    assert RULES["TW-T5"]["title"]["fr"] == "Un tour manqué"
+    assert RULES["TW-T5"]["title"]["fr"] == "Passer son tour"  # the sheet: "passe son tour"
     assert RULES["TW-S8"]["title"]["fr"] == "Les jokers remplacent toute carte"
