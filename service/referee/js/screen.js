@@ -4,8 +4,8 @@
 // shares each seat's link and QR code.
 "use strict";
 
-import {$, api, confirmDialog, el, forgetGame, gamePath, problemNode, rememberOpen, svgNode,
-        t} from "./core.js";
+import {$, api, confirmDialog, el, forgetGame, gamePath, has, problemNode, rememberOpen,
+        svgNode, t} from "./core.js";
 import {GRID_GAMES, SCREENS, cellKey, cellWords, describe, isRare, offered, pickable,
         seatName} from "./games.js";
 import {renderPickers, resetPickers} from "./pickers.js";
@@ -226,7 +226,8 @@ function renderResult(result) {
   box.replaceChildren(
     el("strong", {}, result.winners.length
       ? t("result.winners", {seats: result.winners.map(seatName).join(", ")}) : t("result.draw")),
-    " ", el("span", {class: "reason"}, t("reason." + result.reason)),
+    " ", el("span", {class: "reason"},
+      has("reason." + result.reason) ? t("reason." + result.reason) : result.reason),
     el("ul", {}, ...Object.entries(result.scores).map(
       ([seat, score]) => el("li", {}, `${seatName(seat)}: ${score}`))));
 }
