@@ -391,6 +391,7 @@ def test_every_label_in_the_chosen_language(open_page, lang):
     assert page.evaluate("localStorage.getItem('card-referee.lang')") == lang
     page.reload()
     page.wait_for_selector(f"html[lang={lang}]", state="attached")
+    page.wait_for_selector("#game:not([hidden]) .top .hv-card")
     if lang == "fr":
         shoot(page, "halves-fr")
 

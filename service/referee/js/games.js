@@ -227,7 +227,7 @@ const frenzy = {
     if (action.type === "move") {
       const me = view.players[view.seat || view.viewer];
       const column = me && me.columns ? me.columns[action.from_column] : null;
-      return {cells: [], cards: column && column.length ? [column[0]] : []};
+      return {cells: [], cards: column && column.length ? [column[column.length - 1]] : []};
     }
     return {cells: [], cards: []};
   },
@@ -239,7 +239,9 @@ const frenzy = {
     if (me.waste_top) cards.push({key: me.waste_top, label: me.waste_top, where: t("sf.waste")});
     me.columns.forEach((column, i) => {
       if (column.length) {
-        cards.push({key: column[0], label: column.join(" "), where: t("sf.column", {n: i + 1})});
+        // a column is tapped by its open card (the one played or moved with it)
+        cards.push({key: column[column.length - 1], label: column.join(" "),
+                    where: t("sf.column", {n: i + 1})});
       }
     });
     return cards;

@@ -40,6 +40,9 @@ export function openGame(entry) {
   $("board").replaceChildren();
   $("game-title").textContent = "";
   $("share").hidden = entry.role !== "referee";
+  // the seats' counts near the top where the board is a card or a score sheet
+  if (["halves", "solitaire-frenzy"].includes(entry.game)) $("board").after($("counts"));
+  else $("actions").after($("counts"));
   $("close-game").textContent = t(entry.role === "referee" ? "game.close" : "game.leave");
   loadLog(entry).then(() => refresh()).then(() => openStream(entry));
 }
@@ -91,10 +94,18 @@ function addEvent(event) {
 
 function eventWords(event) {
   const skip = ["seq", "type", "seat", "at", "manifest", "board", "deck", "options", "seats",
-                "seed_commitment", "teams", "sides", "position", "totals", "view"];
+                "seed_commitment", "teams", "sides", "position", "totals", "view", "game",
+                "custom_manifest", "hand_size", "sequences_to_win"];
+  // the fields people read, labelled in the chosen language; others by value only
   const parts = Object.entries(event).filter(([key, value]) => !skip.includes(key) &&
-    value !== null && value !== undefined && value !== false)
-    .map(([key, value]) => `${key}: ${typeof value === "object" ? JSON.stringify(value) : value}`);
+    value !== null && value !== undefined && value !== false && value !== "")
+    .map(([key, value]) => {
+      const text = key === "seat" || key === "winner" ? seatName(value)
+        : Array.isArray(value) && key === "cell" ? cellWords(value)
+          : typeof value === "object" ? JSON.stringify(value) : String(value);
+      return has("field." + key) ? `${t("field." + key)}: ${text}`
+        : value === true ? "" : text;
+    }).filter(Boolean);
   const head = `#${event.seq} ` + t("ev." + event.type) +
     (event.seat ? ` · ${seatName(event.seat)}` : "");
   const tail = parts.join(", ");
@@ -158,7 +169,7 @@ async function refreshOnce() {
   const entry = S.entry;
   if (!entry) return;
   const token = {token: entry.token};
-  const grid = GRID_GAMES.includes(entry.game);
+  const grid = GRID_GAMES.includes(entry.game) || entry.game === "halves";
   const [body, legal, picture] = await Promise.all([
     api("GET", gamePath(entry.id), undefined, token),
     api("GET", gamePath(entry.id, "/legal-actions"), undefined, token),
@@ -190,6 +201,7 @@ export function render(pictureText) {
   renderStatus();
   renderResult(view.result);
   if (GRID_GAMES.includes(entry.game)) renderGrid();
+  else if (entry.game === "halves") $("board").replaceChildren();
   else if (pictureText !== null && pictureText !== undefined) {
     const svg = svgNode(pictureText);
     if (svg) $("board").replaceChildren(el("div", {class: "picture"}, svg));
@@ -351,6 +363,7 @@ function renderActions() {
         render();
       }}, t("chosen.clear"))));
   }
+  const rare = el("details", {class: "rare-groups"}, el("summary", {}, t("group.rare")));
   for (const group of groups) {
     const list = el("div", {class: "acts"});
     if (group.needsTap) {
@@ -366,8 +379,11 @@ function renderActions() {
         list.append(el("p", {class: "hint"}, t("more", {n: group.total - group.actions.length})));
       }
     }
-    nodes.push(el("div", {class: "group"}, el("h3", {}, t("group." + group.type)), list));
+    const node = el("div", {class: "group"}, el("h3", {}, t("group." + group.type)), list);
+    if (group.rare) rare.append(node);
+    else nodes.push(node);
   }
+  if (rare.children.length > 1) nodes.push(rare);
   if (!groups.length && !S.view.result && !$("pickers").children.length) nodes.push(el("p", {class: "hint"}, t("nothing-now")));
   box.replaceChildren(...nodes);
 }
