@@ -391,51 +391,73 @@ def test_every_label_in_the_chosen_language(open_page, lang):
     assert page.evaluate("localStorage.getItem('card-referee.lang')") == lang
     page.reload()
     page.wait_for_selector(f"html[lang={lang}]", state="attached")
-    page.wait_for_selector("#game:not([hidden]) .top .hv-card")
+    page.wait_for_selector("#game:not([hidden]) [data-half]")
     if lang == "fr":
         shoot(page, "halves-fr")
 
 
-def test_seat_link_opens_a_live_seat_view_that_plays(open_page, browser, base_url):
-    # a server-dealt Halves race: the referee's page shares p1's link; p1's phone
-    # (another browser context) sees its hand and plays; p2's play shows up live
+def test_referee_shares_each_seat_by_link_and_qr(open_page, base_url):
     referee = open_page()
-    create(referee, "halves", dealing="server")
+    create(referee, "halves", dealing="server", players="3")
     referee.click("#share summary")
-    link = referee.input_value("#link-p1")
-    assert "#join=" in link and link.startswith(base_url + "/referee/")
+    links = [referee.input_value(f"#link-p{n}") for n in (1, 2, 3)]
+    tokens = referee.evaluate("JSON.parse(localStorage.getItem('card-referee.games'))[0]")
+    game_id = tokens["id"]
+    assert links == [f"{base_url}/referee/#join={game_id}.p{n}.{tokens['seats'][f'p{n}']}"
+                     for n in (1, 2, 3)]
     referee.click('[data-qr="p1"]')
     referee.wait_for_selector("#qr-p1 svg path", state="attached")
+    assert referee.get_attribute("#qr-p1 svg", "viewBox").startswith("0 0 ")
+    referee.locator("#qr-p1 figcaption").scroll_into_view_if_needed()
     shoot(referee, "share-seat")
-    phone = open_page(url="/referee/" + link.split("/referee/")[1])
+
+
+SEED = "5e" * 32  # README: with 3 players, p1 (BS-YC turned) and p2 (GS-YX) match GC-BX
+
+
+def test_seat_link_opens_a_live_seat_view_that_plays(open_page, browser, base_url):
+    # a server-dealt Halves race: p1's phone (its own browser context, opened from its
+    # link) shows its hand live and plays from it; the referee's page keeps the score
+    import requests
+
+    created = requests.post(base_url + "/v1/games", timeout=10, json={
+        "game": "halves", "options": {"players": 3}, "seed": SEED}).json()
+    game_id, seats = created["id"], created["seats"]
+    referee = open_page()
+    referee.evaluate("(entry) => localStorage.setItem('card-referee.games', "
+                     "JSON.stringify([entry]))",
+                     {"id": game_id, "game": "halves", "role": "referee", "dealing": "server",
+                      "token": created["referee_token"], "saved": 0,
+                      "seats": {s: v["token"] for s, v in seats.items()}})
+    referee.reload()
+    referee.click("#my-games-list [data-open]")  # this device's games: reopened
+    referee.wait_for_selector("#game:not([hidden]) .top .hv-card")
+    phone = open_page(url=f"/referee/#join={game_id}.p1.{seats['p1']['token']}")
     phone.wait_for_selector("#game:not([hidden]) #hand button.card", state="attached")
     assert "#join" not in phone.url  # the token left the address bar at once
     assert phone.locator("#hand button.card").count() == 4
     assert phone.locator("#share:not([hidden])").count() == 0  # a seat shares nothing
-    # p2 plays elsewhere (with its own token): p1's phone shows it live
+    assert phone.text_content("#game-title") == "Halves · seat p1"
+    # p2 plays elsewhere: p1's phone shows the new top card live
     seen = version(phone)
-    p2 = referee.evaluate("JSON.parse(localStorage.getItem('card-referee.games'))[0]")
-    status = referee.evaluate("""async ([id, token]) => {
-        const legal = await (await fetch('/v1/games/' + id + '/legal-actions',
-            {headers: {'Authorization': 'Bearer ' + token}})).json();
-        const action = legal.actions.find((a) => a.type === 'play') ||
-                       legal.actions.find((a) => a.type === 'draw');
-        const r = await fetch('/v1/games/' + id + '/actions', {method: 'POST',
-            headers: {'Authorization': 'Bearer ' + token, 'Content-Type': 'application/json'},
-            body: JSON.stringify(action)});
-        return r.status; }""", [p2["id"], p2["seats"]["p2"]])
-    assert status == 200
+    reply = requests.post(f"{base_url}/v1/games/{game_id}/actions", timeout=10,
+                          headers={"Authorization": "Bearer " + seats["p2"]["token"]},
+                          json={"type": "play", "card": "GS-YX", "based_on": "GC-BX"})
+    assert reply.status_code == 200
     newer(phone, seen)
-    # p1 plays from the phone: a card, then what to do with it
+    phone.wait_for_selector('.top .hv-card[aria-label="green square | yellow cross"]')
+    newer(referee, seen)
+    # p1 plays from the phone: tap a card, then what to do with it
     seen = version(phone)
-    if phone.locator("#hand button.card[data-pick]").count():
-        phone.click("#hand button.card[data-pick] >> nth=0")
+    phone.click("#hand button.card[data-pick] >> nth=0")
     phone.click("#actions button.act >> nth=0")
     newer(phone, seen)
     phone.wait_for_selector("#verdict .accepted")
+    assert phone.locator("#hand button.card").count() == 3
     shoot(phone, "halves-seat")
     assert_fits(phone, PHONE["width"])
-    newer(referee, seen)  # the referee's scoreboard follows
+    newer(referee, seen)  # the referee's page is the scoreboard
+    assert referee.text_content(".counts tbody tr:nth-child(1) td:nth-child(2)") == "3"
 
 
 def test_start_from_a_position_sends_it(open_page):

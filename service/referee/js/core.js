@@ -44,6 +44,11 @@ export function t(key, vars) {
   return text;
 }
 
+export function tOr(key, fallback, vars) {
+  // the label ``key``, or ``fallback`` (a name the API gave) when no language has one
+  return has(key) ? t(key, vars) : String(fallback);
+}
+
 export function has(key) {
   return key in labels.english;
 }

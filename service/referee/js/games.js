@@ -3,7 +3,7 @@
 // the view and the legal actions; screen.js draws and sends.
 "use strict";
 
-import {el, has, t} from "./core.js";
+import {el, has, t, tOr} from "./core.js";
 
 export const GRID_GAMES = ["two-way", "sequence", "sequence-numbers"];
 const SHOWN = 12;  // buttons per group before the page asks to narrow by a tap
@@ -274,12 +274,23 @@ export const SCREENS = {
 
 // ----- the actions on offer -------------------------------------------------------------------
 
+export function expandLegal(game, legal, view) {
+  // Halves at a table: a starting card or a pile card turned up may lie either way round
+  // (HV-T1 compares the halves in place); the legal list names each card once, upright,
+  // so the page offers it turned round too, as the referee sees it
+  if (game !== "halves" || !(view.options || {}).allow_turning) return legal;
+  const more = legal.filter((a) => (a.type === "deal" || a.type === "blocked") && a.card &&
+    a.turned === false && !legal.some((b) => b.type === a.type && b.card === a.card && b.turned))
+    .map((a) => ({...a, turned: true}));
+  return legal.concat(more);
+}
+
 const RARE = ["retire", "penalty"];  // asked for confirmation, shown last
 
 export function describe(game, action, view) {
   if (action.type === "retire") return t("act.retire", {seat: seatName(action.seat)});
   return SCREENS[game].describe(action, view) ||
-    [t("type." + action.type), action.seat].filter(Boolean).join(" ");
+    [tOr("type." + action.type, action.type), action.seat].filter(Boolean).join(" ");
 }
 
 export function offered(game, legal, view, sel) {

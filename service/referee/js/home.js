@@ -3,7 +3,7 @@
 "use strict";
 
 import {$, api, confirmDialog, el, findGame, forgetGame, keepGame, myGames, problemNode,
-        shortId, t} from "./core.js";
+        shortId, t, tOr} from "./core.js";
 import {seatName} from "./games.js";
 import {openGame} from "./screen.js";
 
@@ -24,7 +24,7 @@ export function renderGameChoice() {
 }
 
 function optionLabel(name) {
-  return t("opt." + name);
+  return tOr("opt." + name, name);
 }
 
 function choiceLabel(value) {

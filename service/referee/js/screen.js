@@ -5,9 +5,9 @@
 "use strict";
 
 import {$, api, confirmDialog, el, forgetGame, gamePath, has, problemNode, rememberOpen,
-        svgNode, t} from "./core.js";
-import {GRID_GAMES, SCREENS, cellKey, cellWords, describe, isRare, offered, pickable,
-        seatName} from "./games.js";
+        svgNode, t, tOr} from "./core.js";
+import {GRID_GAMES, SCREENS, cellKey, cellWords, describe, expandLegal, isRare, offered,
+        pickable, seatName} from "./games.js";
 import {renderPickers, resetPickers} from "./pickers.js";
 import {renderShare} from "./share.js";
 
@@ -106,7 +106,7 @@ function eventWords(event) {
       return has("field." + key) ? `${t("field." + key)}: ${text}`
         : value === true ? "" : text;
     }).filter(Boolean);
-  const head = `#${event.seq} ` + t("ev." + event.type) +
+  const head = `#${event.seq} ` + tOr("ev." + event.type, event.type) +
     (event.seat ? ` · ${seatName(event.seat)}` : "");
   const tail = parts.join(", ");
   return tail.length > 160 ? head + " · " + tail.slice(0, 157) + "…" : head + (tail ? " · " + tail : "");
@@ -184,7 +184,7 @@ async function refreshOnce() {
   S.body = body.data;
   S.view = body.data.view;
   S.version = body.data.version;
-  S.legal = legal.ok ? legal.data.actions : [];
+  S.legal = legal.ok ? expandLegal(entry.game, legal.data.actions, S.view) : [];
   const picks = pickable(entry.game, S.legal, S.view);
   if (S.sel.cell && !picks.cells.has(S.sel.cell)) S.sel.cell = null;
   if (S.sel.card && !picks.cards.has(S.sel.card)) S.sel.card = null;
@@ -218,7 +218,7 @@ function renderStatus() {
   const view = S.view;
   const parts = [t("status." + S.body.status)];
   if (view.round) parts.push(t("round", {n: view.round, of: view.rounds}));
-  if (view.phase && !view.result) parts.push(t("phase." + view.phase));
+  if (view.phase && !view.result) parts.push(tOr("phase." + view.phase, view.phase));
   if (view.turn && !view.result) parts.push(t("turn", {seat: seatName(view.turn)}));
   if (view.from_position) parts.push(t("from-position"));
   const status = $("status");
@@ -367,7 +367,8 @@ function renderActions() {
   for (const group of groups) {
     const list = el("div", {class: "acts"});
     if (group.needsTap) {
-      list.append(el("p", {class: "hint"}, t("narrow", {n: group.total})));
+      list.append(el("p", {class: "hint"},
+        tOr("narrow." + entry.game, t("narrow", {n: group.total}), {n: group.total})));
     } else {
       for (const {action, index} of group.actions) {
         list.append(el("button", {
@@ -379,7 +380,7 @@ function renderActions() {
         list.append(el("p", {class: "hint"}, t("more", {n: group.total - group.actions.length})));
       }
     }
-    const node = el("div", {class: "group"}, el("h3", {}, t("group." + group.type)), list);
+    const node = el("div", {class: "group"}, el("h3", {}, tOr("group." + group.type, group.type)), list);
     if (group.rare) rare.append(node);
     else nodes.push(node);
   }
@@ -408,7 +409,7 @@ export async function send(action) {
     resetPickers();
     $("verdict").replaceChildren(el("div", {class: "accepted", role: "status"},
       el("strong", {class: "code"}, t("accepted")), " ",
-      reply.data.events.map((e) => t("ev." + e.type)).join(", ")));
+      reply.data.events.map((e) => tOr("ev." + e.type, e.type)).join(", ")));
     reply.data.events.forEach(addEvent);
   } else {
     $("verdict").replaceChildren(problemNode(reply.data));
