@@ -384,16 +384,20 @@ def test_every_label_in_the_chosen_language(open_page, lang):
     page.wait_for_selector(f"html[lang={lang}]", state="attached")
     page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
     assert english_left(page, lang) == []
-    create(page, "halves")
-    page.click('[data-half="RC"]')
-    page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
-    assert english_left(page, lang) == []
+    for game in ("halves", "two-way", "solitaire-frenzy", "sequence-numbers"):
+        if page.is_visible("#back"):
+            page.click("#back")
+        create(page, game)
+        if game == "halves":
+            page.click('[data-half="RC"]')
+        page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+        assert english_left(page, lang) == [], game
     assert page.evaluate("localStorage.getItem('card-referee.lang')") == lang
     page.reload()
     page.wait_for_selector(f"html[lang={lang}]", state="attached")
-    page.wait_for_selector("#game:not([hidden]) [data-half]")
+    page.wait_for_selector("#game:not([hidden]) #board button.cell", state="attached")
     if lang == "fr":
-        shoot(page, "halves-fr")
+        shoot(page, "sequence-numbers-fr")
 
 
 def test_referee_shares_each_seat_by_link_and_qr(open_page, base_url):

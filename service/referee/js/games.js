@@ -316,16 +316,19 @@ export function offered(game, legal, view, sel) {
   return list.sort((a, b) => Number(a.rare) - Number(b.rare));
 }
 
-export function pickable(game, legal, view) {
-  // the spaces and cards some legal action belongs to: {cells: Set, cards: Set}
+export function pickable(game, legal, view, sel = {}) {
+  // the spaces and cards some legal action belongs to: {cells: Set, cards: Set}; with a
+  // card tapped, only the spaces it can go to (and the other way round)
   const cells = new Set();
   const cards = new Set();
   for (const action of legal) {
     if (action.type === "draw" && game === "two-way" && action.tiles) continue;
     const keys = SCREENS[game].keys(action, view);
-    keys.cells.forEach((k) => cells.add(k));
-    keys.cards.forEach((k) => cards.add(k));
+    if (!sel.card || keys.cards.includes(sel.card)) keys.cells.forEach((k) => cells.add(k));
+    if (!sel.cell || keys.cells.includes(sel.cell)) keys.cards.forEach((k) => cards.add(k));
   }
+  if (sel.cell) cells.add(sel.cell);
+  if (sel.card) cards.add(sel.card);
   return {cells, cards};
 }
 

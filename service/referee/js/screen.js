@@ -251,7 +251,7 @@ function renderGrid() {
   const view = S.view;
   const screen = SCREENS[entry.game];
   const rows = entry.game === "two-way" ? view.grid : view.board;
-  const picks = pickable(entry.game, S.legal, view);
+  const picks = pickable(entry.game, S.legal, view, S.sel);
   const inSequence = new Set();
   for (const sequence of view.sequences || []) {
     for (const cell of sequence.cells || []) inSequence.add(cellKey(cell));
@@ -318,7 +318,7 @@ function renderHand() {
     box.replaceChildren();
     return;
   }
-  const picks = pickable(entry.game, S.legal, view);
+  const picks = pickable(entry.game, S.legal, view, S.sel);
   const heading = entry.role === "referee" ? (view.turn ? t("hand.of", {seat: seatName(view.turn)})
     : t("hand.cards")) : t("hand.yours");
   box.replaceChildren(el("h3", {}, heading), el("div", {class: "cards"}, ...cards.map((card) => {
