@@ -29,6 +29,22 @@ async function identify(entry) {
   return {...entry, game: body.game, dealing: body.view.options.dealing};
 }
 
+async function join() {
+  // a seat's link: open that seat's view (true), or say the link opens nothing
+  const joined = joinFromLink();
+  if (!joined) return false;
+  const entry = await identify(joined);
+  if (entry) {
+    keepGame(entry);
+    renderMyGames();
+    openGame(entry);
+    return true;
+  }
+  $("join-problem").replaceChildren(problemNode({code: "invalid-link", detail: t("join.failed")}));
+  $("join-problem").hidden = false;
+  return false;
+}
+
 async function changeLang() {
   await setLang($("lang").value);
   renderGameChoice();
@@ -57,18 +73,8 @@ async function start() {
   showCheckFields();
   await loadCatalog();
   renderMyGames();
-  const joined = joinFromLink();
-  if (joined) {
-    const entry = await identify(joined);
-    if (entry) {
-      keepGame(entry);
-      renderMyGames();
-      openGame(entry);
-      return;
-    }
-    $("join-problem").replaceChildren(problemNode({code: "invalid-link", detail: t("join.failed")}));
-    $("join-problem").hidden = false;
-  }
+  window.addEventListener("hashchange", () => join());  // a seat link opened in this tab
+  if (await join()) return;
   const open = openGameKey();
   if (open) {
     const [id, role] = open.split(" ");

@@ -15,7 +15,7 @@ export function renderPickers(box, S, send) {
   const game = S.entry.game;
   const nodes = [];
   if (game === "two-way") nodes.push(tilePicker(S, send));
-  if (game === "halves") nodes.push(topCard(S.view), halvesPicker(S));
+  if (game === "halves") nodes.push(halvesPicker(S));
   if (game === "solitaire-frenzy" && S.entry.role === "referee" &&
       S.view.options.dealing === "table" && !S.view.result) {
     nodes.push(scoreSheet(S, send));
@@ -87,7 +87,7 @@ function tilePicker(S, send) {
 
 // ----- Halves: the top card and a card by its halves -----------------------------------------------
 
-function topCard(view) {
+export function topCard(view) {
   if (!view.top) return null;
   const halves = view.top.halves;
   return el("div", {class: "top"},

@@ -8,7 +8,7 @@ import {$, api, confirmDialog, el, forgetGame, gamePath, has, problemNode, remem
         svgNode, t, tOr} from "./core.js";
 import {GRID_GAMES, SCREENS, cellKey, cellWords, describe, expandLegal, isRare, offered,
         pickable, seatName} from "./games.js";
-import {renderPickers, resetPickers} from "./pickers.js";
+import {renderPickers, resetPickers, topCard} from "./pickers.js";
 import {renderShare} from "./share.js";
 
 const EVENT_TYPES = [
@@ -41,7 +41,9 @@ export function openGame(entry) {
   $("game-title").textContent = "";
   $("share").hidden = entry.role !== "referee";
   // the seats' counts near the top where the board is a card or a score sheet
-  if (["halves", "solitaire-frenzy"].includes(entry.game)) $("board").after($("counts"));
+  if (["halves", "solitaire-frenzy"].includes(entry.game) && entry.role === "referee") {
+    $("board").after($("counts"));
+  }
   else $("actions").after($("counts"));
   $("close-game").textContent = t(entry.role === "referee" ? "game.close" : "game.leave");
   loadLog(entry).then(() => refresh()).then(() => openStream(entry));
@@ -201,7 +203,7 @@ export function render(pictureText) {
   renderStatus();
   renderResult(view.result);
   if (GRID_GAMES.includes(entry.game)) renderGrid();
-  else if (entry.game === "halves") $("board").replaceChildren();
+  else if (entry.game === "halves") $("board").replaceChildren(topCard(view) || "");
   else if (pictureText !== null && pictureText !== undefined) {
     const svg = svgNode(pictureText);
     if (svg) $("board").replaceChildren(el("div", {class: "picture"}, svg));
