@@ -460,6 +460,11 @@ def test_seat_link_opens_a_live_seat_view_that_plays(open_page, browser, base_ur
     assert phone.locator("#hand button.card").count() == 3
     shoot(phone, "halves-seat")
     assert_fits(phone, PHONE["width"])
+    from axe_playwright_python.sync_playwright import Axe
+
+    violations = Axe().run(phone, options={"runOnly": ["wcag2a", "wcag2aa", "wcag21aa"]})
+    assert [v["id"] for v in violations.response["violations"]
+            if v["impact"] in ("serious", "critical")] == []
     newer(referee, seen)  # the referee's page is the scoreboard
     assert referee.text_content(".counts tbody tr:nth-child(1) td:nth-child(2)") == "3"
 
@@ -547,3 +552,24 @@ def test_qr_code_of_a_link(base_url):
     assert requests.post(base_url + "/referee/qr.svg", data="x",
                          timeout=10).status_code == 415
     assert requests.get(base_url + "/referee/js/nope.js", timeout=10).status_code == 404
+
+
+def test_every_language_has_every_label_with_its_placeholders():
+    # G-R1 for the page: each of the six label files names every label the page's
+    # code uses, with the same {placeholders} as the English
+    english = json.loads((LANG_DIR / "en.json").read_text())
+    code = "\n".join(p.read_text() for p in (LANG_DIR.parent / "js").glob("*.js"))
+    html = (LANG_DIR.parent / "index.html").read_text()
+    spaces = {key.split(".")[0] for key in english if "." in key}
+    used = {key for key in re.findall(r'"([a-z][a-z-]*\.[a-z0-9.-]*[a-z0-9])"', code)
+            if key.split(".")[0] in spaces}  # literal keys, in t(...) or chosen for it
+    used |= set(re.findall(r'\bt\(\s*"([a-z][a-z0-9-]*)"', code))  # one-word keys
+    used |= set(re.findall(r'data-i18n(?:-label|-placeholder)?="([^"]+)"', html))
+    assert used - set(english) == set()
+    for lang in ("de", "es", "fr", "it", "ro"):
+        other = json.loads((LANG_DIR / f"{lang}.json").read_text())
+        assert set(other) == set(english), lang
+        for key, text in english.items():
+            assert set(re.findall(r"\{\w+\}", other[key])) == set(re.findall(r"\{\w+\}", text)), \
+                (lang, key)
+            assert other[key].strip(), (lang, key)
