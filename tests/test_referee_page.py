@@ -469,6 +469,31 @@ def test_seat_link_opens_a_live_seat_view_that_plays(open_page, browser, base_ur
     assert referee.text_content(".counts tbody tr:nth-child(1) td:nth-child(2)") == "3"
 
 
+def test_solitaire_frenzy_seat_plays_from_its_phone(open_page, base_url):
+    # SF-T1 race on phones: p1's link shows its 13-pile, columns and waste; a tapped
+    # card offers where it may go, and the play is accepted
+    import requests
+
+    created = requests.post(base_url + "/v1/games", timeout=10, json={
+        "game": "solitaire-frenzy", "options": {"players": 2},
+        "seed": "0000000000000000000000000000000000000000000000000000000000000007"}).json()
+    phone = open_page(url=f"/referee/#join={created['id']}.p2."
+                          f"{created['seats']['p2']['token']}")
+    phone.wait_for_selector("#game:not([hidden]) #hand button.card", state="attached")
+    # README: p2's 13-pile shows 6H, which goes on 7C in column 2
+    assert phone.locator("#hand button.card").all_text_contents()[:2] == ["13-pile6H",
+                                                                          "column 17H"]
+    phone.click('#hand button.card[data-card="6H"]')
+    acts = phone.locator("#actions button.act").all_text_contents()
+    assert acts == ["6H to column 2", "Turn three cards from the hand"]  # turning: always
+    seen = version(phone)
+    phone.click("#actions button.act >> nth=0")
+    newer(phone, seen)
+    phone.wait_for_selector("#verdict .accepted")
+    assert "6H" in phone.text_content('#hand button.card[data-card="6H"]')  # column 2's top
+    assert_fits(phone, PHONE["width"])
+
+
 def test_start_from_a_position_sends_it(open_page):
     # G-P1: the panel posts the pasted position as "position" in POST /v1/games
     page = open_page()
