@@ -156,7 +156,8 @@ function sequenceGame(game) {
       for (const action of legal) {
         if (action.type === "draw" && !this.keys(action, view).cells.length) offBoard.add(action.card);
       }
-      return held.concat([...offBoard].sort().map((card) => ({key: card, label: card})));
+      return held.concat([...offBoard].sort().map((card) =>
+        ({key: card, label: card, section: "hand.offboard"})));
     },
     describe(action, view) {
       const seat = seatWord(action.seat);

@@ -7,7 +7,7 @@
 import {$, api, confirmDialog, el, forgetGame, gamePath, has, problemNode, rememberOpen,
         svgNode, t, tOr} from "./core.js";
 import {GRID_GAMES, SCREENS, cellKey, cellWords, describe, expandLegal, isRare, offered,
-        pickable, seatName} from "./games.js";
+        pickable, seatName, tileFaces} from "./games.js";
 import {renderPickers, resetPickers, topCard} from "./pickers.js";
 import {renderShare} from "./share.js";
 
@@ -98,13 +98,22 @@ function eventWords(event) {
   const skip = ["seq", "type", "seat", "at", "manifest", "board", "deck", "options", "seats",
                 "seed_commitment", "teams", "sides", "position", "totals", "view", "game",
                 "custom_manifest", "hand_size", "sequences_to_win"];
-  // the fields people read, labelled in the chosen language; others by value only
+  // the fields people read, labelled in the chosen language; others by value only;
+  // 2-Way tiles by their faces (their ids left out when the faces are there)
+  const isTile = (v) => v !== null && typeof v === "object" && "blue" in v && "green" in v;
+  const withFaces = Object.values(event).some((v) => isTile(v) ||
+    (Array.isArray(v) && v.length && v.every(isTile)));
   const parts = Object.entries(event).filter(([key, value]) => !skip.includes(key) &&
-    value !== null && value !== undefined && value !== false && value !== "")
+    value !== null && value !== undefined && value !== false && value !== "" &&
+    !(withFaces && (key === "tile" || key === "tiles") && !isTile(value) &&
+      !(Array.isArray(value) && value.every(isTile))))
     .map(([key, value]) => {
-      const text = key === "seat" || key === "winner" ? seatName(value)
-        : Array.isArray(value) && key === "cell" ? cellWords(value)
-          : typeof value === "object" ? JSON.stringify(value) : String(value);
+      const text = isTile(value) ? tileFaces(value)
+        : Array.isArray(value) && value.length && value.every(isTile) ? value.map(tileFaces).join(" ")
+          : value === "referee" ? t("role.referee")
+          : key === "seat" || key === "winner" ? seatName(value)
+            : Array.isArray(value) && key === "cell" ? cellWords(value)
+              : typeof value === "object" ? JSON.stringify(value) : String(value);
       return has("field." + key) ? `${t("field." + key)}: ${text}`
         : value === true ? "" : text;
     }).filter(Boolean);
@@ -323,7 +332,7 @@ function renderHand() {
   const picks = pickable(entry.game, S.legal, view, S.sel);
   const heading = entry.role === "referee" ? (view.turn ? t("hand.of", {seat: seatName(view.turn)})
     : t("hand.cards")) : t("hand.yours");
-  box.replaceChildren(el("h3", {}, heading), el("div", {class: "cards"}, ...cards.map((card) => {
+  const chip = (card) => {
     const can = picks.cards.has(card.key);
     return el("button", {
       type: "button", class: "card" + (can ? " can" : ""), "data-card": card.key,
@@ -333,7 +342,14 @@ function renderHand() {
       onclick: () => tap("card", card.key)},
     card.where ? el("small", {}, card.where) : null,
     card.halves ? halvesFace(card.halves) : el("span", {}, card.label));
-  })));
+  };
+  // the hand, then (the referee of a Sequence game) the drawable cards no space shows
+  const held = cards.filter((card) => !card.section);
+  const other = cards.filter((card) => card.section);
+  box.replaceChildren(
+    held.length ? el("h3", {}, heading) : "", el("div", {class: "cards"}, ...held.map(chip)),
+    other.length ? el("h3", {}, t(other[0].section)) : "",
+    el("div", {class: "cards"}, ...other.map(chip)));
 }
 
 function halvesFace(halves) {
