@@ -158,7 +158,10 @@ PLAY = """([limit]) => {
                 const before = status.dataset.version;
                 act.click();
                 for (let i = 0; i < 1000 && status.dataset.version === before; i++) await wait(10);
-                if (status.dataset.version === before) throw new Error('no new version after ' + act.textContent);
+                if (status.dataset.version === before) {
+                    throw new Error('no new version after ' + act.textContent + ': ' +
+                                    document.querySelector('#verdict').textContent);
+                }
                 played++;
                 continue;
             }
@@ -348,6 +351,10 @@ def test_reload_restores_and_closing_asks(open_page):
     page.click("#share summary")
     page.click("#show-token")
     assert page.text_content("#referee-token") == token
+    page.click("#copy-token")  # the clipboard, or the token selected to copy by hand
+    page.wait_for_selector("#copy-token:text-matches('Copied|Selected')")
+    if page.text_content("#copy-token") != "Copied":
+        assert page.evaluate("window.getSelection().toString()") == token
     page.click("#close-game")
     page.click("#confirm-yes")
     page.wait_for_selector("#home:not([hidden])")

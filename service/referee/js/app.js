@@ -67,7 +67,10 @@ async function start() {
   $("back").addEventListener("click", leaveScreen);
   $("close-game").addEventListener("click", closeGame);
   $("show-token").addEventListener("click", showRefereeToken);
-  $("copy-token").addEventListener("click", (e) => copy($("referee-token").textContent, e.currentTarget));
+  $("copy-token").addEventListener("click", (e) => {
+    $("referee-token-box").hidden = false;  // shown, so it can be selected if need be
+    copy($("referee-token").textContent, e.currentTarget, $("referee-token"));
+  });
   $("raw-send").addEventListener("click", sendTyped);
   S.onClose = renderMyGames;
   showCheckFields();

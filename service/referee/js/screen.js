@@ -157,23 +157,24 @@ function closeStream() {
 
 // ----- reading the game ----------------------------------------------------------------------
 
-export async function refresh() {
-  // one refresh at a time; a request meanwhile runs once more after it
-  if (S.refreshing) {
-    S.again = true;
-    return S.refreshing;
+export function refresh() {
+  // read the game again; one read at a time, and a request meanwhile makes the running
+  // one read once more (never dropped: the flag is checked and the promise cleared in
+  // the same task)
+  S.again = true;
+  if (!S.refreshing) {
+    S.refreshing = (async () => {
+      try {
+        while (S.again) {
+          S.again = false;
+          await refreshOnce();
+        }
+      } finally {
+        S.refreshing = null;
+      }
+    })();
   }
-  S.refreshing = (async () => {
-    do {
-      S.again = false;
-      await refreshOnce();
-    } while (S.again);
-  })();
-  try {
-    await S.refreshing;
-  } finally {
-    S.refreshing = null;
-  }
+  return S.refreshing;
 }
 
 async function refreshOnce() {
@@ -190,6 +191,11 @@ async function refreshOnce() {
   if (S.entry !== entry) return;
   if (!body.ok) {
     $("verdict").replaceChildren(problemNode(body.data));
+    return;
+  }
+  if (legal.ok && legal.data.version !== body.data.version) {
+    // the two reads straddled an action: read both again rather than show a mix
+    S.again = true;
     return;
   }
   S.body = body.data;

@@ -42,7 +42,8 @@ function seatRow(entry, seat) {
                    id: `link-${seat}`, "aria-label": t("share.link-of", {seat: seatName(seat)})}),
       el("div", {class: "row"},
         el("button", {type: "button", "data-copy": seat,
-                      onclick: (event) => copy(link, event.currentTarget)}, t("share.copy")),
+                      onclick: (event) => copy(link, event.currentTarget, $(`link-${seat}`))},
+          t("share.copy")),
         el("button", {type: "button", "data-qr": seat,
                       onclick: () => showQR(link, qr, seat)}, t("share.qr")),
         el("button", {type: "button", class: "secondary",
@@ -55,14 +56,15 @@ function seatRow(entry, seat) {
   return row;
 }
 
-export async function copy(text, button) {
-  // the clipboard when the browser lets the page write it; otherwise the text selected
+export async function copy(text, button, shown) {
+  // the clipboard when the browser lets the page write it; otherwise ``shown`` (the
+  // field or element showing the text) is selected for the person to copy
   try {
     await navigator.clipboard.writeText(text);
     button.textContent = t("share.copied");
   } catch (error) {
-    const input = button.closest("li, details").querySelector("input, code");
-    if (input && input.select) input.select();
+    if (shown.select) shown.select();
+    else window.getSelection().selectAllChildren(shown);
     button.textContent = t("share.select");
   }
 }
