@@ -15,9 +15,11 @@ not skipped: CI installs it, see .ci/run).
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import socket
+import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -32,7 +34,10 @@ from tests.conftest import migrate
 PHONE = {"width": 390, "height": 844}
 LANDSCAPE = {"width": 844, "height": 390}
 LANG_DIR = Path(__file__).resolve().parents[1] / "service" / "referee" / "lang"
-SHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
+# the README's screenshots: REFEREE_SCREENSHOTS=docs/screenshots redraws them; by
+# default they go to the temporary directory (a test run leaves the tree clean)
+SHOTS = Path(os.environ.get("REFEREE_SCREENSHOTS")
+             or Path(tempfile.gettempdir()) / "referee-screenshots")
 # A refusal is an HTTP 4xx answer the page shows; Chromium also logs every 4xx fetch
 # as "Failed to load resource". Only those of the statuses a refusal has are expected.
 EXPECTED_NETWORK = re.compile(r"^Failed to load resource: the server responded with a "
@@ -137,7 +142,7 @@ def assert_fits(page, width: int) -> None:
 
 
 def shoot(page, name: str) -> None:
-    """A phone-width screenshot for the README (docs/screenshots/)."""
+    """A phone-width screenshot (the README's, in docs/screenshots/: see SHOTS)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=False)
 
