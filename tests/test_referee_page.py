@@ -162,7 +162,7 @@ PLAY = """([limit]) => {
             if (act) {
                 const before = status.dataset.version;
                 act.click();
-                for (let i = 0; i < 1000 && status.dataset.version === before; i++) await wait(10);
+                for (let i = 0; i < 3000 && status.dataset.version === before; i++) await wait(10);
                 if (status.dataset.version === before) {
                     throw new Error('no new version after ' + act.textContent + ': ' +
                                     document.querySelector('#verdict').textContent);
