@@ -12,7 +12,8 @@ DATA = {"seeds": ["*.json", "*.yaml", "*.py", "rules/*.yaml"],
 # the package's own files beside its modules
 PACKAGE_DATA = {"service": ["translations/*/LC_MESSAGES/*.po", "translations/*/LC_MESSAGES/*.mo",
                             "translations/*.pot", "gunicorn.conf.py"],
-                "service.referee": ["*.html", "*.js", "*.css", "*.json", "*.png", "*.svg"]}
+                "service.referee": ["*.html", "*.js", "*.css", "*.json", "*.png", "*.svg",
+                                    "js/*.js", "lang/*.json"]}
 
 setup(
     packages=find_packages(include=["service", "service.*"])
