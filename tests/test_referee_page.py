@@ -506,6 +506,24 @@ def test_solitaire_frenzy_seat_plays_from_its_phone(open_page, base_url):
     assert_fits(phone, PHONE["width"])
 
 
+def test_an_invitation_link_joins_its_seat_once(open_page, base_url):
+    # a game created with invitations: the join_url opens the seat's view (the page
+    # exchanges the single-use code for the token); the same link again is refused
+    import requests
+
+    created = requests.post(base_url + "/v1/games", timeout=10, json={
+        "game": "halves", "options": {"players": 2}, "seed": SEED,
+        "invitations": True}).json()
+    link = created["seats"]["p2"]["join_url"]
+    phone = open_page(url=link)
+    phone.wait_for_selector("#game:not([hidden]) #hand button.card", state="attached")
+    assert "#invite" not in phone.url  # the code left the address bar at once
+    assert phone.text_content("#game-title") == "Halves · seat p2"
+    again = requests.post(f"{base_url}/v1/games/{created['id']}/seats/p2/join", timeout=10,
+                          json={"code": link.rsplit(".", 1)[1]})
+    assert again.status_code == 409 and again.json()["code"] == "invitation-used"
+
+
 def test_start_from_a_position_sends_it(open_page):
     # G-P1: the panel posts the pasted position as "position" in POST /v1/games
     page = open_page()

@@ -29,8 +29,7 @@ def test_invitations_replace_tokens_and_join_gives_the_seat_once(store_client):
     game = _create(store_client, invitations=True)
     north = game["seats"]["north"]
     assert set(north) == {"invitation", "expires_at", "join_url"}
-    assert north["join_url"] == (f"/referee/#join={game['id']}&seat=north"
-                                 f"&code={north['invitation']}")
+    assert north["join_url"] == f"/referee/#invite={game['id']}.north.{north['invitation']}"
     joined = _join(store_client, game, "north", north["invitation"], "Ana")
     assert joined.status_code == 200 and joined.headers["Cache-Control"] == "no-store"
     token = joined.get_json()["token"]

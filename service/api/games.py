@@ -585,8 +585,7 @@ def created_reply(game: str, created: tuple[int, dict]) -> Response:
     status, reply = created
     for seat, entry in reply["seats"].items():
         if "invitation" in entry:
-            entry["join_url"] = (f"/referee/#join={reply['id']}&seat={seat}"
-                                 f"&code={entry['invitation']}")
+            entry["join_url"] = f"/referee/#invite={reply['id']}.{seat}.{entry['invitation']}"
     count_game(game, "created")
     response = _reply(status, reply)
     response.headers["Location"] = url_for("games.get_game", game_id=reply["id"])

@@ -110,7 +110,7 @@ def invite_seat(game_id: str, seat: str):
                                                       seat=repr(seat)))
     response = games._reply(200, {  # noqa: SLF001
         "seat": seat, **issued,
-        "join_url": f"/referee/#join={game_id}&seat={seat}&code={issued['invitation']}"})
+        "join_url": f"/referee/#invite={game_id}.{seat}.{issued['invitation']}"})
     response.headers["Cache-Control"] = "no-store"
     return response
 

@@ -2,12 +2,25 @@
 // open in this tab (a reload reopens it), and the buttons that are always there.
 "use strict";
 
-import {$, findGame, keepGame, myGames, openGameKey, problemNode, savedLang, setLang,
+import {$, api, findGame, keepGame, myGames, openGameKey, problemNode, savedLang, setLang,
         t} from "./core.js";
 import {renderMyGames, loadCatalog, renderGameChoice, setUpHome} from "./home.js";
 import {runCheck, showCheckFields} from "./checks.js";
 import {S, closeGame, leaveScreen, openGame, refresh, sendTyped} from "./screen.js";
 import {copy, parseJoin, showRefereeToken} from "./share.js";
+
+async function joinByInvitation() {
+  // an invitation link "#invite=<id>.<seat>.<code>": exchange the single-use code for
+  // the seat's token (POST .../join), then open the seat as a seat link does
+  const m = /^#invite=([^.]+)\.([^.]+)\.([^.]+)$/.exec(location.hash || "");
+  if (!m) return null;
+  history.replaceState(null, "", location.pathname + location.search);
+  const [id, seat, code] = m.slice(1).map(decodeURIComponent);
+  const joined = await api("POST", `/v1/games/${encodeURIComponent(id)}/seats/` +
+                           `${encodeURIComponent(seat)}/join`, {code});
+  if (!joined.ok) return {problem: joined.data};
+  return {...(findGame(id, seat) || {}), id, role: seat, token: joined.data.token, game: null};
+}
 
 function joinFromLink() {
   // a seat's link: keep its token on this device, then drop it from the address bar
@@ -31,8 +44,13 @@ async function identify(entry) {
 
 async function join() {
   // a seat's link: open that seat's view (true), or say the link opens nothing
-  const joined = joinFromLink();
+  const joined = joinFromLink() || await joinByInvitation();
   if (!joined) return false;
+  if (joined.problem) {
+    $("join-problem").replaceChildren(problemNode(joined.problem));
+    $("join-problem").hidden = false;
+    return false;
+  }
   const entry = await identify(joined);
   if (entry) {
     keepGame(entry);
