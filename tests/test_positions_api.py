@@ -189,11 +189,11 @@ def test_g_p1_the_export_says_so_and_a_finished_game_imports_again(store_client)
     refused = store_client.post("/v1/games/import", json=document)
     assert refused.status_code == 422, refused.get_json()
     assert refused.get_json()["code"] == "import-mismatch"
-    assert list(refused.get_json()["errors"]["json"]) == ["events.1.position"]
+    assert list(refused.get_json()["errors"]["json"]) == ["events.1.position.count"]
     document["events"][1]["position"].update(count=7, cards={"north": "card-04",
                                                              "south": "card-09"})
     refused = store_client.post("/v1/games/import", json=document).get_json()
-    assert list(refused["errors"]["json"]) == ["events.2"]  # the shuffle it makes differs
+    assert list(refused["errors"]["json"]) == ["events.2.deck.1"]  # the shuffle it makes differs
 
 
 def test_g_p1_a_fresh_games_export_is_not_from_a_position(store_client, make_game):
