@@ -650,7 +650,7 @@ class GameStore:
         invited = self.uow.read_one(lambda c: c.execute(
             select(func.count()).select_from(_INVITATIONS)
             .where(_INVITATIONS.c.game_id == game_id)).scalar()) > 0
-        return self.create(record.game, dict(record.options), None, Seating(
+        return self.create(record.game, dict(record.options), None, seating=Seating(
             names=dict(record.names), invite=invited, rematch_of=game_id))
 
     def _revoked(self, connection: Connection, game_id: str) -> None:
