@@ -201,4 +201,5 @@ def test_replies_stored_whole_by_the_previous_release_are_still_replayed(
         engine.dispose()
         assert keys == ["legacy"]
     finally:
-        store.dispose()
+        if store is not None:
+            store.dispose()
