@@ -55,7 +55,11 @@ PREFERENCE = ["declare", "play", "place", "refill", "remove-chip", "exchange-dea
 def clients(created: CreatedGame, transport: httpx.BaseTransport
             ) -> dict[str, AuthenticatedClient]:
     """A client per seat and one for the referee, on ``transport``."""
-    tokens = {seat: entry.token for seat, entry in created.seats.additional_properties.items()}
+    tokens: dict[str, str] = {}
+    for seat, entry in created.seats.additional_properties.items():
+        if not isinstance(entry.token, str):  # created with invitations: no token yet
+            raise AssertionError(f"seat {seat} has no token")
+        tokens[seat] = entry.token
     tokens["referee"] = created.referee_token
     return {who: AuthenticatedClient(base_url="http://testserver", token=token,
                                      httpx_args={"transport": transport})

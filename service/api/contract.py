@@ -106,6 +106,8 @@ def name_nullable_enums(spec) -> None:
     lists its ``properties`` (the Sequence sides of ``chips``) allows no others."""
     schemas = spec.components.schemas
     for owner, schema in list(schemas.items()):
+        if owner == "GameExport":  # a request body: null or an Imported, not any object
+            _null_or_ref(schema["properties"]["imported"])
         for prop, definition in schema.get("properties", {}).items():
             if "properties" in definition and definition.get("type") == "object":
                 # a Dict field whose keys are listed (metadata "properties"): closed
@@ -120,3 +122,11 @@ def name_nullable_enums(spec) -> None:
                 key: value for key, value in definition.items()
                 if key not in ("type", "enum")} | {
                 "nullable": True, "allOf": [{"$ref": f"#/components/schemas/{name}"}]}
+
+
+def _null_or_ref(definition: dict) -> None:
+    """``anyOf: [$ref, {type: object, nullable: true}]`` (apispec's Nested with
+    ``allow_none``, whose second branch admits ANY object) as ``nullable`` + ``allOf``
+    the reference: null or that object only."""
+    refs = [branch for branch in definition.pop("anyOf", []) if "$ref" in branch]
+    definition.update(nullable=True, allOf=refs)

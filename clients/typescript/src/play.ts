@@ -43,7 +43,10 @@ function generator(seed: number): () => number {
 type Actor = { who: string; token: string };
 
 function actors(created: CreatedGame): Actor[] {
-  const seats = Object.entries(created.seats).map(([who, entry]) => ({ who, token: entry.token }));
+  const seats = Object.entries(created.seats).map(([who, entry]) => {
+    if (entry.token === undefined) throw new Error(`seat ${who} has no token (invitations)`);
+    return { who, token: entry.token };
+  });
   return [...seats, { who: "referee", token: created.referee_token }];
 }
 
