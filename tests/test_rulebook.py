@@ -34,7 +34,9 @@ def _cited(paths) -> dict[str, set[str]]:
 
 def test_g_r1_every_rule_id_cited_by_the_code_or_tests_is_in_the_rule_book():
     files = [*ROOT.joinpath("service").rglob("*.py"), *ROOT.joinpath("tests").glob("*.py"),
-             ROOT / "README.md", *ROOT.joinpath("seeds", "rules").glob("*.yaml"),
+             ROOT / "README.md", ROOT / "ARCHITECTURE.md",
+             *(p for p in ROOT.joinpath("docs").rglob("*.md") if p.name not in rulebook.DOCUMENTS),
+             *ROOT.joinpath("seeds", "rules").glob("*.yaml"),
              ROOT / "seeds" / "problems.yaml"]
     unknown = {rule_id: sorted(where) for rule_id, where in _cited(files).items()
                if rulebook.rule(rule_id) is None}
@@ -73,6 +75,8 @@ def test_the_rendered_documents_are_current(name):
 def test_readme_points_to_the_rule_book_in_the_repository():
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "docs/RULES.md" in readme and "../shared/RULES.md" not in readme
+    for page in ("api.md", "operations.md", "rulings.md", "games/two-way.md"):
+        assert f"docs/{page}" in readme, f"the README links docs/{page}"
 
 
 # ----- the problem catalog ----------------------------------------------------------
