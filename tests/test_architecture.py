@@ -3,6 +3,7 @@
 Every import of every module is read from its source (function-level ones included),
 so an arrow running back up fails here before it becomes a cycle.
 """
+
 from __future__ import annotations
 
 import ast
@@ -15,10 +16,18 @@ SERVICE = ROOT / "service"
 
 # a layer (a module path prefix) -> the prefixes it may never import
 FORBIDDEN = {
-    "service/games": ("service.api", "service.store", "service.pictures", "service.play",
-                      "flask", "sqlalchemy", "werkzeug", "marshmallow", "flask_smorest"),
-    "service/cards.py": ("service.api", "service.store", "service.games", "flask",
-                         "sqlalchemy"),
+    "service/games": (
+        "service.api",
+        "service.store",
+        "service.pictures",
+        "service.play",
+        "flask",
+        "sqlalchemy",
+        "werkzeug",
+        "marshmallow",
+        "flask_smorest",
+    ),
+    "service/cards.py": ("service.api", "service.store", "service.games", "flask", "sqlalchemy"),
     "service/store": ("service.api", "service.pictures", "flask_smorest", "marshmallow"),
     "service/pictures": ("service.api", "service.store", "sqlalchemy"),
 }
@@ -56,9 +65,12 @@ def _breaks(name: str, forbidden: tuple[str, ...]) -> bool:
 def test_imports_run_one_way(layer: str):
     """No module of ``layer`` imports a layer above it (or a framework it must not
     know): engines stay pure functions over JSON, the store knows no HTTP."""
-    wrong = {str(path.relative_to(ROOT)): sorted(n for n in imports(path)
-                                                 if _breaks(n, FORBIDDEN[layer]))
-             for path in _modules(layer)}
+    wrong = {
+        str(path.relative_to(ROOT)): sorted(
+            n for n in imports(path) if _breaks(n, FORBIDDEN[layer])
+        )
+        for path in _modules(layer)
+    }
     assert {k: v for k, v in wrong.items() if v} == {}
 
 
@@ -68,4 +80,3 @@ def test_the_import_reader_sees_arrows():
     assert "importlib" in imports(source)
     assert _breaks("service.store.records", FORBIDDEN["service/games"])
     assert not _breaks("service.storey", ("service.store",))
-

@@ -14,6 +14,7 @@ How shown output is read:
 
 A command shown without output must still succeed (a status below 400).
 """
+
 from __future__ import annotations
 
 import json
@@ -35,8 +36,11 @@ from service.store import get_feed, get_store
 from tests.conftest import migrate
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
-        *sorted((ROOT / "docs" / "games").glob("*.md"))]
+DOCS = [
+    ROOT / "README.md",
+    *sorted((ROOT / "docs").glob("*.md")),
+    *sorted((ROOT / "docs" / "games").glob("*.md")),
+]
 SHOWN_HOST = "http://127.0.0.1:8000"
 GAP = "\u2026"  # what a ``...`` of an object or array becomes when parsed
 HEADER_LINE = re.compile(r"^([A-Z][A-Za-z-]+): (.*)$")
@@ -46,6 +50,7 @@ STATUS = re.compile(r"^(\d{3})(?: ([a-z]+/[a-z+.-]+):)? ?(.*)$", re.S)
 @dataclass
 class Step:
     """One command of a block and the output shown under it."""
+
     command: str
     shown: list[str] = field(default_factory=list)
 
@@ -129,11 +134,21 @@ def run(doc: Path, base: str, workdir: Path) -> list[tuple[Step, str, str]]:
     headers = workdir / "headers.txt"
     script = ['curl() { command curl -D "$DOCS_HEADERS" "$@"; }']
     for i, step in enumerate(all_steps):
-        script += [': > "$DOCS_HEADERS"', step.command.replace(SHOWN_HOST, base),
-                   f"printf '\\n\\036{i}\\n'", 'cat "$DOCS_HEADERS"', "printf '\\036\\n'"]
-    out = subprocess.run(["bash", "-c", "\n".join(script)], cwd=workdir, text=True,
-                         capture_output=True, timeout=300,
-                         env={**os.environ, "DOCS_HEADERS": str(headers)}).stdout
+        script += [
+            ': > "$DOCS_HEADERS"',
+            step.command.replace(SHOWN_HOST, base),
+            f"printf '\\n\\036{i}\\n'",
+            'cat "$DOCS_HEADERS"',
+            "printf '\\036\\n'",
+        ]
+    out = subprocess.run(
+        ["bash", "-c", "\n".join(script)],
+        cwd=workdir,
+        text=True,
+        capture_output=True,
+        timeout=300,
+        env={**os.environ, "DOCS_HEADERS": str(headers)},
+    ).stdout
     parts = re.split(r"\n\x1e(\d+)\n(.*?)\x1e\n", out, flags=re.S)
     answers = []
     for i, step in enumerate(all_steps):
@@ -160,10 +175,12 @@ def parse_shown(text: str) -> Any:
             out.append(ch)
         elif text.startswith("...", i):
             before = "".join(out).rstrip()[-1:]
-            after = text[i + 3:].lstrip()[:1]
-            out.append(("" if before in "{[," else ",")
-                       + (f'"{GAP}":0' if stack[-1] == "{" else f'"{GAP}"')
-                       + ("" if after in ",}]" else ","))
+            after = text[i + 3 :].lstrip()[:1]
+            out.append(
+                ("" if before in "{[," else ",")
+                + (f'"{GAP}":0' if stack[-1] == "{" else f'"{GAP}"')
+                + ("" if after in ",}]" else ",")
+            )
             i += 3
             continue
         else:
@@ -273,8 +290,14 @@ EXAMPLES = [d for d in DOCS if any(blocks(d.read_text(encoding="utf-8")))]
 def test_docs_have_examples():
     """The README and the pages of the API and of every game show runnable examples."""
     names = {d.relative_to(ROOT).as_posix() for d in EXAMPLES}
-    assert {"README.md", "docs/api.md", "docs/games/two-way.md", "docs/games/sequence.md",
-            "docs/games/halves.md", "docs/games/solitaire-frenzy.md"} <= names
+    assert {
+        "README.md",
+        "docs/api.md",
+        "docs/games/two-way.md",
+        "docs/games/sequence.md",
+        "docs/games/halves.md",
+        "docs/games/solitaire-frenzy.md",
+    } <= names
 
 
 def test_shown_json_gaps():

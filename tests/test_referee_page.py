@@ -211,7 +211,7 @@ def table_games(browser, base_url) -> Iterator[dict]:
     a typed accepted one, then played to its end by the page's legal-action buttons,
     the four pages at once (their waits overlap). -> {game: (page, console, seen)}."""
     games = {}
-    for game, options, bad, refused, good, viewport in TABLE_GAMES:
+    for game, options, bad, _refused, good, viewport in TABLE_GAMES:
         page, console = new_page(browser, base_url, viewport)
         create(page, game, **options)
         seen = {"table": page.get_attribute("#opt-dealing", "disabled") is not None,
@@ -224,7 +224,7 @@ def table_games(browser, base_url) -> Iterator[dict]:
         newer(page, seen["start"])
         start_finishing(page)
         games[game] = (page, console, seen)
-    for page, console, seen in games.values():
+    for page, _console, seen in games.values():
         seen["clicks"] = clicks_to_finish(page)
     yield games
     for page, _, _ in games.values():

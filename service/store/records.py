@@ -25,7 +25,8 @@ statement on PostgreSQL, three on SQLite). The token lookup before it is one sta
 without a transaction around it. On PostgreSQL the transaction runs in psycopg's
 pipeline mode (:func:`service.store.uow.pipelined`): BEGIN travels with the lock, the
 writes with COMMIT, so an action is three round trips, the token lookup included. The
-statement that advances the game on PostgreSQL also sends ``pg_notify(FEED_CHANNEL, "<game id>:<last_seq>")``: a notification is
+statement that advances the game on PostgreSQL also sends
+``pg_notify(FEED_CHANNEL, "<game id>:<last_seq>")``: a notification is
 delivered at commit only, to the event feed of every worker and host
 (:mod:`service.store.feed`).
 
@@ -497,7 +498,8 @@ class GameStore:
             for seat, token in tokens.items()])
         connection.execute(insert(_EVENTS), [_event_params(game_id, seq, event, now)
                                              for seq, event in enumerate(events, 1)])
-        seats: dict[str, dict[str, Any]] = {seat: {"token": token} for seat, token in tokens.items()}
+        seats: dict[str, dict[str, Any]] = {seat: {"token": token}
+                                            for seat, token in tokens.items()}
         if seating is not None:
             seats = seating.seat(connection, game_id, seats, now)
         return 201, {
