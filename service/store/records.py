@@ -41,383 +41,85 @@ Tokens are ``secrets.token_urlsafe(32)``; only their SHA-256 hex digests are sto
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta, timezone
-from types import ModuleType, SimpleNamespace
-from typing import Any, Union
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any
 
-from sqlalchemy import (Connection, String, Text, bindparam, cast, func, insert, literal,
-                        select, union_all, update)
-from sqlalchemy.dialects import postgresql
+from sqlalchemy import (
+    Connection,
+    insert,
+    select,
+)
 
 from service.games import RuleViolation, engine
 from service.games.rng import commitment, new_seed
 from service.messages import Message
 from service.store import idle
 from service.store.db import make_engine
-from service.store.models import DONE, Event, Game, IdempotencyKey, Seat, utcnow
-from service.store import seating
+from service.store.models import DONE, utcnow
 from service.store.seating import Seating
+from service.store.statements import (
+    _KEY_RECORD,
+    _LAST_SEQS,
+    _READ,
+    _advance_params,
+    _applied,
+    _aware,
+    _canonical,
+    _canonical_event,
+    _engine_for,
+    _event_of,
+    _event_params,
+    _fold_all,
+    _moved,
+    _Statements,
+)
+from service.store.tokens import SeatTokens
 from service.store.uow import Unavailable, UnitOfWork, lock_game, synced
+from service.store.values import (
+    _EVENTS,
+    _GAMES,
+    _SEATS,
+    FEED_CHANNEL,
+    MAX_SEQ,
+    REFEREE,
+    UNRECORDED,
+    Applied,
+    EventPage,
+    GameNotFound,
+    GameRecord,
+    IdempotencyRequest,
+    KeyInFlight,
+    KeyReused,
+    Outcome,
+    Refused,
+    ReplayReport,
+    Reply,
+    SeatNotFound,
+    StoredEvent,
+    StoreError,
+    Unauthenticated,
+    UnknownGame,
+    _Accepted,
+    hash_token,
+    request_hash,
+)
 
-_GAMES, _SEATS = Game.__table__, Seat.__table__
-_EVENTS, _KEYS = Event.__table__, IdempotencyKey.__table__
-_INVITATIONS = seating.Invitation.__table__
-
-REFEREE = "referee"
-# Refusals of a request's precondition (a stale version: 412; none named: 428) are not
-# recorded under its Idempotency-Key: the client retries with the version it now
-# knows, and with the same key (the retry is the same intent, not another request).
-UNRECORDED = frozenset({412, 428})
-# the PostgreSQL NOTIFY channel of committed actions; payload "<game id>:<last_seq>"
-FEED_CHANNEL = "card_referee_events"
-# events.seq is an INTEGER column: 32-bit on PostgreSQL (SQLAlchemy binds ``seq > :after``
-# as ::INTEGER there), so no seq exceeds this; larger bounds are clamped to it.
-MAX_SEQ = 2**31 - 1
-
-Reply = tuple[int, dict[str, Any]]
-
-
-# ----- errors ---------------------------------------------------------------------
-
-
-class StoreError(Exception):
-    """Base of the store's refusals (the API maps each to a problem)."""
-
-
-class UnknownGame(StoreError):
-    """``game`` (the exception's argument) names no engine the service has (422)."""
-
-
-class GameNotFound(StoreError):
-    """No such game, or the caller's token belongs to another game (404)."""
-
-
-class Unauthenticated(StoreError):
-    """No token, a malformed one, or one that opens no game (401)."""
-
-
-class SeatNotFound(StoreError):
-    """The game has no seat of that name (404)."""
-
-
-class KeyReused(StoreError):
-    """The idempotency key was used with another request body (422)."""
-
-
-class KeyInFlight(StoreError):
-    """A request with this idempotency key may still be running (409): only a claim
-    left in flight by the previous release (see :meth:`GameStore._check_key`)."""
-
-
+# names other modules import from here
 __all__ = ["FEED_CHANNEL", "Applied", "EventPage", "GameNotFound", "GameRecord", "GameStore",
            "IdempotencyRequest", "KeyInFlight", "KeyReused", "REFEREE", "Refused",
            "ReplayReport", "Reply", "SeatNotFound", "StoreError", "Unauthenticated",
            "Unavailable", "UnknownGame", "hash_token", "request_hash"]
 
 
-# ----- values ---------------------------------------------------------------------
-
-
-def hash_token(token: str) -> str:
-    """SHA-256 hex digest of a bearer token (what the database keeps)."""
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def request_hash(payload: Any) -> str:
-    """SHA-256 of the canonical JSON of ``payload`` (sorted keys, no spaces)."""
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-@dataclass(frozen=True)
-class GameRecord:
-    """A game row as read in one transaction (``state`` is the snapshot)."""
-
-    id: str
-    game: str
-    options: dict[str, Any]
-    status: str
-    version: int
-    state: dict[str, Any]
-    seed: str
-    last_seq: int = 0  # the seq of the game's last event
-    updated: float = 0.0  # epoch seconds of its last recorded event (games.updated_at)
-    names: dict[str, str] = field(default_factory=dict)  # seats' display names
-    rematch_of: str | None = None  # the game this one is a rematch of
-    rematch: str | None = None  # this game's rematch
-
-    @property
-    def seed_commitment(self) -> str:
-        """SHA-256 of the seed, published from the start (service.games.rng.commitment)."""
-        return commitment(self.seed)
-
-    @property
-    def finished(self) -> bool:
-        return self.status == "finished"
-
-    @property
-    def engine(self) -> ModuleType:
-        return engine(self.game)
-
-    @classmethod
-    def of(cls, game_id: str, row: Any) -> GameRecord:
-        """From a row of :data:`_READ` (the snapshot decoded)."""
-        return cls(id=game_id, game=row.game, options=row.options, status=row.status,
-                   version=row.version, state=row.snapshot, seed=row.seed,
-                   last_seq=row.last_seq, updated=idle.epoch(row.updated_at),
-                   names=row.names or {}, rematch_of=row.rematch_of, rematch=row.rematch)
-
-
-@dataclass(frozen=True)
-class StoredEvent:
-    """One event of the record: ``seq`` and the event ``{"type", "seat", ...}``."""
-
-    seq: int
-    event: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class EventPage:
-    """:meth:`GameStore.page`: ``events`` with ``seq > after`` and ``last_seq``, the
-    ``after`` of the next page: the seq of the page's last event, or, for an empty
-    page, the log's last seq (never more than the log holds, so paging by
-    ``last_seq`` neither skips nor repeats an event)."""
-
-    game: GameRecord
-    events: list[StoredEvent]
-    last_seq: int
-
-
-@dataclass(frozen=True)
-class Applied:
-    """An action was accepted: the new game record and the events it appended."""
-
-    game: GameRecord
-    events: list[StoredEvent]
-
-
-@dataclass(frozen=True)
-class Refused:
-    """An action was refused; nothing was written. ``extra`` goes into the problem;
-    ``game`` names the game's engine (for metrics)."""
-
-    status: int
-    code: str
-    detail: Message
-    extra: dict[str, Any] = field(default_factory=dict)
-    game: str | None = None
-
-
-Outcome = Union[Applied, Refused]
-
-
-@dataclass(frozen=True)
-class _Accepted:
-    """An idempotency record of an accepted action: the version it produced and the
-    seqs of the events it appended (the reply is rebuilt from them)."""
-
-    version: int
-    first_seq: int
-    last_seq: int
-
-
-@dataclass(frozen=True)
-class IdempotencyRequest:
-    """An ``Idempotency-Key`` in its scope (the game id) for one caller (a seat or the
-    referee), with the hash of the request it came with."""
-
-    scope: str
-    actor: str
-    key: str
-    request_hash: str
-
-
-@dataclass(frozen=True)
-class ReplayReport:
-    """:meth:`GameStore.replay`: every stored event folded from ``None``."""
-
-    game_id: str
-    events: int
-    seqs_consecutive: bool
-    matches: bool
-    replayed: dict[str, Any]
-    snapshot: dict[str, Any]
-
-    @property
-    def ok(self) -> bool:
-        return self.matches and self.seqs_consecutive
-
-
-# ----- helpers --------------------------------------------------------------------
-
-
-def _engine_for(game: str) -> ModuleType:
-    try:
-        return engine(game)
-    except (KeyError, ImportError) as error:
-        raise UnknownGame(game) from error
-
-
-def _fold_all(module: ModuleType, state: dict | None, events: list[dict]) -> dict:
-    for event in events:
-        state = module.fold(state, event)
-    return state
-
-
-def _event_params(game_id: str, seq: int, event: dict[str, Any], now: Any) -> dict[str, Any]:
-    """The ``events`` row of ``event`` (its payload: every field but type and seat)."""
-    payload = {k: v for k, v in event.items() if k not in ("type", "seat")}
-    return {"game_id": game_id, "seq": seq, "type": event["type"], "seat": event.get("seat"),
-            "payload": payload, "created_at": now}
-
-
-def _event_of(row: Any) -> dict[str, Any]:
-    """An ``events`` row as the event ``{"type", "seat", ...payload}`` (canonical)."""
-    return {"type": row.type, "seat": row.seat, **_canonical(row.payload)}
-
-
-def _canonical_event(event: dict[str, Any]) -> dict[str, Any]:
-    """``event`` as :func:`_event_of` reads it back: type, seat, then the payload."""
-    return {"type": event["type"], "seat": event.get("seat"),
-            **_canonical({k: v for k, v in event.items() if k not in ("type", "seat")})}
-
-
-def _canonical(value: Any) -> Any:
-    """``value`` as it reads back from a JSON column (lists, not tuples...), every
-    object's keys sorted: the same whatever order a backend returns them in
-    (PostgreSQL's JSONB reorders keys), so what is rendered from it is too."""
-    return json.loads(json.dumps(value, sort_keys=True))
-
-
-def _json_text(name: str, dialect: str) -> Any:
-    """A bind parameter taking JSON already serialised (the snapshot is dumped once,
-    for the row and the reply alike): cast to JSONB on PostgreSQL, stored as it is on
-    SQLite (whose JSON columns hold the text)."""
-    param = bindparam(name, type_=Text)
-    return cast(param, postgresql.JSONB) if dialect == "postgresql" else param
-
-
-# The statements of the hot paths, built once (SQLAlchemy caches their compiled form).
-_ACTOR = union_all(  # one indexed lookup per table: (game id, seat or NULL for referee)
-    select(_SEATS.c.game_id.label("game_id"), _SEATS.c.seat.label("seat"))
-    .where(_SEATS.c.token_hash == bindparam("token_hash")),
-    select(_GAMES.c.id, literal(None, String(40)))
-    .where(_GAMES.c.referee_token_hash == bindparam("token_hash")))
-_READ = (select(_GAMES.c.game, _GAMES.c.options, _GAMES.c.status, _GAMES.c.version,
-                _GAMES.c.snapshot, _GAMES.c.last_seq, _GAMES.c.seed, _GAMES.c.updated_at,
-                _GAMES.c.names, _GAMES.c.rematch_of, _GAMES.c.rematch)
-         .where(_GAMES.c.id == bindparam("game_id")))
-_TAKE_OVER = (update(_KEYS).where(_KEYS.c.id == bindparam("key_id"))
-              .values(state=DONE, request_hash=bindparam("new_request_hash"),
-                      status_code=bindparam("new_status_code"),
-                      response_body=bindparam("new_body", type_=_KEYS.c.response_body.type),
-                      version=bindparam("new_version"), first_seq=bindparam("new_first_seq"),
-                      last_seq=bindparam("new_last_seq"), created_at=bindparam("now")))
-_KEY_RECORD = (select(_KEYS.c.id.label("key_id"), _KEYS.c.request_hash.label("key_request_hash"),
-                      _KEYS.c.state.label("key_state"),
-                      _KEYS.c.status_code.label("key_status_code"),
-                      _KEYS.c.response_body.label("key_response_body"),
-                      _KEYS.c.version.label("key_version"),
-                      _KEYS.c.first_seq.label("key_first_seq"),
-                      _KEYS.c.last_seq.label("key_last_seq"),
-                      _KEYS.c.created_at.label("key_created_at"))
-               .where(_KEYS.c.game_id == bindparam("game_id"),
-                      _KEYS.c.actor == bindparam("actor"), _KEYS.c.key == bindparam("key")))
-_LAST_SEQS = (select(_GAMES.c.id, _GAMES.c.last_seq, _GAMES.c.credentials)
-              .where(_GAMES.c.id.in_(bindparam("ids", expanding=True))))
-_EVENT_COLUMNS = ("game_id", "seq", "type", "seat", "payload", "created_at")
-_KEY_COLUMNS = ("game_id", "actor", "key", "request_hash", "state", "status_code",
-                "response_body", "version", "first_seq", "last_seq", "created_at")
-
-
-class _Statements:
-    """The statements whose form depends on the dialect: JSON text binds, and the
-    writes of an action (see :meth:`writes`)."""
-
-    def __init__(self, dialect: str):
-        self.dialect = dialect
-        self.insert_game = insert(_GAMES).values(snapshot=_json_text("snapshot_text", dialect))
-        # (no bind is named after a column: SQLAlchemy would SET such a column of a
-        # table written through a CTE from the statement's parameters)
-        self.advance = (update(_GAMES).where(_GAMES.c.id == bindparam("target_game"))
-                        .values(snapshot=_json_text("snapshot_text", dialect),
-                                status=bindparam("new_status"),
-                                version=bindparam("new_version"),
-                                last_seq=bindparam("new_last_seq"),
-                                updated_at=bindparam("now")))
-        if dialect == "postgresql":  # the feed's notification, sent at commit
-            self.advance = self.advance.returning(
-                func.pg_notify(FEED_CHANNEL, bindparam("notify_payload", type_=Text)))
-        self._combined: dict[tuple[int, bool, bool], Any] = {}
-
-    def writes(self, connection: Connection, events: list[dict[str, Any]],
-               game: dict[str, Any] | None, key: str | None, key_params: dict[str, Any]) -> None:
-        """Write an action's outcome: append ``events`` (rows), advance the game
-        (``game``: the params of :attr:`advance`; None for a refusal), record the
-        reply under the idempotency key (``key``: "insert", "take-over" or None;
-        ``key_params``: the row, or the params of the take-over).
-
-        SQLite: one statement each (in process, a statement costs little).
-        PostgreSQL: ONE statement, the inserts riding as data-modifying CTEs on the
-        UPDATE (or on the key's INSERT for a refusal): one round trip, not three (the
-        rare take-over of an abandoned claim is a statement of its own). The UPDATE
-        returns ``pg_notify(FEED_CHANNEL, "<game id>:<last_seq>")``: the notification
-        is queued by the action's own statement and sent only if it commits."""
-        if key == "take-over":
-            connection.execute(_TAKE_OVER, key_params)
-            key = None
-        if self.dialect != "postgresql":
-            if events:
-                connection.execute(insert(_EVENTS), events)
-            if game is not None:
-                connection.execute(self.advance, game)
-            if key is not None:
-                connection.execute(insert(_KEYS), key_params)
-            return
-        if game is None and key is None:
-            return
-        params = dict(game or {})
-        if game is not None:
-            params["notify_payload"] = f"{game['target_game']}:{game['new_last_seq']}"
-        for i, row in enumerate(events):
-            params.update((f"e{i}_{name}", value) for name, value in row.items())
-        if key is not None:
-            params.update((f"k_{name}", value) for name, value in key_params.items())
-        connection.execute(self._combined_statement(len(events), game is not None,
-                                                    key is not None), params)
-
-    def _combined_statement(self, events: int, advance: bool, key: bool) -> Any:
-        shape = (events, advance, key)
-        statement = self._combined.get(shape)
-        if statement is None:
-            statement = self._combined[shape] = self._combine(*shape)
-        return statement
-
-    def _combine(self, events: int, advance: bool, key: bool) -> Any:
-        # one single-row INSERT per event: SQLAlchemy does not cache a multi-row VALUES
-        parts = [insert(_EVENTS).values({
-            name: bindparam(f"e{i}_{name}", type_=_EVENTS.c[name].type)
-            for name in _EVENT_COLUMNS}) for i in range(events)]
-        if key:  # inline: no RETURNING of the new id (nothing reads it)
-            parts.append(insert(_KEYS).inline().values({
-                name: bindparam(f"k_{name}", type_=_KEYS.c[name].type)
-                for name in _KEY_COLUMNS}))
-        main = self.advance if advance else parts.pop()
-        for i, part in enumerate(parts):
-            main = main.add_cte(part.cte(f"write_{i}"))
-        return main
-
-
 # ----- the store ------------------------------------------------------------------
 
 
-class GameStore:
+class GameStore(SeatTokens):
     """Durable games over one database URL (SQLite file or PostgreSQL)."""
 
     def __init__(self, url: str, *, attempts: int = 6, in_flight_seconds: float = 60.0,
@@ -509,119 +211,6 @@ class GameStore:
         }
 
     # ----- authentication and reads ---------------------------------------------
-
-    def authenticate(self, game_id: str, token: str | None) -> str:
-        """The actor (a seat name or ``"referee"``) that ``token`` opens in game
-        ``game_id``. :class:`Unauthenticated` when the token opens no game at all;
-        :class:`GameNotFound` when it opens another game (or ``game_id`` is unknown):
-        a caller learns nothing about games that are not theirs."""
-        if not token:
-            raise Unauthenticated("a bearer token is required")
-        owner = self.uow.read_one(lambda c: c.execute(
-            _ACTOR, {"token_hash": hash_token(token)}).first())
-        if owner is None:
-            raise Unauthenticated("the token opens no game")
-        if owner.game_id != game_id:
-            raise GameNotFound(game_id)
-        return REFEREE if owner.seat is None else owner.seat
-
-    def reissue_token(self, game_id: str, seat: str) -> str:
-        """A new bearer token for ``seat`` of the game (its SHA-256 replaces the old
-        one's in one UPDATE: the old token opens nothing from the commit on).
-        :class:`SeatNotFound` when the game has no such seat."""
-        token = secrets.token_urlsafe(32)
-
-        def write(connection: Connection) -> int:
-            changed = connection.execute(
-                update(_SEATS).where(_SEATS.c.game_id == game_id, _SEATS.c.seat == seat)
-                .values(token_hash=hash_token(token))).rowcount
-            if changed == 1:
-                self._revoked(connection, game_id)
-            return changed
-
-        if self.uow.run(write, core=True) != 1:
-            raise SeatNotFound(seat)
-        return token
-
-    def reissue_referee_token(self, game_id: str) -> str:
-        """A new referee token for the game (its SHA-256 replaces the old one's in one
-        UPDATE: the old token opens nothing from the commit on, nor do the stream
-        tickets it gave). :class:`GameNotFound` when there is no such game."""
-        token = secrets.token_urlsafe(32)
-
-        def write(connection: Connection) -> int:
-            changed = connection.execute(
-                update(_GAMES).where(_GAMES.c.id == game_id)
-                .values(referee_token_hash=hash_token(token))).rowcount
-            if changed == 1:
-                self._revoked(connection, game_id)  # its open streams end too
-            return changed
-
-        if self.uow.run(write, core=True) != 1:
-            raise GameNotFound(game_id)
-        return token
-
-    # ----- seating: names, invitations, rematches (service.store.seating) --------
-
-    def join(self, game_id: str, seat: str, code: str, name: str | None) -> str:
-        """Exchange a seat's invitation ``code`` for its new token (and set its display
-        ``name``). :class:`~service.store.seating.InvitationInvalid` (also for a game or
-        seat that does not exist), ``InvitationUsed``, ``InvitationExpired``."""
-        def write(connection: Connection) -> str:
-            token = seating.join(connection, game_id, seat, code, name, utcnow())
-            self._revoked(connection, game_id)
-            return token
-        return self.uow.run(write, core=True)
-
-    def reinvite(self, game_id: str, seat: str,
-                 seconds: float = seating.INVITATION_SECONDS) -> dict[str, Any]:
-        """A new invitation for ``seat`` (its earlier code and its token stop working):
-        ``{"invitation", "expires_at"}``. :class:`SeatNotFound`."""
-        def write(connection: Connection) -> dict[str, Any]:
-            if connection.execute(select(_SEATS.c.seat).where(
-                    _SEATS.c.game_id == game_id, _SEATS.c.seat == seat)).first() is None:
-                raise SeatNotFound(seat)
-            issued = seating.invite(connection, game_id, seat, utcnow(), seconds)
-            self._revoked(connection, game_id)
-            return issued
-        return self.uow.run(write, core=True)
-
-    def rematch(self, game_id: str) -> Reply:
-        """The same game again with a fresh seed: same engine, options, seats and names,
-        invitations if this game used them; the two games link each other. The reply
-        of :meth:`create`. :class:`~service.store.seating.RematchExists`."""
-        record = self.read(game_id)
-        if record.rematch is not None:
-            raise seating.RematchExists(record.rematch)
-        invited = self.uow.read_one(lambda c: c.execute(
-            select(func.count()).select_from(_INVITATIONS)
-            .where(_INVITATIONS.c.game_id == game_id)).scalar()) > 0
-        return self.create(record.game, dict(record.options), None, Seating(
-            names=dict(record.names), invite=invited, rematch_of=game_id))
-
-    def _revoked(self, connection: Connection, game_id: str) -> None:
-        """In the transaction that replaced a token: bump the game's ``credentials``
-        (the feed's poll sees it) and, on PostgreSQL, notify the feeds at commit
-        (payload ``"<game id>:<last_seq>:<credentials>"``), so that every stream the old
-        token opened ends within about a second on every worker and host."""
-        row = connection.execute(
-            update(_GAMES).where(_GAMES.c.id == game_id)
-            .values(credentials=_GAMES.c.credentials + 1)
-            .returning(_GAMES.c.last_seq, _GAMES.c.credentials)).first()
-        if row is not None and connection.dialect.name == "postgresql":
-            connection.execute(select(func.pg_notify(
-                FEED_CHANNEL, f"{game_id}:{row.last_seq}:{row.credentials}")))
-
-    def token_hash_of(self, game_id: str, actor: str) -> str | None:
-        """The SHA-256 of the token that opens ``actor`` (a seat or ``"referee"``) in
-        game ``game_id`` now; None when there is no such game or seat. A credential
-        derived from a token (a stream ticket) checks it still holds: a re-issued
-        seat token revokes what the old one gave."""
-        query = (select(_GAMES.c.referee_token_hash).where(_GAMES.c.id == game_id)
-                 if actor == REFEREE else
-                 select(_SEATS.c.token_hash).where(_SEATS.c.game_id == game_id,
-                                                   _SEATS.c.seat == actor))
-        return self.uow.read_one(lambda c: c.execute(query).scalar())
 
     def read(self, game_id: str) -> GameRecord:
         """The game as it is now. :class:`GameNotFound`."""
@@ -935,41 +524,3 @@ class GameStore:
         """Every game id, oldest first (for integrity sweeps)."""
         return self.uow.read_one(lambda c: list(c.scalars(
             select(_GAMES.c.id).order_by(_GAMES.c.created_at, _GAMES.c.id))))
-
-
-def _applied(game_id: str, row: Any, module: ModuleType, new_events: list[dict],
-             updated: float) -> tuple[Applied, str]:
-    """``new_events`` appended to the game of ``row`` (a locked row): the outcome (the
-    game after them at version + 1, the events with their seqs) and the new snapshot's
-    JSON text. The events as the log will give them back, folded as a replay folds
-    them."""
-    stored = [StoredEvent(row.last_seq + i, _canonical_event(e))
-              for i, e in enumerate(new_events, 1)]
-    snapshot = json.dumps(_fold_all(module, json.loads(row.snapshot),
-                                    [e.event for e in stored]), sort_keys=True)
-    state = json.loads(snapshot)  # exactly what a replay rebuilds
-    record = GameRecord(id=game_id, game=row.game, options=row.options,
-                        status=state["status"], version=row.version + 1, state=state,
-                        seed=row.seed, last_seq=stored[-1].seq if stored else row.last_seq,
-                        updated=updated)
-    return Applied(record, stored), snapshot
-
-
-def _moved(row: Any, applied: Applied, snapshot: str) -> Any:
-    """The locked ``row`` as it reads after ``applied`` (its snapshot text, version,
-    status, last seq and update time; the idempotency columns as they were)."""
-    new = applied.game
-    return SimpleNamespace(**{**row._asdict(), "snapshot": snapshot, "status": new.status,
-                              "version": new.version, "last_seq": new.last_seq,
-                              "updated_at": idle.moment(new.updated)})
-
-
-def _advance_params(new: GameRecord, snapshot: str, at: datetime) -> dict[str, Any]:
-    """The parameters of the statement that advances the game row to ``new``."""
-    return {"target_game": new.id, "snapshot_text": snapshot, "new_status": new.status,
-            "new_version": new.version, "new_last_seq": new.last_seq, "now": at}
-
-
-def _aware(moment: Any) -> Any:
-    """SQLite returns naive datetimes for timezone-aware columns: read them as UTC."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)

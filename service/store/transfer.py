@@ -57,8 +57,8 @@ from service.games import RuleViolation
 from service.games.rng import commitment, new_seed
 from service.messages import Message
 from service.store.models import utcnow
-from service.store.records import (REFEREE, GameStore, Reply, _canonical, _canonical_event,
-                                   _engine_for)
+from service.store.records import REFEREE, GameStore, Reply
+from service.store.statements import _canonical, _canonical_event, _engine_for
 
 FORMAT = "card-referee/game-export"
 FORMAT_VERSION = 1
