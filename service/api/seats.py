@@ -15,6 +15,7 @@ from marshmallow import Schema, fields
 from marshmallow.validate import Length
 
 from service.api import games
+from service.api.game_schemas import NAME
 from service.api.base import Blueprint
 from service.errors import problem
 from service.messages import Message
@@ -44,7 +45,7 @@ def _authenticate():
 class JoinSchema(Schema):
     code = fields.String(required=True, validate=Length(1, 200), metadata={
         "description": "the seat's invitation code"})
-    name = fields.String(validate=games.NAME, metadata={
+    name = fields.String(validate=NAME, metadata={
         "description": "the player's display name: 1 to 40 characters, no control "
                        "character or line break, no leading or trailing space"})
 

@@ -50,6 +50,7 @@ from marshmallow import Schema, fields
 from marshmallow.validate import Range
 
 from service.api import games
+from service.api.conventions import BEARER_REALM, MAX_INTEGER
 from service.api.base import Blueprint, DigitsInteger
 from service.errors import problem
 from service.messages import Message
@@ -87,7 +88,7 @@ def _setting(name: str) -> Any:
 
 
 class StreamQuerySchema(Schema):
-    after = DigitsInteger(validate=Range(min=0, max=games.MAX_INTEGER), metadata={
+    after = DigitsInteger(validate=Range(min=0, max=MAX_INTEGER), metadata={
         "description": "resume after this seq (as Last-Event-ID, which wins when both "
                        "are sent); absent: the stream opens with the current view"})
     # ?ticket= is read before the arguments (_authenticate) and documented as the
@@ -115,7 +116,7 @@ def _serializer() -> URLSafeTimedSerializer:
 
 def _ticket_unauthorized(detail: Message) -> Response:
     return problem(401, "invalid-ticket", detail,
-                   headers={"WWW-Authenticate": games.BEARER_REALM})
+                   headers={"WWW-Authenticate": BEARER_REALM})
 
 
 @blp.before_request
@@ -182,7 +183,7 @@ def _resume_point(query: dict, headers: dict) -> int | None:
     if header is None or header.strip() == "":
         return query.get("after")
     value = header.strip()
-    if not set(value) <= _DIGITS or len(value) > 19 or int(value) > games.MAX_INTEGER:
+    if not set(value) <= _DIGITS or len(value) > 19 or int(value) > MAX_INTEGER:
         abort(400, code="invalid-last-event-id",
                     detail=Message("Last-Event-ID is the id: (a seq) of an event of this stream."))
     return int(value)
