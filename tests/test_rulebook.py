@@ -86,6 +86,9 @@ _REFUSERS = {  # callee -> positions of a code among its positional arguments
     "_forbid": (0,), "_malformed": (1,), "_bad": (1,), "bad_request": (1,), "bad": (0,),
     "Refused": (1,), "problem": (1,), "problem_bytes": (1,), "abort": (),
     "refuse": (0,), "malformed": (1,)}  # the last two: service.games.solitaire_frenzy.errors
+# helpers of the same name whose arguments are no code (path under service/ -> callee ->
+# positions): 2-Way Cards' positions.refuse(field, rule, detail) is always invalid-position
+_REFUSERS_IN = {"games/two_way/positions.py": {"refuse": ()}}
 
 
 def _codes_in_source() -> set[str]:
@@ -93,11 +96,13 @@ def _codes_in_source() -> set[str]:
     ``code`` defaults of the helpers), refusal tuples, the HTTP status codes."""
     codes: set[str] = set()
     for path in ROOT.joinpath("service").rglob("*.py"):
+        where = path.relative_to(ROOT / "service").as_posix()
+        refusers = {**_REFUSERS, **_REFUSERS_IN.get(where, {})}
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call):
                 name = getattr(node.func, "id", getattr(node.func, "attr", None))
-                if name in _REFUSERS:
-                    args = [node.args[i] for i in _REFUSERS[name] if i < len(node.args)]
+                if name in refusers:
+                    args = [node.args[i] for i in refusers[name] if i < len(node.args)]
                     args += [k.value for k in node.keywords if k.arg == "code"]
                     codes |= {a.value for a in args if isinstance(a, ast.Constant)}
             elif isinstance(node, ast.FunctionDef) and node.name in _REFUSERS:
