@@ -317,3 +317,29 @@ def test_examples_answer_as_shown(doc: Path, base_url: str, tmp_path: Path):
     assert answers
     for step, stdout, head in answers:
         check(step, stdout, head)
+
+
+GAME_PAGES = {
+    "two-way": "two-way",
+    "sequence": "sequence",
+    "sequence-numbers": "sequence-numbers",
+    "halves": "halves",
+    "solitaire-frenzy": "solitaire-frenzy",
+}
+
+
+@pytest.mark.parametrize("game", sorted(GAME_PAGES))
+def test_each_game_page_lists_the_catalog_options(game: str):
+    """docs/games/<game>.md shows every option of the game's catalog entry with its
+    default and description, and no option the catalog lacks (G-O1)."""
+    from service.games import engine
+
+    page = (ROOT / "docs" / "games" / f"{GAME_PAGES[game]}.md").read_text(encoding="utf-8")
+    table = page.split("## Options", 1)[1].split("\n## ", 1)[0]
+    shown = {}
+    for line in table.splitlines():
+        match = re.match(r"^\| `([a-z_]+)` \| `(.*?)` \| (.*) \|$", line)
+        if match:
+            shown[match.group(1)] = (json.loads(match.group(2)), match.group(3).replace("\\|", "|"))
+    catalog = engine(game).CATALOG[game]["options"]
+    assert shown == {o["name"]: (o.get("default"), o.get("description") or "") for o in catalog}
