@@ -1,7 +1,8 @@
 """Card notation shared by every game (RULES.md, "Card notation").
 
 Input accepts ``10H``, ``TH``, ``th``, ``Th`` and ``JK`` (joker), nothing around them
-(no spaces); output is always the canonical form: rank + suit with ``10`` for ten (``10H``), ``JK`` for a joker.
+(no spaces); output is always the canonical form: rank + suit with ``10`` for ten
+(``10H``), ``JK`` for a joker.
 
 >>> parse_card("th")
 '10H'

@@ -122,7 +122,8 @@ def settings() -> dict[str, Any]:
     * ``API_KEYS`` [none: open]: keys that POST /v1/games and import need;
     * ``RATELIMIT_CREATE`` [30 per minute, per client: a configured API key, else the
       address], ``RATELIMIT_IMPORT_COST`` [5: creations an import counts as],
-      ``RATELIMIT_ACTIONS`` [20 per second, per seat (or referee) of a game], ``RATELIMIT_STORAGE_URI`` [memory://, per process;
+      ``RATELIMIT_ACTIONS`` [20 per second, per seat (or referee) of a game],
+      ``RATELIMIT_STORAGE_URI`` [memory://, per process;
       ``redis://host:6379`` to share], ``RATELIMIT_ENABLED`` [true];
     * ``CORS_ORIGINS`` [none]: origins of browser front ends allowed to call the API;
     * ``TRUSTED_PROXY_HOPS`` [0]: proxies in front whose X-Forwarded-For is believed;

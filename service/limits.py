@@ -11,7 +11,8 @@
   creations (it writes a whole game at once). Actions have ``RATELIMIT_ACTIONS`` per
   actor, after authentication: the game and the seat (or its referee) the token
   opens, so the header's spelling (``bearer``, extra spaces) is no new bucket, and a
-  re-issued token keeps its seat's count. A request over a limit is a 429 problem ``rate-limited`` with ``Retry-After``
+  re-issued token keeps its seat's count. A request over a limit is a 429 problem
+  ``rate-limited`` with ``Retry-After``
   (seconds) and the ``X-RateLimit-*`` headers. Counts live in ``RATELIMIT_STORAGE_URI``:
   ``memory://`` (the default) counts per process, so N gunicorn workers allow up to N
   times the limit; ``redis://host:6379`` shares one count between workers and hosts.

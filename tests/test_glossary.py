@@ -2,6 +2,7 @@
 word for each game term in every language, and never a word it forbids
 (service/translations/glossary.yaml; e.g. French "talon" for the waste, the suit's word
 for Solitaire Frenzy's red/black or for 2-Way Cards' blue/green)."""
+
 from __future__ import annotations
 
 import re
@@ -32,8 +33,9 @@ def _texts(lang: str) -> list[tuple[str, str, str]]:
     for section in rulebook.sections():
         for rule in section["rules"]:
             english = rule["title"]["en"]
-            texts.append((f"{section['section']} {rule['id']} {english}", english,
-                          rule["title"][lang]))
+            texts.append(
+                (f"{section['section']} {rule['id']} {english}", english, rule["title"][lang])
+            )
     return texts
 
 
@@ -88,18 +90,28 @@ def test_every_glossary_term_applies_to_some_catalog_entry_or_title():
     for name, term in GLOSSARY["terms"].items():
         english = re.compile(term["en"], re.I)
         context = re.compile(term.get("context", ""), re.I)
-        assert any(english.search(_plain(source)) and context.search(where)
-                   for where, source, _ in texts), name
+        assert any(
+            english.search(_plain(source)) and context.search(where) for where, source, _ in texts
+        ), name
 
 
 def test_the_check_reports_a_wrong_catalog_entry(monkeypatch):
-    wrong = [("your waste is empty", "your waste is empty", "votre talon est vide"),
-             ("%(a)s and %(b)s are both red: columns alternate colours",
-              "%(a)s and %(b)s are both red: columns alternate colours",
-              "%(a)s et %(b)s sont rouges : les couleurs alternent"),
-             ("must be an object by seat", "must be an object by seat",
-              "doit être un objet par joueur")]
+    wrong = [
+        ("your waste is empty", "your waste is empty", "votre talon est vide"),
+        (
+            "%(a)s and %(b)s are both red: columns alternate colours",
+            "%(a)s and %(b)s are both red: columns alternate colours",
+            "%(a)s et %(b)s sont rouges : les couleurs alternent",
+        ),
+        ("must be an object by seat", "must be an object by seat", "doit être un objet par joueur"),
+    ]
     monkeypatch.setattr(__import__(__name__), "_texts", lambda lang: wrong)
     found = _misused("fr")
     assert [line.split(":")[0] for line in found] == [
-        "seat", "seat", "waste", "waste", "column", "card colour"]
+        "seat",
+        "seat",
+        "waste",
+        "waste",
+        "column",
+        "card colour",
+    ]

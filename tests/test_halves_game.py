@@ -541,7 +541,7 @@ def test_hv_m1_reported_draws_follow_the_counts_and_a_hand_must_hold_a_card():
     state = table_game()
     error = refusal(state, "referee", {"type": "draw", "seat": "p1"})
     assert error.code == "hand-full"
-    for card in ("RT-BS", "RS-BT", "RX-BS", "RC-BT"):  # p2 plays its 4 (unknown) cards
+    for _card in ("RT-BS", "RS-BT", "RX-BS", "RC-BT"):  # p2 plays its 4 (unknown) cards
         top_card = halves.top(state)["card"]
         playable = [a for a in legal_actions(state, "referee")
                     if a["type"] == "play" and a["seat"] == "p2"]

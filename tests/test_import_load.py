@@ -2,6 +2,7 @@
 (MAX_IMPORT_EVENTS events each) run against gunicorn's gevent workers, ``/healthz``
 answers within 100 ms at the 99th percentile, and every import is re-derived and
 stored (201)."""
+
 from __future__ import annotations
 
 import http.client
@@ -41,12 +42,21 @@ def _maximal_document() -> bytes:
         (ticked,) = fake_engine.apply(state, seat, {"type": "tick"})
         state = {**state, "count": ticked["count"]}
         events.append(ticked)
-    document = {"format": FORMAT, "format_version": FORMAT_VERSION, "id": "big",
-                "game": "counter", "options": state["options"], "status": "active",
-                "version": 1 + len(actions), "seed_commitment": commitment(seed),
-                "seed": seed, "imported": None, "actions": actions,
-                "events": [{"seq": i, **e} for i, e in enumerate(events, 1)],
-                "view": fake_engine.view(state, "referee")}
+    document = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "id": "big",
+        "game": "counter",
+        "options": state["options"],
+        "status": "active",
+        "version": 1 + len(actions),
+        "seed_commitment": commitment(seed),
+        "seed": seed,
+        "imported": None,
+        "actions": actions,
+        "events": [{"seq": i, **e} for i, e in enumerate(events, 1)],
+        "view": fake_engine.view(state, "referee"),
+    }
     document["signature"] = sign(document, SECRET.encode())
     return json.dumps(document, separators=(",", ":")).encode()
 
@@ -56,8 +66,9 @@ def _post(base: str, body: bytes, results: list) -> None:
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=600)
     started = time.monotonic()
     try:
-        connection.request("POST", "/v1/games/import", body=body,
-                           headers={"Content-Type": "application/json"})
+        connection.request(
+            "POST", "/v1/games/import", body=body, headers={"Content-Type": "application/json"}
+        )
         response = connection.getresponse()
         results.append((response.status, response.read(), time.monotonic() - started))
     finally:
@@ -84,10 +95,16 @@ def _health(base: str, running: threading.Event, latencies: list[float]) -> None
 def test_healthz_p99_stays_under_100_ms_while_four_maximal_imports_run(backend, tmp_path):
     body = _maximal_document()
     assert len(body) < 4 * 1024 * 1024  # within MAX_IMPORT_BYTES
-    with database(backend, tmp_path) as url, \
-            gunicorn(url, tmp_path / "gunicorn.log", workers=WORKERS,
-                     app="fake_engine:create_app()",
-                     env={"CARD_REFEREE_SECRET": SECRET}) as base:
+    with (
+        database(backend, tmp_path) as url,
+        gunicorn(
+            url,
+            tmp_path / "gunicorn.log",
+            workers=WORKERS,
+            app="fake_engine:create_app()",
+            env={"CARD_REFEREE_SECRET": SECRET},
+        ) as base,
+    ):
         latencies: list[float] = []
         running = threading.Event()
         running.set()
@@ -96,8 +113,7 @@ def test_healthz_p99_stays_under_100_ms_while_four_maximal_imports_run(backend, 
         time.sleep(1.0)  # a baseline before the imports
         baseline = sorted(latencies)
         results: list = []
-        posts = [threading.Thread(target=_post, args=(base, body, results))
-                 for _ in range(IMPORTS)]
+        posts = [threading.Thread(target=_post, args=(base, body, results)) for _ in range(IMPORTS)]
         for post in posts:
             post.start()
         for post in posts:
@@ -107,10 +123,12 @@ def test_healthz_p99_stays_under_100_ms_while_four_maximal_imports_run(backend, 
     assert [status for status, _, _ in results] == [201] * IMPORTS, results[0][1][:500]
     latencies.sort()
     p99 = latencies[int(len(latencies) * 0.99)]
-    print(f"{backend}: {IMPORTS} imports of {MAX_IMPORT_EVENTS} events ({len(body)} bytes) "
-          f"in {max(r[2] for r in results):.1f} s; /healthz {len(latencies)} probes, "
-          f"p50 {latencies[len(latencies) // 2] * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
-          f"max {latencies[-1] * 1000:.1f} ms; before the imports: p50 "
-          f"{baseline[len(baseline) // 2] * 1000:.1f} ms, max {baseline[-1] * 1000:.1f} ms")
+    print(
+        f"{backend}: {IMPORTS} imports of {MAX_IMPORT_EVENTS} events ({len(body)} bytes) "
+        f"in {max(r[2] for r in results):.1f} s; /healthz {len(latencies)} probes, "
+        f"p50 {latencies[len(latencies) // 2] * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
+        f"max {latencies[-1] * 1000:.1f} ms; before the imports: p50 "
+        f"{baseline[len(baseline) // 2] * 1000:.1f} ms, max {baseline[-1] * 1000:.1f} ms"
+    )
     assert len(latencies) >= 50
     assert p99 < 0.1

@@ -1,6 +1,7 @@
 """Imports trust nothing (issue 18, items 1, 4 and 7): the engine re-derives every
 event of an imported game, exports are signed, an unsigned document imports only with
 an API key and stays unverified, a copy says it is one; on SQLite and PostgreSQL."""
+
 from __future__ import annotations
 
 import copy
@@ -25,8 +26,9 @@ SEED = "5e" * 32
 
 @pytest.fixture()
 def app(db_url, counter_engine):
-    app = create_app({"TESTING": True, "DATABASE_URL": db_url, "API_KEYS": (KEY,),
-                      "RATELIMIT_ENABLED": False})
+    app = create_app(
+        {"TESTING": True, "DATABASE_URL": db_url, "API_KEYS": (KEY,), "RATELIMIT_ENABLED": False}
+    )
     yield app
     get_store(app).dispose()
 
@@ -41,8 +43,7 @@ def _auth(token: str) -> dict:
 
 
 def _import(client, document, key: bool = True):
-    return client.post("/v1/games/import", json=document,
-                       headers={"X-API-Key": KEY} if key else {})
+    return client.post("/v1/games/import", json=document, headers={"X-API-Key": KEY} if key else {})
 
 
 def _export(client, game_id: str, referee_token: str) -> dict:
@@ -92,20 +93,31 @@ def test_g_m1_a_forged_halves_game_with_an_invented_winner_is_refused(client):
     winner scoring 99: the deal follows from the seed, but no action makes game-ended."""
     module = engine("halves")
     events = module.new_game("halves", {"players": 2}, SEED)
-    ended = {"type": "game-ended", "seat": None, "result": {
-        "winners": ["p1"], "scores": {"p1": 99, "p2": 0}, "reason": "out",
-        "halves": {}}}
+    ended = {
+        "type": "game-ended",
+        "seat": None,
+        "result": {"winners": ["p1"], "scores": {"p1": 99, "p2": 0}, "reason": "out", "halves": {}},
+    }
     state = None
     for event in events + [ended]:
         state = module.fold(state, event)
-    document = {"format": FORMAT, "format_version": FORMAT_VERSION, "id": "forged",
-                "game": "halves", "options": state["options"], "status": "finished",
-                "version": 1, "seed_commitment": commitment(SEED), "seed": SEED,
-                "events": [{"seq": i, **e} for i, e in enumerate(events + [ended], 1)],
-                "view": module.view(state, "referee")}
+    document = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "id": "forged",
+        "game": "halves",
+        "options": state["options"],
+        "status": "finished",
+        "version": 1,
+        "seed_commitment": commitment(SEED),
+        "seed": SEED,
+        "events": [{"seq": i, **e} for i, e in enumerate(events + [ended], 1)],
+        "view": module.view(state, "referee"),
+    }
     body = _refused(_import(client, document), f"events.{len(events)}")
-    assert body["detail"] == (f"event {len(events) + 1} (game-ended) follows from no "
-                              "recorded action")
+    assert body["detail"] == (
+        f"event {len(events) + 1} (game-ended) follows from no recorded action"
+    )
 
 
 def test_g_m1_a_real_export_with_the_winner_flipped_is_refused(client, db_url):
@@ -122,8 +134,7 @@ def test_g_m1_a_real_export_with_the_winner_flipped_is_refused(client, db_url):
 def test_g_m1_seats_named_with_markup_are_refused(client, db_url):
     document = _finished_export(client, db_url, "two-way")
     seat = document["events"][0]["seats"][0]
-    forged = json.loads(json.dumps(document).replace(f'"{seat}"',
-                                                     '"<svg onload=alert(1)>"'))
+    forged = json.loads(json.dumps(document).replace(f'"{seat}"', '"<svg onload=alert(1)>"'))
     body = assert_problem(_import(client, forged), 422, "import-mismatch")
     assert body["errors"]["json"].keys() == {"options"}  # first_seat names no seat
     forged["options"] = forged["events"][0]["options"] = document["options"]
@@ -132,12 +143,14 @@ def test_g_m1_seats_named_with_markup_are_refused(client, db_url):
     assert field.startswith("events.0.") and "<svg" in json.dumps(forged["events"][0])
     # an unfinished game's export (no seed to re-derive the deal from), renamed in its
     # events and view: only the service's own signed document imports without a seed
-    created = client.post("/v1/games", json={"game": "two-way"},
-                          headers={"X-API-Key": KEY}).get_json()
+    created = client.post(
+        "/v1/games", json={"game": "two-way"}, headers={"X-API-Key": KEY}
+    ).get_json()
     unfinished = _export(client, created["id"], created["referee_token"])
     for member in ("events", "view"):
-        unfinished[member] = json.loads(json.dumps(unfinished[member]).replace(
-            f'"{seat}"', '"<svg onload=alert(1)>"'))
+        unfinished[member] = json.loads(
+            json.dumps(unfinished[member]).replace(f'"{seat}"', '"<svg onload=alert(1)>"')
+        )
     _refused(_import(client, unfinished), "seed")
 
 
@@ -152,13 +165,15 @@ def test_g_m1_first_seat_set_only_inside_game_created_is_refused(client, db_url)
 def test_g_m1_an_unfinished_export_edited_is_refused_for_want_of_its_seed(client):
     """Without the seed nothing re-derives the deal: only the service's own signed
     export of an unfinished game imports (here first_seat edited inside game-created)."""
-    created = client.post("/v1/games", json={"game": "halves", "options": {"players": 2}},
-                          headers={"X-API-Key": KEY}).get_json()
+    created = client.post(
+        "/v1/games", json={"game": "halves", "options": {"players": 2}}, headers={"X-API-Key": KEY}
+    ).get_json()
     document = _export(client, created["id"], created["referee_token"])
     assert "seed" not in document and "actions" not in document
     game_created = document["events"][0]
     game_created["options"]["first_seat"] = next(
-        s for s in game_created["seats"] if s != game_created["options"]["first_seat"])
+        s for s in game_created["seats"] if s != game_created["options"]["first_seat"]
+    )
     _refused(_import(client, document), "seed")
 
 
@@ -170,8 +185,9 @@ def test_g_m1_an_extra_event_field_is_refused(client, db_url):
 
 
 def test_g_m1_no_seats_is_422_not_500(client):
-    created = client.post("/v1/games", json={"game": "counter"},
-                          headers={"X-API-Key": KEY}).get_json()
+    created = client.post(
+        "/v1/games", json={"game": "counter"}, headers={"X-API-Key": KEY}
+    ).get_json()
     document = _export(client, created["id"], created["referee_token"])
     document["events"][0]["seats"] = []
     document["view"]["seats"] = []
@@ -199,8 +215,7 @@ def test_a_signed_export_imports_as_a_verified_copy_that_says_so(client, db_url,
     assert again["actions"] == document["actions"]
 
 
-def test_an_unsigned_document_needs_an_api_key_and_stays_unverified_for_ever(
-        client, db_url, app):
+def test_an_unsigned_document_needs_an_api_key_and_stays_unverified_for_ever(client, db_url, app):
     document = _finished_export(client, db_url, "two-way")
     document["signature"] = "0" * 64
     app.config["API_KEYS"] = ()  # an open deployment: no key can vouch for it
@@ -215,26 +230,40 @@ def test_an_unsigned_document_needs_an_api_key_and_stays_unverified_for_ever(
     # the copy's own (validly signed) export: still an unverified copy
     app.config["API_KEYS"] = ()
     second = _import(client, again, key=False).get_json()
-    view = client.get(f"/v1/games/{second['id']}",
-                      headers=_auth(second["referee_token"])).get_json()
+    view = client.get(
+        f"/v1/games/{second['id']}", headers=_auth(second["referee_token"])
+    ).get_json()
     assert view["imported"]["verified"] is False
 
 
 def test_a_foreign_signature_does_not_verify(db_url, counter_engine, client, app):
     """Another deployment's secret signs another signature."""
-    other = create_app({"TESTING": True, "DATABASE_URL": db_url,
-                        "EXPORT_SECRET": "another deployment's secret",
-                        "RATELIMIT_ENABLED": False})
+    other = create_app(
+        {
+            "TESTING": True,
+            "DATABASE_URL": db_url,
+            "EXPORT_SECRET": "another deployment's secret",
+            "RATELIMIT_ENABLED": False,
+        }
+    )
     try:
         foreign = other.test_client()
-        created = foreign.post("/v1/games", json={"game": "counter",
-                                                  "options": {"target": 1}}).get_json()
+        created = foreign.post(
+            "/v1/games", json={"game": "counter", "options": {"target": 1}}
+        ).get_json()
         auth = {"Authorization": f"Bearer {created['seats']['north']['token']}"}
-        assert foreign.post(f"/v1/games/{created['id']}/actions", headers=auth,
-                            json={"type": "add", "amount": 1,
-                                  "expected_version": 1}).status_code == 200
-        document = foreign.get(f"/v1/games/{created['id']}/export", headers={
-            "Authorization": f"Bearer {created['referee_token']}"}).get_json()
+        assert (
+            foreign.post(
+                f"/v1/games/{created['id']}/actions",
+                headers=auth,
+                json={"type": "add", "amount": 1, "expected_version": 1},
+            ).status_code
+            == 200
+        )
+        document = foreign.get(
+            f"/v1/games/{created['id']}/export",
+            headers={"Authorization": f"Bearer {created['referee_token']}"},
+        ).get_json()
         assert foreign.post("/v1/games/import", json=document).status_code == 201
     finally:
         get_store(other).dispose()
@@ -253,12 +282,21 @@ def _document(events: list[dict], actions: list[dict], seed: str = SEED) -> dict
     state = None
     for event in events:
         state = fake_engine.fold(state, event)
-    return {"format": FORMAT, "format_version": FORMAT_VERSION, "id": "made",
-            "game": "counter", "options": state["options"], "status": state["status"],
-            "version": 1 + len(actions), "seed_commitment": commitment(seed), "seed": seed,
-            "actions": actions, "imported": None,
-            "events": [{"seq": i, **e} for i, e in enumerate(events, 1)],
-            "view": fake_engine.view(state, "referee")}
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "id": "made",
+        "game": "counter",
+        "options": state["options"],
+        "status": state["status"],
+        "version": 1 + len(actions),
+        "seed_commitment": commitment(seed),
+        "seed": seed,
+        "actions": actions,
+        "imported": None,
+        "events": [{"seq": i, **e} for i, e in enumerate(events, 1)],
+        "view": fake_engine.view(state, "referee"),
+    }
 
 
 def _played(setup: list[dict], moves: list[tuple[str, dict]]) -> tuple[list, list]:
@@ -277,9 +315,10 @@ def _played(setup: list[dict], moves: list[tuple[str, dict]]) -> tuple[list, lis
 
 
 def test_g_m1_every_event_is_what_apply_makes_of_the_recorded_action(client):
-    events, actions = _played(fake_engine.new_game("counter", {}, SEED),
-                              [("north", {"type": "add", "amount": 3}),
-                               ("referee", {"type": "tick"})])
+    events, actions = _played(
+        fake_engine.new_game("counter", {}, SEED),
+        [("north", {"type": "add", "amount": 3}), ("referee", {"type": "tick"})],
+    )
     assert _import(client, _document(events, actions)).status_code == 201
     forged = copy.deepcopy(_document(events, actions))
     forged["events"][4]["count"] = 5  # north added 3, not 5
@@ -294,19 +333,22 @@ def test_g_m1_every_event_is_what_apply_makes_of_the_recorded_action(client):
 
 
 def test_refusals_never_show_an_exception_s_text(client, monkeypatch):
-    events, actions = _played(fake_engine.new_game("counter", {}, SEED),
-                              [("north", {"type": "add", "amount": 1})])
+    events, actions = _played(
+        fake_engine.new_game("counter", {}, SEED), [("north", {"type": "add", "amount": 1})]
+    )
 
     def broken(state, actor, action):
         raise ValueError("internal detail 0xdeadbeef")
+
     monkeypatch.setattr(fake_engine, "apply", broken)
     body = _refused(_import(client, _document(events, actions)), "actions.0.action")
     assert "0xdeadbeef" not in json.dumps(body) and "ValueError" not in json.dumps(body)
 
 
 def test_a_game_from_a_position_re_derives_through_start_from_position(client):
-    setup = fake_engine.start_from_position("counter", {"target": 20}, SEED,
-                                            {"game": "counter", "count": 12, "turn": "north"})
+    setup = fake_engine.start_from_position(
+        "counter", {"target": 20}, SEED, {"game": "counter", "count": 12, "turn": "north"}
+    )
     events, actions = _played(setup, [("north", {"type": "add", "amount": 2})])
     created = _import(client, _document(events, actions))
     assert created.status_code == 201, created.get_data(as_text=True)
@@ -333,8 +375,7 @@ def test_idle_events_re_derive_from_their_since_and_at(client):
     assert _import(client, _document(events, actions)).status_code == 201
     early = _document(events, actions)
     early["events"][5]["at"] = 1_030.0  # 30 s idle: under idle_seconds
-    assert _refused(_import(client, early), "events.5")["detail"] == \
-        "no timeout applies at event 6"
+    assert _refused(_import(client, early), "events.5")["detail"] == "no timeout applies at event 6"
     wrong = _document(events, actions)
     wrong["events"][5]["seat"] = "north"
     _refused(_import(client, wrong), "events.5.seat")

@@ -40,7 +40,7 @@ def _advance(client, game, actions):
     """Post ``actions`` legal actions, each time the first one the first seat (or the
     referee) with any is offered."""
     for _ in range(actions):
-        for who, token in game["tokens"].items():
+        for _who, token in game["tokens"].items():
             legal = client.get(f"/v1/games/{game['id']}/legal-actions",
                                headers=_auth(token)).get_json()
             if legal["actions"]:

@@ -213,7 +213,7 @@ def tapped_games(browser, base_url) -> Iterator[dict]:
         create(page, game, **options)
         start_playing(page, 12)
         games[game] = (page, console, {})
-    for game, (page, console, seen) in games.items():
+    for game, (page, _console, seen) in games.items():
         seen["first"] = played(page)
         seen["log"] = log_count(page)
         seen["version"] = version(page)
@@ -225,7 +225,7 @@ def tapped_games(browser, base_url) -> Iterator[dict]:
         seen["log_after_reload"] = log_count(page)
         seen["first_seq"] = page.get_attribute("#log li:last-child", "data-seq")
         start_playing(page)
-    for page, console, seen in games.values():
+    for page, _console, seen in games.values():
         seen["rest"] = played(page)
     yield games
     for page, _, _ in games.values():

@@ -2,6 +2,7 @@
 rule book (seeds/refusals/<game>.yaml), every refusal code an engine's source can raise
 is in its game's table, the walk (tests/refusal_walk.py) provokes refusals of every
 engine, and `game-over` cites, in every engine, each rule that can end that game."""
+
 from __future__ import annotations
 
 import ast
@@ -15,13 +16,19 @@ from service import rulebook
 from test_rulebook import _REFUSERS
 
 ROOT = Path(__file__).resolve().parent.parent
-ENGINES = {"two-way": "two_way", "sequence": "sequence", "halves": "halves",
-           "solitaire-frenzy": "solitaire_frenzy"}
+ENGINES = {
+    "two-way": "two_way",
+    "sequence": "sequence",
+    "halves": "halves",
+    "solitaire-frenzy": "solitaire_frenzy",
+}
 # the rules that end a game (RULES.md): G-R1 says game-over cites the one that did
-ENDINGS = {"two-way": {"TW-E1", "TW-E2"},
-           "sequence": {"SQ-S3", "SN-S1", "SQ-E1", "G-T1"},
-           "halves": {"HV-E1", "HV-T5", "HV-T6"},
-           "solitaire-frenzy": {"SF-E2", "SF-E3"}}
+ENDINGS = {
+    "two-way": {"TW-E1", "TW-E2"},
+    "sequence": {"SQ-S3", "SN-S1", "SQ-E1", "G-T1"},
+    "halves": {"HV-E1", "HV-T5", "HV-T6"},
+    "solitaire-frenzy": {"SF-E2", "SF-E3"},
+}
 
 
 def _rules(entry) -> set[str]:
@@ -53,16 +60,20 @@ def _codes_raised(package: str) -> set[str]:
                 continue  # 2-Way Cards' positions refuse(field, ...) is invalid-position
             args = [node.args[i] for i in _REFUSERS[name] if i < len(node.args)]
             args += [k.value for k in node.keywords if k.arg == "code"]
-            codes |= {a.value for a in args if isinstance(a, ast.Constant)
-                      and isinstance(a.value, str)}
+            codes |= {
+                a.value for a in args if isinstance(a, ast.Constant) and isinstance(a.value, str)
+            }
     return codes
 
 
 def test_g_r1_every_game_of_the_rule_book_has_a_refusal_table():
     games = {section["section"] for section in rulebook.sections()} - {"every-game"}
     covered = set().union(*(listed for listed, _ in TABLES.values()))
-    assert games == covered == {"two-way", "sequence", "sequence-numbers", "halves",
-                                "solitaire-frenzy"}
+    assert (
+        games
+        == covered
+        == {"two-way", "sequence", "sequence-numbers", "halves", "solitaire-frenzy"}
+    )
 
 
 @pytest.mark.parametrize("game", ENGINES)

@@ -343,7 +343,7 @@ def test_an_expired_ticket_is_refused(open_stream, client, make_game, monkeypatc
     issued_at = int(time.time())
     for age, status in ((59, 200), (61, 401)):
         with monkeypatch.context() as clock:
-            clock.setattr(TimestampSigner, "get_timestamp", lambda self: issued_at - age)
+            clock.setattr(TimestampSigner, "get_timestamp", lambda self, age=age: issued_at - age)
             ticket = ticket_for(client, game, "north")["ticket"]
         reader = open_stream(stream_path(game, f"?ticket={ticket}"))
         assert reader.status == status

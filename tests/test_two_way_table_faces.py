@@ -1,5 +1,5 @@
 """Table dealing (G-M2): the referee reports tiles by manifest id, by their faces
-"AS/KH" or by one face "AS" (README "Actions"); a name that is no tile or that fits
+"AS/KH" or by one face "AS" (docs/games/two-way.md, "Naming tiles in table dealing"); a name that is no tile or that fits
 several tiles is refused naming the body field."""
 from __future__ import annotations
 

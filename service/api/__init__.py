@@ -33,7 +33,8 @@ class ProblemSchema(Schema):
         "description": "the rule ID the refusal applies (G-R1; docs/RULES.md, GET "
                        "/v1/rules/{id}), e.g. SQ-T3; absent for problems about the request "
                        "itself (media type, JSON, size, tokens, versions, keys, limits)"})
-    errors = fields.Dict(metadata={"description": "body/query validation: location -> field -> messages"})
+    errors = fields.Dict(metadata={
+        "description": "body/query validation: location -> field -> messages"})
     version = fields.Integer(metadata={"description": "current game version (412)"})
     field = fields.String(metadata={
         "description": "invalid-position (G-P1): where in the position, a dotted path "

@@ -27,7 +27,8 @@ blp = Blueprint("games", __name__, url_prefix="/v1/games",
 
 class CatalogOptionSchema(Schema):
     name = fields.String(required=True)
-    type = fields.String(required=True, metadata={"description": "string, integer, boolean, object"})
+    type = fields.String(required=True,
+                         metadata={"description": "string, integer, boolean, object"})
     default = fields.Raw(allow_none=True)
     choices = fields.List(fields.Raw())
     description = fields.String()
@@ -94,7 +95,8 @@ _HEADER_DOCS = {
                             "example": '"7"'},
                  "description": 'The version the action is based on, as the ETag ("7"); '
                                 "or send expected_version in the body. Stale: 412; "
-                                'neither, or "*": 428 (optional in the real-time games); a weak ETag (W/"7") never matches '
+                                'neither, or "*": 428 (optional in the real-time games); '
+                                'a weak ETag (W/"7") never matches '
                                 "(strong comparison): 412; not a quoted version: 400."},
     "Idempotency-Key": {"in": "header", "name": "Idempotency-Key",
                         "schema": {"type": "string", "minLength": 1, "maxLength": 255,

@@ -155,9 +155,9 @@ def check_play_endpoint(body: dict) -> dict:
     Each half of the card, as laid (`turned` swaps its halves), is compared with the
     top's half in the same place: by colour or by symbol (`match: per_half`), or both
     halves by colour / both by symbol (`match: whole_card`); with `match: any_half`
-    each half is compared with both halves of the top (turning changes nothing). `matches_turned` answers
-    the same question for the card turned round. A card that does not match is a 200
-    with `matches: false` and `code` `no-match`; a bad card code is a 422 naming the
-    field. `detail` follows Accept-Language (en fr de es it ro).
+    each half is compared with both halves of the top (turning changes nothing).
+    `matches_turned` answers the same question for the card turned round. A card that
+    does not match is a 200 with `matches: false` and `code` `no-match`; a bad card code
+    is a 422 naming the field. `detail` follows Accept-Language (en fr de es it ro).
     """
     return localize(check_play(body["top"], body["card"], body["turned"], body["match"]))

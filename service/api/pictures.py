@@ -19,7 +19,6 @@ there. The few words in a picture follow Accept-Language.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
 from flask import Response, current_app, g, request
 from marshmallow import Schema, fields, validate

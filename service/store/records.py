@@ -25,7 +25,8 @@ statement on PostgreSQL, three on SQLite). The token lookup before it is one sta
 without a transaction around it. On PostgreSQL the transaction runs in psycopg's
 pipeline mode (:func:`service.store.uow.pipelined`): BEGIN travels with the lock, the
 writes with COMMIT, so an action is three round trips, the token lookup included. The
-statement that advances the game on PostgreSQL also sends ``pg_notify(FEED_CHANNEL, "<game id>:<last_seq>")``: a notification is
+statement that advances the game on PostgreSQL also sends
+``pg_notify(FEED_CHANNEL, "<game id>:<last_seq>")``: a notification is
 delivered at commit only, to the event feed of every worker and host
 (:mod:`service.store.feed`).
 
@@ -504,7 +505,8 @@ class GameStore:
         already folded into ``state``) at ``version``; the reply of :meth:`create`.
         (:mod:`service.store.transfer` imports exported games through it:
         ``actions`` ``{seq: (actor, action)}`` recorded on those events, ``imported``
-        the copy's mark; ``seating``: names, invitations, a rematch's link; for a big import, ``offload(fn, *args)`` runs the rows'
+        the copy's mark; ``seating``: names, invitations, a rematch's link; for a big
+        import, ``offload(fn, *args)`` runs the rows'
         preparation (pure) off the event loop and ``pause`` is called between batches
         of rows written, so that the worker's other connections are served.)"""
         game_id, now = secrets.token_urlsafe(16), utcnow()

@@ -24,6 +24,7 @@ Refusals carry the engine's own refusal (a :class:`~service.messages.Message`) o
 sentence of ours, never a Python exception's text. Pure: no I/O; ``pause`` is called
 every :data:`PAUSE_EVERY` events so that the caller can let other work run.
 """
+
 from __future__ import annotations
 
 import copy
@@ -65,8 +66,11 @@ def canonical(value: Any) -> Any:
 
 def canonical_event(event: dict[str, Any]) -> dict[str, Any]:
     """An event as the store reads it back: type, seat (None when absent), payload."""
-    return {"type": event["type"], "seat": event.get("seat"),
-            **canonical({k: v for k, v in event.items() if k not in ("type", "seat")})}
+    return {
+        "type": event["type"],
+        "seat": event.get("seat"),
+        **canonical({k: v for k, v in event.items() if k not in ("type", "seat")}),
+    }
 
 
 def first_difference(expected: Any, actual: Any, path: str) -> str | None:
@@ -94,8 +98,12 @@ def first_difference(expected: Any, actual: Any, path: str) -> str | None:
 def _same_number(a: Any, b: Any) -> bool:
     """1 and 1.0 are the same JSON number; True and 1 are not the same value."""
     numbers = (int, float)
-    return (isinstance(a, numbers) and isinstance(b, numbers)
-            and not isinstance(a, bool) and not isinstance(b, bool))
+    return (
+        isinstance(a, numbers)
+        and isinstance(b, numbers)
+        and not isinstance(a, bool)
+        and not isinstance(b, bool)
+    )
 
 
 def check_actions(actions: Any, events: int) -> dict[int, dict[str, Any]]:
@@ -108,52 +116,76 @@ def check_actions(actions: Any, events: int) -> dict[int, dict[str, Any]]:
         where = f"actions.{index}"
         expect(isinstance(entry, dict), where, Message("an action is an object"))
         unknown = sorted(set(entry) - _ACTION_FIELDS)
-        expect(not unknown, f"{where}.{unknown[0] if unknown else ''}",
-               Message("an action records seq, actor and action only"))
+        expect(
+            not unknown,
+            f"{where}.{unknown[0] if unknown else ''}",
+            Message("an action records seq, actor and action only"),
+        )
         seq = entry.get("seq")
-        expect(type(seq) is int and last < seq <= events, f"{where}.seq",
-               Message("an action's seq is the seq of the first event it appended, in "
-                       "increasing order"))
-        expect(isinstance(entry.get("actor"), str), f"{where}.actor",
-               Message("an action's actor is a seat or referee"))
-        expect(isinstance(entry.get("action"), dict), f"{where}.action",
-               Message("an action is an object"))
+        expect(
+            type(seq) is int and last < seq <= events,
+            f"{where}.seq",
+            Message(
+                "an action's seq is the seq of the first event it appended, in increasing order"
+            ),
+        )
+        expect(
+            isinstance(entry.get("actor"), str),
+            f"{where}.actor",
+            Message("an action's actor is a seat or referee"),
+        )
+        expect(
+            isinstance(entry.get("action"), dict),
+            f"{where}.action",
+            Message("an action is an object"),
+        )
         by_seq[seq] = {"index": index, "actor": entry["actor"], "action": entry["action"]}
         last = seq
     return by_seq
 
 
-def setup_events(module: ModuleType, game: str, options: dict, seed: str,
-                 events: list[dict]) -> list[dict]:
+def setup_events(
+    module: ModuleType, game: str, options: dict, seed: str, events: list[dict]
+) -> list[dict]:
     """The setup the engine makes: ``start_from_position`` for a game-created with
     ``from_position`` (the position of the log's ``position-set`` event), else
     ``new_game``. :class:`ImportRefused` when the engine refuses them."""
     created = events[0]
     try:
         if created.get("from_position") is True:
-            expect(hasattr(module, "start_from_position"), "events.0.from_position",
-                   Message("this game cannot start from a position here"))
-            index = next((i for i, e in enumerate(events) if e["type"] == "position-set"),
-                         None)
-            expect(index is not None, "events",
-                   Message("a game started from a position has a position-set event"))
+            expect(
+                hasattr(module, "start_from_position"),
+                "events.0.from_position",
+                Message("this game cannot start from a position here"),
+            )
+            index = next((i for i, e in enumerate(events) if e["type"] == "position-set"), None)
+            expect(
+                index is not None,
+                "events",
+                Message("a game started from a position has a position-set event"),
+            )
             position = events[index].get("position")
-            expect(isinstance(position, dict), f"events.{index}.position",
-                   Message("a position is an object"))
+            expect(
+                isinstance(position, dict),
+                f"events.{index}.position",
+                Message("a position is an object"),
+            )
             made = module.start_from_position(game, options, seed, copy.deepcopy(position))
         else:
             made = module.new_game(game, copy.deepcopy(options), seed)
         return [canonical_event(e) for e in made]
     except RuleViolation as violation:
         field = violation.extra.get("field")
-        raise ImportRefused(Message("the engine refuses the setup: %(error)s",
-                                    error=violation.detail),
-                            _setup_field(events, field)) from violation
+        raise ImportRefused(
+            Message("the engine refuses the setup: %(error)s", error=violation.detail),
+            _setup_field(events, field),
+        ) from violation
     except ImportRefused:
         raise
     except Exception as error:  # noqa: BLE001 - never the exception's text
-        raise ImportRefused(Message("the engine cannot set up a game from these options"),
-                            "options") from error
+        raise ImportRefused(
+            Message("the engine cannot set up a game from these options"), "options"
+        ) from error
 
 
 def _setup_field(events: list[dict], field: str | None) -> str:
@@ -169,9 +201,15 @@ def _compare(expected: list[dict], events: list[dict], start: int, why: Message)
     """``events[start:]`` begin with ``expected``, field by field."""
     for offset, event in enumerate(expected):
         index = start + offset
-        expect(index < len(events), f"events.{index}",
-               Message("the log ends where the engine makes event %(seq)s (%(type)s)",
-                       seq=index + 1, type=event["type"]))
+        expect(
+            index < len(events),
+            f"events.{index}",
+            Message(
+                "the log ends where the engine makes event %(seq)s (%(type)s)",
+                seq=index + 1,
+                type=event["type"],
+            ),
+        )
         difference = first_difference(event, events[index], f"events.{index}")
         expect(difference is None, difference or "", why)
 
@@ -181,45 +219,72 @@ def _fold(module: ModuleType, state: dict | None, events: list[dict], start: int
         try:
             state = module.fold(state, event)
         except Exception as error:  # noqa: BLE001 - never the exception's text
-            raise ImportRefused(Message("event %(seq)s (%(type)s) does not replay",
-                                        seq=start + offset + 1, type=event["type"]),
-                                f"events.{start + offset}") from error
+            raise ImportRefused(
+                Message(
+                    "event %(seq)s (%(type)s) does not replay",
+                    seq=start + offset + 1,
+                    type=event["type"],
+                ),
+                f"events.{start + offset}",
+            ) from error
     return state
 
 
-def rederive(module: ModuleType, game: str, options: dict, seed: str, events: list[dict],
-             actions: dict[int, dict[str, Any]],
-             pause: Callable[[], None] = lambda: None) -> dict:
+def rederive(
+    module: ModuleType,
+    game: str,
+    options: dict,
+    seed: str,
+    events: list[dict],
+    actions: dict[int, dict[str, Any]],
+    pause: Callable[[], None] = lambda: None,
+) -> dict:
     """The state the engine derives from the setup, ``actions`` and idle timeouts,
     checking that it produces exactly ``events`` (module docstring). ``actions``:
     :func:`check_actions`' result; every one must be used."""
     setup = setup_events(module, game, options, seed, events)
-    _compare(setup, events, 0, Message("the setup is not what the engine makes from "
-                                       "the options and the seed"))
+    _compare(
+        setup,
+        events,
+        0,
+        Message("the setup is not what the engine makes from the options and the seed"),
+    )
     state = _fold(module, None, setup, 0)
     index, paused = len(setup), len(setup)
     while index < len(events):
         entry = actions.pop(index + 1, None)
         if entry is not None:
             produced = _apply(module, state, entry)
-            why = Message("event %(seq)s is not what the engine makes of the action "
-                          "recorded at it", seq=index + 1)
+            why = Message(
+                "event %(seq)s is not what the engine makes of the action recorded at it",
+                seq=index + 1,
+            )
         else:
-            expect(events[index]["type"] in IDLE_EVENTS, f"events.{index}",
-                   Message("event %(seq)s (%(type)s) follows from no recorded action",
-                           seq=index + 1, type=events[index]["type"]))
+            expect(
+                events[index]["type"] in IDLE_EVENTS,
+                f"events.{index}",
+                Message(
+                    "event %(seq)s (%(type)s) follows from no recorded action",
+                    seq=index + 1,
+                    type=events[index]["type"],
+                ),
+            )
             produced = _idle(module, state, events[index], index)
-            why = Message("event %(seq)s is not what the engine makes of the idle time "
-                          "it records", seq=index + 1)
+            why = Message(
+                "event %(seq)s is not what the engine makes of the idle time it records",
+                seq=index + 1,
+            )
         _compare(produced, events, index, why)
         state = _fold(module, state, produced, index)
         index += len(produced)
         if index - paused >= PAUSE_EVERY:
             pause()
             paused = index
-    expect(not actions, f"actions.{min(e['index'] for e in actions.values())}.seq"
-           if actions else "actions",
-           Message("an action is recorded where no action's events begin"))
+    expect(
+        not actions,
+        f"actions.{min(e['index'] for e in actions.values())}.seq" if actions else "actions",
+        Message("an action is recorded where no action's events begin"),
+    )
     return canonical(state)
 
 
@@ -235,11 +300,14 @@ def _apply(module: ModuleType, state: dict, entry: dict[str, Any]) -> list[dict]
     try:
         produced = module.apply(_copy(state), entry["actor"], _copy(entry["action"]))
     except RuleViolation as violation:
-        raise ImportRefused(Message("the engine refuses the action: %(error)s",
-                                    error=violation.detail), where + ".action") from violation
+        raise ImportRefused(
+            Message("the engine refuses the action: %(error)s", error=violation.detail),
+            where + ".action",
+        ) from violation
     except Exception as error:  # noqa: BLE001 - never the exception's text
-        raise ImportRefused(Message("the engine cannot apply the action"),
-                            where + ".action") from error
+        raise ImportRefused(
+            Message("the engine cannot apply the action"), where + ".action"
+        ) from error
     expect(bool(produced), where, Message("the action appends no event"))
     return [canonical_event(e) for e in produced]
 
@@ -248,16 +316,26 @@ def _idle(module: ModuleType, state: dict, event: dict, index: int) -> list[dict
     """The events the engine's ``idle_events`` makes of the event's since and at."""
     numbers = (int, float)
     since, at = event.get("since"), event.get("at")
-    expect(hasattr(module, "idle_events"), f"events.{index}.type",
-           Message("this game has no idle timeouts"))
+    expect(
+        hasattr(module, "idle_events"),
+        f"events.{index}.type",
+        Message("this game has no idle timeouts"),
+    )
     for name, value in (("since", since), ("at", at)):
-        expect(isinstance(value, numbers) and not isinstance(value, bool),
-               f"events.{index}.{name}", Message("a time in epoch seconds"))
+        expect(
+            isinstance(value, numbers) and not isinstance(value, bool),
+            f"events.{index}.{name}",
+            Message("a time in epoch seconds"),
+        )
     try:
         produced = module.idle_events(_copy(state), since, at)
     except Exception as error:  # noqa: BLE001 - never the exception's text
-        raise ImportRefused(Message("the engine cannot time the seat out here"),
-                            f"events.{index}") from error
-    expect(bool(produced), f"events.{index}",
-           Message("no timeout applies at event %(seq)s", seq=index + 1))
+        raise ImportRefused(
+            Message("the engine cannot time the seat out here"), f"events.{index}"
+        ) from error
+    expect(
+        bool(produced),
+        f"events.{index}",
+        Message("no timeout applies at event %(seq)s", seq=index + 1),
+    )
     return [canonical_event(e) for e in produced]

@@ -79,7 +79,7 @@ def purge(store: GameStore, finished_before: datetime | None,
         for row in picked:
             if archive is not None:
                 archive(row.id)
-        deleted = store.uow.run(lambda c: c.execute(
+        deleted = store.uow.run(lambda c, picked=picked: c.execute(
             delete(_GAMES).where(_GAMES.c.id.in_([r.id for r in picked]), condition)
             .returning(_GAMES.c.status)).scalars().all(), core=True)
         for status in deleted:  # a picked game acted on since no longer matches

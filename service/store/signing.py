@@ -8,6 +8,7 @@ sharing it accepts the others' exports as its own), else the random key migratio
 agree, and it survives restarts; a deployment whose hosts do not share one database
 must set ``CARD_REFEREE_SECRET``).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -28,8 +29,9 @@ def canonical_bytes(document: dict[str, Any]) -> bytes:
 
 
 def _dumps(value: Any) -> bytes:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=False).encode("utf-8", "surrogatepass")
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
+        "utf-8", "surrogatepass"
+    )
 
 
 def _canonical_chunks(document: dict[str, Any]) -> Iterator[bytes]:

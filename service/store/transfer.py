@@ -75,7 +75,7 @@ from service.games.rng import commitment, new_seed
 from service.messages import Message
 from service.store.models import utcnow
 from service.store.records import REFEREE, GameStore, Reply, _engine_for
-from service.store.rederive import (ImportRefused, canonical, canonical_event, check_actions,
+from service.store.rederive import (ImportRefused, canonical, check_actions,
                                     expect, first_difference, rederive, setup_events)
 from service.store.signing import sign, signing_key
 

@@ -3,7 +3,8 @@
 ``UnitOfWork.run(fn, write=True)`` calls ``fn(session)`` inside one transaction and
 commits (``core=True``: ``fn(connection)``, a plain Core connection without the ORM
 session's bookkeeping: the store's per-action path; ``read_one(fn)``: reads with no
-transaction around them, each statement atomic by itself); when the database reports a transient conflict
+transaction around them, each statement atomic by itself); when the database reports a
+transient conflict
 (see :func:`service.store.db.is_conflict`) it rolls back and calls ``fn`` again with a
 fresh transaction, up to ``attempts`` times with a short jittered back-off, then raises
 :class:`Unavailable` (the API answers 503, never 500). ``fn`` must therefore do all its

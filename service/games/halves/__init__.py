@@ -109,5 +109,6 @@ __all__ = [
     "card_code", "cards_left", "check_play", "fold", "halves_of", "idle_events", "judge",
     "laid",
     "legal_actions", "matches", "new_game", "next_pile_turner", "normalise_options",
-    "parse_card", "position", "resolve_block", "someone_can_play", "start_from_position", "top", "view", "view_event",
+    "parse_card", "position", "resolve_block", "someone_can_play", "start_from_position", "top",
+    "view", "view_event",
 ]

@@ -67,7 +67,8 @@ def invalid(field: str, detail: Message, rule: str = "G-P1") -> RuleViolation:
 
 def _shape(field: str, expected: str, rule: str = "G-P1") -> RuleViolation:
     """A field of the wrong shape; ``expected`` is language-neutral notation."""
-    return invalid(field, Message("%(field)s must be %(expected)s", field=field, expected=expected), rule)
+    return invalid(field, Message("%(field)s must be %(expected)s", field=field,
+                                  expected=expected), rule)
 
 
 def _card(raw: Any, field: str) -> str:

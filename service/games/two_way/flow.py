@@ -198,7 +198,8 @@ def fold(state: TwoWayState | None, event: Event) -> TwoWayState:
             raise ValueError("game-created starts a game: fold it onto None")
         return initial_state(json.loads(json.dumps(event)))
     if state is None or kind not in _FOLDERS:
-        raise ValueError(f"cannot fold event {kind!r} onto {'no state' if state is None else 'a state'}")
+        onto = "no state" if state is None else "a state"
+        raise ValueError(f"cannot fold event {kind!r} onto {onto}")
     new = fold_copy(state)
     _FOLDERS[kind](new, event)
     return new

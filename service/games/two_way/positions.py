@@ -71,7 +71,7 @@ def _stated_manifest(position: dict, custom: list[Faces] | None) -> list[Faces] 
     if position.get("manifest") is None:
         return custom
     tiles = []
-    for i, tile in enumerate(_list(position["manifest"], "manifest")):
+    for _i, tile in enumerate(_list(position["manifest"], "manifest")):
         pair = parse_pair(tile)
         tiles.append({"blue": pair[0], "green": pair[1]} if pair else tile)
     try:

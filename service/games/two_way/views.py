@@ -180,7 +180,8 @@ def view_event(state: TwoWayState, event: Event, viewer: str | None) -> dict | N
     """One logged event as ``viewer`` may see it (the filter of :func:`view`).
 
     ``state`` is the game's current state (for the manifest and the status). The
-    referee sees the event whole (but the seed until the game is finished), plus "faces" ({"tile", "blue", "green"} per tile).
+    referee sees the event whole (but the seed until the game is finished), plus "faces"
+    ({"tile", "blue", "green"} per tile).
     A seat sees tiles as faces of its own colour under "card"/"cards" (a draw shows
     the drawer its faces and the opponent the backs, which are the opponent's own
     colour), never ids; game-created without manifest and (while the game is active)
