@@ -41,19 +41,16 @@ Tokens are ``secrets.token_urlsafe(32)``; only their SHA-256 hex digests are sto
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from types import ModuleType, SimpleNamespace
-from typing import Any, Union
+from typing import Any
 
-from sqlalchemy import (Connection, String, Text, bindparam, cast, func, insert, literal,
-                        select, union_all, update)
-from sqlalchemy.dialects import postgresql
+from sqlalchemy import (Connection, func, insert, select, update)
 
 from service.games import RuleViolation, engine
 from service.games.rng import commitment, new_seed
@@ -63,380 +60,27 @@ from service.store.db import make_engine
 from service.store.models import DONE, Event, Game, IdempotencyKey, Seat, ServiceKey, utcnow
 from service.store import seating
 from service.store.seating import Seating
-from service.store.uow import Unavailable, UnitOfWork, lock_game, synced
+from service.store.uow import Unavailable, UnitOfWork, lock_game, synced  # noqa: F401
+from service.store.values import (  # noqa: F401 - the store's names, importable from here
+    REFEREE, UNRECORDED, FEED_CHANNEL, MAX_SEQ, _INSERT_BATCH, Reply, StoreError,
+    UnknownGame, GameNotFound, Unauthenticated, SeatNotFound, KeyReused, KeyInFlight,
+    hash_token, request_hash, GameRecord, StoredEvent, EventPage, Applied, Refused,
+    Outcome, _Accepted, IdempotencyRequest, ReplayReport, _engine_for, _fold_all,
+    _event_params, _event_of, _canonical_event, _canonical)
+from service.store.statements import (  # noqa: F401 - the store's SQL
+    _json_text, _ACTOR, _READ, _TAKE_OVER, _KEY_RECORD, _LAST_SEQS, _EVENT_COLUMNS,
+    _KEY_COLUMNS, _Statements)
 
 _GAMES, _SEATS = Game.__table__, Seat.__table__
 _EVENTS, _KEYS = Event.__table__, IdempotencyKey.__table__
 _INVITATIONS = seating.Invitation.__table__
 _SERVICE_KEYS = ServiceKey.__table__
 
-REFEREE = "referee"
-# Refusals of a request's precondition (a stale version: 412; none named: 428) are not
-# recorded under its Idempotency-Key: the client retries with the version it now
-# knows, and with the same key (the retry is the same intent, not another request).
-UNRECORDED = frozenset({412, 428})
-# the PostgreSQL NOTIFY channel of committed actions; payload "<game id>:<last_seq>"
-FEED_CHANNEL = "card_referee_events"
-# events.seq is an INTEGER column: 32-bit on PostgreSQL (SQLAlchemy binds ``seq > :after``
-# as ::INTEGER there), so no seq exceeds this; larger bounds are clamped to it.
-MAX_SEQ = 2**31 - 1
-_INSERT_BATCH = 100  # events per INSERT of a new game's log (an import's may be long)
-
-Reply = tuple[int, dict[str, Any]]
-
-
-# ----- errors ---------------------------------------------------------------------
-
-
-class StoreError(Exception):
-    """Base of the store's refusals (the API maps each to a problem)."""
-
-
-class UnknownGame(StoreError):
-    """``game`` (the exception's argument) names no engine the service has (422)."""
-
-
-class GameNotFound(StoreError):
-    """No such game, or the caller's token belongs to another game (404)."""
-
-
-class Unauthenticated(StoreError):
-    """No token, a malformed one, or one that opens no game (401)."""
-
-
-class SeatNotFound(StoreError):
-    """The game has no seat of that name (404)."""
-
-
-class KeyReused(StoreError):
-    """The idempotency key was used with another request body (422)."""
-
-
-class KeyInFlight(StoreError):
-    """A request with this idempotency key may still be running (409): only a claim
-    left in flight by the previous release (see :meth:`GameStore._check_key`)."""
-
 
 __all__ = ["FEED_CHANNEL", "Applied", "EventPage", "GameNotFound", "GameRecord", "GameStore",
            "IdempotencyRequest", "KeyInFlight", "KeyReused", "REFEREE", "Refused",
            "ReplayReport", "Reply", "SeatNotFound", "StoreError", "Unauthenticated",
            "Unavailable", "UnknownGame", "hash_token", "request_hash"]
-
-
-# ----- values ---------------------------------------------------------------------
-
-
-def hash_token(token: str) -> str:
-    """SHA-256 hex digest of a bearer token (what the database keeps)."""
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
-def request_hash(payload: Any) -> str:
-    """SHA-256 of the canonical JSON of ``payload`` (sorted keys, no spaces)."""
-    text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-@dataclass(frozen=True)
-class GameRecord:
-    """A game row as read in one transaction (``state`` is the snapshot)."""
-
-    id: str
-    game: str
-    options: dict[str, Any]
-    status: str
-    version: int
-    state: dict[str, Any]
-    seed: str
-    last_seq: int = 0  # the seq of the game's last event
-    updated: float = 0.0  # epoch seconds of its last recorded event (games.updated_at)
-    names: dict[str, str] = field(default_factory=dict)  # seats' display names
-    rematch_of: str | None = None  # the game this one is a rematch of
-    rematch: str | None = None  # this game's rematch
-    # None: refereed here; {"at": ISO 8601, "verified": bool}: an imported copy
-    imported: dict[str, Any] | None = None
-
-    @property
-    def seed_commitment(self) -> str:
-        """SHA-256 of the seed, published from the start (service.games.rng.commitment)."""
-        return commitment(self.seed)
-
-    @property
-    def finished(self) -> bool:
-        return self.status == "finished"
-
-    @property
-    def engine(self) -> ModuleType:
-        return engine(self.game)
-
-    @classmethod
-    def of(cls, game_id: str, row: Any) -> GameRecord:
-        """From a row of :data:`_READ` (the snapshot decoded)."""
-        return cls(id=game_id, game=row.game, options=row.options, status=row.status,
-                   version=row.version, state=row.snapshot, seed=row.seed,
-                   last_seq=row.last_seq, updated=idle.epoch(row.updated_at),
-                   names=row.names or {}, rematch_of=row.rematch_of, rematch=row.rematch,
-                   imported=row.imported)
-
-
-@dataclass(frozen=True)
-class StoredEvent:
-    """One event of the record: ``seq`` and the event ``{"type", "seat", ...}``."""
-
-    seq: int
-    event: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class EventPage:
-    """:meth:`GameStore.page`: ``events`` with ``seq > after`` and ``last_seq``, the
-    ``after`` of the next page: the seq of the page's last event, or, for an empty
-    page, the log's last seq (never more than the log holds, so paging by
-    ``last_seq`` neither skips nor repeats an event)."""
-
-    game: GameRecord
-    events: list[StoredEvent]
-    last_seq: int
-
-
-@dataclass(frozen=True)
-class Applied:
-    """An action was accepted: the new game record and the events it appended."""
-
-    game: GameRecord
-    events: list[StoredEvent]
-
-
-@dataclass(frozen=True)
-class Refused:
-    """An action was refused; nothing was written. ``extra`` goes into the problem;
-    ``game`` names the game's engine (for metrics)."""
-
-    status: int
-    code: str
-    detail: Message
-    extra: dict[str, Any] = field(default_factory=dict)
-    game: str | None = None
-
-
-Outcome = Union[Applied, Refused]
-
-
-@dataclass(frozen=True)
-class _Accepted:
-    """An idempotency record of an accepted action: the version it produced and the
-    seqs of the events it appended (the reply is rebuilt from them)."""
-
-    version: int
-    first_seq: int
-    last_seq: int
-
-
-@dataclass(frozen=True)
-class IdempotencyRequest:
-    """An ``Idempotency-Key`` in its scope (the game id) for one caller (a seat or the
-    referee), with the hash of the request it came with."""
-
-    scope: str
-    actor: str
-    key: str
-    request_hash: str
-
-
-@dataclass(frozen=True)
-class ReplayReport:
-    """:meth:`GameStore.replay`: every stored event folded from ``None``."""
-
-    game_id: str
-    events: int
-    seqs_consecutive: bool
-    matches: bool
-    replayed: dict[str, Any]
-    snapshot: dict[str, Any]
-
-    @property
-    def ok(self) -> bool:
-        return self.matches and self.seqs_consecutive
-
-
-# ----- helpers --------------------------------------------------------------------
-
-
-def _engine_for(game: str) -> ModuleType:
-    try:
-        return engine(game)
-    except (KeyError, ImportError) as error:
-        raise UnknownGame(game) from error
-
-
-def _fold_all(module: ModuleType, state: dict | None, events: list[dict]) -> dict:
-    for event in events:
-        state = module.fold(state, event)
-    return state
-
-
-def _event_params(game_id: str, seq: int, event: dict[str, Any], now: Any,
-                  actor: str | None = None, action: dict | None = None) -> dict[str, Any]:
-    """The ``events`` row of ``event`` (its payload: every field but type and seat);
-    on the first event of an accepted action, ``actor`` and ``action`` (what an
-    import re-derives the events from)."""
-    payload = {k: v for k, v in event.items() if k not in ("type", "seat")}
-    return {"game_id": game_id, "seq": seq, "type": event["type"], "seat": event.get("seat"),
-            "payload": payload, "actor": actor, "action": action, "created_at": now}
-
-
-def _event_of(row: Any) -> dict[str, Any]:
-    """An ``events`` row as the event ``{"type", "seat", ...payload}`` (canonical)."""
-    return {"type": row.type, "seat": row.seat, **_canonical(row.payload)}
-
-
-def _canonical_event(event: dict[str, Any]) -> dict[str, Any]:
-    """``event`` as :func:`_event_of` reads it back: type, seat, then the payload."""
-    return {"type": event["type"], "seat": event.get("seat"),
-            **_canonical({k: v for k, v in event.items() if k not in ("type", "seat")})}
-
-
-def _canonical(value: Any) -> Any:
-    """``value`` as it reads back from a JSON column (lists, not tuples...), every
-    object's keys sorted: the same whatever order a backend returns them in
-    (PostgreSQL's JSONB reorders keys), so what is rendered from it is too."""
-    return json.loads(json.dumps(value, sort_keys=True))
-
-
-def _json_text(name: str, dialect: str) -> Any:
-    """A bind parameter taking JSON already serialised (the snapshot is dumped once,
-    for the row and the reply alike): cast to JSONB on PostgreSQL, stored as it is on
-    SQLite (whose JSON columns hold the text)."""
-    param = bindparam(name, type_=Text)
-    return cast(param, postgresql.JSONB) if dialect == "postgresql" else param
-
-
-# The statements of the hot paths, built once (SQLAlchemy caches their compiled form).
-_ACTOR = union_all(  # one indexed lookup per table: (game id, seat or NULL for referee)
-    select(_SEATS.c.game_id.label("game_id"), _SEATS.c.seat.label("seat"))
-    .where(_SEATS.c.token_hash == bindparam("token_hash")),
-    select(_GAMES.c.id, literal(None, String(40)))
-    .where(_GAMES.c.referee_token_hash == bindparam("token_hash")))
-_READ = (select(_GAMES.c.game, _GAMES.c.options, _GAMES.c.status, _GAMES.c.version,
-                _GAMES.c.snapshot, _GAMES.c.last_seq, _GAMES.c.seed, _GAMES.c.updated_at,
-                _GAMES.c.names, _GAMES.c.rematch_of, _GAMES.c.rematch, _GAMES.c.imported)
-         .where(_GAMES.c.id == bindparam("game_id")))
-_TAKE_OVER = (update(_KEYS).where(_KEYS.c.id == bindparam("key_id"))
-              .values(state=DONE, request_hash=bindparam("new_request_hash"),
-                      status_code=bindparam("new_status_code"),
-                      response_body=bindparam("new_body", type_=_KEYS.c.response_body.type),
-                      version=bindparam("new_version"), first_seq=bindparam("new_first_seq"),
-                      last_seq=bindparam("new_last_seq"), created_at=bindparam("now")))
-_KEY_RECORD = (select(_KEYS.c.id.label("key_id"), _KEYS.c.request_hash.label("key_request_hash"),
-                      _KEYS.c.state.label("key_state"),
-                      _KEYS.c.status_code.label("key_status_code"),
-                      _KEYS.c.response_body.label("key_response_body"),
-                      _KEYS.c.version.label("key_version"),
-                      _KEYS.c.first_seq.label("key_first_seq"),
-                      _KEYS.c.last_seq.label("key_last_seq"),
-                      _KEYS.c.created_at.label("key_created_at"))
-               .where(_KEYS.c.game_id == bindparam("game_id"),
-                      _KEYS.c.actor == bindparam("actor"), _KEYS.c.key == bindparam("key")))
-_LAST_SEQS = (select(_GAMES.c.id, _GAMES.c.last_seq, _GAMES.c.credentials)
-              .where(_GAMES.c.id.in_(bindparam("ids", expanding=True))))
-_EVENT_COLUMNS = ("game_id", "seq", "type", "seat", "payload", "actor", "action",
-                  "created_at")
-_KEY_COLUMNS = ("game_id", "actor", "key", "request_hash", "state", "status_code",
-                "response_body", "version", "first_seq", "last_seq", "created_at")
-
-
-class _Statements:
-    """The statements whose form depends on the dialect: JSON text binds, and the
-    writes of an action (see :meth:`writes`)."""
-
-    def __init__(self, dialect: str):
-        self.dialect = dialect
-        self.insert_game = insert(_GAMES).values(snapshot=_json_text("snapshot_text", dialect))
-        # (no bind is named after a column: SQLAlchemy would SET such a column of a
-        # table written through a CTE from the statement's parameters)
-        self.advance = (update(_GAMES).where(_GAMES.c.id == bindparam("target_game"))
-                        .values(snapshot=_json_text("snapshot_text", dialect),
-                                status=bindparam("new_status"),
-                                version=bindparam("new_version"),
-                                last_seq=bindparam("new_last_seq"),
-                                updated_at=bindparam("now")))
-        if dialect == "postgresql":  # the feed's notification, sent at commit
-            self.advance = self.advance.returning(
-                func.pg_notify(FEED_CHANNEL, bindparam("notify_payload", type_=Text)))
-        self._combined: dict[tuple[int, bool, bool], Any] = {}
-        # a new game's events, rows of _EVENT_COLUMNS (GameStore._event_rows)
-        mark, json_cast = ("?", "") if dialect == "sqlite" else ("%s", "::jsonb")
-        self._row_values = "(" + ", ".join(
-            mark + (json_cast if name in ("payload", "action") else "")
-            for name in _EVENT_COLUMNS) + ")"
-        self._insert_events = f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) VALUES "
-
-    def insert_events(self, connection: Connection, rows: list[tuple]) -> None:
-        """Insert a new game's event ``rows`` by the driver: SQLite's executemany (a
-        loop in C, in process); on PostgreSQL one multi-row INSERT (one round trip)."""
-        if self.dialect == "sqlite":
-            connection.exec_driver_sql(self._insert_events + self._row_values, rows)
-        elif rows:
-            connection.exec_driver_sql(
-                self._insert_events + ", ".join([self._row_values] * len(rows)),
-                tuple(value for row in rows for value in row))
-
-    def writes(self, connection: Connection, events: list[dict[str, Any]],
-               game: dict[str, Any] | None, key: str | None, key_params: dict[str, Any]) -> None:
-        """Write an action's outcome: append ``events`` (rows), advance the game
-        (``game``: the params of :attr:`advance`; None for a refusal), record the
-        reply under the idempotency key (``key``: "insert", "take-over" or None;
-        ``key_params``: the row, or the params of the take-over).
-
-        SQLite: one statement each (in process, a statement costs little).
-        PostgreSQL: ONE statement, the inserts riding as data-modifying CTEs on the
-        UPDATE (or on the key's INSERT for a refusal): one round trip, not three (the
-        rare take-over of an abandoned claim is a statement of its own). The UPDATE
-        returns ``pg_notify(FEED_CHANNEL, "<game id>:<last_seq>")``: the notification
-        is queued by the action's own statement and sent only if it commits."""
-        if key == "take-over":
-            connection.execute(_TAKE_OVER, key_params)
-            key = None
-        if self.dialect != "postgresql":
-            if events:
-                connection.execute(insert(_EVENTS), events)
-            if game is not None:
-                connection.execute(self.advance, game)
-            if key is not None:
-                connection.execute(insert(_KEYS), key_params)
-            return
-        if game is None and key is None:
-            return
-        params = dict(game or {})
-        if game is not None:
-            params["notify_payload"] = f"{game['target_game']}:{game['new_last_seq']}"
-        for i, row in enumerate(events):
-            params.update((f"e{i}_{name}", value) for name, value in row.items())
-        if key is not None:
-            params.update((f"k_{name}", value) for name, value in key_params.items())
-        connection.execute(self._combined_statement(len(events), game is not None,
-                                                    key is not None), params)
-
-    def _combined_statement(self, events: int, advance: bool, key: bool) -> Any:
-        shape = (events, advance, key)
-        statement = self._combined.get(shape)
-        if statement is None:
-            statement = self._combined[shape] = self._combine(*shape)
-        return statement
-
-    def _combine(self, events: int, advance: bool, key: bool) -> Any:
-        # one single-row INSERT per event: SQLAlchemy does not cache a multi-row VALUES
-        parts = [insert(_EVENTS).values({
-            name: bindparam(f"e{i}_{name}", type_=_EVENTS.c[name].type)
-            for name in _EVENT_COLUMNS}) for i in range(events)]
-        if key:  # inline: no RETURNING of the new id (nothing reads it)
-            parts.append(insert(_KEYS).inline().values({
-                name: bindparam(f"k_{name}", type_=_KEYS.c[name].type)
-                for name in _KEY_COLUMNS}))
-        main = self.advance if advance else parts.pop()
-        for i, part in enumerate(parts):
-            main = main.add_cte(part.cte(f"write_{i}"))
-        return main
 
 
 # ----- the store ------------------------------------------------------------------
