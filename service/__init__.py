@@ -3,6 +3,7 @@
 ``create_app(config=None)`` is the application factory; gunicorn serves
 ``'service:create_app()'``.
 """
+
 from __future__ import annotations
 
 import logging
@@ -38,8 +39,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         API_TITLE="Card Referee",
         API_VERSION="v1",
         OPENAPI_VERSION="3.0.3",
-        API_SPEC_OPTIONS={"servers": [{"url": "http://127.0.0.1:8000",
-                                       "description": "make serve (local)"}]},
+        API_SPEC_OPTIONS={
+            "servers": [{"url": "http://127.0.0.1:8000", "description": "make serve (local)"}]
+        },
         JSON_SORT_KEYS=False,
         SECRET_KEY=secret_key(),
     )
@@ -48,7 +50,8 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.config["SECRET_KEY"] = secrets.token_hex(32)
         if not app.testing:
             logging.getLogger(__name__).warning(
-                "%s is not set: stream tickets are valid in this process only", SECRET_ENV)
+                "%s is not set: stream tickets are valid in this process only", SECRET_ENV
+            )
     init_observability(app)  # first: its hooks see every request
     init_cors(app)  # before the API's hooks: a preflight needs no token
     init_i18n(app)

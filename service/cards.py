@@ -11,6 +11,7 @@ Input accepts ``10H``, ``TH``, ``th``, ``Th`` and ``JK`` (joker), nothing around
 >>> rank_value("QS"), suit("QS"), colour("QD")
 (12, 'S', 'red')
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -33,8 +34,9 @@ class CardError(ValueError):
         if isinstance(code, str):
             self.message = Message("unknown card code %(code)s", code=repr(code))
         else:
-            self.message = Message("a card code is a string such as '10H', not %(type)s",
-                                   type=type(code).__name__)
+            self.message = Message(
+                "a card code is a string such as '10H', not %(type)s", type=type(code).__name__
+            )
         super().__init__(self.message)
 
 

@@ -1,4 +1,5 @@
 """Operator commands: ``flask --app service purge`` (README, "Operating")."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -32,16 +33,28 @@ class _Days(click.ParamType):
 
 
 @click.command("purge")
-@click.option("--finished-days", type=_Days(), default=None,
-              help="delete finished games whose last action is older than this many "
-                   "days (default RETAIN_FINISHED_DAYS, 30; 'never' keeps them)")
-@click.option("--abandoned-days", type=_Days(), default=None,
-              help="delete unfinished games without an action for this many days "
-                   "(default RETAIN_ABANDONED_DAYS, 30; 'never' keeps them)")
-@click.option("--export-dir", type=click.Path(file_okay=False, writable=True), default=None,
-              help="write each game's archive there first (<id>.json, mode 0600: the "
-                   "whole record, the seed of an unfinished game too; POST it to "
-                   "/v1/games/import to restore the game)")
+@click.option(
+    "--finished-days",
+    type=_Days(),
+    default=None,
+    help="delete finished games whose last action is older than this many "
+    "days (default RETAIN_FINISHED_DAYS, 30; 'never' keeps them)",
+)
+@click.option(
+    "--abandoned-days",
+    type=_Days(),
+    default=None,
+    help="delete unfinished games without an action for this many days "
+    "(default RETAIN_ABANDONED_DAYS, 30; 'never' keeps them)",
+)
+@click.option(
+    "--export-dir",
+    type=click.Path(file_okay=False, writable=True),
+    default=None,
+    help="write each game's archive there first (<id>.json, mode 0600: the "
+    "whole record, the seed of an unfinished game too; POST it to "
+    "/v1/games/import to restore the game)",
+)
 @click.option("--dry-run", is_flag=True, help="count what would be deleted, delete nothing")
 @with_appcontext
 def purge_command(finished_days, abandoned_days, export_dir, dry_run):
@@ -58,11 +71,16 @@ def purge_command(finished_days, abandoned_days, export_dir, dry_run):
     archive = None
     if export_dir is not None:
         from service.store.transfer import write_export
+
         secret = current_app.config.get("EXPORT_SECRET")
         archive = lambda game_id: write_export(store, game_id, export_dir, secret)  # noqa: E731
-    report = purge(store, None if finished is None else now - timedelta(days=finished),
-                   None if abandoned is None else now - timedelta(days=abandoned),
-                   dry_run=dry_run, archive=archive)
+    report = purge(
+        store,
+        None if finished is None else now - timedelta(days=finished),
+        None if abandoned is None else now - timedelta(days=abandoned),
+        dry_run=dry_run,
+        archive=archive,
+    )
     click.echo(("would delete " if dry_run else "deleted ") + str(report))
 
 

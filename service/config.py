@@ -3,6 +3,7 @@
 :func:`settings` gives every operator setting as Flask config; a malformed value
 stops the app at start with a message naming the variable (never a surprise later).
 """
+
 from __future__ import annotations
 
 import os
@@ -97,18 +98,27 @@ def max_connections_per_address() -> int:
         return 0 if _number("TRUSTED_PROXY_HOPS", 0) else 100
     return int(_number("MAX_CONNECTIONS_PER_ADDRESS", 100))
 
+
 def cors_origins() -> tuple[str, ...]:
     """``CORS_ORIGINS``: comma-separated origins (``scheme://host[:port]``, no path) a
     browser front end may call the API from, or ``*`` (any origin; credentials are
     never allowed, see :mod:`service.cors`); empty or unset: none."""
-    origins = tuple(o.strip().rstrip("/") for o in os.environ.get("CORS_ORIGINS", "").split(",")
-                    if o.strip())
+    origins = tuple(
+        o.strip().rstrip("/") for o in os.environ.get("CORS_ORIGINS", "").split(",") if o.strip()
+    )
     for origin in origins:
         scheme, sep, rest = origin.partition("://")
-        if origin != "*" and (scheme not in ("http", "https") or not sep or not rest
-                              or "/" in rest or any(ch.isspace() for ch in rest)):
-            raise ConfigError(f"CORS_ORIGINS: {origin!r} is not an origin like "
-                              "https://app.example or http://localhost:3000, nor *")
+        if origin != "*" and (
+            scheme not in ("http", "https")
+            or not sep
+            or not rest
+            or "/" in rest
+            or any(ch.isspace() for ch in rest)
+        ):
+            raise ConfigError(
+                f"CORS_ORIGINS: {origin!r} is not an origin like "
+                "https://app.example or http://localhost:3000, nor *"
+            )
     return origins
 
 
@@ -153,7 +163,6 @@ def settings() -> dict[str, Any]:
         # the gunicorn worker's (service.server), checked here too: at start
         "READ_DEADLINE_SECONDS": read_deadline(),
         "MAX_CONNECTIONS_PER_ADDRESS": max_connections_per_address(),
-
         "EXPORT_SECRET": export_secret(),
         "LOG_FORMAT": _choice("LOG_FORMAT", "json", ("json", "text")),
         "LOG_LEVEL": _choice("LOG_LEVEL", "info", ("debug", "info", "warning", "error")),

@@ -8,6 +8,7 @@ purge, and write the contract, for a service installed with ``pip install .``.
     card-referee purge [--dry-run ...]    # as `flask --app service purge`
     card-referee openapi write --format yaml openapi.yaml   # the contract
 """
+
 from __future__ import annotations
 
 import os
@@ -22,11 +23,17 @@ from service.data import PACKAGE, data_dir
 
 def _app():
     from service import create_app
+
     return create_app()
 
 
-@click.group(cls=FlaskGroup, create_app=_app, add_default_commands=False,
-             add_version_option=False, load_dotenv=False)
+@click.group(
+    cls=FlaskGroup,
+    create_app=_app,
+    add_default_commands=False,
+    add_version_option=False,
+    load_dotenv=False,
+)
 def main() -> None:
     """Card Referee: a REST API that referees 2-Way Cards, Sequence, Sequence Numbers,
     Halves and Solitaire Frenzy."""
@@ -61,14 +68,25 @@ def migrate_command() -> None:
 def serve_command(host: str, port: int, workers: int) -> None:
     """Migrate the database, then serve with gunicorn (gevent workers)."""
     migrate_database()
-    metrics = Path(os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR",
-                                         str(Path.cwd() / "var" / "prometheus")))
+    metrics = Path(
+        os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", str(Path.cwd() / "var" / "prometheus"))
+    )
     metrics.mkdir(parents=True, exist_ok=True)
     for stale in metrics.glob("*.db"):
         stale.unlink()
-    argv = [sys.executable, "-m", "gunicorn", "--config", str(PACKAGE / "gunicorn.conf.py"),
-            "--workers", str(workers), "--bind", f"{host}:{port}", "--no-control-socket",
-            "service:create_app()"]
+    argv = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "--config",
+        str(PACKAGE / "gunicorn.conf.py"),
+        "--workers",
+        str(workers),
+        "--bind",
+        f"{host}:{port}",
+        "--no-control-socket",
+        "service:create_app()",
+    ]
     os.execv(sys.executable, argv)
 
 

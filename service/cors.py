@@ -11,19 +11,37 @@ Method``) before authentication, rate limits or body checks, with the request he
 a client needs allowed and the response headers it needs to read exposed. The event
 stream works cross-origin with a stream ticket (EventSource sends no credentials).
 """
+
 from __future__ import annotations
 
 from flask import Flask, Response, current_app, request
 from flask_cors import CORS
 
 # request headers a front end sends
-ALLOW_HEADERS = ("Authorization", "Content-Type", "If-Match", "If-None-Match",
-                 "Idempotency-Key", "Last-Event-ID", "Accept-Language", "X-API-Key",
-                 "X-Request-Id")
+ALLOW_HEADERS = (
+    "Authorization",
+    "Content-Type",
+    "If-Match",
+    "If-None-Match",
+    "Idempotency-Key",
+    "Last-Event-ID",
+    "Accept-Language",
+    "X-API-Key",
+    "X-Request-Id",
+)
 # response headers a front end reads (beyond the CORS-safelisted ones)
-EXPOSE_HEADERS = ("ETag", "Location", "Retry-After", "Idempotent-Replayed",
-                  "Content-Language", "X-Request-Id", "X-RateLimit-Limit",
-                  "X-RateLimit-Remaining", "X-RateLimit-Reset", "WWW-Authenticate")
+EXPOSE_HEADERS = (
+    "ETag",
+    "Location",
+    "Retry-After",
+    "Idempotent-Replayed",
+    "Content-Language",
+    "X-Request-Id",
+    "X-RateLimit-Limit",
+    "X-RateLimit-Remaining",
+    "X-RateLimit-Reset",
+    "WWW-Authenticate",
+)
 MAX_AGE_SECONDS = 600
 
 
@@ -36,10 +54,17 @@ def init_cors(app: Flask) -> None:
     app.before_request(_preflight)
     if "*" not in origins:  # the answer depends on Origin (allowed or not): caches key on it
         app.after_request(_vary_on_origin)
-    CORS(app, origins="*" if "*" in origins else list(origins),
-         allow_headers=list(ALLOW_HEADERS), expose_headers=list(EXPOSE_HEADERS),
-         methods=["GET", "HEAD", "POST", "OPTIONS"], supports_credentials=False,
-         max_age=MAX_AGE_SECONDS, vary_header=True, send_wildcard="*" in origins)
+    CORS(
+        app,
+        origins="*" if "*" in origins else list(origins),
+        allow_headers=list(ALLOW_HEADERS),
+        expose_headers=list(EXPOSE_HEADERS),
+        methods=["GET", "HEAD", "POST", "OPTIONS"],
+        supports_credentials=False,
+        max_age=MAX_AGE_SECONDS,
+        vary_header=True,
+        send_wildcard="*" in origins,
+    )
 
 
 def _preflight() -> Response | None:

@@ -2,6 +2,7 @@
 
 In a checkout (and an editable install) they are folders beside the package; a wheel
 (``pip install .``) carries them inside it as ``service/_data/<name>`` (setup.py)."""
+
 from __future__ import annotations
 
 from pathlib import Path

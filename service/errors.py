@@ -23,6 +23,7 @@ can be stored (an idempotency record keeps a refusal's): the English ``detail`` 
 under :data:`MESSAGE_KEY`, its message id and values, so that :func:`problem_response`
 words it again in the language of whichever request sends it.
 """
+
 from __future__ import annotations
 
 import json
@@ -104,8 +105,9 @@ def title(status: int) -> Message | str:
     return TITLES.get(status) or HTTP_STATUS_CODES.get(status, "Error")
 
 
-def problem_body(status: int, code: str | None = None, detail: str | None = None,
-                 **extra: Any) -> dict[str, Any]:
+def problem_body(
+    status: int, code: str | None = None, detail: str | None = None, **extra: Any
+) -> dict[str, Any]:
     """The problem details object ``{"type", "title", "status", "detail", "code", ...}``,
     in English and plain JSON (see the module docstring for :data:`MESSAGE_KEY`).
 
@@ -143,20 +145,28 @@ def localized(body: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def problem(status: int, code: str | None = None, detail: str | None = None,
-            headers: dict[str, str] | None = None, **extra: Any) -> Response:
+def problem(
+    status: int,
+    code: str | None = None,
+    detail: str | None = None,
+    headers: dict[str, str] | None = None,
+    **extra: Any,
+) -> Response:
     """A problem+json response with :func:`problem_body` (compact JSON) and ``headers``."""
     return problem_response(status, problem_body(status, code, detail, **extra), headers)
 
 
-def problem_response(status: int, body: dict[str, Any],
-                     headers: dict[str, str] | None = None) -> Response:
+def problem_response(
+    status: int, body: dict[str, Any], headers: dict[str, str] | None = None
+) -> Response:
     """``body`` (a :func:`problem_body`, or one stored and now replayed) as compact
     application/problem+json with ``status`` and ``headers``, in the request's
     language (:func:`localized`)."""
-    response = Response(json.dumps(localized(body), separators=(",", ":"), ensure_ascii=False),
-                        status=status,
-                        mimetype=PROBLEM_MIMETYPE)
+    response = Response(
+        json.dumps(localized(body), separators=(",", ":"), ensure_ascii=False),
+        status=status,
+        mimetype=PROBLEM_MIMETYPE,
+    )
     for name, value in (headers or {}).items():
         response.headers[name] = value
     return response
@@ -173,8 +183,11 @@ def from_http_exception(error: HTTPException) -> Response:
     data = getattr(error, "data", None) or {}
     errors = data.get("messages")
     # werkzeug's default descriptions are English: the status's own detail instead
-    detail = data.get("detail") or data.get("message") or (
-        error.description if isinstance(error.description, Message) else None)
+    detail = (
+        data.get("detail")
+        or data.get("message")
+        or (error.description if isinstance(error.description, Message) else None)
+    )
     if status >= 500:
         detail = DETAILS[500]
     code = data.get("code")
@@ -188,5 +201,6 @@ def from_http_exception(error: HTTPException) -> Response:
             if name.lower() != "content-type":
                 headers[name] = value
     headers.update(data.get("headers") or {})
-    return problem(status, code, detail, headers=headers, errors=errors,
-                   **(data.get("extra") or {}))
+    return problem(
+        status, code, detail, headers=headers, errors=errors, **(data.get("extra") or {})
+    )

@@ -14,6 +14,7 @@ At start the database's migration is checked (:func:`when_ready`). With
 metrics to files there and ``GET /metrics`` adds them up; a worker that exits is marked
 dead so that its live gauges stop counting (prometheus-client's multiprocess mode).
 """
+
 import os
 import secrets
 
@@ -41,8 +42,9 @@ def on_starting(server):
         os.environ["CARD_REFEREE_SECRET"] = secrets.token_hex(32)
         # not the operator's: exports are signed with the database's key instead
         os.environ["CARD_REFEREE_SECRET_DRAWN"] = "1"
-        server.log.info("CARD_REFEREE_SECRET unset: stream tickets are valid on this "
-                        "server until it stops")
+        server.log.info(
+            "CARD_REFEREE_SECRET unset: stream tickets are valid on this server until it stops"
+        )
 
 
 def post_worker_init(worker):
@@ -55,6 +57,7 @@ def post_worker_init(worker):
         while worker.alive:
             time.sleep(0.5)
         from service.store.feed import close_all
+
         close_all()
 
     threading.Thread(target=watch, name="stop-streams", daemon=True).start()
@@ -78,7 +81,11 @@ def when_ready(server):
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "service.store.schema_check"],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "service.store.schema_check"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     if done.returncode:
         server.log.error("%s", (done.stdout or done.stderr).strip())

@@ -14,6 +14,7 @@ does not match its schema (marshmallow's own English messages; the sequence chec
 own input errors are translated like their detail). A response with translated text
 carries ``Content-Language`` and ``Vary: Accept-Language``.
 """
+
 from __future__ import annotations
 
 import os
@@ -86,8 +87,9 @@ def _language_headers(response: Response) -> Response:
     """``Content-Language`` and ``Vary: Accept-Language`` on a response whose text
     was translated for this request."""
     if g.get("localized"):
-        response.headers["Content-Language"] = str(get_locale()) if "_flask_babel" in g \
-            else _select()  # no sentence translated: Flask-Babel's locale not built
+        response.headers["Content-Language"] = (
+            str(get_locale()) if "_flask_babel" in g else _select()
+        )  # no sentence translated: Flask-Babel's locale not built
         response.vary.add("Accept-Language")
     return response
 

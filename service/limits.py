@@ -17,6 +17,7 @@
   ``memory://`` (the default) counts per process, so N gunicorn workers allow up to N
   times the limit; ``redis://host:6379`` shares one count between workers and hosts.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -47,9 +48,12 @@ def require_api_key() -> Response | None:
         return None
     sent = request.headers.get(API_KEY_HEADER)
     if not sent:
-        return problem(401, "api-key-required", Message("Send %(header)s: <your API key>.",
-                                                        header=API_KEY_HEADER),
-                       headers={"WWW-Authenticate": 'ApiKey realm="card-referee"'})
+        return problem(
+            401,
+            "api-key-required",
+            Message("Send %(header)s: <your API key>.", header=API_KEY_HEADER),
+            headers={"WWW-Authenticate": 'ApiKey realm="card-referee"'},
+        )
     if not any(hmac.compare_digest(_digest(sent), _digest(key)) for key in keys):
         return problem(403, "api-key-refused", Message("This API key is not accepted here."))
     return None
@@ -90,15 +94,23 @@ def init_limits(app: Flask) -> Limiter:
     app.extensions["card-referee-limiter"] = limiter  # the limits hold it weakly
     app.before_request(require_api_key)
     create = limiter.shared_limit(
-        lambda: current_app.config["RATELIMIT_CREATE"], scope="create", key_func=_client,
+        lambda: current_app.config["RATELIMIT_CREATE"],
+        scope="create",
+        key_func=_client,
         cost=_creation_cost,
-        error_message=lambda: Message("Too many games created or imported by this client: "
-                                      "at most %(limit)s.",
-                                      limit=current_app.config["RATELIMIT_CREATE"]))
+        error_message=lambda: Message(
+            "Too many games created or imported by this client: at most %(limit)s.",
+            limit=current_app.config["RATELIMIT_CREATE"],
+        ),
+    )
     act = limiter.limit(
-        lambda: current_app.config["RATELIMIT_ACTIONS"], key_func=_actor,
-        error_message=lambda: Message("Too many actions with this token: at most %(limit)s.",
-                                      limit=current_app.config["RATELIMIT_ACTIONS"]))
+        lambda: current_app.config["RATELIMIT_ACTIONS"],
+        key_func=_actor,
+        error_message=lambda: Message(
+            "Too many actions with this token: at most %(limit)s.",
+            limit=current_app.config["RATELIMIT_ACTIONS"],
+        ),
+    )
     for endpoints, limit in ((CREATING, create), (ACTING, act)):
         for endpoint in endpoints:
             app.view_functions[endpoint] = limit(app.view_functions[endpoint])

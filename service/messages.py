@@ -19,6 +19,7 @@ the first argument is always a string literal, never an f-string. The placeholde
 Python's named ``%(name)s``: Babel flags such ids ``python-format`` and its checkers
 compare the placeholders of every translation with the English ones.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -42,15 +43,20 @@ class Message(str):
 
     def to_json(self) -> dict[str, Any]:
         """``{"msgid", "params"}``, nested messages as the same shape (for storage)."""
-        return {"msgid": self.msgid,
-                "params": {k: v.to_json() if isinstance(v, Message) else v
-                           for k, v in self.params.items()}}
+        return {
+            "msgid": self.msgid,
+            "params": {
+                k: v.to_json() if isinstance(v, Message) else v for k, v in self.params.items()
+            },
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Message:
         """The message :meth:`to_json` described."""
-        return cls(data["msgid"], **{k: cls.from_json(v) if _is_message(v) else v
-                                     for k, v in data["params"].items()})
+        return cls(
+            data["msgid"],
+            **{k: cls.from_json(v) if _is_message(v) else v for k, v in data["params"].items()},
+        )
 
 
 def _is_message(value: Any) -> bool:

@@ -27,6 +27,7 @@ Under gunicorn with several workers each worker counts for itself: set
 does), and ``/metrics`` adds up every worker's files (prometheus-client's multiprocess
 mode; ``gunicorn.conf.py`` tells it when a worker exits).
 """
+
 from __future__ import annotations
 
 import logging
@@ -37,8 +38,15 @@ import sys
 import time
 
 from flask import Flask, Response, g, has_request_context, request
-from prometheus_client import (CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter,
-                               Histogram, generate_latest, multiprocess)
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    generate_latest,
+    multiprocess,
+)
 from pythonjsonlogger.json import JsonFormatter
 
 from service.store import Applied, Refused
@@ -47,15 +55,17 @@ REQUEST_ID_HEADER = "X-Request-Id"
 _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _HANDLER_MARK = "card_referee_handler"
 
-REQUESTS = Counter("card_referee_http_requests", "HTTP requests answered",
-                   ["method", "route", "status"])
-LATENCY = Histogram("card_referee_http_request_duration_seconds",
-                    "Time from the request reaching the app to its response",
-                    ["method", "route"],
-                    buckets=(.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10))
+REQUESTS = Counter(
+    "card_referee_http_requests", "HTTP requests answered", ["method", "route", "status"]
+)
+LATENCY = Histogram(
+    "card_referee_http_request_duration_seconds",
+    "Time from the request reaching the app to its response",
+    ["method", "route"],
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+)
 ACTIONS = Counter("card_referee_actions", "Actions accepted", ["game"])
-REFUSALS = Counter("card_referee_action_refusals", "Actions refused by the store",
-                   ["game", "code"])
+REFUSALS = Counter("card_referee_action_refusals", "Actions refused by the store", ["game", "code"])
 REPLAYS = Counter("card_referee_idempotent_replays", "Replies replayed for an Idempotency-Key")
 GAMES = Counter("card_referee_games_created", "Games created or imported", ["game", "how"])
 
@@ -78,12 +88,16 @@ def configure_logging(app: Flask) -> None:
     handler = logging.StreamHandler(sys.stderr)
     setattr(handler, _HANDLER_MARK, True)
     if app.config["LOG_FORMAT"] == "json":
-        handler.setFormatter(JsonFormatter(
-            "{levelname}{name}{message}", style="{", timestamp="time",
-            rename_fields={"levelname": "level", "name": "logger"}))
+        handler.setFormatter(
+            JsonFormatter(
+                "{levelname}{name}{message}",
+                style="{",
+                timestamp="time",
+                rename_fields={"levelname": "level", "name": "logger"},
+            )
+        )
     else:
-        handler.setFormatter(logging.Formatter(
-            "%(asctime)s %(levelname)s %(name)s %(message)s"))
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s %(message)s"))
     handler.addFilter(_RequestIdFilter())
     logger.addHandler(handler)
     logger.setLevel(app.config["LOG_LEVEL"].upper())
@@ -105,9 +119,16 @@ def _finish(response: Response) -> Response:
     REQUESTS.labels(request.method, route, str(response.status_code)).inc()
     LATENCY.labels(request.method, route).observe(elapsed)
     response.headers[REQUEST_ID_HEADER] = g.request_id
-    logging.getLogger("service.request").info("request", extra={
-        "method": request.method, "route": route, "path": request.path,
-        "status": response.status_code, "duration_ms": round(elapsed * 1000, 3)})
+    logging.getLogger("service.request").info(
+        "request",
+        extra={
+            "method": request.method,
+            "route": route,
+            "path": request.path,
+            "status": response.status_code,
+            "duration_ms": round(elapsed * 1000, 3),
+        },
+    )
     return response
 
 
@@ -133,8 +154,11 @@ def metrics() -> Response:
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)
-    return Response(generate_latest(registry), content_type=CONTENT_TYPE_LATEST,
-                    headers={"Cache-Control": "no-store"})
+    return Response(
+        generate_latest(registry),
+        content_type=CONTENT_TYPE_LATEST,
+        headers={"Cache-Control": "no-store"},
+    )
 
 
 def init_observability(app: Flask) -> None:

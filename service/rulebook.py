@@ -24,6 +24,7 @@ Served by ``GET /v1/rules``, ``GET /v1/rules/{id}`` and ``GET /problems/{code}``
 (service.api.rules) and rendered into ``docs/RULES.md`` and ``docs/PROBLEMS.md`` by
 ``python -m service.rulebook`` (``make docs``; a test fails when they are stale).
 """
+
 from __future__ import annotations
 
 import sys
@@ -40,10 +41,15 @@ RULES_DIR = seed_file("rules")
 PROBLEMS_FILE = seed_file("problems.yaml")
 DOCS = ROOT / "docs"  # `make docs` writes there (a checkout only)
 LANGUAGES = ("en", "fr", "de", "es", "it", "ro")
-SECTIONS = ("every-game", "two-way", "sequence", "sequence-numbers", "halves",
-            "solitaire-frenzy")
-PREFIXES = {"every-game": "G", "two-way": "TW", "sequence": "SQ", "sequence-numbers": "SN",
-            "halves": "HV", "solitaire-frenzy": "SF"}
+SECTIONS = ("every-game", "two-way", "sequence", "sequence-numbers", "halves", "solitaire-frenzy")
+PREFIXES = {
+    "every-game": "G",
+    "two-way": "TW",
+    "sequence": "SQ",
+    "sequence-numbers": "SN",
+    "halves": "HV",
+    "solitaire-frenzy": "SF",
+}
 TYPE_BASE = "https://card-referee.dev/problems/"
 
 
@@ -111,12 +117,16 @@ def problems() -> dict[str, dict[str, Any]]:
 
 def rules_markdown() -> str:
     """docs/RULES.md: the whole rule book, readable."""
-    lines = ["# Card Referee rule book", "",
-             "Generated from `seeds/rules/*.yaml` by `make docs`; do not edit by hand.",
-             "Every rule ID is what the service cites as `rule` in its refusals and "
-             "verdicts; `GET /v1/rules/{id}` serves the same entry (title in the "
-             "language of `Accept-Language`). Rule titles in English, French, German, "
-             "Spanish, Italian and Romanian; statements and rulings in English.", ""]
+    lines = [
+        "# Card Referee rule book",
+        "",
+        "Generated from `seeds/rules/*.yaml` by `make docs`; do not edit by hand.",
+        "Every rule ID is what the service cites as `rule` in its refusals and "
+        "verdicts; `GET /v1/rules/{id}` serves the same entry (title in the "
+        "language of `Accept-Language`). Rule titles in English, French, German, "
+        "Spanish, Italian and Romanian; statements and rulings in English.",
+        "",
+    ]
     for section in sections():
         lines += [f"## {section['name']} ({PREFIXES[section['section']]}-*)", ""]
         if section.get("sheet"):
@@ -124,33 +134,42 @@ def rules_markdown() -> str:
         if section.get("intro"):
             lines += [section["intro"].strip(), ""]
         for entry in section["rules"]:
-            lines += [f"### {entry['id']} {entry['title']['en']}", "",
-                      entry["statement"].strip(), ""]
+            lines += [
+                f"### {entry['id']} {entry['title']['en']}",
+                "",
+                entry["statement"].strip(),
+                "",
+            ]
             if entry["rulings"]:
                 lines += ["Rulings:", ""] + [f"- {r.strip()}" for r in entry["rulings"]] + [""]
             if entry["options"]:
                 lines += ["Options: " + ", ".join(f"`{o}`" for o in entry["options"]), ""]
-            lines += [" | ".join(f"{lang} {entry['title'][lang]}" for lang in LANGUAGES[1:]),
-                      ""]
+            lines += [" | ".join(f"{lang} {entry['title'][lang]}" for lang in LANGUAGES[1:]), ""]
     return "\n".join(lines)
 
 
 def problems_markdown() -> str:
     """docs/PROBLEMS.md: every problem code, the page its ``type`` names."""
-    lines = ["# Card Referee problem types", "",
-             "Generated from `seeds/problems.yaml` by `make docs`; do not edit by hand.",
-             f"Every error is `application/problem+json` (RFC 9457) whose `type` is "
-             f"`{TYPE_BASE}<code>`: the entry below, also served as "
-             "`GET /problems/<code>`. `rule` names the rule a refusal applies (see "
-             "[RULES.md](RULES.md)); problems about the request itself (format, size, "
-             "tokens, versions, keys, limits) name none. `title` and `detail` follow "
-             "`Accept-Language`; `code`, `rule` and `type` never change.", "",
-             "| code | status | rules | meaning |", "| --- | --- | --- | --- |"]
+    lines = [
+        "# Card Referee problem types",
+        "",
+        "Generated from `seeds/problems.yaml` by `make docs`; do not edit by hand.",
+        f"Every error is `application/problem+json` (RFC 9457) whose `type` is "
+        f"`{TYPE_BASE}<code>`: the entry below, also served as "
+        "`GET /problems/<code>`. `rule` names the rule a refusal applies (see "
+        "[RULES.md](RULES.md)); problems about the request itself (format, size, "
+        "tokens, versions, keys, limits) name none. `title` and `detail` follow "
+        "`Accept-Language`; `code`, `rule` and `type` never change.",
+        "",
+        "| code | status | rules | meaning |",
+        "| --- | --- | --- | --- |",
+    ]
     for code, entry in problems().items():
         cited = ", ".join(f"[{r}](RULES.md#{_anchor(r)})" for r in entry["rules"]) or "-"
         statuses = ", ".join(str(s) for s in entry["status"])
-        lines.append(f"| <a id=\"{code}\"></a>`{code}` | {statuses} | {cited} | "
-                     f"{entry['summary'].strip()} |")
+        lines.append(
+            f'| <a id="{code}"></a>`{code}` | {statuses} | {cited} | {entry["summary"].strip()} |'
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -23,6 +23,7 @@ This module is imported by the gunicorn master (it loads the worker class): it i
 neither Flask nor the app, so the workers import them after gevent patched the
 standard library.
 """
+
 from __future__ import annotations
 
 import http
@@ -82,31 +83,49 @@ class DeadlineInput:
             yield line
 
 
-def problem_bytes(status: int, code: str, detail: str,
-                  headers: Iterable[tuple[str, str]] = ()) -> bytes:
+def problem_bytes(
+    status: int, code: str, detail: str, headers: Iterable[tuple[str, str]] = ()
+) -> bytes:
     """A whole HTTP/1.1 response carrying a problem+json body, closing the connection
     (for refusals made before the app, in English: no request was read to choose a
     language from)."""
     phrase = http.HTTPStatus(status).phrase
-    body = json.dumps({"type": TYPE_BASE + code, "title": phrase, "status": status,
-                       "detail": detail, "code": code}).encode()
-    head = [f"HTTP/1.1 {status} {phrase}", "Content-Type: application/problem+json",
-            f"Content-Length: {len(body)}", "Connection: close",
-            *(f"{name}: {value}" for name, value in headers)]
+    body = json.dumps(
+        {
+            "type": TYPE_BASE + code,
+            "title": phrase,
+            "status": status,
+            "detail": detail,
+            "code": code,
+        }
+    ).encode()
+    head = [
+        f"HTTP/1.1 {status} {phrase}",
+        "Content-Type: application/problem+json",
+        f"Content-Length: {len(body)}",
+        "Connection: close",
+        *(f"{name}: {value}" for name, value in headers),
+    ]
     return ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
 
 
-_PROTOCOL_CODES = {400: "bad-request", 403: "forbidden", 414: "uri-too-long",
-                   417: "expectation-failed", 431: "header-fields-too-large",
-                   500: "internal-error", 501: "transfer-coding-not-implemented"}
+_PROTOCOL_CODES = {
+    400: "bad-request",
+    403: "forbidden",
+    414: "uri-too-long",
+    417: "expectation-failed",
+    431: "header-fields-too-large",
+    500: "internal-error",
+    501: "transfer-coding-not-implemented",
+}
 
 
 def _write_problem(sock: socket.socket, status_int: int, reason: str, mesg: str) -> None:
     """gunicorn's ``util.write_error`` (its HTML error page), as problem+json."""
-    detail = Message("The server could not read this request: %(reason)s.",
-                     reason=mesg or reason)
-    util.write_nonblock(sock, problem_bytes(status_int, _PROTOCOL_CODES.get(
-        status_int, "bad-request"), detail))
+    detail = Message("The server could not read this request: %(reason)s.", reason=mesg or reason)
+    util.write_nonblock(
+        sock, problem_bytes(status_int, _PROTOCOL_CODES.get(status_int, "bad-request"), detail)
+    )
 
 
 class GeventWorker(_GeventWorker):
@@ -146,8 +165,7 @@ class GeventWorker(_GeventWorker):
         _connection.began = time.monotonic()
         return super().timeout_ctx()
 
-    def handle_request(self, listener_name: Any, req: Any, sock: socket.socket,
-                       addr: Any) -> bool:
+    def handle_request(self, listener_name: Any, req: Any, sock: socket.socket, addr: Any) -> bool:
         _connection.request = req
         return super().handle_request(listener_name, req, sock, addr)
 
@@ -171,13 +189,16 @@ class GeventWorker(_GeventWorker):
     def _refuse(self, client: socket.socket, address: str) -> None:
         """429 ``too-many-connections``, then close (what the client sent meanwhile is
         read for a tenth of a second, so that the answer is not lost to a reset)."""
-        detail = Message("Too many open connections from this address: at most "
-                         "%(limit)s per worker.", limit=self.per_address)
+        detail = Message(
+            "Too many open connections from this address: at most %(limit)s per worker.",
+            limit=self.per_address,
+        )
         try:
             client.setblocking(True)
             with gevent.Timeout(1, False):  # a client that reads nothing: given up
-                client.sendall(problem_bytes(429, "too-many-connections", detail,
-                                             [("Retry-After", "1")]))
+                client.sendall(
+                    problem_bytes(429, "too-many-connections", detail, [("Retry-After", "1")])
+                )
                 client.shutdown(socket.SHUT_WR)
                 with gevent.Timeout(0.1, False):
                     while client.recv(65536):
@@ -186,6 +207,6 @@ class GeventWorker(_GeventWorker):
             pass
         finally:
             util.close(client)
-        self.log.debug("refused a connection from %s: %s open", address,
-                       self.open_by_address[address])
-
+        self.log.debug(
+            "refused a connection from %s: %s open", address, self.open_by_address[address]
+        )

@@ -1,5 +1,6 @@
 """Shared fixtures: the app and its test client (database fixtures live in the store
 tests' own conftest section below once the store exists)."""
+
 from __future__ import annotations
 
 import os
@@ -133,6 +134,7 @@ def store_client(store_app):
 def make_game(store_client):
     """Factory: ``make_game(game="counter", options=None, seed=None)`` -> the 201 body of
     POST /v1/games plus ``auth``: {seat or "referee": Authorization headers}."""
+
     def make(game: str = "counter", options: dict | None = None, seed: str | None = None):
         body = {"game": game, "options": options or {}}
         if seed:
@@ -142,9 +144,11 @@ def make_game(store_client):
         created = response.get_json()
         tokens = {seat: entry["token"] for seat, entry in created["seats"].items()}
         tokens["referee"] = created["referee_token"]
-        created["auth"] = {who: {"Authorization": f"Bearer {token}"}
-                           for who, token in tokens.items()}
+        created["auth"] = {
+            who: {"Authorization": f"Bearer {token}"} for who, token in tokens.items()
+        }
         return created
+
     return make
 
 

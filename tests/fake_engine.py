@@ -26,6 +26,7 @@ The contract's additions: ``start_from_position`` (G-P1; a position is
 ``{"game": "counter", "count", "turn", "cards"?: {seat: card}, "deck"?: [card...]}``,
 what it leaves out dealt from the seed), ``position`` and ``idle_events`` (G-T1).
 """
+
 from __future__ import annotations
 
 import copy
@@ -69,8 +70,7 @@ def _options(options: dict) -> dict:
     idle = options.get("idle_seconds")
     if idle is not None and (not isinstance(idle, int) or isinstance(idle, bool) or idle < 1):
         raise RuleViolation("invalid-option", "idle_seconds is an integer >= 1 or null", 422)
-    return {"target": target, "first": first, "referee_moves": referee_moves,
-            "idle_seconds": idle}
+    return {"target": target, "first": first, "referee_moves": referee_moves, "idle_seconds": idle}
 
 
 def new_game(game: str, options: dict, seed: str) -> list[dict]:
@@ -78,8 +78,14 @@ def new_game(game: str, options: dict, seed: str) -> list[dict]:
     opts = _options(options)
     deck = shuffle(DECK, seed, "deck")
     return [
-        {"type": "game-created", "seat": None, "game": game, "options": opts,
-         "seats": SEATS, "seed": seed},
+        {
+            "type": "game-created",
+            "seat": None,
+            "game": game,
+            "options": opts,
+            "seats": SEATS,
+            "seed": seed,
+        },
         {"type": "shuffled", "seat": None, "deck": deck},
         {"type": "dealt", "seat": "north", "card": deck[0]},
         {"type": "dealt", "seat": "south", "card": deck[1]},
@@ -91,11 +97,22 @@ def fold(state: dict | None, event: dict) -> dict:
     kind = event["type"]
     if kind == "game-created":
         opts = event["options"]
-        return {"status": "active", "seats": list(event["seats"]), "seed": event["seed"],
-                "game": event["game"], "options": opts, "target": opts["target"],
-                "turn": opts["first"], "count": 0, "deck": [], "cards": {}, "result": None,
-                "penalised": [], "from_position": bool(event.get("from_position")),
-                "timeouts": []}
+        return {
+            "status": "active",
+            "seats": list(event["seats"]),
+            "seed": event["seed"],
+            "game": event["game"],
+            "options": opts,
+            "target": opts["target"],
+            "turn": opts["first"],
+            "count": 0,
+            "deck": [],
+            "cards": {},
+            "result": None,
+            "penalised": [],
+            "from_position": bool(event.get("from_position")),
+            "timeouts": [],
+        }
     new = copy.deepcopy(state)
     if kind == "shuffled":
         new["deck"] = list(event["deck"])
@@ -112,8 +129,7 @@ def fold(state: dict | None, event: dict) -> dict:
         new["turn"] = event["position"]["turn"]
     elif kind == "turn-timed-out":
         new["turn"] = _other(event["seat"])
-        new["timeouts"].append({"seat": event["seat"], "at": event["at"],
-                                "since": event["since"]})
+        new["timeouts"].append({"seat": event["seat"], "at": event["at"], "since": event["since"]})
     elif kind == "penalised":
         new["turn"] = _other(event["target"])
         new["penalised"].append(event["target"])
@@ -130,9 +146,16 @@ def _other(seat: str) -> str:
 
 def _ended(state: dict, winner: str, reason: str, count: int) -> dict:
     """The contract's end event: ``game-ended`` {"result": RESULT}."""
-    return {"type": "game-ended", "seat": None, "result": {
-        "winners": [winner], "scores": {seat: int(seat == winner) for seat in SEATS},
-        "reason": reason, "counter": {"count": count}}}
+    return {
+        "type": "game-ended",
+        "seat": None,
+        "result": {
+            "winners": [winner],
+            "scores": {seat: int(seat == winner) for seat in SEATS},
+            "reason": reason,
+            "counter": {"count": count},
+        },
+    }
 
 
 def apply(state: dict, actor: str, action: dict) -> list[dict]:
@@ -180,13 +203,19 @@ def _referee(state: dict, action: dict) -> list[dict]:
 
 def view(state: dict, viewer: str | None) -> dict:
     """Public fields; a seat's own card; everything (deck, seed, cards) for the referee."""
-    public = {k: state[k] for k in ("status", "seats", "target", "turn", "count", "result",
-                                    "from_position")}
+    public = {
+        k: state[k]
+        for k in ("status", "seats", "target", "turn", "count", "result", "from_position")
+    }
     public["deck_size"] = len(state["deck"])
     public["timeouts"] = len(state["timeouts"])
     if viewer == "referee":
-        return {**public, "cards": dict(state["cards"]), "deck": list(state["deck"]),
-                "penalised": list(state["penalised"])}
+        return {
+            **public,
+            "cards": dict(state["cards"]),
+            "deck": list(state["deck"]),
+            "penalised": list(state["penalised"]),
+        }
     if viewer in state["seats"]:
         return {**public, "card": state["cards"].get(viewer)}
     return public
@@ -204,8 +233,9 @@ def view_event(state: dict, event: dict, viewer: str | None) -> dict | None:
         return {k: v for k, v in event.items() if k != "seed"}
     if kind == "position-set":
         stated = {k: v for k, v in event["position"].items() if k != "deck"}
-        stated["cards"] = {seat: card if seat == viewer else None
-                           for seat, card in stated["cards"].items()}
+        stated["cards"] = {
+            seat: card if seat == viewer else None for seat, card in stated["cards"].items()
+        }
         return {**event, "position": stated}
     if kind in ("dealt", "drew") and event["seat"] != viewer:
         return {k: v for k, v in event.items() if k != "card"}
@@ -272,12 +302,22 @@ def start_from_position(game: str, options: dict, seed: str, position: dict) -> 
     stated = {"game": game, "count": count, "turn": position["turn"], "cards": dict(cards)}
     if position.get("deck") is not None:
         stated["deck"] = list(deck)
-    events = [{"type": "game-created", "seat": None, "game": game, "options": opts,
-               "seats": SEATS, "seed": seed, "from_position": True},
-              {"type": "position-set", "seat": None, "position": stated},
-              {"type": "shuffled", "seat": None, "deck": list(deck) + list(cards.values())}]
-    events += [{"type": "dealt", "seat": seat, "card": cards[seat]} for seat in SEATS
-               if seat in cards]
+    events = [
+        {
+            "type": "game-created",
+            "seat": None,
+            "game": game,
+            "options": opts,
+            "seats": SEATS,
+            "seed": seed,
+            "from_position": True,
+        },
+        {"type": "position-set", "seat": None, "position": stated},
+        {"type": "shuffled", "seat": None, "deck": list(deck) + list(cards.values())},
+    ]
+    events += [
+        {"type": "dealt", "seat": seat, "card": cards[seat]} for seat in SEATS if seat in cards
+    ]
     events += [{"type": "dealt", "seat": seat, "card": deck[i]} for i, seat in enumerate(dealt)]
     return events
 
@@ -286,10 +326,11 @@ def position(state: dict, viewer: str | None) -> dict:
     """G-P1: the position as ``viewer`` may see it (a seat: its own card, the other's
     as null; the referee, or anyone once the game is over: every card and the deck)."""
     everything = viewer == "referee" or state["status"] != "active"
-    cards = {seat: card if everything or seat == viewer else None
-             for seat, card in state["cards"].items()}
-    out = {"game": state["game"], "count": state["count"], "turn": state["turn"],
-           "cards": cards}
+    cards = {
+        seat: card if everything or seat == viewer else None
+        for seat, card in state["cards"].items()
+    }
+    out = {"game": state["game"], "count": state["count"], "turn": state["turn"], "cards": cards}
     if everything:
         out["deck"] = list(state["deck"])
     return out

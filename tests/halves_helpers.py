@@ -1,4 +1,5 @@
 """Helpers for the Halves engine tests: exact positions and folding."""
+
 from __future__ import annotations
 
 import copy
@@ -26,8 +27,12 @@ def entry(code: str) -> dict:
     return {"card": upright, "turned": halves.card_code(laid) != upright}
 
 
-def position(hands: dict[str, list[str]], piles: dict[str, list[str]] | None = None,
-             centre: list[str] = ("RC-GS",), **options) -> dict:
+def position(
+    hands: dict[str, list[str]],
+    piles: dict[str, list[str]] | None = None,
+    centre: list[str] = ("RC-GS",),
+    **options,
+) -> dict:
     """A server-mode state in play with exactly these hands, piles (top first) and
     centre (bottom first, each code as it lies); every other card of the default deck
     is in the box. Seats are p1..pN, N = len(hands) unless ``players`` is given."""
@@ -38,8 +43,9 @@ def position(hands: dict[str, list[str]], piles: dict[str, list[str]] | None = N
     state["hands"] = {s: list(hands.get(s, [])) for s in seats}
     state["piles"] = {s: list(piles.get(s, [])) for s in seats}
     state["centre"] = [entry(c) for c in centre]
-    used = [c for s in seats for c in state["hands"][s] + state["piles"][s]] + \
-        [e["card"] for e in state["centre"]]
+    used = [c for s in seats for c in state["hands"][s] + state["piles"][s]] + [
+        e["card"] for e in state["centre"]
+    ]
     assert len(used) == len(set(used)), "a card listed twice"
     assert set(used) <= set(state["deck"]), "hands and piles hold upright codes of the deck"
     state["box"] = [c for c in state["deck"] if c not in used]
@@ -58,6 +64,9 @@ def run(state: dict, actor: str, action: dict) -> tuple[list[dict], dict]:
 
 
 def conserved(state: dict) -> bool:
-    return (len(state["centre"]) + len(state["box"])
-            + sum(len(h) for h in state["hands"].values())
-            + sum(len(p) for p in state["piles"].values())) == len(state["deck"])
+    return (
+        len(state["centre"])
+        + len(state["box"])
+        + sum(len(h) for h in state["hands"].values())
+        + sum(len(p) for p in state["piles"].values())
+    ) == len(state["deck"])

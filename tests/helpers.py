@@ -1,5 +1,6 @@
 """Shared test helpers: the RFC 9457 problem assertion, a walk over nested keys, the
 play client's transport over a Flask test client."""
+
 from __future__ import annotations
 
 import json
@@ -41,8 +42,11 @@ class ClientTransport:
     def request(self, method, path, body=None, headers=None) -> Reply:
         response = self.client.open(path, method=method, json=body, headers=headers or {})
         data = response.get_data()
-        return Reply(response.status_code, json.loads(data) if data else None,
-                     {k.lower(): v for k, v in response.headers.items()})
+        return Reply(
+            response.status_code,
+            json.loads(data) if data else None,
+            {k.lower(): v for k, v in response.headers.items()},
+        )
 
 
 class StreamingTransport(ClientTransport):

@@ -12,6 +12,7 @@ information changed in a way the rules keep from that seat) and the actions to
 probe, then calls :func:`assert_same_answers`. Nothing here knows a game: Halves and
 Solitaire Frenzy add their own pairs and probes.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,25 +32,32 @@ def outcome(module: ModuleType, state: dict, seat: str, action: Any) -> dict:
     after = state
     for event in events:
         after = module.fold(after, event)
-    return {"events": [module.view_event(after, event, seat) for event in events],
-            "view": module.view(after, seat)}
+    return {
+        "events": [module.view_event(after, event, seat) for event in events],
+        "view": module.view(after, seat),
+    }
 
 
 def answers(module: ModuleType, state: dict, seat: str, actions: list) -> list[str]:
     """Everything ``seat`` receives from ``state``, one text per item: its view, its
     picture (SVG), its legal actions, then the outcome of each of ``actions`` in order."""
     view = module.view(state, seat)
-    texts = [json.dumps({"view": view}), draw(view["game"], view).decode(),
-             json.dumps({"legal_actions": module.legal_actions(state, seat)})]
-    texts += [json.dumps({"action": action, "outcome": outcome(module, state, seat, action)})
-              for action in actions]
+    texts = [
+        json.dumps({"view": view}),
+        draw(view["game"], view).decode(),
+        json.dumps({"legal_actions": module.legal_actions(state, seat)}),
+    ]
+    texts += [
+        json.dumps({"action": action, "outcome": outcome(module, state, seat, action)})
+        for action in actions
+    ]
     return texts
 
 
-def assert_same_answers(module: ModuleType, seat: str, a: dict, b: dict,
-                        actions: list) -> None:
+def assert_same_answers(module: ModuleType, seat: str, a: dict, b: dict, actions: list) -> None:
     """``seat`` gets byte-identical answers from ``a`` and ``b`` (which must differ)."""
     assert a != b, "the pair must differ in some hidden information"
-    for first, second in zip(answers(module, a, seat, actions),
-                             answers(module, b, seat, actions), strict=True):
+    for first, second in zip(
+        answers(module, a, seat, actions), answers(module, b, seat, actions), strict=True
+    ):
         assert first == second, f"{seat} can tell the states apart:\n{first}\n{second}"

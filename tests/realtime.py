@@ -24,6 +24,7 @@ A game's test then reads: ``server = gunicorn_server(backend)``, ``log =
 race(server.base, "halves", {...}, plays=2000)``, then ``check_race(server.url, log,
 codes)``.
 """
+
 from __future__ import annotations
 
 import http.client
@@ -114,9 +115,13 @@ def stop(process: subprocess.Popen) -> None:
 
 
 @contextmanager
-def gunicorn(url: str, log_path: Path, workers: int = WORKERS,
-             app: str = "service:create_app()", env: dict[str, str] | None = None
-             ) -> Iterator[str]:
+def gunicorn(
+    url: str,
+    log_path: Path,
+    workers: int = WORKERS,
+    app: str = "service:create_app()",
+    env: dict[str, str] | None = None,
+) -> Iterator[str]:
     """``gunicorn -w workers`` serving ``app`` (``fake_engine:create_app()``: with the
     "counter" engine; tests/ is on its path) on ``url``'s database, with ``env`` added
     to the environment; yields its base URL once /healthz answers. Another free port
@@ -125,11 +130,27 @@ def gunicorn(url: str, log_path: Path, workers: int = WORKERS,
         port = free_port()
         with log_path.open("ab") as log:
             process = subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "--workers", str(workers),
-                 "--bind", f"127.0.0.1:{port}", "--graceful-timeout", "5",
-                 "--no-control-socket", "--pythonpath", str(ROOT / "tests"), app],
-                cwd=ROOT, env={**os.environ, "DATABASE_URL": url, **(env or {})},
-                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                [
+                    sys.executable,
+                    "-m",
+                    "gunicorn",
+                    "--workers",
+                    str(workers),
+                    "--bind",
+                    f"127.0.0.1:{port}",
+                    "--graceful-timeout",
+                    "5",
+                    "--no-control-socket",
+                    "--pythonpath",
+                    str(ROOT / "tests"),
+                    app,
+                ],
+                cwd=ROOT,
+                env={**os.environ, "DATABASE_URL": url, **(env or {})},
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         try:
             deadline = time.monotonic() + 60  # 4 workers importing the app on a busy machine
             while process.poll() is None and time.monotonic() < deadline:
@@ -212,8 +233,15 @@ class RaceLog:
         return [p for p in self.posts if p.game_id == game_id and p.reply.status == 200]
 
 
-def race(base: str, game: str, options: dict, plays: int, at_once: int = 2,
-         seed: int = 1, time_limit: float = 600.0) -> RaceLog:
+def race(
+    base: str,
+    game: str,
+    options: dict,
+    plays: int,
+    at_once: int = 2,
+    seed: int = 1,
+    time_limit: float = 600.0,
+) -> RaceLog:
     """Race games of ``game`` on the server at ``base``, ``at_once`` side by side (a
     new one as soon as one ends), one client thread per seat, until at least ``plays``
     play POSTs were sent (whole games: those under way finish). Slower than
@@ -259,15 +287,18 @@ def check_race(url: str, log: RaceLog, refusals: set[str]) -> dict[str, list[dic
             for post in accepted:
                 for event in post.reply.body["events"]:
                     stored_event = by_seq[event["seq"]]
-                    assert (stored_event["type"], stored_event["seat"]) == \
-                        (event["type"], event["seat"])
+                    assert (stored_event["type"], stored_event["seat"]) == (
+                        event["type"],
+                        event["seat"],
+                    )
             setup = module.new_game(log.game, dict(log.options), record.seed)
             # the setup is new_game's own (nobody acted), then one accepted action after
             # the other: every later event acknowledged exactly once
-            assert [e.event for e in stored[:len(setup)]] == setup
+            assert [e.event for e in stored[: len(setup)]] == setup
             assert claimed == list(range(len(setup) + 1, record.last_seq + 1))
-            assert sorted(p.reply.body["version"] for p in accepted) == \
-                list(range(2, record.version + 1))
+            assert sorted(p.reply.body["version"] for p in accepted) == list(
+                range(2, record.version + 1)
+            )
             assert store.replay(run.id).ok, "replay from None differs from the snapshot"
             logs[run.id] = [e.event for e in stored]
     finally:
@@ -297,5 +328,8 @@ def check_served(server_log: str, log: RaceLog) -> None:
     assert routes["GET", game + "/stream"] == stats.streams >= seats
     assert 0 <= routes["POST", game + "/actions"] - posts <= retried
     # each seat: one look per POST, per wait for its stream, and its last look
-    assert posts + stats.waits <= routes["GET", game + "/legal-actions"] \
+    assert (
+        posts + stats.waits
+        <= routes["GET", game + "/legal-actions"]
         <= posts + stats.waits + seats + retried
+    )

@@ -1,5 +1,6 @@
 """Game store API on SQLite and PostgreSQL: create, view, act, events, legal actions,
 version checks (412/428) and idempotency, with the "counter" test engine."""
+
 from __future__ import annotations
 
 import hashlib
@@ -11,6 +12,7 @@ import fake_engine
 from service.games.rng import shuffle
 
 from helpers import PROBLEM, assert_problem  # noqa: F401
+
 SEED = "ab" * 32
 
 
@@ -18,13 +20,15 @@ def act(client, game, who, body, version=None, headers=None):
     """POST one action as ``who`` (expected_version in the body unless None)."""
     if version is not None:
         body = {**body, "expected_version": version}
-    return client.post(f"/v1/games/{game['id']}/actions", json=body,
-                       headers={**game["auth"][who], **(headers or {})})
+    return client.post(
+        f"/v1/games/{game['id']}/actions",
+        json=body,
+        headers={**game["auth"][who], **(headers or {})},
+    )
 
 
 def events_of(client, game, who="referee", after=0):
-    response = client.get(f"/v1/games/{game['id']}/events?after={after}",
-                          headers=game["auth"][who])
+    response = client.get(f"/v1/games/{game['id']}/events?after={after}", headers=game["auth"][who])
     assert response.status_code == 200, response.get_data(as_text=True)
     return response.get_json()
 
@@ -40,12 +44,22 @@ def test_create_returns_seat_tokens_referee_token_and_seed_commitment(store_clie
     response = store_client.post("/v1/games", json={"game": "counter", "seed": SEED.upper()})
     assert response.status_code == 201
     body = response.get_json()
-    assert set(body) == {"id", "game", "version", "status", "seats", "referee_token",
-                         "seed_commitment"}
+    assert set(body) == {
+        "id",
+        "game",
+        "version",
+        "status",
+        "seats",
+        "referee_token",
+        "seed_commitment",
+    }
     assert body["game"] == "counter" and body["version"] == 1 and body["status"] == "active"
     assert set(body["seats"]) == {"north", "south"}
-    tokens = [body["seats"]["north"]["token"], body["seats"]["south"]["token"],
-              body["referee_token"]]
+    tokens = [
+        body["seats"]["north"]["token"],
+        body["seats"]["south"]["token"],
+        body["referee_token"],
+    ]
     assert len(set(tokens)) == 3 and all(len(t) >= 43 for t in tokens)
     assert body["seed_commitment"] == hashlib.sha256(SEED.encode()).hexdigest()
     assert response.headers["Location"] == f"/v1/games/{body['id']}"
@@ -58,27 +72,32 @@ def test_create_without_seed_draws_one(store_client, make_game):
     assert one["seed_commitment"] != two["seed_commitment"]
 
 
-@pytest.mark.parametrize("body, status, code", [
-    ({"game": "chess"}, 422, "unknown-game"),
-    ({"game": "counter", "options": {"target": 0}}, 422, "invalid-option"),
-    ({"game": "counter", "options": {"colour": "red"}}, 422, "invalid-option"),
-    ({"game": "counter", "seed": "xyz"}, 422, "invalid-body"),
-    ({"game": "counter", "seed": "ab" * 31}, 422, "invalid-body"),
-    ({"game": "counter", "players": 2}, 422, "invalid-body"),
-    ({"options": {}}, 422, "invalid-body"),
-    ({"game": 7}, 422, "invalid-body"),
-    ({"game": "counter", "options": []}, 422, "invalid-body"),
-])
+@pytest.mark.parametrize(
+    "body, status, code",
+    [
+        ({"game": "chess"}, 422, "unknown-game"),
+        ({"game": "counter", "options": {"target": 0}}, 422, "invalid-option"),
+        ({"game": "counter", "options": {"colour": "red"}}, 422, "invalid-option"),
+        ({"game": "counter", "seed": "xyz"}, 422, "invalid-body"),
+        ({"game": "counter", "seed": "ab" * 31}, 422, "invalid-body"),
+        ({"game": "counter", "players": 2}, 422, "invalid-body"),
+        ({"options": {}}, 422, "invalid-body"),
+        ({"game": 7}, 422, "invalid-body"),
+        ({"game": "counter", "options": []}, 422, "invalid-body"),
+    ],
+)
 def test_create_refusals_are_problems(store_client, body, status, code):
     assert_problem(store_client.post("/v1/games", json=body), status, code)
 
 
-@pytest.mark.parametrize("seed", [SEED + "\n", SEED + "\r\n", "\n" + SEED, SEED + " ",
-                                  " " + SEED, SEED + "\n\n", SEED + "0"])
+@pytest.mark.parametrize(
+    "seed",
+    [SEED + "\n", SEED + "\r\n", "\n" + SEED, SEED + " ", " " + SEED, SEED + "\n\n", SEED + "0"],
+)
 def test_a_seed_with_anything_around_its_64_hex_digits_is_422(store_client, seed):
-    body = assert_problem(store_client.post("/v1/games", json={"game": "counter",
-                                                                "seed": seed}),
-                          422, "invalid-body")
+    body = assert_problem(
+        store_client.post("/v1/games", json={"game": "counter", "seed": seed}), 422, "invalid-body"
+    )
     assert "seed" in body["errors"]["json"]
 
 
@@ -86,30 +105,34 @@ def test_the_seed_commitment_is_sha256_of_the_lowercase_seed(store_client):
     seed = "A1" * 32
     created = store_client.post("/v1/games", json={"game": "counter", "seed": seed})
     assert created.status_code == 201
-    assert created.get_json()["seed_commitment"] == \
-        hashlib.sha256(seed.lower().encode()).hexdigest()
+    assert (
+        created.get_json()["seed_commitment"] == hashlib.sha256(seed.lower().encode()).hexdigest()
+    )
 
 
 def test_the_seed_may_be_given_as_an_option(store_client):
     seed = "A1" * 32
-    as_option = store_client.post("/v1/games", json={"game": "counter",
-                                                      "options": {"seed": seed}})
+    as_option = store_client.post("/v1/games", json={"game": "counter", "options": {"seed": seed}})
     assert as_option.status_code == 201, as_option.get_data(as_text=True)
-    assert as_option.get_json()["seed_commitment"] == \
-        hashlib.sha256(seed.lower().encode()).hexdigest()
-    both = store_client.post("/v1/games", json={"game": "counter", "seed": seed.lower(),
-                                                 "options": {"seed": seed}})
+    assert (
+        as_option.get_json()["seed_commitment"] == hashlib.sha256(seed.lower().encode()).hexdigest()
+    )
+    both = store_client.post(
+        "/v1/games", json={"game": "counter", "seed": seed.lower(), "options": {"seed": seed}}
+    )
     assert both.status_code == 201
 
 
-@pytest.mark.parametrize("body", [
-    {"game": "counter", "options": {"seed": SEED + "\n"}},
-    {"game": "counter", "options": {"seed": 12}},
-    {"game": "counter", "seed": SEED, "options": {"seed": "cd" * 32}},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"game": "counter", "options": {"seed": SEED + "\n"}},
+        {"game": "counter", "options": {"seed": 12}},
+        {"game": "counter", "seed": SEED, "options": {"seed": "cd" * 32}},
+    ],
+)
 def test_a_bad_or_contradicting_seed_option_is_422(store_client, body):
-    problem_body = assert_problem(store_client.post("/v1/games", json=body), 422,
-                                  "invalid-option")
+    problem_body = assert_problem(store_client.post("/v1/games", json=body), 422, "invalid-option")
     assert "seed" in problem_body["errors"]["json"]["options"]
 
 
@@ -158,8 +181,7 @@ def test_action_appends_events_bumps_version_and_returns_the_view(store_client, 
     assert response.headers["ETag"] == '"2"'
     body = response.get_json()
     assert body["version"] == 2 and body["status"] == "active"
-    assert body["events"] == [{"seq": 5, "type": "added", "seat": "north", "amount": 2,
-                               "count": 2}]
+    assert body["events"] == [{"seq": 5, "type": "added", "seat": "north", "amount": 2, "count": 2}]
     assert body["view"]["count"] == 2 and body["view"]["turn"] == "south"
     log = events_of(store_client, game)
     assert [e["seq"] for e in log["events"]] == [1, 2, 3, 4, 5] and log["version"] == 2
@@ -176,13 +198,24 @@ def test_if_match_header_names_the_version(store_client, make_game, if_match):
 def test_a_weak_etag_never_satisfies_if_match(store_client, make_game):
     """RFC 9110 13.1.1: If-Match uses the strong comparison; W/"1" does not match "1"."""
     game = make_game()
-    body = assert_problem(act(store_client, game, "north", {"type": "tick"},
-                              headers={"If-Match": 'W/"1"'}), 412, "version-mismatch")
+    body = assert_problem(
+        act(store_client, game, "north", {"type": "tick"}, headers={"If-Match": 'W/"1"'}),
+        412,
+        "version-mismatch",
+    )
     assert body["version"] == 1
     assert act(store_client, game, "north", {"type": "tick"}, 1).status_code == 200
-    body = assert_problem(act(store_client, game, "south", {"type": "tick"},
-                              headers={"If-Match": 'W/"2"', "Idempotency-Key": "w2"}),
-                          412, "version-mismatch")
+    body = assert_problem(
+        act(
+            store_client,
+            game,
+            "south",
+            {"type": "tick"},
+            headers={"If-Match": 'W/"2"', "Idempotency-Key": "w2"},
+        ),
+        412,
+        "version-mismatch",
+    )
     assert body["version"] == 2
     assert version_of(store_client, game) == 2
     assert [e["seq"] for e in events_of(store_client, game)["events"]] == [1, 2, 3, 4, 5]
@@ -191,13 +224,17 @@ def test_a_weak_etag_never_satisfies_if_match(store_client, make_game):
 @pytest.mark.parametrize("version", [2**31, 2**63 - 1, 2**63, 2**64, 10**40])
 def test_a_huge_version_is_412_never_500(store_client, make_game, version):
     game = make_game()
-    for headers, body_version in (({"If-Match": f'"{version}"'}, None),
-                                  ({}, version),
-                                  ({"If-Match": f'"{version}"', "Idempotency-Key": "k1"},
-                                   None),
-                                  ({"Idempotency-Key": "k2"}, version)):
-        body = assert_problem(act(store_client, game, "north", {"type": "tick"},
-                                  body_version, headers), 412, "version-mismatch")
+    for headers, body_version in (
+        ({"If-Match": f'"{version}"'}, None),
+        ({}, version),
+        ({"If-Match": f'"{version}"', "Idempotency-Key": "k1"}, None),
+        ({"Idempotency-Key": "k2"}, version),
+    ):
+        body = assert_problem(
+            act(store_client, game, "north", {"type": "tick"}, body_version, headers),
+            412,
+            "version-mismatch",
+        )
         assert body["version"] == 1
     assert version_of(store_client, game) == 1
 
@@ -206,11 +243,15 @@ def test_stale_version_is_412_with_the_current_version_and_writes_nothing(store_
     game = make_game()
     assert act(store_client, game, "north", {"type": "tick"}, 1).status_code == 200
     before = events_of(store_client, game)
-    body = assert_problem(act(store_client, game, "south", {"type": "tick"}, 1), 412,
-                          "version-mismatch")
+    body = assert_problem(
+        act(store_client, game, "south", {"type": "tick"}, 1), 412, "version-mismatch"
+    )
     assert body["version"] == 2
-    body = assert_problem(act(store_client, game, "south", {"type": "tick"},
-                              headers={"If-Match": '"7"'}), 412, "version-mismatch")
+    body = assert_problem(
+        act(store_client, game, "south", {"type": "tick"}, headers={"If-Match": '"7"'}),
+        412,
+        "version-mismatch",
+    )
     assert body["version"] == 2
     assert events_of(store_client, game) == before
 
@@ -218,8 +259,11 @@ def test_stale_version_is_412_with_the_current_version_and_writes_nothing(store_
 def test_missing_version_is_428(store_client, make_game):
     game = make_game()
     assert_problem(act(store_client, game, "north", {"type": "tick"}), 428, "version-required")
-    assert_problem(act(store_client, game, "north", {"type": "tick"},
-                       headers={"If-Match": "*"}), 428, "version-required")
+    assert_problem(
+        act(store_client, game, "north", {"type": "tick"}, headers={"If-Match": "*"}),
+        428,
+        "version-required",
+    )
     assert version_of(store_client, game) == 1
 
 
@@ -228,10 +272,13 @@ def test_realtime_game_takes_the_version_as_optional(store_client, make_game, mo
     monkeypatch.setattr(fake_engine, "REALTIME", True, raising=False)
     game = make_game()
     assert act(store_client, game, "north", {"type": "tick"}).status_code == 200
-    assert act(store_client, game, "south", {"type": "tick"},
-               headers={"If-Match": "*"}).status_code == 200
-    body = assert_problem(act(store_client, game, "south", {"type": "tick"}, 1), 412,
-                          "version-mismatch")
+    assert (
+        act(store_client, game, "south", {"type": "tick"}, headers={"If-Match": "*"}).status_code
+        == 200
+    )
+    body = assert_problem(
+        act(store_client, game, "south", {"type": "tick"}, 1), 412, "version-mismatch"
+    )
     assert body["version"] == 3
     assert act(store_client, game, "south", {"type": "tick"}, 3).status_code == 200
     assert version_of(store_client, game) == 4
@@ -239,56 +286,89 @@ def test_realtime_game_takes_the_version_as_optional(store_client, make_game, mo
 
 def test_refusal_names_its_rule(store_client, make_game, monkeypatch):
     """G-R1: a RuleViolation's rule ID reaches the problem as "rule"."""
+
     def refuse(state, actor, action):
         raise fake_engine.RuleViolation("not-your-turn", "wait", 409, rule="TW-T2")
+
     monkeypatch.setattr(fake_engine, "apply", refuse)
     game = make_game()
-    body = assert_problem(act(store_client, game, "north", {"type": "tick"}, 1), 409,
-                          "not-your-turn")
+    body = assert_problem(
+        act(store_client, game, "north", {"type": "tick"}, 1), 409, "not-your-turn"
+    )
     assert body["rule"] == "TW-T2"
 
 
 def test_malformed_or_conflicting_versions_are_400(store_client, make_game):
     game = make_game()
-    for bad in ('"one"', '"1', '1"', '"1", "2"', "1", "W/1", '"01"', '"-1"', '""',
-                '"1"\t"1"', 'W/"x"', '"' + "9" * 101 + '"'):
-        assert_problem(act(store_client, game, "north", {"type": "tick"},
-                           headers={"If-Match": bad}), 400, "invalid-if-match")
-    assert_problem(act(store_client, game, "north", {"type": "tick"}, 1,
-                       headers={"If-Match": '"2"'}), 400, "conflicting-versions")
+    for bad in (
+        '"one"',
+        '"1',
+        '1"',
+        '"1", "2"',
+        "1",
+        "W/1",
+        '"01"',
+        '"-1"',
+        '""',
+        '"1"\t"1"',
+        'W/"x"',
+        '"' + "9" * 101 + '"',
+    ):
+        assert_problem(
+            act(store_client, game, "north", {"type": "tick"}, headers={"If-Match": bad}),
+            400,
+            "invalid-if-match",
+        )
+    assert_problem(
+        act(store_client, game, "north", {"type": "tick"}, 1, headers={"If-Match": '"2"'}),
+        400,
+        "conflicting-versions",
+    )
     assert version_of(store_client, game) == 1
 
 
-@pytest.mark.parametrize("who, body, status, code", [
-    ("south", {"type": "add", "amount": 1}, 409, "not-your-turn"),
-    ("north", {"type": "add", "amount": 4}, 422, "invalid-amount"),
-    ("north", {"type": "fly"}, 422, "unknown-action"),
-])
+@pytest.mark.parametrize(
+    "who, body, status, code",
+    [
+        ("south", {"type": "add", "amount": 1}, 409, "not-your-turn"),
+        ("north", {"type": "add", "amount": 4}, 422, "invalid-amount"),
+        ("north", {"type": "fly"}, 422, "unknown-action"),
+    ],
+)
 def test_rule_violation_is_a_problem_with_the_engines_code_and_writes_nothing(
-        store_client, make_game, who, body, status, code):
+    store_client, make_game, who, body, status, code
+):
     game = make_game()
     before = events_of(store_client, game)
     assert_problem(act(store_client, game, who, body, 1), status, code)
     assert events_of(store_client, game) == before
 
 
-@pytest.mark.parametrize("body", [
-    {},
-    {"type": 3},
-    {"type": "place", "tile": True},
-    {"type": "place", "tile": 2.5},
-    {"type": "place", "cell": [1]},
-    {"type": "place", "cell": [1, -1]},
-    {"type": "place", "cell": ["1", 2]},
-    {"type": "place", "cells": [[1, 2], [3]]},
-    {"type": "discard", "tiles": [1, None]},
-    {"type": "declare", "cards": "AS"},
-    {"type": "tick", "expected_version": "1"},
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {},
+        {"type": 3},
+        {"type": "place", "tile": True},
+        {"type": "place", "tile": 2.5},
+        {"type": "place", "cell": [1]},
+        {"type": "place", "cell": [1, -1]},
+        {"type": "place", "cell": ["1", 2]},
+        {"type": "place", "cells": [[1, 2], [3]]},
+        {"type": "discard", "tiles": [1, None]},
+        {"type": "declare", "cards": "AS"},
+        {"type": "tick", "expected_version": "1"},
+    ],
+)
 def test_action_body_is_typed(store_client, make_game, body):
     game = make_game()
-    body = assert_problem(store_client.post(f"/v1/games/{game['id']}/actions", json=body,
-                                            headers=game["auth"]["north"]), 422, "invalid-body")
+    body = assert_problem(
+        store_client.post(
+            f"/v1/games/{game['id']}/actions", json=body, headers=game["auth"]["north"]
+        ),
+        422,
+        "invalid-body",
+    )
     assert body["errors"]
 
 
@@ -301,8 +381,9 @@ def test_fields_the_schema_does_not_name_reach_the_engine(store_client, make_gam
 def test_legal_actions_can_be_posted_as_they_are(store_client, make_game):
     game = make_game(options={"target": 6})
     for _ in range(20):
-        response = store_client.get(f"/v1/games/{game['id']}/legal-actions",
-                                    headers=game["auth"]["north"])
+        response = store_client.get(
+            f"/v1/games/{game['id']}/legal-actions", headers=game["auth"]["north"]
+        )
         assert response.status_code == 200
         listing = response.get_json()
         if not listing["actions"]:
@@ -311,8 +392,13 @@ def test_legal_actions_can_be_posted_as_they_are(store_client, make_game):
         posted = act(store_client, game, "north", first, listing["version"])
         assert posted.status_code == 200, posted.get_data(as_text=True)
         if posted.get_json()["view"]["turn"] == "south":
-            posted = act(store_client, game, "south", {"type": "add", "amount": 1},
-                         posted.get_json()["version"])
+            posted = act(
+                store_client,
+                game,
+                "south",
+                {"type": "add", "amount": 1},
+                posted.get_json()["version"],
+            )
             assert posted.status_code == 200
     else:
         pytest.fail("the game never finished")
@@ -329,8 +415,9 @@ def test_finishing_reveals_the_seed_matching_its_commitment(store_client, make_g
     assert view["status"] == "finished" and view["seed"] == SEED
     assert hashlib.sha256(view["seed"].encode()).hexdigest() == view["seed_commitment"]
     assert_problem(act(store_client, game, "south", {"type": "tick"}, 2), 409, "game-over")
-    listing = store_client.get(f"/v1/games/{game['id']}/legal-actions",
-                               headers=game["auth"]["south"]).get_json()
+    listing = store_client.get(
+        f"/v1/games/{game['id']}/legal-actions", headers=game["auth"]["south"]
+    ).get_json()
     assert listing == {"game": "counter", "version": 2, "actions": []}
 
 
@@ -345,8 +432,9 @@ def test_events_after_and_limit_page_through_the_log(store_client, make_game):
     assert [e["seq"] for e in log["events"]] == [5, 6, 7]
     assert [e["count"] for e in log["events"]] == [1, 2, 3]
     assert log["version"] == 4 and log["last_seq"] == 7
-    page = store_client.get(f"/v1/games/{game['id']}/events?after=0&limit=2",
-                            headers=game["auth"]["north"]).get_json()
+    page = store_client.get(
+        f"/v1/games/{game['id']}/events?after=0&limit=2", headers=game["auth"]["north"]
+    ).get_json()
     # north never sees "shuffled" (seq 2): the page examined seqs 1..2, shows seq 1
     assert [e["seq"] for e in page["events"]] == [1] and page["last_seq"] == 2
     assert events_of(store_client, game, after=7)["events"] == []
@@ -372,8 +460,9 @@ def test_paging_by_last_seq_sees_every_visible_event_once(store_client, make_gam
     everything = events_of(store_client, game, "north")["events"]
     seen, after = [], 0
     while True:
-        page = store_client.get(f"/v1/games/{game['id']}/events?after={after}&limit=2",
-                                headers=game["auth"]["north"]).get_json()
+        page = store_client.get(
+            f"/v1/games/{game['id']}/events?after={after}&limit=2", headers=game["auth"]["north"]
+        ).get_json()
         seen += page["events"]
         assert after <= page["last_seq"] <= 9
         if page["last_seq"] == after:
@@ -382,13 +471,26 @@ def test_paging_by_last_seq_sees_every_visible_event_once(store_client, make_gam
     assert seen == everything and [e["seq"] for e in seen] == [1, 3, 4, 5, 6, 7, 8, 9]
 
 
-@pytest.mark.parametrize("query", ["after=-1", "after=x", "limit=0", "limit=1001",
-                                   f"after={2**63}", f"after={10**40}",
-                                   f"limit={2**63}", f"after=0&limit={2**64}"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "after=-1",
+        "after=x",
+        "limit=0",
+        "limit=1001",
+        f"after={2**63}",
+        f"after={10**40}",
+        f"limit={2**63}",
+        f"after=0&limit={2**64}",
+    ],
+)
 def test_bad_event_queries_are_422(store_client, make_game, query):
     game = make_game()
-    body = assert_problem(store_client.get(f"/v1/games/{game['id']}/events?{query}",
-                                           headers=game["auth"]["north"]), 422, "invalid-query")
+    body = assert_problem(
+        store_client.get(f"/v1/games/{game['id']}/events?{query}", headers=game["auth"]["north"]),
+        422,
+        "invalid-query",
+    )
     assert set(body["errors"]["query"]) == {query.split("=")[-2].split("&")[-1]}
 
 
@@ -408,8 +510,13 @@ def test_same_key_same_body_replays_the_first_response_once(store_client, make_g
     assert version_of(store_client, game) == 2
     assert [e["type"] for e in events_of(store_client, game)["events"]].count("added") == 1
     # the same request through If-Match instead of expected_version is the same request
-    same = act(store_client, game, "north", {"type": "add", "amount": 2},
-               headers={**key, "If-Match": '"1"'})
+    same = act(
+        store_client,
+        game,
+        "north",
+        {"type": "add", "amount": 2},
+        headers={**key, "If-Match": '"1"'},
+    )
     assert same.get_json() == first.get_json()
 
 
@@ -417,10 +524,16 @@ def test_same_key_other_body_is_422_reused(store_client, make_game):
     game = make_game()
     key = {"Idempotency-Key": "k-2"}
     assert act(store_client, game, "north", {"type": "tick"}, 1, headers=key).status_code == 200
-    assert_problem(act(store_client, game, "north", {"type": "tick"}, 2, headers=key),
-                   422, "idempotency-key-reused")
-    assert_problem(act(store_client, game, "north", {"type": "add", "amount": 1}, 1,
-                       headers=key), 422, "idempotency-key-reused")
+    assert_problem(
+        act(store_client, game, "north", {"type": "tick"}, 2, headers=key),
+        422,
+        "idempotency-key-reused",
+    )
+    assert_problem(
+        act(store_client, game, "north", {"type": "add", "amount": 1}, 1, headers=key),
+        422,
+        "idempotency-key-reused",
+    )
     assert version_of(store_client, game) == 2
 
 
@@ -466,13 +579,16 @@ def test_keys_are_scoped_per_caller_and_per_game(store_client, make_game):
 def test_malformed_idempotency_key_is_400(store_client, make_game, key):
     game = make_game()
     response = store_client.post(
-        f"/v1/games/{game['id']}/actions", json={"type": "tick", "expected_version": 1},
-        headers={**game["auth"]["north"], "Idempotency-Key": key.encode().decode("latin-1")})
+        f"/v1/games/{game['id']}/actions",
+        json={"type": "tick", "expected_version": 1},
+        headers={**game["auth"]["north"], "Idempotency-Key": key.encode().decode("latin-1")},
+    )
     assert_problem(response, 400, "invalid-idempotency-key")
 
 
 def test_a_second_request_with_a_key_in_flight_waits_and_replays_the_first(
-        store_client, make_game, monkeypatch):
+    store_client, make_game, monkeypatch
+):
     """The key is looked up after the game row is locked, in the action's transaction:
     a second request with the key waits for the first to commit, then replays its
     reply (one effect, the same answer twice, never a 409 between them)."""
@@ -493,8 +609,9 @@ def test_a_second_request_with_a_key_in_flight_waits_and_replays_the_first(
     app = store_client.application
 
     def send(name):
-        results[name] = act(app.test_client(), game, "north", {"type": "add", "amount": 1},
-                            1, headers=key)
+        results[name] = act(
+            app.test_client(), game, "north", {"type": "add", "amount": 1}, 1, headers=key
+        )
 
     first = threading.Thread(target=send, args=("first",))
     first.start()
@@ -530,10 +647,16 @@ def test_a_claim_left_in_flight_by_the_previous_release_is_409(store_client, mak
     body = {"type": "add", "amount": 1}
     store = get_store(store_client.application)
     with store.uow.transaction() as session:
-        session.add(IdempotencyKey(
-            game_id=game["id"], actor="north", key="old-worker",
-            request_hash=request_hash({"action": body, "version": 1}), state=IN_FLIGHT,
-            created_at=utcnow()))
+        session.add(
+            IdempotencyKey(
+                game_id=game["id"],
+                actor="north",
+                key="old-worker",
+                request_hash=request_hash({"action": body, "version": 1}),
+                state=IN_FLIGHT,
+                created_at=utcnow(),
+            )
+        )
     busy = act(store_client, game, "north", body, 1, headers={"Idempotency-Key": "old-worker"})
     assert_problem(busy, 409, "idempotency-key-in-flight")
     assert busy.headers["Retry-After"] == "1"

@@ -1,6 +1,7 @@
 """Who may do what: the authorization matrix of the game endpoints, and view filtering
 (a seat never sees the other seat's card, the deck or the seed: not in the view, the
 events, the legal actions, nor any error)."""
+
 from __future__ import annotations
 
 import json
@@ -25,8 +26,14 @@ CALLERS = {
     "other-game-seat": lambda game, other: other["auth"]["north"],
     "other-game-referee": lambda game, other: other["auth"]["referee"],
 }
-DENIED = {"no-token": 401, "malformed": 401, "empty-bearer": 401, "wrong-token": 401,
-          "other-game-seat": 404, "other-game-referee": 404}
+DENIED = {
+    "no-token": 401,
+    "malformed": 401,
+    "empty-bearer": 401,
+    "wrong-token": 401,
+    "other-game-seat": 404,
+    "other-game-referee": 404,
+}
 
 
 def _status(client, game, method, path, headers, body=None):
@@ -83,8 +90,14 @@ def test_unknown_game_without_a_valid_token_is_401(store_client, make_game):
 def test_denied_requests_write_nothing(store_client, make_game):
     game, other = make_game(), make_game()
     for caller, status in DENIED.items():
-        response = _status(store_client, game, "POST", "/actions",
-                           CALLERS[caller](game, other), {"type": "tick", "expected_version": 1})
+        response = _status(
+            store_client,
+            game,
+            "POST",
+            "/actions",
+            CALLERS[caller](game, other),
+            {"type": "tick", "expected_version": 1},
+        )
         assert response.status_code == status
     view = store_client.get(f"/v1/games/{game['id']}", headers=game["auth"]["referee"])
     assert view.get_json()["version"] == 1 and view.get_json()["view"]["count"] == 0
@@ -93,29 +106,41 @@ def test_denied_requests_write_nothing(store_client, make_game):
 def test_a_seat_acts_only_as_itself(store_client, make_game):
     game = make_game()
     url = f"/v1/games/{game['id']}/actions"
-    response = store_client.post(url, json={"type": "penalty", "seat": "south",
-                                            "expected_version": 1}, headers=game["auth"]["north"])
+    response = store_client.post(
+        url,
+        json={"type": "penalty", "seat": "south", "expected_version": 1},
+        headers=game["auth"]["north"],
+    )
     assert response.status_code == 403 and response.get_json()["code"] == "seat-mismatch"
     # naming its own seat is fine (the engine judges the action itself)
-    response = store_client.post(url, json={"type": "tick", "seat": "north",
-                                            "expected_version": 1}, headers=game["auth"]["north"])
+    response = store_client.post(
+        url,
+        json={"type": "tick", "seat": "north", "expected_version": 1},
+        headers=game["auth"]["north"],
+    )
     assert response.status_code == 200
     # the referee acts through the engine, for any seat
-    response = store_client.post(url, json={"type": "penalty", "seat": "north",
-                                            "expected_version": 2}, headers=game["auth"]["referee"])
+    response = store_client.post(
+        url,
+        json={"type": "penalty", "seat": "north", "expected_version": 2},
+        headers=game["auth"]["referee"],
+    )
     assert response.status_code == 200
     assert response.get_json()["view"]["turn"] == "south"
 
 
 def test_the_engine_refuses_referee_actions_it_does_not_allow(store_client, make_game):
     game = make_game(options={"referee_moves": False})
-    response = store_client.post(f"/v1/games/{game['id']}/actions",
-                                 json={"type": "tick", "expected_version": 1},
-                                 headers=game["auth"]["referee"])
+    response = store_client.post(
+        f"/v1/games/{game['id']}/actions",
+        json={"type": "tick", "expected_version": 1},
+        headers=game["auth"]["referee"],
+    )
     assert response.status_code == 403 and response.mimetype == PROBLEM
     assert response.get_json()["code"] == "referee-not-allowed"
-    listing = store_client.get(f"/v1/games/{game['id']}/legal-actions",
-                               headers=game["auth"]["referee"]).get_json()
+    listing = store_client.get(
+        f"/v1/games/{game['id']}/legal-actions", headers=game["auth"]["referee"]
+    ).get_json()
     assert listing["actions"] == []
 
 
@@ -129,8 +154,11 @@ def _play_and_record(client, game):
     def call(who, method, path, body=None, headers=None):
         url = f"/v1/games/{game['id']}{path}"
         all_headers = {**game["auth"][who], **(headers or {})}
-        response = (client.get(url, headers=all_headers) if method == "GET"
-                    else client.post(url, json=body, headers=all_headers))
+        response = (
+            client.get(url, headers=all_headers)
+            if method == "GET"
+            else client.post(url, json=body, headers=all_headers)
+        )
         seen[who].append(response.get_data(as_text=True) + json.dumps(dict(response.headers)))
         return response
 
@@ -139,11 +167,13 @@ def _play_and_record(client, game):
             assert call(who, "GET", path).status_code == 200
 
     version = 1
-    script = [("north", "south", {"type": "draw"}),
-              ("north", "south", {"type": "add", "amount": 1}),
-              ("south", "north", {"type": "draw"}),
-              ("south", "north", {"type": "add", "amount": 2}),
-              ("referee", "south", {"type": "tick"})]
+    script = [
+        ("north", "south", {"type": "draw"}),
+        ("north", "south", {"type": "add", "amount": 1}),
+        ("south", "north", {"type": "draw"}),
+        ("south", "north", {"type": "add", "amount": 2}),
+        ("referee", "south", {"type": "tick"}),
+    ]
     for who, off_turn, action in script:
         for viewer in seen:
             look(viewer)
@@ -153,7 +183,9 @@ def _play_and_record(client, game):
         call(off_turn, "POST", "/actions", {"type": "draw", "expected_version": version})
         call(who, "POST", "/actions", action)
         key = {"Idempotency-Key": f"k{version}"}
-        response = call(who, "POST", "/actions", {**action, "expected_version": version}, headers=key)
+        response = call(
+            who, "POST", "/actions", {**action, "expected_version": version}, headers=key
+        )
         assert response.status_code == 200, response.get_data(as_text=True)
         call(who, "POST", "/actions", {**action, "expected_version": version}, headers=key)
         version += 1
@@ -185,9 +217,12 @@ def test_a_seat_never_sees_the_other_card_the_deck_or_the_seed(store_client, mak
 def test_events_are_filtered_per_viewer(store_client, make_game):
     game = make_game(seed=SEED)
     deck = shuffle(fake_engine.DECK, SEED, "deck")
-    log = {who: store_client.get(f"/v1/games/{game['id']}/events",
-                                 headers=game["auth"][who]).get_json()["events"]
-           for who in ("north", "south", "referee")}
+    log = {
+        who: store_client.get(
+            f"/v1/games/{game['id']}/events", headers=game["auth"][who]
+        ).get_json()["events"]
+        for who in ("north", "south", "referee")
+    }
     assert [e["type"] for e in log["referee"]] == ["game-created", "shuffled", "dealt", "dealt"]
     assert log["referee"][0]["seed"] == SEED and log["referee"][1]["deck"] == deck
     assert [e["seq"] for e in log["north"]] == [1, 3, 4]  # "shuffled" dropped
@@ -213,8 +248,7 @@ def test_tokens_and_views_are_never_cached(store_client, make_game):
     responses = []
     for who in ("north", "referee"):
         for path in ("", "/events", "/legal-actions"):
-            response = store_client.get(f"/v1/games/{game['id']}{path}",
-                                        headers=game["auth"][who])
+            response = store_client.get(f"/v1/games/{game['id']}{path}", headers=game["auth"][who])
             assert response.status_code == 200
             responses.append(response)
     # the ETag is the version, the same for every caller's view: a cache must key on
@@ -223,15 +257,18 @@ def test_tokens_and_views_are_never_cached(store_client, make_game):
     for response in responses:
         assert response.headers["Cache-Control"] == "no-store"
         assert "authorization" in _vary(response)
-    not_modified = store_client.get(f"/v1/games/{game['id']}",
-                                    headers={**game["auth"]["north"], "If-None-Match": '"1"'})
+    not_modified = store_client.get(
+        f"/v1/games/{game['id']}", headers={**game["auth"]["north"], "If-None-Match": '"1"'}
+    )
     assert not_modified.status_code == 304
     assert not_modified.headers["Cache-Control"] == "no-store"
     assert "authorization" in _vary(not_modified)
     for headers in ({}, {"Idempotency-Key": "c1"}, {"Idempotency-Key": "c1"}):
-        acted = store_client.post(f"/v1/games/{game['id']}/actions",
-                                  json={"type": "tick", "expected_version": 1},
-                                  headers={**game["auth"]["north"], **headers})
+        acted = store_client.post(
+            f"/v1/games/{game['id']}/actions",
+            json={"type": "tick", "expected_version": 1},
+            headers={**game["auth"]["north"], **headers},
+        )
         assert acted.headers["Cache-Control"] == "no-store"
 
 
@@ -240,9 +277,11 @@ def test_errors_of_the_private_endpoints_are_not_cached_either(store_client, mak
     denied = store_client.get(f"/v1/games/{game['id']}")
     assert denied.status_code == 401 and denied.headers["Cache-Control"] == "no-store"
     assert "authorization" in _vary(denied)
-    stale = store_client.post(f"/v1/games/{game['id']}/actions",
-                              json={"type": "tick", "expected_version": 9},
-                              headers=game["auth"]["north"])
+    stale = store_client.post(
+        f"/v1/games/{game['id']}/actions",
+        json={"type": "tick", "expected_version": 9},
+        headers=game["auth"]["north"],
+    )
     assert stale.status_code == 412 and stale.headers["Cache-Control"] == "no-store"
 
 

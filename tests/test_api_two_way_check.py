@@ -1,5 +1,6 @@
 """HTTP: POST /v1/two-way/sequences/check and /v1/two-way/grid/sequences
 (RULES.md TW-S1..TW-S10, TW-D1)."""
+
 from __future__ import annotations
 
 import pytest
@@ -25,20 +26,29 @@ def assert_422(response, errors):
 
 def test_tw_s7_check_wrap_run(client):
     assert check(client, ["KS", "AS", "2S", "3S"]) == {
-        "valid": True, "kind": "run", "tier": "high", "points": 7, "length": 4,
-        "cards": ["KS", "AS", "2S", "3S"], "assignment": ["KS", "AS", "2S", "3S"],
-        "reasons": []}
+        "valid": True,
+        "kind": "run",
+        "tier": "high",
+        "points": 7,
+        "length": 4,
+        "cards": ["KS", "AS", "2S", "3S"],
+        "assignment": ["KS", "AS", "2S", "3S"],
+        "reasons": [],
+    }
 
 
-@pytest.mark.parametrize("cards, kind, tier, points", [
-    (["5H", "6H", "7H"], "run", "high", 5),                       # TW-S1
-    (["7H", "7S", "7D"], "same-rank", "high", 5),                 # TW-S2
-    (["KH", "KS", "KD", "KC", "KH"], "same-rank", "high", 10),    # TW-S3
-    (["2H", "9H", "KH", "5H"], "suit-set", "low", 4),             # TW-S4
-    (["7H", "7S", "7H"], "same-rank", "low", 3),                  # TW-S5
-    (["4C", "4H", "4C", "4H", "4C"], "same-rank", "low", 6),      # TW-S6
-    (["3D", "2D", "AD", "KD"], "run", "high", 7),                 # TW-S7
-])
+@pytest.mark.parametrize(
+    "cards, kind, tier, points",
+    [
+        (["5H", "6H", "7H"], "run", "high", 5),  # TW-S1
+        (["7H", "7S", "7D"], "same-rank", "high", 5),  # TW-S2
+        (["KH", "KS", "KD", "KC", "KH"], "same-rank", "high", 10),  # TW-S3
+        (["2H", "9H", "KH", "5H"], "suit-set", "low", 4),  # TW-S4
+        (["7H", "7S", "7H"], "same-rank", "low", 3),  # TW-S5
+        (["4C", "4H", "4C", "4H", "4C"], "same-rank", "low", 6),  # TW-S6
+        (["3D", "2D", "AD", "KD"], "run", "high", 7),  # TW-S7
+    ],
+)
 def test_check_examples(client, cards, kind, tier, points):
     body = check(client, cards)
     assert (body["valid"], body["kind"], body["tier"], body["points"]) == (True, kind, tier, points)
@@ -54,11 +64,23 @@ def test_tw_s10_invalid_line_is_200_with_reasons(client):
     """Each reason names its code and rule (G-R1): identical neighbours break the
     low-tier same-rank rule of the line's length, TW-S5 for 3-4 cards, TW-S6 for 5-6."""
     body = check(client, ["7H", "7H", "7S"])
-    assert body == {"valid": False, "kind": None, "tier": None, "points": 0, "length": 3,
-                    "cards": ["7H", "7H", "7S"], "assignment": ["7H", "7H", "7S"],
-                    "reasons": [{"code": "identical-adjacent", "rule": "TW-S5",
-                                 "detail": "one rank, but two identical cards (same rank "
-                                           "and suit) lie next to each other"}]}
+    assert body == {
+        "valid": False,
+        "kind": None,
+        "tier": None,
+        "points": 0,
+        "length": 3,
+        "cards": ["7H", "7H", "7S"],
+        "assignment": ["7H", "7H", "7S"],
+        "reasons": [
+            {
+                "code": "identical-adjacent",
+                "rule": "TW-S5",
+                "detail": "one rank, but two identical cards (same rank "
+                "and suit) lie next to each other",
+            }
+        ],
+    }
     assert check(client, ["QH", "QH", "JK"])["valid"] is False
     five = check(client, ["7H", "7S", "7S", "7D", "7C"])["reasons"]
     assert [(r["code"], r["rule"]) for r in five] == [("identical-adjacent", "TW-S6")]
@@ -69,7 +91,9 @@ def test_tw_s4_a_one_suit_line_with_a_card_twice_names_both_broken_kinds(client)
     (TW-S4); cards sharing neither suit nor rank fit no kind (TW-S4, the loosest)."""
     reasons = check(client, ["2H", "5H", "2H"])["reasons"]
     assert [(r["code"], r["rule"]) for r in reasons] == [
-        ("not-consecutive", "TW-S1"), ("duplicate-card", "TW-S4")]
+        ("not-consecutive", "TW-S1"),
+        ("duplicate-card", "TW-S4"),
+    ]
     mixed = check(client, ["2H", "5S", "9D"])["reasons"]
     assert [(r["code"], r["rule"]) for r in mixed] == [("mixed-ranks-and-suits", "TW-S4")]
 
@@ -81,15 +105,21 @@ def test_check_accepts_every_notation_and_answers_canonical(client):
     assert check(client, ["10h", "jk", "QH"])["cards"] == ["10H", "JK", "QH"]
 
 
-@pytest.mark.parametrize("body, errors", [
-    ({"cards": ["KS", "ZZ", "2S"]}, {"cards": {"1": ["unknown card code 'ZZ'"]}}),
-    ({"cards": ["KS", 7, "2S"]}, {"cards": {"1": ["a card code is a string such as '10H', not int"]}}),
-    ({"cards": ["KS", "2S"]}, {"cards": ["Length must be between 3 and 6."]}),
-    ({"cards": ["KS"] * 7}, {"cards": ["Length must be between 3 and 6."]}),
-    ({}, {"cards": ["Missing data for required field."]}),
-    ({"cards": "KS AS 2S"}, {"cards": ["Not a valid list."]}),
-    ({"cards": ["AS", "2S", "3S"], "colour": "blue"}, {"colour": ["Unknown field."]}),
-])
+@pytest.mark.parametrize(
+    "body, errors",
+    [
+        ({"cards": ["KS", "ZZ", "2S"]}, {"cards": {"1": ["unknown card code 'ZZ'"]}}),
+        (
+            {"cards": ["KS", 7, "2S"]},
+            {"cards": {"1": ["a card code is a string such as '10H', not int"]}},
+        ),
+        ({"cards": ["KS", "2S"]}, {"cards": ["Length must be between 3 and 6."]}),
+        ({"cards": ["KS"] * 7}, {"cards": ["Length must be between 3 and 6."]}),
+        ({}, {"cards": ["Missing data for required field."]}),
+        ({"cards": "KS AS 2S"}, {"cards": ["Not a valid list."]}),
+        ({"cards": ["AS", "2S", "3S"], "colour": "blue"}, {"colour": ["Unknown field."]}),
+    ],
+)
 def test_check_malformed_body_is_422_naming_the_field(client, body, errors):
     assert_422(client.post(CHECK, json=body), errors)
 
@@ -116,12 +146,26 @@ def test_tw_d1_grid_sequences(client):
     grid[4][4], grid[5][5], grid[6][6] = "7H", "7S", "7D"
     response = client.post(GRID, json={"grid": grid})
     assert response.status_code == 200, response.get_data(as_text=True)
-    assert response.get_json() == {"sequences": [
-        {"cells": [[2, 1], [2, 2], [2, 3]], "cards": ["QS", "JK", "10S"], "kind": "run",
-         "tier": "high", "points": 5, "assignment": ["QS", "JS", "10S"]},
-        {"cells": [[4, 4], [5, 5], [6, 6]], "cards": ["7H", "7S", "7D"], "kind": "same-rank",
-         "tier": "high", "points": 5, "assignment": ["7H", "7S", "7D"]},
-    ]}
+    assert response.get_json() == {
+        "sequences": [
+            {
+                "cells": [[2, 1], [2, 2], [2, 3]],
+                "cards": ["QS", "JK", "10S"],
+                "kind": "run",
+                "tier": "high",
+                "points": 5,
+                "assignment": ["QS", "JS", "10S"],
+            },
+            {
+                "cells": [[4, 4], [5, 5], [6, 6]],
+                "cards": ["7H", "7S", "7D"],
+                "kind": "same-rank",
+                "tier": "high",
+                "points": 5,
+                "assignment": ["7H", "7S", "7D"],
+            },
+        ]
+    }
 
 
 def test_grid_empty_is_no_sequences(client):
@@ -132,15 +176,19 @@ def test_grid_empty_is_no_sequences(client):
 def test_grid_bad_code_is_422_naming_the_cell(client):
     grid = empty_grid()
     grid[3][5] = "ZZ"
-    assert_422(client.post(GRID, json={"grid": grid}),
-               {"grid": {"3": {"5": ["unknown card code 'ZZ'"]}}})
+    assert_422(
+        client.post(GRID, json={"grid": grid}), {"grid": {"3": {"5": ["unknown card code 'ZZ'"]}}}
+    )
 
 
-@pytest.mark.parametrize("grid, errors", [
-    ([[None] * 7] * 6, {"grid": ["Length must be 7."]}),
-    ([[None] * 7] * 6 + [[None] * 8], {"grid": {"6": ["Length must be 7."]}}),
-    ([[None] * 7] * 6 + ["row"], {"grid": {"6": ["Not a valid list."]}}),
-    ("grid", {"grid": ["Not a valid list."]}),
-])
+@pytest.mark.parametrize(
+    "grid, errors",
+    [
+        ([[None] * 7] * 6, {"grid": ["Length must be 7."]}),
+        ([[None] * 7] * 6 + [[None] * 8], {"grid": {"6": ["Length must be 7."]}}),
+        ([[None] * 7] * 6 + ["row"], {"grid": {"6": ["Not a valid list."]}}),
+        ("grid", {"grid": ["Not a valid list."]}),
+    ],
+)
 def test_grid_not_7_by_7_is_422(client, grid, errors):
     assert_422(client.post(GRID, json={"grid": grid}), errors)

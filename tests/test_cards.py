@@ -1,18 +1,48 @@
 """Card notation (RULES.md "Card notation")."""
+
 import pytest
 
 from service.cards import DECK, CardError, colour, parse_card, parse_cards, rank_value
 
 
-@pytest.mark.parametrize("code, canonical", [
-    ("10H", "10H"), ("TH", "10H"), ("th", "10H"), ("Th", "10H"), ("as", "AS"),
-    ("JK", "JK"), ("jk", "JK"), ("QD", "QD"), ("2c", "2C"),
-])
+@pytest.mark.parametrize(
+    "code, canonical",
+    [
+        ("10H", "10H"),
+        ("TH", "10H"),
+        ("th", "10H"),
+        ("Th", "10H"),
+        ("as", "AS"),
+        ("JK", "JK"),
+        ("jk", "JK"),
+        ("QD", "QD"),
+        ("2c", "2C"),
+    ],
+)
 def test_parse_card_accepts_both_tens_and_any_case(code, canonical):
     assert parse_card(code) == canonical
 
 
-@pytest.mark.parametrize("bad", ["", "1H", "11H", "ZZ", "10X", "J", "JKK", "TT", " AS", "AS ", "2S\n", "10 H", 10, None, ["AS"]])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "",
+        "1H",
+        "11H",
+        "ZZ",
+        "10X",
+        "J",
+        "JKK",
+        "TT",
+        " AS",
+        "AS ",
+        "2S\n",
+        "10 H",
+        10,
+        None,
+        ["AS"],
+    ],
+)
 def test_parse_card_rejects_and_names_the_code(bad):
     with pytest.raises(CardError) as info:
         parse_card(bad)

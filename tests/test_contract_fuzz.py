@@ -4,6 +4,7 @@ request is never refused as malformed (400/422).
 
 Bounded (a few examples per operation) so that it stays within seconds; a temp SQLite
 database migrated like production."""
+
 from __future__ import annotations
 
 import jsonschema
@@ -12,8 +13,7 @@ import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.config import SchemathesisConfig
-from schemathesis.specs.openapi.checks import (positive_data_acceptance,
-                                               response_schema_conformance)
+from schemathesis.specs.openapi.checks import positive_data_acceptance, response_schema_conformance
 
 from service.games.sequence import allowed_sides
 from tests.conftest import migrated_app
@@ -38,22 +38,33 @@ _POSITION = {"invalid-cell", "invalid-sequence", "invalid-board", "invalid-card"
 # round not yet started (invalid-round), If-Match and expected_version naming different
 # versions (conflicting-versions), a key sent again with another body
 # (idempotency-key-reused).
-_ACTION = {(422, "invalid-seat"), (422, "invalid-card"), (422, "invalid-round"),
-           (400, "conflicting-versions"), (422, "idempotency-key-reused")}
-NOT_FORM = {("POST /v1/games/{game_id}/actions", status, code) for status, code in _ACTION} | {
-    ("POST /v1/games/import", 422, "import-mismatch"),
-    # G-P1: whether the rules can reach a stated position is its content, as for an
-    # import (and a Sequence position names either Sequence game in its schema)
-    ("POST /v1/games", 422, "invalid-position"),
-
-    # a display name for a seat the game does not have (its seats follow its options)
-    ("POST /v1/games", 422, "invalid-seat"), ("POST /v1/games/{game_id}/rematch", 422,
-                                              "invalid-seat"),
-            ("GET /v1/games/{game_id}/stream", 400, "conflicting-credentials")} | {
-    (f"POST /v1/{game}/{path}", 422, code) for code in _POSITION
-    for game in ("sequence", "sequence-numbers")
-    for path in ("sequences/check", "moves/check", "picture.svg")} | {
-    ("POST /v1/solitaire-frenzy/foundations/picture.svg", 422, "invalid-foundation")}
+_ACTION = {
+    (422, "invalid-seat"),
+    (422, "invalid-card"),
+    (422, "invalid-round"),
+    (400, "conflicting-versions"),
+    (422, "idempotency-key-reused"),
+}
+NOT_FORM = (
+    {("POST /v1/games/{game_id}/actions", status, code) for status, code in _ACTION}
+    | {
+        ("POST /v1/games/import", 422, "import-mismatch"),
+        # G-P1: whether the rules can reach a stated position is its content, as for an
+        # import (and a Sequence position names either Sequence game in its schema)
+        ("POST /v1/games", 422, "invalid-position"),
+        # a display name for a seat the game does not have (its seats follow its options)
+        ("POST /v1/games", 422, "invalid-seat"),
+        ("POST /v1/games/{game_id}/rematch", 422, "invalid-seat"),
+        ("GET /v1/games/{game_id}/stream", 400, "conflicting-credentials"),
+    }
+    | {
+        (f"POST /v1/{game}/{path}", 422, code)
+        for code in _POSITION
+        for game in ("sequence", "sequence-numbers")
+        for path in ("sequences/check", "moves/check", "picture.svg")
+    }
+    | {("POST /v1/solitaire-frenzy/foundations/picture.svg", 422, "invalid-foundation")}
+)
 
 
 def accepted(ctx, response, case):
@@ -77,8 +88,9 @@ def fuzz_app(new_database):
 
 @pytest.fixture(scope="module")
 def contract(fuzz_app):
-    config = SchemathesisConfig.from_dict({"checks": {
-        "positive_data_acceptance": {"expected-statuses": ACCEPTED}}})
+    config = SchemathesisConfig.from_dict(
+        {"checks": {"positive_data_acceptance": {"expected-statuses": ACCEPTED}}}
+    )
     return schemathesis.openapi.from_wsgi("/openapi.yaml", fuzz_app, config=config)
 
 
@@ -107,8 +119,13 @@ def test_the_service_keeps_its_contract(contract):
         operation = result.ok()
 
         @given(case=operation.as_strategy().filter(within_cross_rules))
-        @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-                  suppress_health_check=list(HealthCheck))
+        @settings(
+            max_examples=EXAMPLES,
+            deadline=None,
+            derandomize=True,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
         def check(case):
             case.call_and_validate(checks=CHECKS)
 
@@ -120,9 +137,13 @@ def test_the_service_keeps_its_contract(contract):
 
 
 GAMES = ["two-way", "sequence", "sequence-numbers", "halves", "solitaire-frenzy"]
-READS = [("/v1/games/{game_id}", "GET"), ("/v1/games/{game_id}/events", "GET"),
-         ("/v1/games/{game_id}/legal-actions", "GET"), ("/v1/games/{game_id}/export", "GET"),
-         ("/v1/games/{game_id}/stream-tickets", "POST")]
+READS = [
+    ("/v1/games/{game_id}", "GET"),
+    ("/v1/games/{game_id}/events", "GET"),
+    ("/v1/games/{game_id}/legal-actions", "GET"),
+    ("/v1/games/{game_id}/export", "GET"),
+    ("/v1/games/{game_id}/stream-tickets", "POST"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -145,16 +166,21 @@ def test_a_game_read_by_its_players_keeps_the_contract(contract, open_games):
         operation = contract[path][method]
         for game_id, *tokens in open_games:
             for token in tokens:
+
                 def authorised(case, game_id=game_id, token=token):
                     case.path_parameters = {"game_id": game_id}
-                    case.headers = {**(case.headers or {}),
-                                    "Authorization": f"Bearer {token}"}
+                    case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
                     case.headers.pop("If-None-Match", None)
                     return case
 
                 @given(case=operation.as_strategy().map(authorised))
-                @settings(max_examples=3, deadline=None, derandomize=True, database=None,
-                          suppress_health_check=list(HealthCheck))
+                @settings(
+                    max_examples=3,
+                    deadline=None,
+                    derandomize=True,
+                    database=None,
+                    suppress_health_check=list(HealthCheck),
+                )
                 def check(case):
                     case.call_and_validate(checks=CHECKS)
 
@@ -169,8 +195,12 @@ def _turned_without_card(body) -> bool:
     """A Halves ``blocked`` report with ``turned`` but no ``card`` (HV-T4): its description
     states that ``turned`` goes with a card; OpenAPI 3.0 has no ``dependentRequired``, and
     the ``anyOf`` that would state it breaks the generated clients' discriminated unions."""
-    return (isinstance(body, dict) and body.get("type") == "blocked" and "turned" in body
-            and "card" not in body)
+    return (
+        isinstance(body, dict)
+        and body.get("type") == "blocked"
+        and "turned" in body
+        and "card" not in body
+    )
 
 
 def test_actions_posted_with_real_tokens_keep_the_contract(contract, open_games):
@@ -183,21 +213,34 @@ def test_actions_posted_with_real_tokens_keep_the_contract(contract, open_games)
     operation = contract["/v1/games/{game_id}/actions"]["POST"]
     failures = []
     for (game_id, *tokens), prefix in zip(open_games, GAMES.values()):
-        union = jsonschema.Draft4Validator({"$ref": f"#/components/schemas/{prefix}Action",
-                                            "components": spec["components"]})
+        union = jsonschema.Draft4Validator(
+            {"$ref": f"#/components/schemas/{prefix}Action", "components": spec["components"]}
+        )
         for token in tokens:
+
             def authorised(case, game_id=game_id, token=token):
                 case.path_parameters = {"game_id": game_id}
                 case.headers = {**(case.headers or {}), "Authorization": f"Bearer {token}"}
                 return case
 
-            strategy = operation.as_strategy().filter(
-                lambda case, union=union: union.is_valid(case.body)
-                and not _turned_without_card(case.body)).map(authorised)
+            strategy = (
+                operation.as_strategy()
+                .filter(
+                    lambda case, union=union: (
+                        union.is_valid(case.body) and not _turned_without_card(case.body)
+                    )
+                )
+                .map(authorised)
+            )
 
             @given(case=strategy)
-            @settings(max_examples=10, deadline=None, derandomize=True, database=None,
-                      suppress_health_check=list(HealthCheck))
+            @settings(
+                max_examples=10,
+                deadline=None,
+                derandomize=True,
+                database=None,
+                suppress_health_check=list(HealthCheck),
+            )
             def check(case):
                 case.call_and_validate(checks=CHECKS)
 

@@ -2,6 +2,7 @@
 its preflight before any token, body or rate-limit check, the headers a client needs
 are allowed and exposed, credentials never; and a page on a second origin, in headless
 Chromium, creates a Sequence game, plays it and follows its stream with a ticket."""
+
 from __future__ import annotations
 
 import http.server
@@ -30,14 +31,22 @@ def _app(origins: tuple[str, ...], url: str = "sqlite://"):
 
 def _operations() -> list[tuple[str, str]]:
     spec = yaml.safe_load((ROOT / "openapi.yaml").read_text())
-    return [(path.replace("{", "<").replace("}", ">"), method.upper())
-            for path, item in spec["paths"].items() for method in item
-            if method in ("get", "post")]
+    return [
+        (path.replace("{", "<").replace("}", ">"), method.upper())
+        for path, item in spec["paths"].items()
+        for method in item
+        if method in ("get", "post")
+    ]
 
 
 def _concrete(path: str) -> str:
-    for name, value in (("<game_id>", "g123"), ("<seat>", "north"), ("<rule_id>", "TW-S1"),
-                        ("<code>", "not-found"), ("<game>", "halves")):
+    for name, value in (
+        ("<game_id>", "g123"),
+        ("<seat>", "north"),
+        ("<rule_id>", "TW-S1"),
+        ("<code>", "not-found"),
+        ("<game>", "halves"),
+    ):
         path = path.replace(name, value)
     return path
 
@@ -46,8 +55,9 @@ def test_cors_is_off_by_default():
     client = _app(()).test_client()
     response = client.get("/healthz", headers={"Origin": FRONT})
     assert "Access-Control-Allow-Origin" not in response.headers
-    preflight = client.options("/v1/games", headers={
-        "Origin": FRONT, "Access-Control-Request-Method": "POST"})
+    preflight = client.options(
+        "/v1/games", headers={"Origin": FRONT, "Access-Control-Request-Method": "POST"}
+    )
     assert "Access-Control-Allow-Origin" not in preflight.headers
 
 
@@ -56,16 +66,24 @@ def test_every_operation_answers_its_preflight(path, method):
     """No token, no body, no rate limit: 204 with the origin, the method, the headers
     asked for (If-Match, Idempotency-Key, Last-Event-ID...) and a max age."""
     client = _app((FRONT, "https://app.example")).test_client()
-    asked = "authorization, content-type, if-match, idempotency-key, last-event-id, " \
-            "accept-language, x-api-key"
-    response = client.options(_concrete(path), headers={
-        "Origin": FRONT, "Access-Control-Request-Method": method,
-        "Access-Control-Request-Headers": asked})
+    asked = (
+        "authorization, content-type, if-match, idempotency-key, last-event-id, "
+        "accept-language, x-api-key"
+    )
+    response = client.options(
+        _concrete(path),
+        headers={
+            "Origin": FRONT,
+            "Access-Control-Request-Method": method,
+            "Access-Control-Request-Headers": asked,
+        },
+    )
     assert response.status_code == 204, (path, response.status_code)
     assert response.headers["Access-Control-Allow-Origin"] == FRONT
     assert method in response.headers["Access-Control-Allow-Methods"]
-    assert set(response.headers["Access-Control-Allow-Headers"].split(", ")) == \
-        set(asked.split(", "))
+    assert set(response.headers["Access-Control-Allow-Headers"].split(", ")) == set(
+        asked.split(", ")
+    )
     assert response.headers["Access-Control-Max-Age"] == "600"
     assert "Origin" in response.headers["Vary"]
     assert "Access-Control-Allow-Credentials" not in response.headers
@@ -74,18 +92,29 @@ def test_every_operation_answers_its_preflight(path, method):
 
 def test_replies_expose_what_a_client_reads_and_other_origins_get_nothing():
     client = _app((FRONT,)).test_client()
-    created = client.post("/v1/two-way/sequences/check", json={"cards": ["AS", "2S", "3S"]},
-                          headers={"Origin": FRONT})
+    created = client.post(
+        "/v1/two-way/sequences/check", json={"cards": ["AS", "2S", "3S"]}, headers={"Origin": FRONT}
+    )
     assert created.status_code == 200
     exposed = set(created.headers["Access-Control-Expose-Headers"].split(", "))
-    assert {"ETag", "Retry-After", "Idempotent-Replayed", "Content-Language", "X-Request-Id",
-            "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} <= exposed
+    assert {
+        "ETag",
+        "Retry-After",
+        "Idempotent-Replayed",
+        "Content-Language",
+        "X-Request-Id",
+        "X-RateLimit-Limit",
+        "X-RateLimit-Remaining",
+        "X-RateLimit-Reset",
+    } <= exposed
     assert exposed == set(EXPOSE_HEADERS)
     assert created.headers["Access-Control-Allow-Origin"] == FRONT
     other = client.get("/healthz", headers={"Origin": "http://evil.example"})
     assert "Access-Control-Allow-Origin" not in other.headers
-    preflight = client.options("/v1/games", headers={
-        "Origin": "http://evil.example", "Access-Control-Request-Method": "POST"})
+    preflight = client.options(
+        "/v1/games",
+        headers={"Origin": "http://evil.example", "Access-Control-Request-Method": "POST"},
+    )
     assert "Access-Control-Allow-Origin" not in preflight.headers
 
 
@@ -94,8 +123,13 @@ def test_any_origin_is_a_wildcard_without_credentials():
     response = client.get("/healthz", headers={"Origin": "http://anywhere.example"})
     assert response.headers["Access-Control-Allow-Origin"] == "*"
     assert "Access-Control-Allow-Credentials" not in response.headers
-    assert set(ALLOW_HEADERS) >= {"If-Match", "Idempotency-Key", "Last-Event-ID",
-                                  "Accept-Language", "Authorization"}
+    assert set(ALLOW_HEADERS) >= {
+        "If-Match",
+        "Idempotency-Key",
+        "Last-Event-ID",
+        "Accept-Language",
+        "Authorization",
+    }
 
 
 @pytest.mark.parametrize("raw", ["localhost:3000", "http://x/path", "ftp://x", "http://", "x y"])
@@ -169,8 +203,15 @@ def two_origins(tmp_path) -> Iterator[tuple[str, str]]:
     front_origin = f"http://localhost:{front_port}"
     url = f"sqlite:///{tmp_path / 'store.sqlite3'}"
     migrate(url)
-    app = create_app({"TESTING": True, "DATABASE_URL": url, "RATELIMIT_ENABLED": False,
-                      "CORS_ORIGINS": (front_origin,), "FEED_POLL_SECONDS": 0.05})
+    app = create_app(
+        {
+            "TESTING": True,
+            "DATABASE_URL": url,
+            "RATELIMIT_ENABLED": False,
+            "CORS_ORIGINS": (front_origin,),
+            "FEED_POLL_SECONDS": 0.05,
+        }
+    )
     api = make_server("127.0.0.1", 0, app, threaded=True)
     api_origin = f"http://127.0.0.1:{api.server_port}"
     page = (FRONT_PAGE % {"api": json.dumps(api_origin)}).encode()
@@ -203,15 +244,19 @@ def test_a_page_on_another_origin_plays_a_game_and_follows_its_stream(two_origin
     executable = shutil.which("chromium")
     assert executable, "chromium is not installed (apt-get install chromium; .ci/run does)"
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, headless=True, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        browser = playwright.chromium.launch(
+            executable_path=executable,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+        )
         try:
             page = browser.new_page()
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(front + "/")
             page.wait_for_function(
-                "document.getElementById('out').textContent !== 'running'", timeout=60_000)
+                "document.getElementById('out').textContent !== 'running'", timeout=60_000
+            )
             text = page.text_content("#out")
         finally:
             browser.close()

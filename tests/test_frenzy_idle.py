@@ -1,5 +1,6 @@
 """G-T1 in Solitaire Frenzy: a seat that never acts is timed out (``seat-timed-out``)
 and treated as having no move (SF-E1), so no idle seat holds a round open for ever."""
+
 from __future__ import annotations
 
 import json
@@ -25,8 +26,12 @@ def test_g_t1_idle_seconds_defaults_to_120_in_server_dealing_and_off_at_the_tabl
     assert new()["options"]["idle_seconds"] == 120
     assert new(dealing="table")["options"]["idle_seconds"] is None
     assert new(idle_seconds=None)["options"]["idle_seconds"] is None
-    for bad in ({"idle_seconds": 0}, {"idle_seconds": 2.5}, {"idle_seconds": True},
-                {"idle_seconds": 5, "dealing": "table"}):
+    for bad in (
+        {"idle_seconds": 0},
+        {"idle_seconds": 2.5},
+        {"idle_seconds": True},
+        {"idle_seconds": 5, "dealing": "table"},
+    ):
         with pytest.raises(RuleViolation) as caught:
             sf.new_game(sf.GAME, bad, SEED)
         assert (caught.value.code, caught.value.rule) == ("invalid-option", "G-T1")
@@ -43,21 +48,36 @@ def test_g_t1_sf_e1_every_seat_that_could_move_is_timed_out_and_the_round_ends_s
     state = new(idle_seconds=30)
     events = sf.idle_events(state, T0, T0 + 31)
     timed = [e for e in events if e["type"] == "seat-timed-out"]
-    assert [(e["seat"], e["at"], e["since"]) for e in timed] == [("p1", T0 + 31, T0),
-                                                               ("p2", T0 + 31, T0)]
+    assert [(e["seat"], e["at"], e["since"]) for e in timed] == [
+        ("p1", T0 + 31, T0),
+        ("p2", T0 + 31, T0),
+    ]
     ended = next(e for e in events if e["type"] == "round-ended")
     assert ended["reason"] == "stuck" and ended["scores"] == {"p1": -13, "p2": -13}
     after = sf.fold_all(state, events)
     assert after["round"] == 2 and after["timed_out"] == []
-    assert sf.fold_all(None, json.loads(json.dumps(sf.new_game(
-        sf.GAME, {"players": 2, "idle_seconds": 30}, SEED) + events))) == after
+    assert (
+        sf.fold_all(
+            None,
+            json.loads(
+                json.dumps(sf.new_game(sf.GAME, {"players": 2, "idle_seconds": 30}, SEED) + events)
+            ),
+        )
+        == after
+    )
 
 
 def test_g_t1_only_the_seat_holding_the_round_open_is_timed_out():
     state = new(idle_seconds=30)
-    stuck = {**state["layouts"]["p2"], "pile": ["KS"], "columns": [["2D"], ["2H"], ["3D"],
-                                                                   ["3H"]],
-             "hand": [], "waste": [], "pass": None, "reach": None}
+    stuck = {
+        **state["layouts"]["p2"],
+        "pile": ["KS"],
+        "columns": [["2D"], ["2H"], ["3D"], ["3H"]],
+        "hand": [],
+        "waste": [],
+        "pass": None,
+        "reach": None,
+    }
     state = {**state, "layouts": {**state["layouts"], "p2": stuck}}
     assert sf.can_move(state, "p1") and not sf.can_move(state, "p2")
     events = sf.idle_events(state, T0, T0 + 30)
@@ -74,8 +94,7 @@ def test_g_t1_a_timed_out_seat_that_acts_is_back():
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=SEEDS, players=st.integers(2, 4), data=st.data(), client=st.integers(0, 2**32))
-def test_g_t1_every_game_ends_when_any_subset_of_seats_goes_idle(seed, players, data,
-                                                                 client):
+def test_g_t1_every_game_ends_when_any_subset_of_seats_goes_idle(seed, players, data, client):
     """The idle seats never act; the others play random legal actions while one of
     them has a productive move, then wait: after idle_seconds the service times the
     idle ones out. Every game ends, all its rounds played, the log replaying exactly."""

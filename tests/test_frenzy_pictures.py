@@ -2,6 +2,7 @@
 hand and columns are labelled in the request's language, a game started from a stated
 position says so (G-P1), and the text stays legible on a phone (font sizes in viewBox
 units on a 400-unit-wide picture)."""
+
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
@@ -13,13 +14,18 @@ from service.pictures import solitaire_frenzy as picture
 
 SEED = "7a" * 32
 NS = "{http://www.w3.org/2000/svg}"
-LABELS = {"en": ("13-pile", "waste", "hand", "columns", "started from a stated position"),
-          "de": ("13er-Stapel", "Abwurf", "Hand", "Spalten",
-                 "ab einer angegebenen Stellung begonnen"),
-          "fr": ("pile de 13", "défausse", "main", "colonnes",
-                 "commencée à partir d'une position donnée"),
-          "ro": ("teancul de 13", "cărți întoarse", "mâna", "coloane",
-                 "începută dintr-o poziție dată")}
+LABELS = {
+    "en": ("13-pile", "waste", "hand", "columns", "started from a stated position"),
+    "de": ("13er-Stapel", "Abwurf", "Hand", "Spalten", "ab einer angegebenen Stellung begonnen"),
+    "fr": (
+        "pile de 13",
+        "défausse",
+        "main",
+        "colonnes",
+        "commencée à partir d'une position donnée",
+    ),
+    "ro": ("teancul de 13", "cărți întoarse", "mâna", "coloane", "începută dintr-o poziție dată"),
+}
 
 
 def _svg(app, lang: str, state: dict) -> ET.Element:
@@ -33,10 +39,28 @@ def _texts(root: ET.Element) -> list[str]:
 
 @pytest.mark.parametrize("lang", sorted(LABELS))
 def test_g_p1_the_picture_labels_each_seat_and_says_it_started_from_a_position(app, lang):
-    state = sf.fold_all(None, sf.start_from_position(sf.GAME, {"players": 3}, SEED, {
-        "game": sf.GAME, "players": {seat: {
-            "pile_top": "5H", "pile_size": 9, "columns": [["KS", "QH"], [], ["9C"], ["4S"]],
-            "hand_size": 33, "waste_top": "9D", "waste_size": 6} for seat in ("p1", "p2", "p3")}}))
+    state = sf.fold_all(
+        None,
+        sf.start_from_position(
+            sf.GAME,
+            {"players": 3},
+            SEED,
+            {
+                "game": sf.GAME,
+                "players": {
+                    seat: {
+                        "pile_top": "5H",
+                        "pile_size": 9,
+                        "columns": [["KS", "QH"], [], ["9C"], ["4S"]],
+                        "hand_size": 33,
+                        "waste_top": "9D",
+                        "waste_size": 6,
+                    }
+                    for seat in ("p1", "p2", "p3")
+                },
+            },
+        ),
+    )
     texts = _texts(_svg(app, lang, state))
     pile, waste, hand, columns, stated = LABELS[lang]
     for label in (pile, waste, hand, columns):

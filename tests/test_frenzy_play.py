@@ -1,6 +1,7 @@
 """The play client on Solitaire Frenzy, in process (Flask test clients on an SQLite
 file): games raced by one client thread per seat (service.play.Racer) through
 ``legal-actions`` finish every round, for 2 and 6 players."""
+
 from __future__ import annotations
 
 import random
@@ -38,7 +39,9 @@ def test_games_raced_by_one_client_per_seat_finish_every_round(play_app, players
 
 def test_a_racing_seat_turns_its_hand_only_when_nothing_else_is_legal():
     rng = random.Random(3)
-    turn, play = {"type": "turn", "round": 1}, {"type": "play", "round": 1, "card": "AH",
-                                                 "to": "foundation", "based_on": "new"}
+    turn, play = (
+        {"type": "turn", "round": 1},
+        {"type": "play", "round": 1, "card": "AH", "to": "foundation", "based_on": "new"},
+    )
     assert {race_choice(rng, [turn, play]) == play for _ in range(20)} == {True}
     assert race_choice(rng, [turn]) == turn

@@ -1,6 +1,7 @@
 """Solitaire Frenzy positions (G-P1): starting from a stated position, reading a game's
 position, refusing every position the rules cannot reach, and play going on from a
 position exactly as from a deal (races, stuck rounds, column moves, waste cycling)."""
+
 from __future__ import annotations
 
 import copy
@@ -26,11 +27,22 @@ def start(position: dict, **options) -> tuple[dict, list[dict]]:
     return sf.fold_all(None, events), events
 
 
-def seat(pile_top="5H", pile_size=13, columns=(("9C",), ("KD",), ("QS",), ("4S",)),
-         waste=(), hand_size=None, cycle=None, **more) -> dict:
+def seat(
+    pile_top="5H",
+    pile_size=13,
+    columns=(("9C",), ("KD",), ("QS",), ("4S",)),
+    waste=(),
+    hand_size=None,
+    cycle=None,
+    **more,
+) -> dict:
     """One seat's tableau, the unplaced cards counted (hand by default)."""
-    out = {"pile_top": pile_top, "pile_size": pile_size,
-           "columns": [list(c) for c in columns], **more}
+    out = {
+        "pile_top": pile_top,
+        "pile_size": pile_size,
+        "columns": [list(c) for c in columns],
+        **more,
+    }
     if "waste" not in more and "waste_size" not in more:
         out["waste"] = list(waste)
     if hand_size is not None:
@@ -46,8 +58,9 @@ def filled(position: dict) -> dict:
     for name, raw in position.get("players", {}).items():
         if "hand" in raw or "hand_size" in raw:
             continue
-        board = sum(1 for p in position.get("foundations", []) for e in p["cards"]
-                    if e["seat"] == name)
+        board = sum(
+            1 for p in position.get("foundations", []) for e in p["cards"] if e["seat"] == name
+        )
         waste = len(raw.get("waste", [])) or raw.get("waste_size", 0)
         pile = len(raw["pile"]) if "pile" in raw else raw["pile_size"]
         raw["hand_size"] = 52 - board - pile - waste - sum(map(len, raw["columns"]))
@@ -55,8 +68,15 @@ def filled(position: dict) -> dict:
 
 
 def pos(players=None, **top) -> dict:
-    return filled({"game": sf.GAME, "round": 1, "foundations": [],
-                   "players": players or {"p1": seat(), "p2": seat()}, **top})
+    return filled(
+        {
+            "game": sf.GAME,
+            "round": 1,
+            "foundations": [],
+            "players": players or {"p1": seat(), "p2": seat()},
+            **top,
+        }
+    )
 
 
 def refused(position: dict, **options) -> RuleViolation:
@@ -69,8 +89,9 @@ def refused(position: dict, **options) -> RuleViolation:
 def held(state: dict, name: str) -> list[str]:
     layout = state["layouts"][name]
     mine = [e["card"] for p in state["foundations"] for e in p["cards"] if e["seat"] == name]
-    return sorted(layout["pile"] + sum(layout["columns"], []) + layout["hand"]
-                  + layout["waste"] + mine)
+    return sorted(
+        layout["pile"] + sum(layout["columns"], []) + layout["hand"] + layout["waste"] + mine
+    )
 
 
 # ----- starting from a position ---------------------------------------------------------
@@ -89,8 +110,9 @@ def test_g_p1_a_stated_position_is_the_state_and_the_rest_comes_from_the_seed():
     assert again == state, "the seed deals the rest deterministically"
     view = sf.view(state, "p1")
     assert view["from_position"] is True and view["players"]["p1"]["pile_top"] == "5H"
-    assert sf.view(sf.fold_all(None, sf.new_game(sf.GAME, {}, SEED)), None)[
-        "from_position"] is False
+    assert (
+        sf.view(sf.fold_all(None, sf.new_game(sf.GAME, {}, SEED)), None)["from_position"] is False
+    )
 
 
 def test_g_p1_a_seat_sees_hidden_cards_as_counts_and_the_event_too():
@@ -99,8 +121,15 @@ def test_g_p1_a_seat_sees_hidden_cards_as_counts_and_the_event_too():
     del whole["pile_top"], whole["pile_size"]
     state, events = start(pos({"p1": whole, "p2": seat()}))
     assert state["layouts"]["p1"]["pile"] == below + ["5H"]
-    counts = {"pile_top": "5H", "pile_size": 13, "columns": [["9C"], ["KD"], ["QS"], ["4S"]],
-              "hand_size": 35, "waste_top": None, "waste_size": 0, "cycle": "turning"}
+    counts = {
+        "pile_top": "5H",
+        "pile_size": 13,
+        "columns": [["9C"], ["KD"], ["QS"], ["4S"]],
+        "hand_size": 35,
+        "waste_top": None,
+        "waste_size": 0,
+        "cycle": "turning",
+    }
     assert sf.position(state, "p2")["players"]["p1"] == counts
     assert sf.position(state, "referee")["players"]["p1"] == counts, "server: dealt unseen"
     assert sf.view_event(state, events[1], "p2")["position"]["players"]["p1"] == counts
@@ -125,8 +154,7 @@ def test_g_p1_round_trip_of_a_finished_game():
     assert "hand" in stated["players"]["p1"], "a finished game shows everything"
     again, events = start(json.loads(json.dumps(stated)), rounds=1)
     assert events[-1]["type"] == "game-ended" and again["status"] == "finished"
-    assert _public(sf.view(again, None)) == {**_public(sf.view(state, None)),
-                                             "from_position": True}
+    assert _public(sf.view(again, None)) == {**_public(sf.view(state, None)), "from_position": True}
 
 
 def test_g_p1_round_trip_of_a_table_game_with_a_tableau():
@@ -139,61 +167,150 @@ def test_g_p1_round_trip_of_a_table_game_with_a_tableau():
 
 
 def test_g_p1_table_mode_position_may_be_the_score_sheet_alone():
-    state, _ = start({"game": sf.GAME, "round": 2, "totals": {"p1": 3, "p2": 1}},
-                     dealing="table")
+    state, _ = start({"game": sf.GAME, "round": 2, "totals": {"p1": 3, "p2": 1}}, dealing="table")
     assert state["round"] == 2 and state["totals"] == {"p1": 3, "p2": 1}
-    events = sf.apply(state, "referee", {"type": "record-round", "round": 2, "results": {
-        "p1": {"board": 5, "pile": 0, "out": True}, "p2": {"board": 2, "pile": 4}}})
+    events = sf.apply(
+        state,
+        "referee",
+        {
+            "type": "record-round",
+            "round": 2,
+            "results": {"p1": {"board": 5, "pile": 0, "out": True}, "p2": {"board": 2, "pile": 4}},
+        },
+    )
     assert events[0]["totals"] == {"p1": 8, "p2": -1}
 
 
 # ----- refusals: every unreachable position names its field and rule --------------------
 
 REFUSALS = [
-    ("a card twice", lambda: pos({"p1": seat(columns=(("9C",), ("KD",), ("QS",), ("5H",))),
-                                  "p2": seat()}), "G-P1", "players.p1.pile_top"),
-    ("a card missing", lambda: {**pos(), "players": {**pos()["players"], "p1": {
-        **pos()["players"]["p1"], "hand_size": 30}}}, "G-P1", "players.p1"),
-    ("foundation out of sequence", lambda: pos(foundations=[{"cards": [
-        {"card": "AH", "seat": "p1"}, {"card": "3H", "seat": "p2"}]}]), "SF-F1",
-     "foundations[0].cards[1]"),
-    ("foundation without its Ace", lambda: pos(foundations=[{"cards": [
-        {"card": "2H", "seat": "p1"}]}]), "SF-F1", "foundations[0].cards[0]"),
-    ("column not alternating", lambda: pos({"p1": seat(columns=(("9C", "8S"), ("KD",), ("QS",),
-                                                                ("4S",))), "p2": seat()}),
-     "SF-R1", "players.p1.columns[0][1]"),
-    ("13-pile over its size", lambda: pos({"p1": seat(pile_size=14), "p2": seat()}), "SF-P1",
-     "players.p1.pile_size"),
-    ("listed 13-pile over its size", lambda: pos({"p1": {
-        "pile": list(DECK[10:24]), "columns": [["9C"], ["KD"], ["QS"], ["4S"]], "hand_size": 34},
-        "p2": seat()}), "SF-P1", "players.p1.pile"),
-    ("not four columns", lambda: pos({"p1": seat(columns=(("9C",),)), "p2": seat()}), "SF-P1",
-     "players.p1.columns"),
-    ("an unknown card", lambda: pos({"p1": seat(pile_top="ZZ"), "p2": seat()}), "G-P1",
-     "players.p1.pile_top"),
+    (
+        "a card twice",
+        lambda: pos({"p1": seat(columns=(("9C",), ("KD",), ("QS",), ("5H",))), "p2": seat()}),
+        "G-P1",
+        "players.p1.pile_top",
+    ),
+    (
+        "a card missing",
+        lambda: {
+            **pos(),
+            "players": {**pos()["players"], "p1": {**pos()["players"]["p1"], "hand_size": 30}},
+        },
+        "G-P1",
+        "players.p1",
+    ),
+    (
+        "foundation out of sequence",
+        lambda: pos(
+            foundations=[{"cards": [{"card": "AH", "seat": "p1"}, {"card": "3H", "seat": "p2"}]}]
+        ),
+        "SF-F1",
+        "foundations[0].cards[1]",
+    ),
+    (
+        "foundation without its Ace",
+        lambda: pos(foundations=[{"cards": [{"card": "2H", "seat": "p1"}]}]),
+        "SF-F1",
+        "foundations[0].cards[0]",
+    ),
+    (
+        "column not alternating",
+        lambda: pos({"p1": seat(columns=(("9C", "8S"), ("KD",), ("QS",), ("4S",))), "p2": seat()}),
+        "SF-R1",
+        "players.p1.columns[0][1]",
+    ),
+    (
+        "13-pile over its size",
+        lambda: pos({"p1": seat(pile_size=14), "p2": seat()}),
+        "SF-P1",
+        "players.p1.pile_size",
+    ),
+    (
+        "listed 13-pile over its size",
+        lambda: pos(
+            {
+                "p1": {
+                    "pile": list(DECK[10:24]),
+                    "columns": [["9C"], ["KD"], ["QS"], ["4S"]],
+                    "hand_size": 34,
+                },
+                "p2": seat(),
+            }
+        ),
+        "SF-P1",
+        "players.p1.pile",
+    ),
+    (
+        "not four columns",
+        lambda: pos({"p1": seat(columns=(("9C",),)), "p2": seat()}),
+        "SF-P1",
+        "players.p1.columns",
+    ),
+    (
+        "an unknown card",
+        lambda: pos({"p1": seat(pile_top="ZZ"), "p2": seat()}),
+        "G-P1",
+        "players.p1.pile_top",
+    ),
     ("another game", lambda: {**pos(), "game": "halves"}, "G-P1", "game"),
     ("round out of range", lambda: pos(round=4), "SF-E2", "round"),
-    ("totals beyond the rounds played", lambda: pos(totals={"p1": 1, "p2": 0}), "SF-E2",
-     "totals.p1"),
-    ("history not adding up", lambda: pos(round=2, totals={"p1": 9, "p2": 0}, history=[{
-        "round": 1, "reason": "stuck", "out": None, "board": {"p1": 9, "p2": 0},
-        "pile": {"p1": 0, "p2": 0}, "scores": {"p1": 8, "p2": 0}}]), "SF-E2",
-     "history[0].scores.p1"),
+    (
+        "totals beyond the rounds played",
+        lambda: pos(totals={"p1": 1, "p2": 0}),
+        "SF-E2",
+        "totals.p1",
+    ),
+    (
+        "history not adding up",
+        lambda: pos(
+            round=2,
+            totals={"p1": 9, "p2": 0},
+            history=[
+                {
+                    "round": 1,
+                    "reason": "stuck",
+                    "out": None,
+                    "board": {"p1": 9, "p2": 0},
+                    "pile": {"p1": 0, "p2": 0},
+                    "scores": {"p1": 8, "p2": 0},
+                }
+            ],
+        ),
+        "SF-E2",
+        "history[0].scores.p1",
+    ),
     ("a seat missing", lambda: pos({"p1": seat()}), "G-P1", "players"),
-    ("two seats out", lambda: pos({"p1": seat(pile_top=None, pile_size=0),
-                                   "p2": seat(pile_top=None, pile_size=0)}), "SF-E1",
-     "players.p2.pile"),
-    ("waste not whole groups in a pass", lambda: pos({"p1": seat(waste=("2C", "3C"),
-                                                                 cycle="turning"),
-                                                      "p2": seat()}), "SF-H1",
-     "players.p1.waste"),
-    ("a pass over an empty hand", lambda: pos({"p1": seat(waste=("2C", "3C", "4C"),
-                                                          hand_size=0, cycle="turning",
-                                                          pile_size=13),
-                                               "p2": seat()}), "SF-H1", "players.p1.cycle"),
-    ("fewer than two seats playing", lambda: pos({"p1": seat()},
-                                                 retired={"p2": {"round": 1, "pile": 5}}),
-     "SF-E3", "retired"),
+    (
+        "two seats out",
+        lambda: pos(
+            {"p1": seat(pile_top=None, pile_size=0), "p2": seat(pile_top=None, pile_size=0)}
+        ),
+        "SF-E1",
+        "players.p2.pile",
+    ),
+    (
+        "waste not whole groups in a pass",
+        lambda: pos({"p1": seat(waste=("2C", "3C"), cycle="turning"), "p2": seat()}),
+        "SF-H1",
+        "players.p1.waste",
+    ),
+    (
+        "a pass over an empty hand",
+        lambda: pos(
+            {
+                "p1": seat(waste=("2C", "3C", "4C"), hand_size=0, cycle="turning", pile_size=13),
+                "p2": seat(),
+            }
+        ),
+        "SF-H1",
+        "players.p1.cycle",
+    ),
+    (
+        "fewer than two seats playing",
+        lambda: pos({"p1": seat()}, retired={"p2": {"round": 1, "pile": 5}}),
+        "SF-E3",
+        "retired",
+    ),
 ]
 
 
@@ -212,17 +329,31 @@ def test_sf_f1_one_pile_per_suit_refuses_two_open_piles_of_a_suit():
 
 # ----- the issue's situations, set up from positions ------------------------------------
 
+
 def _race_position() -> dict:
-    board = [{"cards": [{"card": c, "seat": "p1"} for c in ("AH", "2H", "3H", "4H")]},
-             {"cards": [{"card": c, "seat": "p2"} for c in ("AS", "2S", "3S", "4S", "5S")]}]
-    return pos({"p1": seat(pile_top="5H"), "p2": seat(pile_top="5H", columns=(
-        ("9C",), ("KD",), ("QH",), ("6S",)))}, foundations=board)
+    board = [
+        {"cards": [{"card": c, "seat": "p1"} for c in ("AH", "2H", "3H", "4H")]},
+        {"cards": [{"card": c, "seat": "p2"} for c in ("AS", "2S", "3S", "4S", "5S")]},
+    ]
+    return pos(
+        {
+            "p1": seat(pile_top="5H"),
+            "p2": seat(pile_top="5H", columns=(("9C",), ("KD",), ("QH",), ("6S",))),
+        },
+        foundations=board,
+    )
 
 
 def test_sf_t1_two_foundations_one_card_from_a_race():
     state, _ = start(_race_position())
-    aim = {"type": "play", "round": 1, "card": "5H", "to": "foundation", "pile": 1,
-           "based_on": "4H"}
+    aim = {
+        "type": "play",
+        "round": 1,
+        "card": "5H",
+        "to": "foundation",
+        "pile": 1,
+        "based_on": "4H",
+    }
     assert aim in sf.legal_actions(state, "p1") and aim in sf.legal_actions(state, "p2")
     state = sf.fold_all(state, sf.apply(state, "p1", aim))
     with pytest.raises(RuleViolation) as late:
@@ -236,14 +367,21 @@ def _stuck_seat() -> dict:
     """Aces on the board, every Two and Queen under the 13-pile top, Kings exposed: the
     seat has no productive move once its hand's cycle is known."""
     below = [r + s for r in "2Q" for s in "SHDC"] + ["6C", "7C", "8C", "9C"]
-    return {"pile": below + ["5H"], "columns": [["KS"], ["KH"], ["KD"], ["KC"]],
-            "hand": [], "waste": [c for c in DECK if c not in set(below) | {
-                "5H", "KS", "KH", "KD", "KC", "AS", "AH", "AD", "AC"}], "cycle": "known"}
+    return {
+        "pile": below + ["5H"],
+        "columns": [["KS"], ["KH"], ["KD"], ["KC"]],
+        "hand": [],
+        "waste": [
+            c
+            for c in DECK
+            if c not in set(below) | {"5H", "KS", "KH", "KD", "KC", "AS", "AH", "AD", "AC"}
+        ],
+        "cycle": "known",
+    }
 
 
 def _stuck_position(cycle: str = "known") -> dict:
-    aces = [{"cards": [{"card": "A" + s, "seat": name}]} for name in ("p1", "p2")
-            for s in "SHDC"]
+    aces = [{"cards": [{"card": "A" + s, "seat": name}]} for name in ("p1", "p2") for s in "SHDC"]
     players = {name: {**_stuck_seat(), "cycle": cycle} for name in ("p1", "p2")}
     return {"game": sf.GAME, "foundations": aces, "players": players}
 
@@ -263,8 +401,7 @@ def test_sf_e1_a_seat_that_has_not_turned_through_its_hand_can_still_move():
 
 
 def test_sf_r2_a_whole_column_moves_from_a_position():
-    state, _ = start(pos({"p1": seat(columns=(("9C", "8H"), ("10D",), (), ("KS",))),
-                          "p2": seat()}))
+    state, _ = start(pos({"p1": seat(columns=(("9C", "8H"), ("10D",), (), ("KS",))), "p2": seat()}))
     move = {"type": "move", "round": 1, "from_column": 0, "to_column": 1}
     assert move in sf.legal_actions(state, "p1")
     state = sf.fold_all(state, sf.apply(state, "p1", move))
@@ -283,6 +420,7 @@ def test_sf_h1_the_waste_is_picked_up_and_turned_again_from_a_position():
 
 # ----- property: from a random game's position, play goes on to the end -----------------
 
+
 def _play(state: dict, rng: random.Random, limit: int) -> dict:
     for _ in range(limit):
         if state["status"] != "active":
@@ -297,15 +435,21 @@ def _play(state: dict, rng: random.Random, limit: int) -> dict:
 
 
 def _seen(view: dict, hidden: bool) -> dict:
-    return {s: {k: v for k, v in layout.items() if not (hidden and k == "can_move")}
-            for s, layout in view["players"].items()}
+    return {
+        s: {k: v for k, v in layout.items() if not (hidden and k == "can_move")}
+        for s, layout in view["players"].items()
+    }
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=SEEDS, players=st.integers(2, 4), steps=st.integers(0, 400),
-       client=st.integers(0, 2**32), hidden=st.booleans())
-def test_g_p1_play_goes_on_from_a_random_games_position(seed, players, steps, client,
-                                                        hidden):
+@given(
+    seed=SEEDS,
+    players=st.integers(2, 4),
+    steps=st.integers(0, 400),
+    client=st.integers(0, 2**32),
+    hidden=st.booleans(),
+)
+def test_g_p1_play_goes_on_from_a_random_games_position(seed, players, steps, client, hidden):
     """A random game's position at a random point (as a seat sees it, hidden cards
     dealt again from the seed, or whole), started from: legal actions play it to the
     end (races, stuck rounds, waste cycling), each seat's 52 cards conserved."""
@@ -319,19 +463,20 @@ def test_g_p1_play_goes_on_from_a_random_games_position(seed, players, steps, cl
         actions = sf.legal_actions(state, actor)
         if actions:
             state = sf.fold_all(state, sf.apply(state, actor, rng.choice(actions)))
-    stated = sf.position(state, "p1") if hidden else sf.position(
-        {**state, "status": "finished"}, None)
-    events = sf.start_from_position(sf.GAME, options, seed[::-1], json.loads(json.dumps(
-        stated)))
+    stated = (
+        sf.position(state, "p1") if hidden else sf.position({**state, "status": "finished"}, None)
+    )
+    events = sf.start_from_position(sf.GAME, options, seed[::-1], json.loads(json.dumps(stated)))
     again = sf.fold_all(None, events)
     check_invariants(again, again["active"])
     if state["status"] == "active":  # the same public position (hidden: dealt again,
-        for name in again["active"]:    # so what turning reaches may differ)
+        for name in again["active"]:  # so what turning reaches may differ)
             assert _seen(sf.view(again, name), hidden) == _seen(sf.view(state, name), hidden)
     again = _play(again, rng, 20_000)
     assert again["status"] == "finished"
-    assert again["result"]["scores"] == {s: sum(r["scores"].get(s, 0) for r in again[
-        "history"]) for s in again["seats"]}
+    assert again["result"]["scores"] == {
+        s: sum(r["scores"].get(s, 0) for r in again["history"]) for s in again["seats"]
+    }
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -6,6 +6,7 @@ The SF-E1 oracle here is independent of the engine: it turns each seat's real ha
 and waste through their whole cycle (the cards in their true, hidden order) and
 collects every card that reaches the top.
 """
+
 from __future__ import annotations
 
 import json
@@ -19,8 +20,9 @@ from service.cards import DECK, RANKS, colour, rank_value, suit
 from service.games import solitaire_frenzy as sf
 
 SEEDS = st.binary(min_size=32, max_size=32).map(bytes.hex)
-OPTIONS = st.fixed_dictionaries({"one_pile_per_suit": st.booleans(),
-                                 "play_order": st.sampled_from(["free", "strict"])})
+OPTIONS = st.fixed_dictionaries(
+    {"one_pile_per_suit": st.booleans(), "play_order": st.sampled_from(["free", "strict"])}
+)
 MAX_ACTIONS = 60_000  # a guard far above any real game (a few thousand actions)
 
 
@@ -52,8 +54,9 @@ def _board_takes(state: dict):
     """A predicate: does the board take this card now (SF-F1)?"""
     tops = {(p["suit"], VALUE[p["cards"][-1]["card"]]) for p in state["foundations"]}
     blocked = {s for s, v in tops if v < 13} if state["options"]["one_pile_per_suit"] else set()
-    return lambda card: ((suit(card), VALUE[card] - 1) in tops if VALUE[card] > 1
-                         else suit(card) not in blocked)
+    return lambda card: (
+        (suit(card), VALUE[card] - 1) in tops if VALUE[card] > 1 else suit(card) not in blocked
+    )
 
 
 def _on_column(card: str, onto: str) -> bool:
@@ -71,9 +74,11 @@ def exact_can_move(state: dict, seat: str) -> bool:
         return gap or on_board(card) or any(_on_column(card, c[-1]) for c in columns)
 
     candidates = exact_reach(layout) | ({layout["pile"][-1]} if layout["pile"] else set())
-    return (any(plays(card) for card in candidates)
-            or any(on_board(c[-1]) for c in columns)
-            or any(_on_column(a[0], b[-1]) for a in columns for b in columns if a is not b))
+    return (
+        any(plays(card) for card in candidates)
+        or any(on_board(c[-1]) for c in columns)
+        or any(_on_column(a[0], b[-1]) for a in columns for b in columns if a is not b)
+    )
 
 
 # ----- invariants ----------------------------------------------------------------------
@@ -85,7 +90,7 @@ def check_invariants(state: dict, seats: list[str]) -> None:
     no active seat that could really move is counted as stuck."""
     for pile in state["foundations"]:
         cards = [entry["card"] for entry in pile["cards"]]
-        assert cards == [r + pile["suit"] for r in RANKS[:len(cards)]], pile
+        assert cards == [r + pile["suit"] for r in RANKS[: len(cards)]], pile
     if state["options"]["dealing"] != "server" or state["status"] != "active":
         return
     for seat in set(seats) & set(state["active"]):
@@ -98,12 +103,19 @@ def check_invariants(state: dict, seats: list[str]) -> None:
         if layout["reach"] is not None:
             assert set(layout["reach"]) == exact_reach(layout), "the seen pass is the reach"
     for seat in state["active"]:
-        assert sf.can_move(state, seat) or not exact_can_move(state, seat), \
+        assert sf.can_move(state, seat) or not exact_can_move(state, seat), (
             f"{seat} could move but counts as stuck"
+        )
 
 
-def play_random(seed: str, players: int, rng: random.Random, options: dict,
-                retire_rate: float = 0.0, steps: int | None = None) -> tuple[dict, list[dict]]:
+def play_random(
+    seed: str,
+    players: int,
+    rng: random.Random,
+    options: dict,
+    retire_rate: float = 0.0,
+    steps: int | None = None,
+) -> tuple[dict, list[dict]]:
     """Random legal actions of random seats (and, rarely, a referee retiring one)."""
     log = sf.new_game(sf.GAME, {"players": players, **options}, seed)
     state = sf.fold_all(None, log)
@@ -124,7 +136,7 @@ def play_random(seed: str, players: int, rng: random.Random, options: dict,
         log += events
         ended = [e for e in events if e["type"] == "round-ended"]
         if ended and ended[0]["reason"] == "stuck":
-            mid = sf.fold_all(before_end, events[:events.index(ended[0])])
+            mid = sf.fold_all(before_end, events[: events.index(ended[0])])
             assert not any(exact_can_move(mid, s) for s in mid["active"]), "ended early"
         renewed = any(e["type"] == "round-started" for e in events)
         check_invariants(state, state["active"] if renewed else [actor])
@@ -143,8 +155,9 @@ def test_sf_e1_every_random_game_ends_after_all_its_rounds(seed, players, option
     assert [e["round"] for e in ended] == [1, 2, 3]
     assert all(e["reason"] in ("out", "stuck") for e in ended)
     assert state["result"]["reason"] == "rounds-played"
-    assert state["result"]["scores"] == {s: sum(e["scores"][s] for e in ended)
-                                         for s in state["seats"]}
+    assert state["result"]["scores"] == {
+        s: sum(e["scores"][s] for e in ended) for s in state["seats"]
+    }
     assert sf.fold_all(None, json.loads(json.dumps(log))) == state
 
 
@@ -161,9 +174,11 @@ def test_sf_e3_random_retirements_still_end_every_game(seed, players, client):
 
 
 def _hidden_places(layout: dict) -> list[tuple[str, int]]:
-    return ([("pile", i) for i in range(len(layout["pile"]) - 1)]
-            + [("hand", i) for i in range(len(layout["hand"]))]
-            + [("waste", i) for i in range(len(layout["waste"]) - 1)])
+    return (
+        [("pile", i) for i in range(len(layout["pile"]) - 1)]
+        + [("hand", i) for i in range(len(layout["hand"]))]
+        + [("waste", i) for i in range(len(layout["waste"]) - 1)]
+    )
 
 
 def _revealed_by(layout: dict) -> set[tuple[str, int]]:
@@ -201,26 +216,40 @@ def candidate_actions(state: dict, seat: str) -> list[dict]:
     """What a seat might send: its legal actions and a wide net of refused ones (every
     card of its deck to every target)."""
     number = state["round"]
-    out = list(sf.legal_actions(state, seat)) + [{"type": "turn", "round": number},
-                                                 {"type": "turn", "round": number - 1}]
+    out = list(sf.legal_actions(state, seat)) + [
+        {"type": "turn", "round": number},
+        {"type": "turn", "round": number - 1},
+    ]
     for card in DECK:
         base = {"type": "play", "round": number, "card": card}
         out.append({**base, "to": "foundation", "based_on": "new"})
-        out += [{**base, "to": "foundation", "pile": p["id"],
-                 "based_on": p["cards"][-1]["card"]} for p in state["foundations"]]
+        out += [
+            {**base, "to": "foundation", "pile": p["id"], "based_on": p["cards"][-1]["card"]}
+            for p in state["foundations"]
+        ]
         out += [{**base, "to": "column", "column": j} for j in range(4)]
-        out += [{"type": "refill", "round": number, "card": card, "column": j}
-                for j in range(4)]
-    out += [{"type": "move", "round": number, "from_column": i, "to_column": j}
-            for i in range(4) for j in range(4) if i != j]
+        out += [{"type": "refill", "round": number, "card": card, "column": j} for j in range(4)]
+    out += [
+        {"type": "move", "round": number, "from_column": i, "to_column": j}
+        for i in range(4)
+        for j in range(4)
+        if i != j
+    ]
     return out
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=SEEDS, players=st.integers(2, 6), options=OPTIONS, steps=st.integers(0, 900),
-       client=st.integers(0, 2**32), viewer_index=st.integers(0, 5))
-def test_g_m1_nothing_a_seat_receives_depends_on_hidden_cards(seed, players, options, steps,
-                                                               client, viewer_index):
+@given(
+    seed=SEEDS,
+    players=st.integers(2, 6),
+    options=OPTIONS,
+    steps=st.integers(0, 900),
+    client=st.integers(0, 2**32),
+    viewer_index=st.integers(0, 5),
+)
+def test_g_m1_nothing_a_seat_receives_depends_on_hidden_cards(
+    seed, players, options, steps, client, viewer_index
+):
     """G-M1 non-interference: two positions that differ only in cards hidden from a
     seat (other seats' face-down 13-pile cards, hands and covered waste cards, and its
     own, which it cannot see either) give that seat byte-identical answers: view,

@@ -15,6 +15,7 @@ Solitaire Frenzy, checked at every version (after every stored event):
   at; a late play of an ended round is ``round-over``;
 * SF-E1: after every accepted action the round is over or some active seat can move.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -36,23 +37,31 @@ def check_frenzy_log(events: list[dict], boundaries: set[int]) -> dict:
     ``boundaries``: the seq of each accepted action's last event. Returns the state."""
     state = None
     for seq, event in enumerate(events, 1):
-        if event["type"] == "played" and event["to"] == "foundation" \
-                and event["based_on"] != sf.NEW:
+        if (
+            event["type"] == "played"
+            and event["to"] == "foundation"
+            and event["based_on"] != sf.NEW
+        ):
             pile = next(p for p in state["foundations"] if p["id"] == event["pile"])
             assert pile["cards"][-1]["card"] == event["based_on"], (seq, event)
         state = sf.fold(state, event)
         on_board = Counter()
         for pile in state["foundations"]:
             cards = [entry["card"] for entry in pile["cards"]]
-            assert cards == [r + pile["suit"] for r in RANKS[:len(cards)]], (seq, pile)
+            assert cards == [r + pile["suit"] for r in RANKS[: len(cards)]], (seq, pile)
             on_board.update((e["seat"], e["card"]) for e in pile["cards"])
         assert max(on_board.values(), default=1) == 1, (seq, "a card on the board twice")
         for seat in state["active"]:
             layout = state["layouts"][seat]
             if layout is None:  # between round-started and its dealt event
                 continue
-            held = (layout["pile"] + sum(layout["columns"], []) + layout["hand"]
-                    + layout["waste"] + [card for s, card in on_board if s == seat])
+            held = (
+                layout["pile"]
+                + sum(layout["columns"], [])
+                + layout["hand"]
+                + layout["waste"]
+                + [card for s, card in on_board if s == seat]
+            )
             assert sorted(held) == sorted(DECK), (seq, seat)
         if seq in boundaries and state["status"] == "active":
             assert any(sf.can_move(state, s) for s in state["active"]), seq
@@ -78,9 +87,11 @@ def test_sf_t1_four_seats_race_over_four_workers(backend, gunicorn_server):
         accepted = log.accepted(run.id)
         check_frenzy_log(logs[run.id], {p.reply.body["events"][-1]["seq"] for p in accepted})
         played = [e for e in logs[run.id] if e["type"] == "played"]
-        assert Counter((p.seat, p.action["card"]) for p in accepted
-                       if p.action["type"] == "play" and p.reply.body["events"][0]["type"]
-                       == "played") == Counter((e["seat"], e["card"]) for e in played)
+        assert Counter(
+            (p.seat, p.action["card"])
+            for p in accepted
+            if p.action["type"] == "play" and p.reply.body["events"][0]["type"] == "played"
+        ) == Counter((e["seat"], e["card"]) for e in played)
         for post in log.posts:
             body = post.reply.body
             if post.game_id == run.id and post.reply.status == 409:

@@ -1,6 +1,7 @@
 """A client generated from openapi.yaml (openapi-python-client) plays a whole game of
 each kind through its typed functions (tests/client_driver.py), and the driver passes
 ``mypy --strict`` against the generated package: no casts, no raw HTTP."""
+
 from __future__ import annotations
 
 import importlib
@@ -34,13 +35,32 @@ def generated(served, tmp_path_factory):
     root = tmp_path_factory.mktemp("client")
     spec = root / "openapi.yaml"
     spec.write_text(served.test_client().get("/openapi.yaml").get_data(as_text=True))
-    (root / "config.yaml").write_text(yaml.dump({"post_hooks": [],
-        # pictures are SVG documents: the client hands them over as bytes
-        "content_type_overrides": {"image/svg+xml": "application/octet-stream"}}))
-    run = subprocess.run([BIN / "openapi-python-client", "generate", "--path", spec,
-                          "--output-path", root / PACKAGE, "--meta", "none",
-                          "--config", root / "config.yaml"],
-                         capture_output=True, text=True, check=False)
+    (root / "config.yaml").write_text(
+        yaml.dump(
+            {
+                "post_hooks": [],
+                # pictures are SVG documents: the client hands them over as bytes
+                "content_type_overrides": {"image/svg+xml": "application/octet-stream"},
+            }
+        )
+    )
+    run = subprocess.run(
+        [
+            BIN / "openapi-python-client",
+            "generate",
+            "--path",
+            spec,
+            "--output-path",
+            root / PACKAGE,
+            "--meta",
+            "none",
+            "--config",
+            root / "config.yaml",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "Warning" not in run.stdout + run.stderr, run.stdout + run.stderr
     sys.path.insert(0, str(root))
@@ -51,15 +71,26 @@ def generated(served, tmp_path_factory):
 
 
 def test_the_driver_needs_no_cast(generated):
-    run = subprocess.run([BIN / "mypy", "--strict", "--follow-imports=silent", "--cache-dir",
-                          generated / ".mypy", HERE / "client_driver.py"],
-                         capture_output=True, text=True, check=False,
-                         env={"MYPYPATH": str(generated), "PATH": str(BIN)})
+    run = subprocess.run(
+        [
+            BIN / "mypy",
+            "--strict",
+            "--follow-imports=silent",
+            "--cache-dir",
+            generated / ".mypy",
+            HERE / "client_driver.py",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"MYPYPATH": str(generated), "PATH": str(BIN)},
+    )
     assert run.returncode == 0, run.stdout + run.stderr
 
 
-@pytest.mark.parametrize("game", ["two-way", "sequence", "sequence-numbers", "halves",
-                                  "solitaire-frenzy"])
+@pytest.mark.parametrize(
+    "game", ["two-way", "sequence", "sequence-numbers", "halves", "solitaire-frenzy"]
+)
 def test_a_generated_client_plays_a_whole_game(generated, served, game):
     driver = importlib.import_module("tests.client_driver")
     view, actions, referee = driver.play(game, httpx.WSGITransport(app=served))
@@ -69,8 +100,12 @@ def test_a_generated_client_plays_a_whole_game(generated, served, game):
     assert set(result.scores.additional_properties) == set(view.view.seats)
     assert view.view.game.value == game and view.view.result is not None
     assert actions > 1
-    for path in ("/v1/games/{game_id}", "/v1/games/{game_id}/events",
-                 "/v1/games/{game_id}/legal-actions", "/v1/games/{game_id}/export"):
+    for path in (
+        "/v1/games/{game_id}",
+        "/v1/games/{game_id}/events",
+        "/v1/games/{game_id}/legal-actions",
+        "/v1/games/{game_id}/export",
+    ):
         assert_conforms(served, path, view.id, referee)
 
 
@@ -78,8 +113,9 @@ def assert_conforms(app, path: str, game_id: str, token: str) -> None:
     """The referee's GET of ``path`` on the finished game is 200 and matches the
     contract (schemathesis' response_schema_conformance: results, events, views)."""
     schema = schemathesis.openapi.from_wsgi("/openapi.yaml", app)
-    case = schema[path]["GET"].Case(path_parameters={"game_id": game_id},
-                                    headers={"Authorization": f"Bearer {token}"})
+    case = schema[path]["GET"].Case(
+        path_parameters={"game_id": game_id}, headers={"Authorization": f"Bearer {token}"}
+    )
     response = case.call()
     assert response.status_code == 200, response.text
     case.validate_response(response, checks=[response_schema_conformance])

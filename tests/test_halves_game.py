@@ -4,6 +4,7 @@ Card notation: a half is colour (R G B Y) + symbol (C S T X); a card is two halv
 ``RC-GS`` = red circle / green square. Positions are built exactly with
 ``halves_helpers.position`` (hands, piles top first, centre bottom first).
 """
+
 from __future__ import annotations
 
 import json
@@ -14,8 +15,17 @@ import pytest
 from halves_helpers import SEED, conserved, entry, fold_all, new_state, position, run
 from seeds.make_halves_deck import document as deck_document
 from service.games import RuleViolation, halves
-from service.games.halves import (DEFAULT_DECK, CardCodeError, check_play, judge,
-                                  legal_actions, matches, parse_card, view, view_event)
+from service.games.halves import (
+    DEFAULT_DECK,
+    CardCodeError,
+    check_play,
+    judge,
+    legal_actions,
+    matches,
+    parse_card,
+    view,
+    view_event,
+)
 
 
 def refusal(state: dict, actor: str, action: dict) -> RuleViolation:
@@ -54,16 +64,40 @@ def test_hv_c1_the_seed_file_is_what_its_generator_makes():
     assert halves.SYMBOLS == {"C": "circle", "S": "square", "T": "triangle", "X": "cross"}
 
 
-@pytest.mark.parametrize("written, halves_", [
-    ("RC-GS", ("RC", "GS")), ("rc-gs", ("RC", "GS")), ("RCGS", ("RC", "GS")),
-    ("rc/gs", ("RC", "GS")), ("CR-SG", ("RC", "GS")), ("GS-RC", ("GS", "RC")),
-])
+@pytest.mark.parametrize(
+    "written, halves_",
+    [
+        ("RC-GS", ("RC", "GS")),
+        ("rc-gs", ("RC", "GS")),
+        ("RCGS", ("RC", "GS")),
+        ("rc/gs", ("RC", "GS")),
+        ("CR-SG", ("RC", "GS")),
+        ("GS-RC", ("GS", "RC")),
+    ],
+)
 def test_hv_c1_card_codes_are_read_as_written(written, halves_):
     assert parse_card(written) == halves_
 
 
-@pytest.mark.parametrize("bad", ["RC-GZ", "RC-G", "RCG", "", " RC-GS", "RC-GS ", "RC--GS",
-                                 "RR-GS", "CC-GS", "RC-GS-BT", "ſC-GS", 7, None, ["RC"]])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "RC-GZ",
+        "RC-G",
+        "RCG",
+        "",
+        " RC-GS",
+        "RC-GS ",
+        "RC--GS",
+        "RR-GS",
+        "CC-GS",
+        "RC-GS-BT",
+        "ſC-GS",
+        7,
+        None,
+        ["RC"],
+    ],
+)
 def test_hv_c1_anything_else_is_not_a_card(bad):
     with pytest.raises(CardCodeError):
         parse_card(bad)
@@ -92,12 +126,27 @@ def test_hv_c1_a_custom_deck_is_validated_naming_the_bad_card():
 
 def test_hv_c1_a_custom_deck_is_dealt_as_listed_upright():
     """Custom cards keep their listed orientation as upright, even with one colour."""
-    deck = ["RC-RS", "GT-GX", "BC-YS", "YT-BX", "RX-GC", "GS-RT", "BT-YC", "YX-BS",
-            "RT-GX", "GC-RS"]
+    deck = [
+        "RC-RS",
+        "GT-GX",
+        "BC-YS",
+        "YT-BX",
+        "RX-GC",
+        "GS-RT",
+        "BT-YC",
+        "YX-BS",
+        "RT-GX",
+        "GC-RS",
+    ]
     state = new_state(deck=deck)
     assert state["deck"] == deck and len(state["box"]) == 0
-    assert sorted(state["hands"]["p1"] + state["piles"]["p1"] + state["hands"]["p2"]
-                  + state["piles"]["p2"] + [e["card"] for e in state["centre"]]) == sorted(deck)
+    assert sorted(
+        state["hands"]["p1"]
+        + state["piles"]["p1"]
+        + state["hands"]["p2"]
+        + state["piles"]["p2"]
+        + [e["card"] for e in state["centre"]]
+    ) == sorted(deck)
 
 
 # ----- HV-P1 / HV-P2 / G-O1: deal and the starting card -----
@@ -109,10 +158,11 @@ def test_hv_p1_equal_deal_leftovers_stay_in_the_box(players):
     dealt = [e for e in events if e["type"] == "dealt"]
     share = 72 // players
     assert [len(e["cards"]) for e in dealt] == [share] * players
-    state = fold_all(events[:1 + players])
+    state = fold_all(events[: 1 + players])
     assert len(state["box"]) == 72 % players
-    assert all(len(state["hands"][s]) == 4 and len(state["piles"][s]) == share - 4
-               for s in state["seats"])
+    assert all(
+        len(state["hands"][s]) == 4 and len(state["piles"][s]) == share - 4 for s in state["seats"]
+    )
     every = [c for e in dealt for c in e["cards"]] + state["box"]
     assert sorted(every) == sorted(DEFAULT_DECK)
 
@@ -140,8 +190,13 @@ def test_hv_p2_first_seat_turns_its_pile_top_to_start_the_centre(first):
     events = halves.new_game("halves", {"players": 4, "first_seat": first}, SEED)
     dealt = {e["seat"]: e["cards"] for e in events if e["type"] == "dealt"}
     start = events[5]
-    assert start == {"type": "pile-turned", "seat": first, "card": dealt[first][4],
-                     "turned": False, "rule": "HV-P2"}
+    assert start == {
+        "type": "pile-turned",
+        "seat": first,
+        "card": dealt[first][4],
+        "turned": False,
+        "rule": "HV-P2",
+    }
     state = fold_all(events[:6])
     assert state["centre"] == [{"card": dealt[first][4], "turned": False}]
     assert len(state["piles"][first]) == 18 - 4 - 1
@@ -155,8 +210,13 @@ def test_g_o1_first_seat_must_be_a_seat():
 
 
 def test_unknown_options_and_wrong_types_are_refused():
-    for options in ({"colour": "red"}, {"match": "halves"}, {"allow_turning": "no"},
-                    {"dealing": "online"}, {"allow_turning": 1}):
+    for options in (
+        {"colour": "red"},
+        {"match": "halves"},
+        {"allow_turning": "no"},
+        {"dealing": "online"},
+        {"allow_turning": 1},
+    ):
         with pytest.raises(RuleViolation) as caught:
             halves.new_game("halves", options, SEED)
         assert caught.value.code == "invalid-option" and caught.value.status == 422
@@ -174,9 +234,13 @@ def test_g_m1_the_server_deal_follows_the_seed_only():
 def test_hv_t1_each_half_matches_the_tops_half_by_colour_or_by_symbol():
     top = ("RC", "GS")
     verdict = judge(top, ("RT", "BS"))  # red like RC, square like GS
-    assert verdict == {"matches": True, "halves": [
-        {"by": "colour", "colour": True, "symbol": False},
-        {"by": "symbol", "colour": False, "symbol": True}]}
+    assert verdict == {
+        "matches": True,
+        "halves": [
+            {"by": "colour", "colour": True, "symbol": False},
+            {"by": "symbol", "colour": False, "symbol": True},
+        ],
+    }
     assert matches(top, ("BC", "YS"))  # both by symbol
     assert matches(top, ("RT", "GX"))  # both by colour
     assert not matches(top, ("RT", "BX"))  # the second half shares nothing with GS
@@ -190,7 +254,8 @@ def test_hv_t1_whole_card_option_wants_both_halves_by_colour_or_both_by_symbol()
     assert matches(top, ("BC", "YS"), "whole_card")
     assert judge(top, ("RT", "GX"), "whole_card")["halves"] == [
         {"by": "colour", "colour": True, "symbol": False},
-        {"by": "colour", "colour": True, "symbol": False}]
+        {"by": "colour", "colour": True, "symbol": False},
+    ]
 
 
 def test_hv_t1_check_reports_the_other_way_round():
@@ -204,22 +269,32 @@ def test_hv_t1_check_reports_the_other_way_round():
 def test_hv_t1_a_play_lays_the_card_as_stated_and_the_next_play_matches_that():
     # GT-YC matches RC-GS only turned: YC (circle) on RC, GT (green) on GS
     state = position({"p1": ["GT-YC", "BX-YS", "RS-YX"], "p2": ["BC-YT", "GC-BS", "RX-BT"]})
-    assert refusal(state, "p1", {"type": "play", "card": "GT-YC",
-                                 "based_on": "RC-GS"}).code == "no-match"
-    events, after = run(state, "p1", {"type": "play", "card": "GT-YC", "turned": True,
-                                      "based_on": "RC-GS"})
-    assert events[0] == {"type": "played", "seat": "p1", "card": "GT-YC", "turned": True,
-                         "based_on": "RC-GS"}
-    assert view(after, "p2")["top"] == {"card": "GT-YC", "turned": True,
-                                        "halves": ["YC", "GT"]}
+    assert (
+        refusal(state, "p1", {"type": "play", "card": "GT-YC", "based_on": "RC-GS"}).code
+        == "no-match"
+    )
+    events, after = run(
+        state, "p1", {"type": "play", "card": "GT-YC", "turned": True, "based_on": "RC-GS"}
+    )
+    assert events[0] == {
+        "type": "played",
+        "seat": "p1",
+        "card": "GT-YC",
+        "turned": True,
+        "based_on": "RC-GS",
+    }
+    assert view(after, "p2")["top"] == {"card": "GT-YC", "turned": True, "halves": ["YC", "GT"]}
     # the same card laid the same way, written as it lies: YC-GT
-    assert halves.apply(state, "p1", {"type": "play", "card": "YC-GT",
-                                      "based_on": "RC-GS"})[0] == events[0]
+    assert (
+        halves.apply(state, "p1", {"type": "play", "card": "YC-GT", "based_on": "RC-GS"})[0]
+        == events[0]
+    )
     # on YC / GT, BC-YT goes upright (circle on circle, triangle on triangle); on the
     # same card upright (GT / YC) it would have to be turned
     assert [(a["card"], a["turned"]) for a in legal_actions(after, "p2")] == [("BC-YT", False)]
-    upright = position({"p1": ["BX-YS", "RS-YX"], "p2": ["BC-YT", "GC-BS", "RX-BT"]},
-                       centre=["GT-YC"])
+    upright = position(
+        {"p1": ["BX-YS", "RS-YX"], "p2": ["BC-YT", "GC-BS", "RX-BT"]}, centre=["GT-YC"]
+    )
     assert [(a["card"], a["turned"]) for a in legal_actions(upright, "p2")] == [("BC-YT", True)]
 
 
@@ -233,18 +308,21 @@ def test_hv_t1_a_refusal_says_when_the_card_would_match_the_other_way_round():
 
 
 def test_hv_t1_allow_turning_false_refuses_a_turned_card_and_lists_upright_plays():
-    state = position({"p1": ["GT-YC", "RT-BS"], "p2": ["GC-BS", "BT-YX"]},
-                     allow_turning=False)
-    for action in ({"type": "play", "card": "GT-YC", "turned": True, "based_on": "RC-GS"},
-                   {"type": "play", "card": "YC-GT", "based_on": "RC-GS"}):
+    state = position({"p1": ["GT-YC", "RT-BS"], "p2": ["GC-BS", "BT-YX"]}, allow_turning=False)
+    for action in (
+        {"type": "play", "card": "GT-YC", "turned": True, "based_on": "RC-GS"},
+        {"type": "play", "card": "YC-GT", "based_on": "RC-GS"},
+    ):
         error = refusal(state, "p1", action)
         assert (error.code, error.rule) == ("turning-not-allowed", "HV-T1")
     assert legal_actions(state, "p1") == [
-        {"type": "play", "card": "RT-BS", "turned": False, "based_on": "RC-GS"}]
+        {"type": "play", "card": "RT-BS", "turned": False, "based_on": "RC-GS"}
+    ]
     # with turning allowed the same hand also offers GT-YC turned
     allowed = position({"p1": ["GT-YC", "RT-BS"], "p2": ["GC-BS", "BT-YX"]})
-    assert {(a["card"], a["turned"]) for a in legal_actions(allowed, "p1")
-            if a["type"] == "play"} == {("RT-BS", False), ("GT-YC", True)}
+    assert {
+        (a["card"], a["turned"]) for a in legal_actions(allowed, "p1") if a["type"] == "play"
+    } == {("RT-BS", False), ("GT-YC", True)}
 
 
 def test_hv_t1_a_card_must_be_in_the_hand_and_of_this_deck():
@@ -260,8 +338,9 @@ def test_hv_t1_a_card_must_be_in_the_hand_and_of_this_deck():
 
 
 def test_hv_t2_a_seat_draws_its_own_pile_top_at_any_time_up_to_four():
-    state = position({"p1": ["BT-YX", "GC-BX"], "p2": ["RT-BS", "GS-BX"]},
-                     {"p1": ["RC-YT", "RS-YX", "RT-YX"]})
+    state = position(
+        {"p1": ["BT-YX", "GC-BX"], "p2": ["RT-BS", "GS-BX"]}, {"p1": ["RC-YT", "RS-YX", "RT-YX"]}
+    )
     events, after = run(state, "p1", {"type": "draw"})
     assert events == [{"type": "drawn", "seat": "p1", "card": "RC-YT", "top_up": False}]
     assert after["hands"]["p1"] == ["BT-YX", "GC-BX", "RC-YT"]
@@ -315,13 +394,13 @@ DEAD = ["GC-BT", "GC-BX", "GS-BX", "GX-BS", "BC-YX", "RC-YT", "RC-YX", "RS-YX", 
 
 
 def test_hv_t4_top_ups_then_bottom_moves_then_a_pile_turn_in_the_same_action():
-    state = position({"p1": ["RT-BS", "GC-BT"], "p2": ["RC-YT"]},
-                     {"p1": ["GC-BX", "GS-BX", "GX-BS", "BC-YX"],
-                      "p2": ["RC-YX", "RS-YX", "RT-YC", "RX-YC"]})
+    state = position(
+        {"p1": ["RT-BS", "GC-BT"], "p2": ["RC-YT"]},
+        {"p1": ["GC-BX", "GS-BX", "GX-BS", "BC-YX"], "p2": ["RC-YX", "RS-YX", "RT-YC", "RX-YC"]},
+    )
     events, after = run(state, "p1", {"type": "play", "card": "RT-BS", "based_on": "RC-GS"})
     assert events == [
-        {"type": "played", "seat": "p1", "card": "RT-BS", "turned": False,
-         "based_on": "RC-GS"},
+        {"type": "played", "seat": "p1", "card": "RT-BS", "turned": False, "based_on": "RC-GS"},
         # HV-T4: nobody matches RT-BS: every hand below 4 is topped up from its pile
         {"type": "drawn", "seat": "p1", "card": "GC-BX", "top_up": True},
         {"type": "drawn", "seat": "p1", "card": "GS-BX", "top_up": True},
@@ -332,46 +411,52 @@ def test_hv_t4_top_ups_then_bottom_moves_then_a_pile_turn_in_the_same_action():
         # still blocked: the bottom card comes to the top (N = 2: one move)
         {"type": "bottom-card-moved", "seat": None, "card": "RC-GS"},
         # HV-T5: bottom moves cannot help; the seat after the first seat turns its pile
-        {"type": "pile-turned", "seat": "p2", "card": "RX-YC", "turned": False,
-         "rule": "HV-T5"},
+        {"type": "pile-turned", "seat": "p2", "card": "RX-YC", "turned": False, "rule": "HV-T5"},
     ]
     # RC-YT matches RX-YC (RC/RX red, YT/YC yellow): play resumes
     assert halves.can_play(after, "p2") and conserved(after)
-    assert view(after, "p1")["blocked"] == {"top_up_draws": 6, "bottom_card_moves": 1,
-                                            "pile_turns": 1, "in_a_row": 2}
+    assert view(after, "p1")["blocked"] == {
+        "top_up_draws": 6,
+        "bottom_card_moves": 1,
+        "pile_turns": 1,
+        "in_a_row": 2,
+    }
     assert after["turner"] == "p1"  # the rotation goes on round
 
 
 def test_hv_t4_bottom_moves_repeat_up_to_n_minus_1_then_a_pile_turn():
     # centre (bottom first) RC-GS, RT-BS, then p1's play RS-BT: N = 3, so 2 moves; no
     # hand card matches any of the three (either way round) after p1's top-up of GC-YT
-    state = position({"p1": ["RS-BT", "GC-BT", "GC-BX", "GX-BS"],
-                      "p2": ["BC-YX", "RC-YX", "RS-YX", "RT-YC"]},
-                     {"p1": ["GC-YT", "BS-YX"], "p2": ["RX-YC", "BT-YX"]},
-                     centre=["RC-GS", "RT-BS"])
+    state = position(
+        {"p1": ["RS-BT", "GC-BT", "GC-BX", "GX-BS"], "p2": ["BC-YX", "RC-YX", "RS-YX", "RT-YC"]},
+        {"p1": ["GC-YT", "BS-YX"], "p2": ["RX-YC", "BT-YX"]},
+        centre=["RC-GS", "RT-BS"],
+    )
     events, after = run(state, "p1", {"type": "play", "card": "RS-BT", "based_on": "RT-BS"})
     assert events[1:] == [
         {"type": "drawn", "seat": "p1", "card": "GC-YT", "top_up": True},
         {"type": "bottom-card-moved", "seat": None, "card": "RC-GS"},
         {"type": "bottom-card-moved", "seat": None, "card": "RT-BS"},
-        {"type": "pile-turned", "seat": "p2", "card": "RX-YC", "turned": False,
-         "rule": "HV-T5"}]
+        {"type": "pile-turned", "seat": "p2", "card": "RX-YC", "turned": False, "rule": "HV-T5"},
+    ]
     # RC-YX goes on RX-YC (red on red, yellow on yellow): play resumes
     assert halves.can_play(after, "p2") and after["streak"] == 3
     assert [e["card"] for e in after["centre"]] == ["RS-BT", "RC-GS", "RT-BS", "RX-YC"]
 
 
 def test_hv_t4_a_block_shows_others_only_the_public_moves():
-    state = position({"p1": ["RT-BS", "GC-BT"], "p2": ["RC-YT"]},
-                     {"p1": ["GC-BX", "GS-BX", "GX-BS", "BC-YX"],
-                      "p2": ["RC-YX", "RS-YX", "RT-YC", "RX-YC"]})
+    state = position(
+        {"p1": ["RT-BS", "GC-BT"], "p2": ["RC-YT"]},
+        {"p1": ["GC-BX", "GS-BX", "GX-BS", "BC-YX"], "p2": ["RC-YX", "RS-YX", "RT-YC", "RX-YC"]},
+    )
     events, after = run(state, "p1", {"type": "play", "card": "RT-BS", "based_on": "RC-GS"})
     shown = [view_event(after, e, "p1") for e in events]
     text = json.dumps(shown)
     for card in ("RC-YX", "RS-YX", "RT-YC", "RC-YT"):  # p2's hand: never shown to p1
         assert card not in text
-    assert [e for e in shown if e["type"] == "drawn" and e["seat"] == "p2"] == \
-        [{"type": "drawn", "seat": "p2", "top_up": True}] * 3
+    assert [e for e in shown if e["type"] == "drawn" and e["seat"] == "p2"] == [
+        {"type": "drawn", "seat": "p2", "top_up": True}
+    ] * 3
     assert {"type": "drawn", "seat": "p1", "card": "GC-BX", "top_up": True} in shown
     assert shown[-1]["card"] == "RX-YC" and shown[-2]["card"] == "RC-GS"  # public moves
 
@@ -381,9 +466,16 @@ def test_hv_t5_every_pile_empty_and_nothing_helps_ends_the_game_fewest_cards_win
     events, after = run(state, "p1", {"type": "play", "card": "RT-BS", "based_on": "RC-GS"})
     assert kinds(events) == ["played", "bottom-card-moved", "game-ended"]
     assert after["result"] == {
-        "winners": ["p1"], "scores": {"p1": 2, "p2": 3}, "reason": "no-legal-play",
-        "halves": {"hands": {"p1": 2, "p2": 3}, "piles": {"p1": 0, "p2": 0},
-                   "retired": [], "central_pile": 2}}
+        "winners": ["p1"],
+        "scores": {"p1": 2, "p2": 3},
+        "reason": "no-legal-play",
+        "halves": {
+            "hands": {"p1": 2, "p2": 3},
+            "piles": {"p1": 0, "p2": 0},
+            "retired": [],
+            "central_pile": 2,
+        },
+    }
 
 
 def test_hv_t5_equal_hand_counts_share_the_win():
@@ -394,16 +486,20 @@ def test_hv_t5_equal_hand_counts_share_the_win():
 
 def test_hv_t5_pile_turns_go_round_from_after_the_first_seat_skipping_empty_piles():
     # 3 seats, first seat p1: p2's pile is empty, so p3 turns; the rotation then is p1's
-    state = position({"p1": ["RT-BS", "GC-BT", "GC-BX", "GC-YT"],
-                      "p2": ["RC-YT", "RC-YX", "RX-YC", "GC-YX"],
-                      "p3": ["GS-BX", "GS-YX", "GX-YS", "RS-YX"]},
-                     {"p1": ["BS-YX", "RX-YT"], "p3": ["BT-YX", "GT-YX"]})
+    state = position(
+        {
+            "p1": ["RT-BS", "GC-BT", "GC-BX", "GC-YT"],
+            "p2": ["RC-YT", "RC-YX", "RX-YC", "GC-YX"],
+            "p3": ["GS-BX", "GS-YX", "GX-YS", "RS-YX"],
+        },
+        {"p1": ["BS-YX", "RX-YT"], "p3": ["BT-YX", "GT-YX"]},
+    )
     events, after = run(state, "p1", {"type": "play", "card": "RT-BS", "based_on": "RC-GS"})
     assert events[1:] == [
         {"type": "drawn", "seat": "p1", "card": "BS-YX", "top_up": True},
         {"type": "bottom-card-moved", "seat": None, "card": "RC-GS"},
-        {"type": "pile-turned", "seat": "p3", "card": "BT-YX", "turned": False,
-         "rule": "HV-T5"}]
+        {"type": "pile-turned", "seat": "p3", "card": "BT-YX", "turned": False, "rule": "HV-T5"},
+    ]
     assert halves.can_play(after, "p1")  # BS-YX on BT-YX: blue, then the yellow cross
     assert after["turner"] == "p1" and halves.next_pile_turner(after) == "p1"
     assert view(after, "p2")["next_pile_turn"] == "p1"
@@ -411,19 +507,23 @@ def test_hv_t5_pile_turns_go_round_from_after_the_first_seat_skipping_empty_pile
     # restart the count (2 moves in a row = N-1, N = 3), so no bottom move: the pile
     # turn skips p1 (retired) and p2 (empty pile) and falls to p3
     events, _ = run(after, "referee", {"type": "retire", "seat": "p1"})
-    assert events == [{"type": "seat-retired", "seat": "p1", "cards": 5},
-                      {"type": "pile-turned", "seat": "p3", "card": "GT-YX", "turned": False,
-                       "rule": "HV-T5"}]
+    assert events == [
+        {"type": "seat-retired", "seat": "p1", "cards": 5},
+        {"type": "pile-turned", "seat": "p3", "card": "GT-YX", "turned": False, "rule": "HV-T5"},
+    ]
 
 
 def test_hv_t5_a_lone_starting_card_goes_straight_to_a_pile_turn():
-    state = position({"p1": ["GC-BT", "GC-BX", "GS-BX", "GX-BS"],
-                      "p2": ["BC-YX", "RC-YT", "RC-YX", "RS-YX"]},
-                     {"p1": ["RT-YC"], "p2": ["RX-YC"]}, centre=["RT-BS"])
+    state = position(
+        {"p1": ["GC-BT", "GC-BX", "GS-BX", "GX-BS"], "p2": ["BC-YX", "RC-YT", "RC-YX", "RS-YX"]},
+        {"p1": ["RT-YC"], "p2": ["RX-YC"]},
+        centre=["RT-BS"],
+    )
     events = []
     halves.resolve_block(events, state)
-    assert events == [{"type": "pile-turned", "seat": "p2", "card": "RX-YC", "turned": False,
-                       "rule": "HV-T5"}]
+    assert events == [
+        {"type": "pile-turned", "seat": "p2", "card": "RX-YC", "turned": False, "rule": "HV-T5"}
+    ]
 
 
 # ----- HV-T6: retiring a seat -----
@@ -431,14 +531,25 @@ def test_hv_t5_a_lone_starting_card_goes_straight_to_a_pile_turn():
 
 def test_hv_t6_a_retired_seat_leaves_play_and_is_ignored_by_the_block_detection():
     # only p3 can play on RC-GS; retiring it blocks p1 and p2: a pile turn follows
-    state = position({"p1": ["GC-BT", "GC-BX", "GS-BX", "GX-BS"],
-                      "p2": ["BC-YX", "RC-YT", "RC-YX", "RS-YX"],
-                      "p3": ["RT-BS", "BT-YX"]},
-                     {"p2": ["RX-YC"], "p3": ["BX-YS"]}, centre=["RC-GS"], players=3)
+    state = position(
+        {
+            "p1": ["GC-BT", "GC-BX", "GS-BX", "GX-BS"],
+            "p2": ["BC-YX", "RC-YT", "RC-YX", "RS-YX"],
+            "p3": ["RT-BS", "BT-YX"],
+        },
+        {"p2": ["RX-YC"], "p3": ["BX-YS"]},
+        centre=["RC-GS"],
+        players=3,
+    )
     events, after = run(state, "referee", {"type": "retire", "seat": "p3"})
     assert events[0] == {"type": "seat-retired", "seat": "p3", "cards": 3}
-    assert events[1] == {"type": "pile-turned", "seat": "p2", "card": "RX-YC",
-                         "turned": False, "rule": "HV-T5"}
+    assert events[1] == {
+        "type": "pile-turned",
+        "seat": "p2",
+        "card": "RX-YC",
+        "turned": False,
+        "rule": "HV-T5",
+    }
     assert after["hands"]["p3"] == [] and conserved(after)
     assert view(after, None)["retired"] == ["p3"]
     error = refusal(after, "p3", {"type": "draw"})
@@ -460,8 +571,9 @@ def test_hv_t6_only_the_referee_retires():
     state = position({"p1": ["RT-BS", "GC-BT"], "p2": ["RS-BT", "GS-BX"]})
     error = refusal(state, "p1", {"type": "retire", "seat": "p1"})
     assert (error.status, error.code, error.rule) == (403, "referee-only", "HV-T6")
-    error = refusal(state, "referee", {"type": "play", "seat": "p1", "card": "RT-BS",
-                                       "based_on": "RC-GS"})
+    error = refusal(
+        state, "referee", {"type": "play", "seat": "p1", "card": "RT-BS", "based_on": "RC-GS"}
+    )
     assert (error.status, error.code) == (403, "referee-not-allowed")
 
 
@@ -481,8 +593,7 @@ def test_hv_e1_one_card_left_wins_at_once_and_later_plays_are_refused():
 
 def test_hv_e1_the_last_card_may_still_be_in_the_pile():
     """Ruling: exactly one card left (pile + hand) wins, even before it is drawn."""
-    state = position({"p1": ["RT-BS"], "p2": ["RS-BT", "GS-BX", "GC-BX"]},
-                     {"p1": ["GC-BT"]})
+    state = position({"p1": ["RT-BS"], "p2": ["RS-BT", "GS-BX", "GC-BX"]}, {"p1": ["GC-BT"]})
     _, after = run(state, "p1", {"type": "play", "card": "RT-BS", "based_on": "RC-GS"})
     assert after["result"]["winners"] == ["p1"]
 
@@ -499,14 +610,13 @@ def table_game(**options) -> dict:
 def test_hv_m1_the_referee_reports_the_deal_and_the_starting_card():
     state = new_state(dealing="table", players=3)
     assert state["phase"] == "deal" and view(state, "p1")["top"] is None
-    assert legal_actions(state, "referee")[0] == {"type": "deal", "card": "RC-GS",
-                                                  "turned": False}
+    assert legal_actions(state, "referee")[0] == {"type": "deal", "card": "RC-GS", "turned": False}
     error = refusal(state, "referee", {"type": "draw", "seat": "p1"})
     assert (error.code, error.rule) == ("deal-not-reported", "HV-M1")
     events, after = run(state, "referee", {"type": "deal", "card": "gs-rc"})
-    assert events == [{"type": "dealt", "seat": s, "count": 24} for s in ("p1", "p2", "p3")] \
-        + [{"type": "pile-turned", "seat": "p1", "card": "RC-GS", "turned": True,
-            "rule": "HV-P2"}]
+    assert events == [{"type": "dealt", "seat": s, "count": 24} for s in ("p1", "p2", "p3")] + [
+        {"type": "pile-turned", "seat": "p1", "card": "RC-GS", "turned": True, "rule": "HV-P2"}
+    ]
     assert view(after, None)["hand_counts"] == {"p1": 4, "p2": 4, "p3": 4}
     assert view(after, None)["pile_counts"] == {"p1": 19, "p2": 20, "p3": 20}
     assert refusal(after, "referee", {"type": "deal", "card": "RT-BS"}).code == "already-dealt"
@@ -516,16 +626,21 @@ def test_hv_m1_reported_plays_are_checked_as_in_server_mode():
     state = table_game()
     error = refusal(state, "referee", {"type": "play", "seat": "p2", "card": "BT-YX"})
     assert (error.code, error.rule) == ("no-match", "HV-T1")
-    error = refusal(state, "referee", {"type": "play", "seat": "p2", "card": "RT-BS",
-                                       "based_on": "BT-YX"})
+    error = refusal(
+        state, "referee", {"type": "play", "seat": "p2", "card": "RT-BS", "based_on": "BT-YX"}
+    )
     assert error.code == "stale-top-card"
     events, after = run(state, "referee", {"type": "play", "seat": "p2", "card": "RT-BS"})
-    assert events == [{"type": "played", "seat": "p2", "card": "RT-BS", "turned": False,
-                       "based_on": "RC-GS"}]
+    assert events == [
+        {"type": "played", "seat": "p2", "card": "RT-BS", "turned": False, "based_on": "RC-GS"}
+    ]
     assert view(after, None)["hand_counts"]["p2"] == 3
     # G-M2: a card already in the central pile cannot be reported again
-    error = refusal(after, "referee", {"type": "play", "seat": "p1", "card": "RC-GS",
-                                       "turned": True, "based_on": "RT-BS"})
+    error = refusal(
+        after,
+        "referee",
+        {"type": "play", "seat": "p1", "card": "RC-GS", "turned": True, "based_on": "RT-BS"},
+    )
     assert (error.code, error.rule) == ("card-not-available", "G-M2")
 
 
@@ -543,13 +658,15 @@ def test_hv_m1_reported_draws_follow_the_counts_and_a_hand_must_hold_a_card():
     assert error.code == "hand-full"
     for _card in ("RT-BS", "RS-BT", "RX-BS", "RC-BT"):  # p2 plays its 4 (unknown) cards
         top_card = halves.top(state)["card"]
-        playable = [a for a in legal_actions(state, "referee")
-                    if a["type"] == "play" and a["seat"] == "p2"]
+        playable = [
+            a for a in legal_actions(state, "referee") if a["type"] == "play" and a["seat"] == "p2"
+        ]
         chosen = next(a for a in playable if a["card"] not in ("RC-GS",))
         _, state = run(state, "referee", chosen)
         assert state["centre"][-2]["card"] == top_card
-    error = refusal(state, "referee", {"type": "play", "seat": "p2", "card": "BT-YX",
-                                       "turned": False})
+    error = refusal(
+        state, "referee", {"type": "play", "seat": "p2", "card": "BT-YX", "turned": False}
+    )
     assert error.code == "hand-empty"
     events, state = run(state, "referee", {"type": "draw", "seat": "p2"})
     assert events == [{"type": "drawn", "seat": "p2", "card": None, "top_up": False}]
@@ -561,11 +678,13 @@ def test_hv_m1_a_reported_block_takes_the_steps_of_hv_t4_and_hv_t5():
     error = refusal(state, "referee", {"type": "blocked"})
     assert (error.code, error.status, error.rule) == ("card-required", 422, "HV-T5")
     assert "p2" in error.detail
-    assert refusal(state, "referee", {"type": "blocked", "card": "RC-GS"}).code == \
-        "card-not-available"
+    assert (
+        refusal(state, "referee", {"type": "blocked", "card": "RC-GS"}).code == "card-not-available"
+    )
     events, state = run(state, "referee", {"type": "blocked", "card": "BT-YX"})
-    assert events == [{"type": "pile-turned", "seat": "p2", "card": "BT-YX",
-                       "turned": False, "rule": "HV-T5"}]
+    assert events == [
+        {"type": "pile-turned", "seat": "p2", "card": "BT-YX", "turned": False, "rule": "HV-T5"}
+    ]
     # a play changes the hands; the next block: p2 is short, so it is topped up first
     _, state = run(state, "referee", {"type": "play", "seat": "p2", "card": "BC-YX"})
     events, state = run(state, "referee", {"type": "blocked"})
@@ -606,8 +725,12 @@ def test_views_show_a_seat_its_hand_and_everyone_the_counts_never_other_hands():
 def test_dealt_and_drawn_events_show_cards_to_their_seat_only_and_pile_order_to_nobody():
     state = new_state()
     dealt = halves.new_game("halves", {}, SEED)[1]
-    assert view_event(state, dealt, "p1") == {"type": "dealt", "seat": "p1", "count": 36,
-                                              "hand": dealt["cards"][:4]}
+    assert view_event(state, dealt, "p1") == {
+        "type": "dealt",
+        "seat": "p1",
+        "count": 36,
+        "hand": dealt["cards"][:4],
+    }
     assert view_event(state, dealt, "referee")["hand"] == dealt["cards"][:4]
     assert view_event(state, dealt, "p2") == {"type": "dealt", "seat": "p1", "count": 36}
     drawn = {"type": "drawn", "seat": "p1", "card": "RC-GS", "top_up": False}
@@ -621,15 +744,25 @@ def test_the_catalog_lists_halves_and_its_options():
     entry_ = halves.CATALOG["halves"]
     assert entry_["players"] == list(range(2, 15))
     assert {o["name"]: o["default"] for o in entry_["options"]} == {
-        "players": 2, "dealing": "server", "first_seat": "p1", "match": "per_half",
-        "allow_turning": True, "deck": None, "idle_seconds": 120}
+        "players": 2,
+        "dealing": "server",
+        "first_seat": "p1",
+        "match": "per_half",
+        "allow_turning": True,
+        "deck": None,
+        "idle_seconds": 120,
+    }
 
 
 def test_malformed_actions_are_422_with_a_rule():
     state = position({"p1": ["RT-BS", "GC-BT"], "p2": ["RS-BT", "GS-BX"]})
-    for action in ("play", {"type": "fly"}, {"type": "draw", "card": "RT-BS"},
-                   {"type": "play", "card": "RT-BS", "based_on": "RC-GS", "turned": "yes"},
-                   {"type": "draw", "turned": True}):
+    for action in (
+        "play",
+        {"type": "fly"},
+        {"type": "draw", "card": "RT-BS"},
+        {"type": "play", "card": "RT-BS", "based_on": "RC-GS", "turned": "yes"},
+        {"type": "draw", "turned": True},
+    ):
         error = refusal(state, "p1", action)
         assert error.status == 422 and error.rule, action
 
@@ -637,8 +770,9 @@ def test_malformed_actions_are_422_with_a_rule():
 def test_fold_is_pure_and_entries_read_codes_as_laid():
     state = new_state()
     before = json.dumps(state, sort_keys=True)
-    halves.fold(state, {"type": "drawn", "seat": "p1", "card": state["piles"]["p1"][0],
-                        "top_up": False})
+    halves.fold(
+        state, {"type": "drawn", "seat": "p1", "card": state["piles"]["p1"][0], "top_up": False}
+    )
     assert json.dumps(state, sort_keys=True) == before
     assert entry("GS-RC") == {"card": "RC-GS", "turned": True}
 
@@ -652,12 +786,17 @@ def test_hv_t1_any_half_each_half_matches_either_half_of_the_top():
     assert matches(top, ("BS", "YC"), "any_half") and matches(top, ("YC", "BS"), "any_half")
     assert not matches(top, ("BS", "YC"), "per_half")
     assert not matches(top, ("BS", "YC"), "whole_card")
-    assert judge(top, ("BS", "YC"), "any_half")["halves"] == [
-        {"by": "symbol", "colour": False, "symbol": True}] * 2
+    assert (
+        judge(top, ("BS", "YC"), "any_half")["halves"]
+        == [{"by": "symbol", "colour": False, "symbol": True}] * 2
+    )
     # GX-YT: GX shares the colour G with GS, YT shares nothing with either half
     assert not matches(top, ("GX", "YT"), "any_half")
     assert judge(top, ("GX", "YT"), "any_half")["halves"][1] == {
-        "by": None, "colour": False, "symbol": False}
+        "by": None,
+        "colour": False,
+        "symbol": False,
+    }
     verdict = check_play("RC-GS", "BS-YC", match="any_half")
     assert (verdict["matches"], verdict["matches_turned"]) == (True, True)
 
@@ -668,8 +807,13 @@ def test_hv_t1_any_half_in_play_and_in_the_catalog():
     strict = position(hands, allow_turning=False)
     assert refusal(strict, "p1", play).code == "no-match"
     events, _ = run(position(hands, allow_turning=False, match="any_half"), "p1", play)
-    assert events[0] == {"type": "played", "seat": "p1", "card": "BS-YC", "turned": False,
-                         "based_on": "RC-GS"}
+    assert events[0] == {
+        "type": "played",
+        "seat": "p1",
+        "card": "BS-YC",
+        "turned": False,
+        "based_on": "RC-GS",
+    }
     choices = {o["name"]: o.get("choices") for o in halves.CATALOG["halves"]["options"]}
     assert choices["match"] == ["per_half", "whole_card", "any_half"]
     assert halves.normalise_options({"match": "any_half"})["match"] == "any_half"

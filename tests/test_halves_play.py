@@ -2,6 +2,7 @@
 games through ``legal-actions`` finish for 2, 3, 4 and 6 players in both dealing modes.
 Server dealing is raced, one thread per seat (service.play.Racer); table dealing is
 played through the referee's reports (service.play.Player)."""
+
 from __future__ import annotations
 
 import random
@@ -96,10 +97,12 @@ def test_a_racing_seat_with_nothing_to_do_waits_for_its_stream_instead_of_pollin
     run = referee.create("halves", {"players": 2, "dealing": "table"})
     game = f"/v1/games/{run.id}"
     seen: list = []
-    seat = Player(CountingTransport(play_app.test_client(), seen), random.Random(1),
-                  stats=RaceStats())
-    thread = threading.Thread(target=Racer(None, random.Random(1)).play_seat,
-                              args=(run, "p1", seat))
+    seat = Player(
+        CountingTransport(play_app.test_client(), seen), random.Random(1), stats=RaceStats()
+    )
+    thread = threading.Thread(
+        target=Racer(None, random.Random(1)).play_seat, args=(run, "p1", seat)
+    )
     thread.start()
     deadline = time.monotonic() + 10
     while seat.stats.waits == 0 and time.monotonic() < deadline:
@@ -111,8 +114,11 @@ def test_a_racing_seat_with_nothing_to_do_waits_for_its_stream_instead_of_pollin
         referee.act(run, who, version, referee.choose(run, who, actions))
     thread.join(10)
     assert not thread.is_alive() and seat.stats.errors == 0, seat.stats.error_samples
-    visible = StreamingTransport(play_app.test_client()).request(
-        "GET", game + "/events?after=0&limit=1000", headers=run.auth("p1")).body
+    visible = (
+        StreamingTransport(play_app.test_client())
+        .request("GET", game + "/events?after=0&limit=1000", headers=run.auth("p1"))
+        .body
+    )
     looks = seen.count(("GET", game + "/legal-actions"))
     assert seat.stats.waits == looks - 1 >= 1
     assert looks <= 1 + len(visible["events"])

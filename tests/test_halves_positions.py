@@ -4,6 +4,7 @@ position, refusing the unreachable ones, and playing on from any reachable one.
 Card codes: colour (R G B Y) + symbol (C S T X) per half, ``RC-GS``; the centre lists
 cards bottom first as they lie.
 """
+
 from __future__ import annotations
 
 import json
@@ -37,62 +38,119 @@ def refused(position, **options) -> RuleViolation:
 HANDS = {"p1": ["RT-BS", "GT-YC"], "p2": 3}
 
 
-@pytest.mark.parametrize("position, options, field, rule", [
-    ([], {}, "position", "G-P1"),
-    ({"centre": ["RC-GS"], "hands": HANDS, "board": 1}, {}, "board", "G-P1"),
-    ({"game": "two-way", "centre": ["RC-GS"], "hands": HANDS}, {}, "game", "G-P1"),
-    ({"centre": [], "hands": HANDS}, {}, "centre", "HV-P2"),
-    ({"centre": "RC-GS", "hands": HANDS}, {}, "centre", "G-P1"),
-    ({"centre": ["RZ-GS"], "hands": HANDS}, {}, "centre[0]", "HV-C1"),
-    ({"centre": ["RC-RS"], "hands": HANDS}, {}, "centre[0]", "HV-C1"),
-    ({"centre": ["RC-GS", "GS-RC"], "hands": HANDS}, {}, "centre[1]", "G-P1"),
-    ({"centre": ["RC-GS"], "hands": {"p1": ["RT-BS", "BS-RT"], "p2": 3}}, {},
-     "hands.p1[1]", "G-P1"),
-    ({"centre": ["RC-GS"], "hands": {"p1": ["RT-BS"], "p2": 3},
-      "piles": {"p2": ["RC-GS"]}}, {}, "piles.p2[0]", "G-P1"),
-    ({"centre": ["RC-GS"], "hands": {"p1": 5, "p2": 3}}, {}, "hands.p1", "HV-T2"),
-    ({"centre": ["RC-GS"], "hands": {"p1": ["RT-BS", "GT-YC", "BC-YX", "GX-YT", "RX-BT"],
-                                     "p2": 3}}, {}, "hands.p1", "HV-T2"),
-    ({"centre": ["RC-GS"], "hands": {"p1": 2}}, {}, "hands.p2", "G-P1"),
-    ({"centre": ["RC-GS"], "hands": {"p1": 2, "p2": 2, "p3": 2}}, {}, "hands.p3", "G-P1"),
-    ({"centre": ["RC-GS"], "hands": {"p1": -1, "p2": 2}}, {}, "hands.p1", "G-P1"),
-    ({"centre": ["RC-GS"], "hands": {"p1": 0, "p2": 2}}, {}, "hands.p1", "HV-E1"),
-    ({"centre": ["RC-GS"], "hands": {"p1": 1, "p2": 0}, "piles": {"p2": 1}}, {},
-     "hands.p2", "HV-E1"),
-    ({"centre": ["RC-GS"], "hands": {"p1": 4, "p2": 4}, "piles": {"p1": 40, "p2": 30}}, {},
-     "hands", "G-P1"),
-    ({"centre": ["RC-GS"], "hands": {"p1": 4, "p2": 4}, "box": 3}, {}, "box", "G-P1"),
-    ({"centre": ["RC-GS"], "hands": {"p1": ["RT-BS"], "p2": 2}}, {"dealing": "table"},
-     "hands.p1", "HV-M1"),
-    ({"centre": ["RC-GS"], "hands": {"p1": 3, "p2": 3}, "retired": {"p2": 5}},
-     {}, "hands.p2", "HV-T6"),
-    ({"centre": ["RC-GS"], "hands": {"p1": 3}, "retired": {"p2": 1}}, {},
-     "retired.p2", "HV-E1"),
-    ({"centre": ["RC-GS"], "hands": {"p1": 3, "p2": 3}, "piles": {"p1": 60, "p2": 4},
-      "retired": {"p3": 9}}, {"players": 3}, "retired", "HV-T6"),
-    ({"centre": ["RC-GS"], "hands": {}, "retired": {"p1": 4, "p2": 4}}, {},
-     "retired", "HV-T6"),
-    ({"centre": ["RC-GS"], "hands": HANDS, "pile_turns_from": "p7"}, {},
-     "pile_turns_from", "HV-T5"),
-    ({"centre": ["RC-GS"], "hands": HANDS, "in_a_row": -2}, {}, "in_a_row", "HV-T5"),
-    ({"centre": ["RC-GS"], "hands": HANDS, "counts": {"wins": 1}}, {}, "counts", "G-P1"),
-    ({"centre": ["RC-GS"], "hands": HANDS, "counts": {"plays": "x"}}, {},
-     "counts.plays", "G-P1"),
-])
-def test_g_p1_an_unreachable_position_is_refused_naming_field_and_rule(position, options,
-                                                                       field, rule):
+@pytest.mark.parametrize(
+    "position, options, field, rule",
+    [
+        ([], {}, "position", "G-P1"),
+        ({"centre": ["RC-GS"], "hands": HANDS, "board": 1}, {}, "board", "G-P1"),
+        ({"game": "two-way", "centre": ["RC-GS"], "hands": HANDS}, {}, "game", "G-P1"),
+        ({"centre": [], "hands": HANDS}, {}, "centre", "HV-P2"),
+        ({"centre": "RC-GS", "hands": HANDS}, {}, "centre", "G-P1"),
+        ({"centre": ["RZ-GS"], "hands": HANDS}, {}, "centre[0]", "HV-C1"),
+        ({"centre": ["RC-RS"], "hands": HANDS}, {}, "centre[0]", "HV-C1"),
+        ({"centre": ["RC-GS", "GS-RC"], "hands": HANDS}, {}, "centre[1]", "G-P1"),
+        (
+            {"centre": ["RC-GS"], "hands": {"p1": ["RT-BS", "BS-RT"], "p2": 3}},
+            {},
+            "hands.p1[1]",
+            "G-P1",
+        ),
+        (
+            {"centre": ["RC-GS"], "hands": {"p1": ["RT-BS"], "p2": 3}, "piles": {"p2": ["RC-GS"]}},
+            {},
+            "piles.p2[0]",
+            "G-P1",
+        ),
+        ({"centre": ["RC-GS"], "hands": {"p1": 5, "p2": 3}}, {}, "hands.p1", "HV-T2"),
+        (
+            {
+                "centre": ["RC-GS"],
+                "hands": {"p1": ["RT-BS", "GT-YC", "BC-YX", "GX-YT", "RX-BT"], "p2": 3},
+            },
+            {},
+            "hands.p1",
+            "HV-T2",
+        ),
+        ({"centre": ["RC-GS"], "hands": {"p1": 2}}, {}, "hands.p2", "G-P1"),
+        ({"centre": ["RC-GS"], "hands": {"p1": 2, "p2": 2, "p3": 2}}, {}, "hands.p3", "G-P1"),
+        ({"centre": ["RC-GS"], "hands": {"p1": -1, "p2": 2}}, {}, "hands.p1", "G-P1"),
+        ({"centre": ["RC-GS"], "hands": {"p1": 0, "p2": 2}}, {}, "hands.p1", "HV-E1"),
+        (
+            {"centre": ["RC-GS"], "hands": {"p1": 1, "p2": 0}, "piles": {"p2": 1}},
+            {},
+            "hands.p2",
+            "HV-E1",
+        ),
+        (
+            {"centre": ["RC-GS"], "hands": {"p1": 4, "p2": 4}, "piles": {"p1": 40, "p2": 30}},
+            {},
+            "hands",
+            "G-P1",
+        ),
+        ({"centre": ["RC-GS"], "hands": {"p1": 4, "p2": 4}, "box": 3}, {}, "box", "G-P1"),
+        (
+            {"centre": ["RC-GS"], "hands": {"p1": ["RT-BS"], "p2": 2}},
+            {"dealing": "table"},
+            "hands.p1",
+            "HV-M1",
+        ),
+        (
+            {"centre": ["RC-GS"], "hands": {"p1": 3, "p2": 3}, "retired": {"p2": 5}},
+            {},
+            "hands.p2",
+            "HV-T6",
+        ),
+        (
+            {"centre": ["RC-GS"], "hands": {"p1": 3}, "retired": {"p2": 1}},
+            {},
+            "retired.p2",
+            "HV-E1",
+        ),
+        (
+            {
+                "centre": ["RC-GS"],
+                "hands": {"p1": 3, "p2": 3},
+                "piles": {"p1": 60, "p2": 4},
+                "retired": {"p3": 9},
+            },
+            {"players": 3},
+            "retired",
+            "HV-T6",
+        ),
+        ({"centre": ["RC-GS"], "hands": {}, "retired": {"p1": 4, "p2": 4}}, {}, "retired", "HV-T6"),
+        (
+            {"centre": ["RC-GS"], "hands": HANDS, "pile_turns_from": "p7"},
+            {},
+            "pile_turns_from",
+            "HV-T5",
+        ),
+        ({"centre": ["RC-GS"], "hands": HANDS, "in_a_row": -2}, {}, "in_a_row", "HV-T5"),
+        ({"centre": ["RC-GS"], "hands": HANDS, "counts": {"wins": 1}}, {}, "counts", "G-P1"),
+        (
+            {"centre": ["RC-GS"], "hands": HANDS, "counts": {"plays": "x"}},
+            {},
+            "counts.plays",
+            "G-P1",
+        ),
+    ],
+)
+def test_g_p1_an_unreachable_position_is_refused_naming_field_and_rule(
+    position, options, field, rule
+):
     refusal = refused(position, **options)
     assert (refusal.extra["field"], refusal.rule) == (field, rule), str(refusal.detail)
 
 
 def test_g_p1_a_bad_option_is_still_invalid_option():
     with pytest.raises(RuleViolation) as caught:
-        halves.start_from_position("halves", {"match": "half"}, SEED,
-                                   {"centre": ["RC-GS"], "hands": HANDS})
+        halves.start_from_position(
+            "halves", {"match": "half"}, SEED, {"centre": ["RC-GS"], "hands": HANDS}
+        )
     assert caught.value.code == "invalid-option"
 
 
 # ----- G-P1: what a stated position starts -------------------------------------------
+
 
 def test_g_p1_a_one_card_centre_with_every_pile_empty_starts_there():
     state = start({"centre": ["GS-RC"], "hands": {"p1": ["RT-BS", "GT-YC"], "p2": 3}})
@@ -103,8 +161,9 @@ def test_g_p1_a_one_card_centre_with_every_pile_empty_starts_there():
     assert conserved(state)
     view = halves.view(state, "p1")
     assert view["from_position"] is True and view["top"]["halves"] == ["GS", "RC"]
-    assert halves.view(fold_all(halves.new_game("halves", {}, SEED)), None)[
-        "from_position"] is False
+    assert (
+        halves.view(fold_all(halves.new_game("halves", {}, SEED)), None)["from_position"] is False
+    )
 
 
 def test_g_p1_unlisted_cards_are_dealt_from_the_seed_the_same_way_each_time():
@@ -119,16 +178,24 @@ def test_g_p1_unlisted_cards_are_dealt_from_the_seed_the_same_way_each_time():
 def test_hv_t4_a_stated_centre_nobody_can_match_is_unblocked_at_once():
     # RC-GS on top; both hands miss it either way round, both piles empty, one card in
     # the centre: no top-up, no bottom move, no pile turn: fewest hand cards win
-    events = halves.start_from_position("halves", {}, SEED, {
-        "centre": ["RC-GS"], "hands": {"p1": ["BX-YT", "BT-YX"], "p2": ["BX-YC", "BT-YS", "BC-YT"]}})
+    events = halves.start_from_position(
+        "halves",
+        {},
+        SEED,
+        {
+            "centre": ["RC-GS"],
+            "hands": {"p1": ["BX-YT", "BT-YX"], "p2": ["BX-YC", "BT-YS", "BC-YT"]},
+        },
+    )
     assert [e["type"] for e in events] == ["game-created", "position-set", "game-ended"]
     result = events[-1]["result"]
     assert result["reason"] == "no-legal-play" and result["winners"] == ["p1"]
 
 
 def test_hv_e1_a_stated_seat_with_one_card_left_has_won():
-    events = halves.start_from_position("halves", {}, SEED, {
-        "centre": ["RC-GS"], "hands": {"p1": 0, "p2": 3}, "piles": {"p1": 1}})
+    events = halves.start_from_position(
+        "halves", {}, SEED, {"centre": ["RC-GS"], "hands": {"p1": 0, "p2": 3}, "piles": {"p1": 1}}
+    )
     assert events[-1]["type"] == "game-ended"
     assert events[-1]["result"]["reason"] == "out" and events[-1]["result"]["winners"] == ["p1"]
 
@@ -140,8 +207,13 @@ def test_hv_t6_a_stated_last_seat_wins():
 
 
 def test_g_p1_a_seat_sees_other_hands_and_every_pile_as_counts():
-    state = start({"centre": ["RC-GS"], "hands": {"p1": ["RT-BS", "GT-YC"], "p2": 4},
-                   "piles": {"p1": ["BX-YT"], "p2": 5}})
+    state = start(
+        {
+            "centre": ["RC-GS"],
+            "hands": {"p1": ["RT-BS", "GT-YC"], "p2": 4},
+            "piles": {"p1": ["BX-YT"], "p2": 5},
+        }
+    )
     seen = halves.position(state, "p1")
     assert seen["hands"] == {"p1": ["RT-BS", "GT-YC"], "p2": 4}
     assert seen["piles"] == {"p1": 1, "p2": 5} and seen["game"] == "halves"
@@ -149,9 +221,20 @@ def test_g_p1_a_seat_sees_other_hands_and_every_pile_as_counts():
     assert referee["hands"]["p2"] == state["hands"]["p2"] and referee["piles"]["p1"] == 1
     assert halves.position(state, None)["hands"] == {"p1": 2, "p2": 4}
     # the record of the position: the seat sees what its position shows
-    shown = halves.view_event(state, halves.start_from_position("halves", {}, SEED, {
-        "centre": ["RC-GS"], "hands": {"p1": ["RT-BS", "GT-YC"], "p2": 4},
-        "piles": {"p1": ["BX-YT"], "p2": 5}})[1], "p1")
+    shown = halves.view_event(
+        state,
+        halves.start_from_position(
+            "halves",
+            {},
+            SEED,
+            {
+                "centre": ["RC-GS"],
+                "hands": {"p1": ["RT-BS", "GT-YC"], "p2": 4},
+                "piles": {"p1": ["BX-YT"], "p2": 5},
+            },
+        )[1],
+        "p1",
+    )
     assert shown["position"]["hands"] == {"p1": ["RT-BS", "GT-YC"], "p2": 4}
     assert shown["position"]["piles"] == {"p1": 1, "p2": 5} and "placed" not in shown
 
@@ -160,12 +243,14 @@ def test_g_p1_the_picture_says_the_game_started_from_a_stated_position():
     state = start({"centre": ["RC-GS"], "hands": {"p1": ["RT-BS", "GT-YC"], "p2": 4}})
     svg = render("halves", halves.view(state, "p1")).decode()
     assert "Started from a stated position" in svg
-    dealt = render("halves", halves.view(fold_all(halves.new_game("halves", {}, SEED)),
-                                         "p1")).decode()
+    dealt = render(
+        "halves", halves.view(fold_all(halves.new_game("halves", {}, SEED)), "p1")
+    ).decode()
     assert "stated position" not in dealt
 
 
 # ----- G-P1: round trip and playing on ------------------------------------------------
+
 
 def _view(state: dict, viewer: str | None) -> dict:
     out = halves.view(state, viewer)
@@ -205,19 +290,32 @@ seeds = st.binary(min_size=32, max_size=32).map(bytes.hex)
 
 
 @settings(FAST, max_examples=60)
-@given(seed=seeds, players=st.integers(2, 8), dealing=st.sampled_from(["server", "table"]),
-       match=st.sampled_from(["per_half", "whole_card"]), turning=st.booleans(),
-       choices=st.integers(0, 2**32), viewer=st.sampled_from(["referee", "p1", None]))
-@example(seed="0" * 61 + "102", players=2, dealing="server", match="whole_card",
-         turning=False, choices=305749, viewer=None)  # re-dealt hands block: drawn at once
+@given(
+    seed=seeds,
+    players=st.integers(2, 8),
+    dealing=st.sampled_from(["server", "table"]),
+    match=st.sampled_from(["per_half", "whole_card"]),
+    turning=st.booleans(),
+    choices=st.integers(0, 2**32),
+    viewer=st.sampled_from(["referee", "p1", None]),
+)
+@example(
+    seed="0" * 61 + "102",
+    players=2,
+    dealing="server",
+    match="whole_card",
+    turning=False,
+    choices=305749,
+    viewer=None,
+)  # re-dealt hands block: drawn at once
 def test_g_p1_play_goes_on_to_the_end_from_a_random_games_position(
-        seed, players, dealing, match, turning, choices, viewer):
+    seed, players, dealing, match, turning, choices, viewer
+):
     """A random game's position at a random point (as the referee or a seat sees it),
     started again: legal actions, races, blocks and pile turns go on; cards are
     conserved and the game ends."""
     rng = random.Random(choices)
-    options = {"players": players, "dealing": dealing, "match": match,
-               "allow_turning": turning}
+    options = {"players": players, "dealing": dealing, "match": match, "allow_turning": turning}
     state = fold_all(halves.new_game("halves", options, seed))
     if dealing == "table":
         state = _play(state, rng, 1)  # the deal report
@@ -230,10 +328,13 @@ def test_g_p1_play_goes_on_to_the_end_from_a_random_games_position(
     # a seat's or the public position re-deals hidden hands from the seed: hands that
     # then block (nobody can play) are unblocked at once by draws (HV-T4), so each hand
     # is the stated count plus what it drew at the restart
-    drawn = {seat: sum(1 for e in events if e["type"] == "drawn" and e.get("seat") == seat)
-             for seat in halves.view(state, None)["hand_counts"]}
+    drawn = {
+        seat: sum(1 for e in events if e["type"] == "drawn" and e.get("seat") == seat)
+        for seat in halves.view(state, None)["hand_counts"]
+    }
     assert halves.view(again, None)["hand_counts"] == {
-        seat: count + drawn[seat] for seat, count in halves.view(state, None)["hand_counts"].items()}
+        seat: count + drawn[seat] for seat, count in halves.view(state, None)["hand_counts"].items()
+    }
     assert not any(drawn.values()) or viewer != "referee"  # full knowledge: the same hands
     for _ in range(3000):
         if again["status"] != "active":

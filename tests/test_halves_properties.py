@@ -17,6 +17,7 @@ cannot see.
   public: that a block happened, the bottom-card moves and pile turns, who drew how
   many; never which hidden cards failed to match.
 """
+
 from __future__ import annotations
 
 import copy
@@ -33,20 +34,23 @@ REFEREE = "referee"
 FAST = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 seeds = st.binary(min_size=32, max_size=32).map(bytes.hex)
-options = st.fixed_dictionaries({
-    "players": st.sampled_from([2, 3, 4, 6]) | st.integers(2, 14),
-    "dealing": st.sampled_from(["server", "table"]),
-    "match": st.sampled_from(["per_half", "whole_card", "any_half"]),
-    "allow_turning": st.booleans(),
-})
+options = st.fixed_dictionaries(
+    {
+        "players": st.sampled_from([2, 3, 4, 6]) | st.integers(2, 14),
+        "dealing": st.sampled_from(["server", "table"]),
+        "match": st.sampled_from(["per_half", "whole_card", "any_half"]),
+        "allow_turning": st.booleans(),
+    }
+)
 
 
 def dumps(value) -> str:
     return json.dumps(value, sort_keys=True)
 
 
-def random_step(state: dict, rng: random.Random, retire_rate: float,
-                draws: bool = True) -> tuple[str, dict]:
+def random_step(
+    state: dict, rng: random.Random, retire_rate: float, draws: bool = True
+) -> tuple[str, dict]:
     """(actor, action): a random legal body of a random actor that has one; the
     referee's retire only with probability ``retire_rate``; a seat's voluntary draws
     only when ``draws`` (or when it has nothing else to do)."""
@@ -70,9 +74,11 @@ def is_block_step(event_: dict | None, top_up: bool = False) -> bool:
         return False
     if event_["type"] == "drawn":
         return event_["top_up"]
-    return not top_up and (event_["type"] == "bottom-card-moved" or (
-        event_["type"] == "pile-turned" and event_["rule"] == "HV-T5") or (
-        event_["type"] == "game-ended" and event_["result"]["reason"] == "no-legal-play"))
+    return not top_up and (
+        event_["type"] == "bottom-card-moved"
+        or (event_["type"] == "pile-turned" and event_["rule"] == "HV-T5")
+        or (event_["type"] == "game-ended" and event_["result"]["reason"] == "no-legal-play")
+    )
 
 
 @settings(FAST, max_examples=120)
@@ -115,8 +121,13 @@ def test_hv_t5_every_random_game_ends_and_conserves_its_cards(seed, options, cho
 
 # which hidden cards the twin state shuffles: everything, or one kind at a time (then
 # the rest agrees, so the rules reveal the same more often and more outcomes compare)
-SCOPES = [{"others_hands", "others_piles", "own_pile", "box"}, {"others_piles"},
-          {"others_hands", "box"}, {"own_pile"}, {"others_hands", "others_piles"}]
+SCOPES = [
+    {"others_hands", "others_piles", "own_pile", "box"},
+    {"others_piles"},
+    {"others_hands", "box"},
+    {"own_pile"},
+    {"others_hands", "others_piles"},
+]
 
 
 def hidden_slots(state: dict, seat: str, scope: set[str]) -> list[tuple[str, str | None, int]]:
@@ -138,6 +149,7 @@ def reshuffled(state: dict, slots: list, rng: random.Random) -> dict:
 
     def at(where, whose):
         return other[where] if whose is None else other[where][whose]
+
     cards = [at(w, o)[i] for w, o, i in slots]
     rng.shuffle(cards)
     for (where, whose, i), card in zip(slots, cards):
@@ -156,9 +168,15 @@ def probes(state: dict, seat: str) -> list[dict]:
         out.append({"type": "play", "card": card, "based_on": top})
         out.append({"type": "play", "card": card, "turned": True, "based_on": top})
         out.append({"type": "play", "card": card, "based_on": elsewhere})
-    out += [{"type": "draw"}, {"type": "retire", "seat": seat},
-            {"type": "blocked"}, {"type": "deal", "card": top},
-            {"type": "play", "card": top}, {"type": "draw", "seat": "p1"}, {"type": "x"}]
+    out += [
+        {"type": "draw"},
+        {"type": "retire", "seat": seat},
+        {"type": "blocked"},
+        {"type": "deal", "card": top},
+        {"type": "play", "card": top},
+        {"type": "draw", "seat": "p1"},
+        {"type": "x"},
+    ]
     return out
 
 
@@ -171,8 +189,14 @@ def outcome(state: dict, seat: str, action: dict) -> tuple[str, list | None, str
     after = fold_all(events, state)
     seen = [halves.view_event(after, e, seat) for e in events]
     # what the rules reveal to the seat: every event, less the cards other seats drew
-    revealed = [{k: v for k, v in e.items() if not (k == "card" and e["type"] == "drawn"
-                                                     and e["seat"] != seat)} for e in events]
+    revealed = [
+        {
+            k: v
+            for k, v in e.items()
+            if not (k == "card" and e["type"] == "drawn" and e["seat"] != seat)
+        }
+        for e in events
+    ]
     return dumps([seen, halves.view(after, seat)]), revealed, dumps(after)
 
 
@@ -207,19 +231,32 @@ def random_position(seed: str, options: dict, rng: random.Random) -> dict:
 
 
 @settings(FAST, max_examples=300)
-@given(seed=seeds, players=st.integers(2, 6), steps=st.integers(0, 60),
-       choices=st.integers(0, 2**32), scope=st.sampled_from(SCOPES),
-       strict=st.booleans(), positions=st.booleans())
+@given(
+    seed=seeds,
+    players=st.integers(2, 6),
+    steps=st.integers(0, 60),
+    choices=st.integers(0, 2**32),
+    scope=st.sampled_from(SCOPES),
+    strict=st.booleans(),
+    positions=st.booleans(),
+)
 def test_g_m1_nothing_a_seat_receives_depends_on_cards_hidden_from_it(
-        seed, players, steps, choices, scope, strict, positions):
+    seed, players, steps, choices, scope, strict, positions
+):
     """States come from random play, or (``positions``) are random positions where
     blocks are common, so their outcomes are compared too; ``strict`` is whole_card
     matching without turning."""
     rng = random.Random(choices)
-    options = {"players": players, "match": "whole_card" if strict else "per_half",
-               "allow_turning": not strict}
-    state = (random_position(seed, options, rng) if positions
-             else played_state(seed, options, steps, rng))
+    options = {
+        "players": players,
+        "match": "whole_card" if strict else "per_half",
+        "allow_turning": not strict,
+    }
+    state = (
+        random_position(seed, options, rng)
+        if positions
+        else played_state(seed, options, steps, rng)
+    )
     seat = rng.choice(state["seats"])
     twin = reshuffled(state, hidden_slots(state, seat, scope), rng)
     assert conserved(twin)
@@ -239,23 +276,35 @@ def test_g_m1_nothing_a_seat_receives_depends_on_cards_hidden_from_it(
 
 
 @settings(FAST, max_examples=150)
-@given(seed=seeds, players=st.integers(2, 6), choices=st.integers(0, 2**32),
-       scope=st.sampled_from(SCOPES), strict=st.booleans())
+@given(
+    seed=seeds,
+    players=st.integers(2, 6),
+    choices=st.integers(0, 2**32),
+    scope=st.sampled_from(SCOPES),
+    strict=st.booleans(),
+)
 def test_g_m1_a_block_reveals_only_what_the_rules_make_public(
-        seed, players, choices, scope, strict):
+    seed, players, choices, scope, strict
+):
     """A play that causes a block (HV-T4/HV-T5: top-ups, bottom-card moves, pile
     turns, or the end): the seat's answer is the same in a twin state whose hidden
     cards are shuffled, whenever the rules reveal the same (who drew how many, the
     moved and turned cards, the seat's own drawn cards). Another seat's drawn cards,
     and which hand cards failed to match, are never shown."""
     rng = random.Random(choices)
-    options = {"players": players, "match": "whole_card" if strict else "per_half",
-               "allow_turning": not strict}
+    options = {
+        "players": players,
+        "match": "whole_card" if strict else "per_half",
+        "allow_turning": not strict,
+    }
     for _ in range(20):  # a random position with a play that causes a block
         state = random_position(seed, options, rng)
-        found = [(seat, action) for seat in state["seats"]
-                 for action in halves.legal_actions(state, seat) if action["type"] == "play"
-                 and len(halves.apply(state, seat, action)) > 1]
+        found = [
+            (seat, action)
+            for seat in state["seats"]
+            for action in halves.legal_actions(state, seat)
+            if action["type"] == "play" and len(halves.apply(state, seat, action)) > 1
+        ]
         if found:
             break
     else:

@@ -15,6 +15,7 @@ nothing lost or doubled, the log gapless, replay equals snapshot), for Halves:
 * the HV-T4/HV-T5 invariant: after every accepted action, the game is over or some
   active seat can play.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -31,8 +32,12 @@ REFUSALS = {"stale-top-card", "game-over", "hand-full", "pile-empty"}
 
 
 def _conserved(view: dict) -> int:
-    return (view["central_pile"] + sum(view["hand_counts"].values())
-            + sum(view["pile_counts"].values()) + view["box"])
+    return (
+        view["central_pile"]
+        + sum(view["hand_counts"].values())
+        + sum(view["pile_counts"].values())
+        + view["box"]
+    )
 
 
 def check_halves_log(events: list[dict], boundaries: set[int]) -> dict:
@@ -48,9 +53,12 @@ def check_halves_log(events: list[dict], boundaries: set[int]) -> dict:
         state = halves.fold(state, event)
         if event["type"] in ("played", "pile-turned", "bottom-card-moved"):
             became_top = seq
-        total = (len(state["centre"]) + len(state["box"])
-                 + sum(len(h) for h in state["hands"].values())
-                 + sum(len(p) for p in state["piles"].values()))
+        total = (
+            len(state["centre"])
+            + len(state["box"])
+            + sum(len(h) for h in state["hands"].values())
+            + sum(len(p) for p in state["piles"].values())
+        )
         assert total == len(halves.DEFAULT_DECK) == 72, (seq, total)
         if seq in boundaries and state["status"] == "active":
             assert any(halves.can_play(state, s) for s in halves.active_seats(state)), seq
@@ -74,21 +82,25 @@ def test_hv_t3_six_seats_race_over_four_workers(backend, gunicorn_server):
     assert stats.refused["stale-top-card"] >= 100, "the seats did race"
     for run in log.runs:
         accepted = log.accepted(run.id)
-        final = check_halves_log(logs[run.id],
-                                 {p.reply.body["events"][-1]["seq"] for p in accepted})
+        final = check_halves_log(
+            logs[run.id], {p.reply.body["events"][-1]["seq"] for p in accepted}
+        )
         plays = [e for e in logs[run.id] if e["type"] == "played"]
-        assert Counter((p.seat, p.action["card"]) for p in accepted
-                       if p.action["type"] == "play") == \
-            Counter((e["seat"], e["card"]) for e in plays)
+        assert Counter(
+            (p.seat, p.action["card"]) for p in accepted if p.action["type"] == "play"
+        ) == Counter((e["seat"], e["card"]) for e in plays)
         assert all(_conserved(p.reply.body["view"]) == 72 for p in accepted)
         for post in log.posts:
             body = post.reply.body
-            if post.game_id == run.id and post.reply.status == 409 \
-                    and body["code"] == "stale-top-card":
+            if (
+                post.game_id == run.id
+                and post.reply.status == 409
+                and body["code"] == "stale-top-card"
+            ):
                 assert body["rule"] == "HV-T3"
                 assert body["top"]["card"] != post.action["based_on"]
                 # the refused card stayed with its seat: played later, or still held
                 card = post.action["card"]
-                assert card in final["hands"][post.seat] or \
-                    {"seat": post.seat, "card": card} in [
-                        {"seat": e["seat"], "card": e["card"]} for e in plays]
+                assert card in final["hands"][post.seat] or {"seat": post.seat, "card": card} in [
+                    {"seat": e["seat"], "card": e["card"]} for e in plays
+                ]

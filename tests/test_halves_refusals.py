@@ -1,6 +1,7 @@
 """Every Halves refusal names the rule it applies (RULES.md G-R1), as the table beside
 the rule book says (seeds/refusals/halves.yaml): the walk of tests/refusal_walk.py
 provokes each refusal on the engine."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,8 +13,11 @@ from refusal_walk import HALVES
 from service import rulebook
 from service.games import RuleViolation
 
-TABLE = yaml.safe_load((Path(__file__).resolve().parent.parent / "seeds" / "refusals" /
-                        "halves.yaml").read_text(encoding="utf-8"))["refusals"]
+TABLE = yaml.safe_load(
+    (Path(__file__).resolve().parent.parent / "seeds" / "refusals" / "halves.yaml").read_text(
+        encoding="utf-8"
+    )
+)["refusals"]
 
 
 def _provoke(provoke) -> RuleViolation:
@@ -22,8 +26,9 @@ def _provoke(provoke) -> RuleViolation:
     return caught.value
 
 
-@pytest.mark.parametrize("code, rule, provoke", HALVES,
-                         ids=[f"{code}-{rule}" for code, rule, _ in HALVES])
+@pytest.mark.parametrize(
+    "code, rule, provoke", HALVES, ids=[f"{code}-{rule}" for code, rule, _ in HALVES]
+)
 def test_g_r1_each_halves_refusal_cites_the_rule_its_table_gives(code, rule, provoke):
     violation = _provoke(provoke)
     assert (violation.code, violation.rule) == (code, rule), str(violation.detail)
@@ -47,7 +52,8 @@ def test_g_r1_every_entry_of_the_halves_table_is_walked_and_in_the_problem_catal
 def test_hv_t2_a_play_of_several_cards_cites_one_card_per_play():
     several = [_provoke(p) for c, r, p in HALVES if (c, r) == ("invalid-action", "HV-T2")]
     assert [v.detail for v in several[:2]] == [
-        "one card per play: send each card as a play of its own (HV-T2)"] * 2
+        "one card per play: send each card as a play of its own (HV-T2)"
+    ] * 2
 
 
 def test_hv_t5_game_over_after_a_block_nothing_helps_cites_hv_t5_not_hv_e1():

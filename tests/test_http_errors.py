@@ -1,4 +1,5 @@
 """Every error is RFC 9457 problem+json, hostile JSON included (never a 500)."""
+
 import json
 
 import pytest
@@ -10,8 +11,7 @@ from helpers import PROBLEM, assert_problem  # noqa: F401
 
 def post_routes(app):
     """Every POST route without path parameters (they take a JSON body)."""
-    routes = [r.rule for r in app.url_map.iter_rules()
-              if "POST" in r.methods and "<" not in r.rule]
+    routes = [r.rule for r in app.url_map.iter_rules() if "POST" in r.methods and "<" not in r.rule]
     assert routes, "no POST endpoint to test"
     return routes
 
@@ -26,16 +26,19 @@ def test_wrong_method_is_405_problem_and_keeps_allow(client):
     assert "GET" in response.headers["Allow"]
 
 
-@pytest.mark.parametrize("raw, reason", [
-    ("[" * 1000 + "]" * 1000, "nested"),
-    ('{"cards": [' * 40 + "]}" * 40, "nested"),
-    ('{"cards": NaN}', "NaN"),
-    ('{"cards": Infinity}', "Infinity"),
-    ('{"cards": -Infinity}', "Infinity"),
-    ('{"cards": [], "cards": []}', "duplicate"),
-    ('{"cards": [', "Expecting"),
-    ("\xff", "UTF-8"),
-])
+@pytest.mark.parametrize(
+    "raw, reason",
+    [
+        ("[" * 1000 + "]" * 1000, "nested"),
+        ('{"cards": [' * 40 + "]}" * 40, "nested"),
+        ('{"cards": NaN}', "NaN"),
+        ('{"cards": Infinity}', "Infinity"),
+        ('{"cards": -Infinity}', "Infinity"),
+        ('{"cards": [], "cards": []}', "duplicate"),
+        ('{"cards": [', "Expecting"),
+        ("\xff", "UTF-8"),
+    ],
+)
 def test_hostile_json_is_400_on_every_post(app, client, raw, reason):
     data = raw.encode("latin-1") if raw == "\xff" else raw.encode()
     for route in post_routes(app):
@@ -53,13 +56,16 @@ def test_body_over_64_kib_is_413(app, client):
         if route == "/v1/games/import":
             body = json.dumps({"cards": ["AS"] * (app.config["MAX_IMPORT_BYTES"] // 6)})
             assert len(body) > app.config["MAX_IMPORT_BYTES"]
-        assert_problem(client.post(route, data=body, content_type="application/json"),
-                       413, "payload-too-large")
+        assert_problem(
+            client.post(route, data=body, content_type="application/json"), 413, "payload-too-large"
+        )
 
 
 def test_wrong_content_type_is_415(app, client):
     for route in post_routes(app):
-        response = client.post(route, data="cards=AS", content_type="application/x-www-form-urlencoded")
+        response = client.post(
+            route, data="cards=AS", content_type="application/x-www-form-urlencoded"
+        )
         assert_problem(response, 415, "unsupported-media-type")
 
 
@@ -74,15 +80,21 @@ def test_strict_loads_accepts_plain_json_and_names_defects():
 
 def test_overflowing_number_literal_is_400(app, client):
     for route in post_routes(app):
-        body = assert_problem(client.post(route, data='{"cards": [1e999]}',
-                                          content_type="application/json"), 400, "invalid-json")
+        body = assert_problem(
+            client.post(route, data='{"cards": [1e999]}', content_type="application/json"),
+            400,
+            "invalid-json",
+        )
         assert "1e999" in body["detail"]
 
 
-@pytest.mark.parametrize("headers", [
-    {"Content-Type": "application/json; charset=latin1"},
-    {"Content-Type": "application/json", "Content-Encoding": "gzip"},
-])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"Content-Type": "application/json; charset=latin1"},
+        {"Content-Type": "application/json", "Content-Encoding": "gzip"},
+    ],
+)
 def test_other_charset_or_encoding_is_415(app, client, headers):
     for route in post_routes(app):
         response = client.post(route, data=b'{"cards": ["AS", "2S", "3S"]}', headers=headers)
@@ -95,8 +107,13 @@ def test_double_slash_is_404_problem_not_a_redirect(client):
 
 def test_a_number_of_more_than_64_digits_is_400_in_plain_words(app, client):
     for route in post_routes(app):
-        body = assert_problem(client.post(route, data='{"cards": ' + "9" * 5000 + "}",
-                                          content_type="application/json"), 400, "invalid-json")
+        body = assert_problem(
+            client.post(
+                route, data='{"cards": ' + "9" * 5000 + "}", content_type="application/json"
+            ),
+            400,
+            "invalid-json",
+        )
         assert body["detail"] == "Invalid JSON body: a number has more than 64 digits"
 
 

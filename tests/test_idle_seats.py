@@ -3,6 +3,7 @@ engine (tests/fake_engine.py: the seat on turn for ``idle_seconds`` loses it,
 ``turn-timed-out``): the deadline is checked at the next request that reads or writes
 the game, what it triggers is recorded once, with the moment it used, and a replay of
 the log gives the same snapshot."""
+
 from __future__ import annotations
 
 import threading
@@ -86,7 +87,7 @@ def test_g_t1_nothing_happens_before_the_deadline(store):
 
 def test_g_t1_nothing_happens_with_the_option_off(store):
     game_id = _create(store, idle=None)
-    _later(store, 10 ** 6)
+    _later(store, 10**6)
     assert store.current(game_id).version == 1
     assert "turn-timed-out" not in _types(store, game_id)
 
@@ -94,7 +95,7 @@ def test_g_t1_nothing_happens_with_the_option_off(store):
 def test_g_t1_nothing_happens_to_a_finished_game(store):
     game_id = _create(store)
     store.act(game_id, "north", {"type": "resign"}, 1, _render)
-    _later(store, 10 ** 6)
+    _later(store, 10**6)
     assert store.current(game_id).version == 2
     assert "turn-timed-out" not in _types(store, game_id)
 
@@ -165,16 +166,16 @@ def idle_game(store_app, make_game):
 
 @pytest.mark.parametrize("path", ["", "/events", "/legal-actions", "/position"])
 def test_g_t1_every_read_applies_the_deadline(store_client, idle_game, path):
-    response = store_client.get(f"/v1/games/{idle_game['id']}{path}",
-                                headers=idle_game["auth"]["south"])
+    response = store_client.get(
+        f"/v1/games/{idle_game['id']}{path}", headers=idle_game["auth"]["south"]
+    )
     assert response.status_code == 200
     body = response.get_json()
     assert body["version"] == 2
     if path == "":
         assert body["view"]["turn"] == "south"
     elif path == "/events":
-        assert [(e["type"], e["seat"]) for e in body["events"]][-1] == ("turn-timed-out",
-                                                                         "north")
+        assert [(e["type"], e["seat"]) for e in body["events"]][-1] == ("turn-timed-out", "north")
     elif path == "/legal-actions":
         assert {"type": "add", "amount": 1} in body["actions"]  # south's turn now
     else:
@@ -182,9 +183,11 @@ def test_g_t1_every_read_applies_the_deadline(store_client, idle_game, path):
 
 
 def test_g_t1_an_action_through_the_api_sees_the_timeout(store_client, idle_game):
-    response = store_client.post(f"/v1/games/{idle_game['id']}/actions",
-                                 headers=idle_game["auth"]["north"],
-                                 json={"type": "add", "amount": 1, "expected_version": 1})
+    response = store_client.post(
+        f"/v1/games/{idle_game['id']}/actions",
+        headers=idle_game["auth"]["north"],
+        json={"type": "add", "amount": 1, "expected_version": 1},
+    )
     assert (response.status_code, response.get_json()["code"]) == (412, "version-mismatch")
     assert response.get_json()["version"] == 2
 
@@ -192,8 +195,7 @@ def test_g_t1_an_action_through_the_api_sees_the_timeout(store_client, idle_game
 def test_g_t1_a_stream_receives_the_timeout_through_its_heartbeat(store_app, make_game):
     """No request but the stream: its wake-up at the deadline records the timeout and
     sends it (idle_seconds 1, a real wait)."""
-    store_app.config.update(STREAM_HEARTBEAT_SECONDS=5, STREAM_SECONDS=30,
-                            FEED_POLL_SECONDS=0.05)
+    store_app.config.update(STREAM_HEARTBEAT_SECONDS=5, STREAM_SECONDS=30, FEED_POLL_SECONDS=0.05)
     game = make_game(options={"idle_seconds": 1})
     reader = Reader(store_app.test_client(), stream_path(game), game["auth"]["south"])
     try:
@@ -211,6 +213,7 @@ def test_g_t1_a_stream_receives_the_timeout_through_its_heartbeat(store_app, mak
 
 
 # ----- real games through the API: every game ends whatever seats go idle ------------
+
 
 def _advance(store: GameStore, offset: list[float]) -> None:
     offset[0] += 2.5  # past idle_seconds 1 since the last recorded event
@@ -230,15 +233,17 @@ def _play_until_finished(client, store, game, idle: set[str]) -> dict:
             return body
         acted = False
         for seat in (s for s in seats if s not in idle):
-            actions = client.get(f"/v1/games/{game['id']}/legal-actions",
-                                 headers=game["auth"][seat]).get_json()["actions"]
+            actions = client.get(
+                f"/v1/games/{game['id']}/legal-actions", headers=game["auth"][seat]
+            ).get_json()["actions"]
             plays = [a for a in actions if a["type"] in ("play", "move", "refill")]
             if not plays and turns[seat] < 30:  # go through the hand twice at most
                 plays = [a for a in actions if a["type"] == "turn"]
             turns[seat] = turns[seat] + 1 if plays and plays[0]["type"] == "turn" else 0
             if plays:
-                response = client.post(f"/v1/games/{game['id']}/actions",
-                                       headers=game["auth"][seat], json=plays[0])
+                response = client.post(
+                    f"/v1/games/{game['id']}/actions", headers=game["auth"][seat], json=plays[0]
+                )
                 acted = response.status_code in (200, 201)
                 if acted:
                     break
@@ -247,19 +252,26 @@ def _play_until_finished(client, store, game, idle: set[str]) -> dict:
     raise AssertionError("the game did not end")
 
 
-@pytest.mark.parametrize("game_name, options", [
-    ("halves", {"players": 3, "idle_seconds": 1}),
-    ("solitaire-frenzy", {"players": 2, "rounds": 1, "idle_seconds": 1})])
-@pytest.mark.parametrize("idle", [{"p1", "p2", "p3"}, {"p2"}],
-                         ids=["every-seat-idle", "one-seat-idle"])
+@pytest.mark.parametrize(
+    "game_name, options",
+    [
+        ("halves", {"players": 3, "idle_seconds": 1}),
+        ("solitaire-frenzy", {"players": 2, "rounds": 1, "idle_seconds": 1}),
+    ],
+)
+@pytest.mark.parametrize(
+    "idle", [{"p1", "p2", "p3"}, {"p2"}], ids=["every-seat-idle", "one-seat-idle"]
+)
 def test_g_t1_a_real_time_game_ends_through_the_api_whatever_seats_go_idle(
-        store_app, store_client, make_game, game_name, options, idle):
+    store_app, store_client, make_game, game_name, options, idle
+):
     game = make_game(game=game_name, options=options, seed="5e" * 32)
     store = get_store(store_app)
     finished = _play_until_finished(store_client, store, game, idle)
     assert finished["status"] == "finished"
-    events = store_client.get(f"/v1/games/{game['id']}/events",
-                              headers=game["auth"]["referee"]).get_json()["events"]
+    events = store_client.get(
+        f"/v1/games/{game['id']}/events", headers=game["auth"]["referee"]
+    ).get_json()["events"]
     timed_out = [e for e in events if e["type"] == "seat-timed-out"]
     assert timed_out and all(e["at"] - e["since"] >= 1 for e in timed_out)
     assert {e["seat"] for e in timed_out} <= set(game["seats"])

@@ -14,6 +14,7 @@ TEST_DATABASE_URL, migrated by Alembic, dropped at the end: other test sessions 
 the server) and its own gunicorn on a free port, always stopped at the end; both are
 shared with the race tests of the session (tests/realtime.py, ``gunicorn_server``).
 """
+
 from __future__ import annotations
 
 import http.client
@@ -102,8 +103,14 @@ class Client:
         self.ledger = ledger
         self.rng = rng
 
-    def send(self, method: str, path: str, body=None, headers=None,
-             transport: HTTPTransport | None = None) -> Reply:
+    def send(
+        self,
+        method: str,
+        path: str,
+        body=None,
+        headers=None,
+        transport: HTTPTransport | None = None,
+    ) -> Reply:
         """One request; a dropped connection is retried (a POST carries its
         Idempotency-Key, so the retry has no second effect)."""
         for attempt in range(5):
@@ -140,8 +147,11 @@ class Client:
         hand = view["hands"][seat]
         if view["phase"] == "place":
             empty = [[r, c] for r in range(7) for c in range(7) if view["grid"][r][c] is None]
-            return seat, {"type": "place", "tile": self.rng.choice(hand)[seat],
-                          "cell": self.rng.choice(empty)}
+            return seat, {
+                "type": "place",
+                "tile": self.rng.choice(hand)[seat],
+                "cell": self.rng.choice(empty),
+            }
         if view["phase"] == "draw":
             return seat, {"type": "draw"}
         tiles = self.rng.sample(hand, view["discards_due"])
@@ -164,14 +174,32 @@ class Client:
         else:
             self.post(game, seat, action, version, retry=self.rng.random() < 0.2)
 
-    def _post(self, game: Game, seat: str, action: dict, version: int, key: str,
-              kind: str, transport: HTTPTransport | None = None) -> Reply:
-        reply = self.send("POST", f"/v1/games/{game.id}/actions",
-                          {**action, "expected_version": version},
-                          {**game.auth(seat), "Idempotency-Key": key}, transport)
-        outcome = ("repeated" if kind in ("repeat", "twin") else
-                   "applied" if reply.status == 200 else
-                   "conflict" if reply.status == 412 else "other")
+    def _post(
+        self,
+        game: Game,
+        seat: str,
+        action: dict,
+        version: int,
+        key: str,
+        kind: str,
+        transport: HTTPTransport | None = None,
+    ) -> Reply:
+        reply = self.send(
+            "POST",
+            f"/v1/games/{game.id}/actions",
+            {**action, "expected_version": version},
+            {**game.auth(seat), "Idempotency-Key": key},
+            transport,
+        )
+        outcome = (
+            "repeated"
+            if kind in ("repeat", "twin")
+            else "applied"
+            if reply.status == 200
+            else "conflict"
+            if reply.status == 412
+            else "other"
+        )
         with self.ledger.lock:
             self.ledger.posts[kind] += 1
             self.ledger.outcomes[outcome] += 1
@@ -231,10 +259,11 @@ class Client:
         helper.join()
         twin.close()
         stale = all(r.status == 412 for r in replies)  # a 412 is not kept under its key
-        if not stale and sum(r.headers.get("idempotent-replayed") != "true"
-                             for r in replies) != 1:
-            self.ledger.problem(f"{game.id}: twins not one fresh reply and one replay: "
-                                f"{[(r.status, r.headers.get('idempotent-replayed')) for r in replies]}")
+        if not stale and sum(r.headers.get("idempotent-replayed") != "true" for r in replies) != 1:
+            self.ledger.problem(
+                f"{game.id}: twins not one fresh reply and one replay: "
+                f"{[(r.status, r.headers.get('idempotent-replayed')) for r in replies]}"
+            )
         for reply in replies:
             self.record(game, seat, key, reply)
 
@@ -255,9 +284,12 @@ def run_traffic(base: str, target: int, seed: int) -> Ledger:
         finally:
             client.http.close()
 
-    threads = [threading.Thread(target=worker, args=(tables[i % GAMES_AT_ONCE],
-                                                     random.Random(seed * 100 + i)))
-               for i in range(GAMES_AT_ONCE * THREADS_PER_GAME)]
+    threads = [
+        threading.Thread(
+            target=worker, args=(tables[i % GAMES_AT_ONCE], random.Random(seed * 100 + i))
+        )
+        for i in range(GAMES_AT_ONCE * THREADS_PER_GAME)
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -270,8 +302,9 @@ def run_traffic(base: str, target: int, seed: int) -> Ledger:
 def referee_log(transport: HTTPTransport, game: Game) -> list[dict]:
     events, after = [], 0
     while True:
-        reply = transport.request("GET", f"/v1/games/{game.id}/events?after={after}",
-                                  headers=game.auth("referee"))
+        reply = transport.request(
+            "GET", f"/v1/games/{game.id}/events?after={after}", headers=game.auth("referee")
+        )
         assert reply.status == 200, reply
         events += reply.body["events"]
         if reply.body["last_seq"] == after:
@@ -322,9 +355,11 @@ def test_four_workers_lose_and_duplicate_nothing(backend, gunicorn_server):
     finally:
         store.dispose()
 
-    print(f"{backend}: {len(ledger.games)} games, {acked} actions applied, POSTs "
-          f"{dict(ledger.posts)}, outcomes {dict(ledger.outcomes)}, "
-          f"statuses {dict(ledger.statuses)}")
+    print(
+        f"{backend}: {len(ledger.games)} games, {acked} actions applied, POSTs "
+        f"{dict(ledger.posts)}, outcomes {dict(ledger.outcomes)}, "
+        f"statuses {dict(ledger.statuses)}"
+    )
     assert not ledger.problems, ledger.problems[:10]
     assert not [s for s in ledger.statuses if s >= 500], ledger.statuses
     assert "Traceback" not in server_log and "database is locked" not in server_log

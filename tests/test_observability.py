@@ -1,6 +1,7 @@
 """Observability (issue 11, item 5): request ids in and out, one JSON log record per
 request, Prometheus metrics at /metrics (requests by route and status, latency,
 actions and refusals by game and code, replays), added up over gunicorn workers."""
+
 from __future__ import annotations
 
 import json
@@ -24,9 +25,17 @@ def _value(name, **labels):
     return REGISTRY.get_sample_value(name, labels) or 0.0
 
 
-@pytest.mark.parametrize("sent, echoed", [("req-42.a:b_c", True), ("x" * 128, True),
-                                          ("x" * 129, False), ("has space", False),
-                                          ("é", False), ("", False)])
+@pytest.mark.parametrize(
+    "sent, echoed",
+    [
+        ("req-42.a:b_c", True),
+        ("x" * 128, True),
+        ("x" * 129, False),
+        ("has space", False),
+        ("é", False),
+        ("", False),
+    ],
+)
 def test_the_request_id_is_echoed_when_sane_else_a_new_one(client, sent, echoed):
     response = client.get("/healthz", headers={"X-Request-Id": sent})
     got = response.headers["X-Request-Id"]
@@ -37,8 +46,10 @@ def test_the_request_id_is_echoed_when_sane_else_a_new_one(client, sent, echoed)
 
 
 def test_every_answer_carries_a_request_id_problems_too(client):
-    for response in (client.get("/nothing"), client.post("/v1/games", data="x",
-                                                         content_type="text/plain")):
+    for response in (
+        client.get("/nothing"),
+        client.post("/v1/games", data="x", content_type="text/plain"),
+    ):
         assert response.status_code in (404, 415)
         assert len(response.headers["X-Request-Id"]) == 32
     ids = {client.get("/healthz").headers["X-Request-Id"] for _ in range(3)}
@@ -58,7 +69,10 @@ def test_each_request_is_one_json_log_record_with_its_request_id(capsys):
     assert catalog["logger"] == "service.request" and catalog["time"]
     assert catalog["duration_ms"] >= 0
     assert (missing["route"], missing["path"], missing["status"]) == (
-        "unmatched", "/v1/nothing", 404)
+        "unmatched",
+        "/v1/nothing",
+        404,
+    )
 
 
 def test_text_logs_when_asked(capsys):
@@ -73,45 +87,66 @@ def test_metrics_count_requests_actions_refusals_and_replays(store_client, make_
     url = f"/v1/games/{game['id']}/actions"
     route = "/v1/games/<game_id>/actions"
     before = {
-        "ok": _value("card_referee_http_requests_total", method="POST", route=route,
-                     status="200"),
+        "ok": _value("card_referee_http_requests_total", method="POST", route=route, status="200"),
         "actions": _value("card_referee_actions_total", game="counter"),
-        "refusals": _value("card_referee_action_refusals_total", game="counter",
-                           code="not-your-turn"),
-        "stale": _value("card_referee_action_refusals_total", game="counter",
-                        code="version-mismatch"),
+        "refusals": _value(
+            "card_referee_action_refusals_total", game="counter", code="not-your-turn"
+        ),
+        "stale": _value(
+            "card_referee_action_refusals_total", game="counter", code="version-mismatch"
+        ),
         "replays": _value("card_referee_idempotent_replays_total"),
         "created": _value("card_referee_games_created_total", game="counter", how="created"),
-        "latency": _value("card_referee_http_request_duration_seconds_count", method="POST",
-                          route=route),
+        "latency": _value(
+            "card_referee_http_request_duration_seconds_count", method="POST", route=route
+        ),
     }
     north = {**game["auth"]["north"], "Idempotency-Key": "m1"}
     for _ in range(2):  # the second is a replay
-        assert store_client.post(url, headers=north, json={"type": "add", "amount": 1,
-                                                           "expected_version": 1}).status_code == 200
-    store_client.post(url, headers=game["auth"]["north"],
-                      json={"type": "add", "amount": 1, "expected_version": 2})  # not its turn
-    store_client.post(url, headers=game["auth"]["south"],
-                      json={"type": "add", "amount": 1, "expected_version": 1})  # stale
+        assert (
+            store_client.post(
+                url, headers=north, json={"type": "add", "amount": 1, "expected_version": 1}
+            ).status_code
+            == 200
+        )
+    store_client.post(
+        url, headers=game["auth"]["north"], json={"type": "add", "amount": 1, "expected_version": 2}
+    )  # not its turn
+    store_client.post(
+        url, headers=game["auth"]["south"], json={"type": "add", "amount": 1, "expected_version": 1}
+    )  # stale
     make_game()
     response = store_client.get("/metrics")
     assert response.status_code == 200
     assert response.mimetype == "text/plain" and "version=" in response.headers["Content-Type"]
     families = {f.name for f in text_string_to_metric_families(response.get_data(as_text=True))}
-    assert {"card_referee_http_requests", "card_referee_actions",
-            "card_referee_http_request_duration_seconds"} <= families
-    assert _value("card_referee_http_requests_total", method="POST", route=route,
-                  status="200") == before["ok"] + 2
+    assert {
+        "card_referee_http_requests",
+        "card_referee_actions",
+        "card_referee_http_request_duration_seconds",
+    } <= families
+    assert (
+        _value("card_referee_http_requests_total", method="POST", route=route, status="200")
+        == before["ok"] + 2
+    )
     assert _value("card_referee_actions_total", game="counter") == before["actions"] + 1
-    assert _value("card_referee_action_refusals_total", game="counter",
-                  code="not-your-turn") == before["refusals"] + 1
-    assert _value("card_referee_action_refusals_total", game="counter",
-                  code="version-mismatch") == before["stale"] + 1
+    assert (
+        _value("card_referee_action_refusals_total", game="counter", code="not-your-turn")
+        == before["refusals"] + 1
+    )
+    assert (
+        _value("card_referee_action_refusals_total", game="counter", code="version-mismatch")
+        == before["stale"] + 1
+    )
     assert _value("card_referee_idempotent_replays_total") == before["replays"] + 1
-    assert _value("card_referee_games_created_total", game="counter",
-                  how="created") == before["created"] + 1
-    assert _value("card_referee_http_request_duration_seconds_count", method="POST",
-                  route=route) == before["latency"] + 4
+    assert (
+        _value("card_referee_games_created_total", game="counter", how="created")
+        == before["created"] + 1
+    )
+    assert (
+        _value("card_referee_http_request_duration_seconds_count", method="POST", route=route)
+        == before["latency"] + 4
+    )
 
 
 @pytest.mark.slow
@@ -121,13 +156,25 @@ def test_metrics_add_up_every_gunicorn_worker(tmp_path):
     from test_store_gunicorn import _free_port
 
     port = _free_port()
-    env = {**os.environ, "DATABASE_URL": "sqlite://",
-           "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)}
+    env = {**os.environ, "DATABASE_URL": "sqlite://", "PROMETHEUS_MULTIPROC_DIR": str(tmp_path)}
     log = tmp_path / "gunicorn.log"
     process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--workers", "3", "--bind", f"127.0.0.1:{port}",
-         "--no-control-socket", "service:create_app()"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log.open("w"))
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--workers",
+            "3",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--no-control-socket",
+            "service:create_app()",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=log.open("w"),
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -139,12 +186,16 @@ def test_metrics_add_up_every_gunicorn_worker(tmp_path):
                 if time.monotonic() > deadline or process.poll() is not None:
                     pytest.fail("gunicorn did not start: " + log.read_text())
                 time.sleep(0.2)
+
         def served():
             text = requests.get(base + "/metrics", timeout=10).text
-            return sum(sample.value for family in text_string_to_metric_families(text)
-                       for sample in family.samples
-                       if sample.name == "card_referee_http_requests_total"
-                       and sample.labels["route"] == "/healthz")
+            return sum(
+                sample.value
+                for family in text_string_to_metric_families(text)
+                for sample in family.samples
+                if sample.name == "card_referee_http_requests_total"
+                and sample.labels["route"] == "/healthz"
+            )
 
         before = served()
         for _ in range(60):  # fresh connections: spread over the workers

@@ -1,4 +1,5 @@
 """openapi.yaml is generated from the code, valid, and committed up to date."""
+
 import re
 from pathlib import Path
 
@@ -10,7 +11,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_committed_spec_matches_the_code(app):
     committed = yaml.safe_load((ROOT / "openapi.yaml").read_text())
-    generated = yaml.safe_load(yaml.dump(app.extensions["flask-smorest"]["apis"][""]["ext_obj"].spec.to_dict()))
+    generated = yaml.safe_load(
+        yaml.dump(app.extensions["flask-smorest"]["apis"][""]["ext_obj"].spec.to_dict())
+    )
     assert committed == generated, "openapi.yaml is stale: run `make openapi` and commit it"
 
 

@@ -1,6 +1,7 @@
 """Export, import and seat token recovery (issue 11, items 3 and 4) on SQLite and
 PostgreSQL, with the real engines: an export re-imports to the same game, never shows
 an unfinished game's seed, and a corrupted one is a 422 naming what does not replay."""
+
 from __future__ import annotations
 
 import copy
@@ -41,12 +42,15 @@ def _advance(client, game, actions):
     referee) with any is offered."""
     for _ in range(actions):
         for _who, token in game["tokens"].items():
-            legal = client.get(f"/v1/games/{game['id']}/legal-actions",
-                               headers=_auth(token)).get_json()
+            legal = client.get(
+                f"/v1/games/{game['id']}/legal-actions", headers=_auth(token)
+            ).get_json()
             if legal["actions"]:
-                done = client.post(f"/v1/games/{game['id']}/actions", headers=_auth(token),
-                                   json={**legal["actions"][0],
-                                         "expected_version": legal["version"]})
+                done = client.post(
+                    f"/v1/games/{game['id']}/actions",
+                    headers=_auth(token),
+                    json={**legal["actions"][0], "expected_version": legal["version"]},
+                )
                 assert done.status_code == 200, done.get_data(as_text=True)
                 break
 
@@ -73,8 +77,9 @@ def _import(client, document):
 
 
 def _log(client, game_id, token):
-    return client.get(f"/v1/games/{game_id}/events?limit=1000",
-                      headers=_auth(token)).get_json()["events"]
+    return client.get(f"/v1/games/{game_id}/events?limit=1000", headers=_auth(token)).get_json()[
+        "events"
+    ]
 
 
 @pytest.mark.parametrize("game, options", [("two-way", {}), ("sequence", {"players": 2})])
@@ -97,8 +102,9 @@ def test_a_finished_game_exports_and_imports_as_the_same_game(client, game, opti
     assert again == document
     # every seat's log of the copy is the original's
     for seat in new["seats"]:
-        assert (_log(client, new["id"], new["seats"][seat]["token"])
-                == _log(client, run.id, run.tokens[seat]))
+        assert _log(client, new["id"], new["seats"][seat]["token"]) == _log(
+            client, run.id, run.tokens[seat]
+        )
 
 
 def _started(client, game, options, actions, seed="5e" * 32):
@@ -137,8 +143,7 @@ def test_an_unfinished_game_exports_without_its_seed_and_imports_with_a_new_one(
     assert _referee_view(client, new["id"], new["referee_token"])["version"] == 12
 
 
-def test_an_unfinished_sequence_game_needs_its_seed_which_only_the_archive_has(
-        client, tmp_path):
+def test_an_unfinished_sequence_game_needs_its_seed_which_only_the_archive_has(client, tmp_path):
     """Sequence (server dealing) checks every draw against the seed's deck order: the
     referee's export (no seed) does not replay, naming the first deal; the operator's
     archive (seed included) re-imports exactly, the same seed going on."""
@@ -157,8 +162,10 @@ def test_an_unfinished_sequence_game_needs_its_seed_which_only_the_archive_has(
     assert imported.status_code == 201, imported.get_data(as_text=True)
     new = imported.get_json()
     assert new["seed_commitment"] == document["seed_commitment"]
-    assert (_referee_view(client, new["id"], new["referee_token"])["view"]
-            == _referee_view(client, game["id"], game["referee_token"])["view"])
+    assert (
+        _referee_view(client, new["id"], new["referee_token"])["view"]
+        == _referee_view(client, game["id"], game["referee_token"])["view"]
+    )
 
 
 _FINISHED_EXPORTS: dict[str, dict] = {}
@@ -177,20 +184,36 @@ def _event_index(document, event_type):
     return next(i for i, e in enumerate(document["events"]) if e["type"] == event_type)
 
 
-@pytest.mark.parametrize("corrupt, field", [
-    (lambda d: d["events"].pop(5), "events.5.seq"),
-    (lambda d: d["events"][_event_index(d, "placed")].update(tile=999), "events"),
-    (lambda d: d.update(seed="0" * 64), "seed_commitment"),
-    (lambda d: d["view"]["scores"].update(blue=d["view"]["scores"]["blue"] + 1),
-     "view.scores.blue"),
-    (lambda d: d.update(status="active"), "status"),
-    (lambda d: (d.pop("seed"), d.update(status="active")), "events.0.seed"),
-    (lambda d: d["events"][1]["tiles"].reverse(), "events.1"),
-    (lambda d: d["events"].append({"seq": len(d["events"]) + 1, "type": "placed",
-                                   "seat": "blue", "tile": 0, "cell": [0, 0]}), "events"),
-])
-def test_a_corrupted_export_is_422_naming_what_does_not_replay(client, finished_export,
-                                                               corrupt, field):
+@pytest.mark.parametrize(
+    "corrupt, field",
+    [
+        (lambda d: d["events"].pop(5), "events.5.seq"),
+        (lambda d: d["events"][_event_index(d, "placed")].update(tile=999), "events"),
+        (lambda d: d.update(seed="0" * 64), "seed_commitment"),
+        (
+            lambda d: d["view"]["scores"].update(blue=d["view"]["scores"]["blue"] + 1),
+            "view.scores.blue",
+        ),
+        (lambda d: d.update(status="active"), "status"),
+        (lambda d: (d.pop("seed"), d.update(status="active")), "events.0.seed"),
+        (lambda d: d["events"][1]["tiles"].reverse(), "events.1"),
+        (
+            lambda d: d["events"].append(
+                {
+                    "seq": len(d["events"]) + 1,
+                    "type": "placed",
+                    "seat": "blue",
+                    "tile": 0,
+                    "cell": [0, 0],
+                }
+            ),
+            "events",
+        ),
+    ],
+)
+def test_a_corrupted_export_is_422_naming_what_does_not_replay(
+    client, finished_export, corrupt, field
+):
     document = finished_export
     corrupt(document)
     body = assert_problem(_import(client, document), 422, "import-mismatch")
@@ -198,20 +221,27 @@ def test_a_corrupted_export_is_422_naming_what_does_not_replay(client, finished_
     assert named.startswith(field), (named, body["detail"])
 
 
-@pytest.mark.parametrize("change", [{"format_version": 2}, {"format": "other"},
-                                    {"version": 0}, {"extra": 1}])
+@pytest.mark.parametrize(
+    "change", [{"format_version": 2}, {"format": "other"}, {"version": 0}, {"extra": 1}]
+)
 def test_a_document_of_another_shape_is_422(client, finished_export, change):
     assert_problem(_import(client, {**finished_export, **change}), 422, "invalid-body")
 
 
 def test_export_is_for_the_referee_only(client):
     game = _create(client, "counter")
-    assert_problem(client.get(f"/v1/games/{game['id']}/export",
-                              headers=_auth(game["tokens"]["north"])), 403, "referee-only")
+    assert_problem(
+        client.get(f"/v1/games/{game['id']}/export", headers=_auth(game["tokens"]["north"])),
+        403,
+        "referee-only",
+    )
     assert_problem(client.get(f"/v1/games/{game['id']}/export"), 401, "unauthorized")
     other = _create(client, "counter")
-    assert_problem(client.get(f"/v1/games/{game['id']}/export",
-                              headers=_auth(other["referee_token"])), 404, "game-not-found")
+    assert_problem(
+        client.get(f"/v1/games/{game['id']}/export", headers=_auth(other["referee_token"])),
+        404,
+        "game-not-found",
+    )
 
 
 def test_the_import_takes_bodies_up_to_max_import_bytes(db_url, counter_engine):
@@ -243,9 +273,13 @@ def test_purge_can_write_each_game_s_export_first(client, tmp_path):
     path = write_export(store, game["id"], tmp_path / "archive")
     assert json.loads(path.read_text())["id"] == game["id"]
     assert [p.name for p in path.parent.iterdir()] == [f"{game['id']}.json"]
-    report = purge(store, None, utcnow() + timedelta(seconds=1),
-                   archive=lambda game_id: write_export(store, game_id, tmp_path / "all"),
-                   dry_run=True)
+    report = purge(
+        store,
+        None,
+        utcnow() + timedelta(seconds=1),
+        archive=lambda game_id: write_export(store, game_id, tmp_path / "all"),
+        dry_run=True,
+    )
     assert report.abandoned >= 1 and not (tmp_path / "all").exists()  # dry: nothing
 
 
@@ -259,12 +293,17 @@ def test_the_referee_reissues_a_seat_token_and_the_old_one_stops_at_once(client)
     assert response.status_code == 200 and response.headers["Cache-Control"] == "no-store"
     issued = response.get_json()
     assert issued["seat"] == "north" and issued["token"] != game["tokens"]["north"]
-    assert_problem(client.get(f"/v1/games/{game['id']}", headers=_auth(game["tokens"]["north"])),
-                   401, "unauthorized")
+    assert_problem(
+        client.get(f"/v1/games/{game['id']}", headers=_auth(game["tokens"]["north"])),
+        401,
+        "unauthorized",
+    )
     view = client.get(f"/v1/games/{game['id']}", headers=_auth(issued["token"]))
     assert view.status_code == 200 and view.get_json()["viewer"] == "north"
-    assert client.get(f"/v1/games/{game['id']}",
-                      headers=_auth(game["tokens"]["south"])).status_code == 200
+    assert (
+        client.get(f"/v1/games/{game['id']}", headers=_auth(game["tokens"]["south"])).status_code
+        == 200
+    )
 
 
 def test_the_referee_token_is_rotated_and_the_old_one_stops_at_once(client):
@@ -275,36 +314,52 @@ def test_the_referee_token_is_rotated_and_the_old_one_stops_at_once(client):
     old = _auth(game["referee_token"])
     url = f"/v1/games/{game['id']}/referee/token"
     ticket = client.post(f"/v1/games/{game['id']}/stream-tickets", headers=old).get_json()
-    assert_problem(client.post(url, headers=_auth(game["tokens"]["north"])), 403,
-                   "referee-only")
+    assert_problem(client.post(url, headers=_auth(game["tokens"]["north"])), 403, "referee-only")
     response = client.post(url, headers=old)
     assert response.status_code == 200 and response.headers["Cache-Control"] == "no-store"
     token = response.get_json()["token"]
     assert token != game["referee_token"] and len(token) >= 40
-    assert_problem(client.get(f"/v1/games/{game['id']}/export", headers=old), 401,
-                   "unauthorized")
+    assert_problem(client.get(f"/v1/games/{game['id']}/export", headers=old), 401, "unauthorized")
     assert_problem(client.post(url, headers=old), 401, "unauthorized")
-    assert_problem(client.get(f"/v1/games/{game['id']}/stream?ticket={ticket['ticket']}"),
-                   401, "invalid-ticket")
+    assert_problem(
+        client.get(f"/v1/games/{game['id']}/stream?ticket={ticket['ticket']}"),
+        401,
+        "invalid-ticket",
+    )
     export = client.get(f"/v1/games/{game['id']}/export", headers=_auth(token))
     assert export.status_code == 200
-    assert client.get(f"/v1/games/{game['id']}", headers=_auth(token)).get_json()[
-        "viewer"] == "referee"
+    assert (
+        client.get(f"/v1/games/{game['id']}", headers=_auth(token)).get_json()["viewer"]
+        == "referee"
+    )
     # the seats' tokens are untouched
-    assert client.get(f"/v1/games/{game['id']}",
-                      headers=_auth(game["tokens"]["north"])).status_code == 200
+    assert (
+        client.get(f"/v1/games/{game['id']}", headers=_auth(game["tokens"]["north"])).status_code
+        == 200
+    )
 
 
 def test_only_the_referee_reissues_and_only_for_a_seat_of_the_game(client):
     game = _create(client, "counter")
     base = f"/v1/games/{game['id']}/seats"
-    assert_problem(client.post(f"{base}/north/token", headers=_auth(game["tokens"]["south"])),
-                   403, "referee-only")
-    assert_problem(client.post(f"{base}/north/token", headers=_auth(game["tokens"]["north"])),
-                   403, "referee-only")
-    assert_problem(client.post(f"{base}/east/token", headers=_auth(game["referee_token"])),
-                   404, "seat-not-found")
+    assert_problem(
+        client.post(f"{base}/north/token", headers=_auth(game["tokens"]["south"])),
+        403,
+        "referee-only",
+    )
+    assert_problem(
+        client.post(f"{base}/north/token", headers=_auth(game["tokens"]["north"])),
+        403,
+        "referee-only",
+    )
+    assert_problem(
+        client.post(f"{base}/east/token", headers=_auth(game["referee_token"])),
+        404,
+        "seat-not-found",
+    )
     assert_problem(client.post(f"{base}/north/token"), 401, "unauthorized")
     # the refusals changed nothing
-    assert client.get(f"/v1/games/{game['id']}",
-                      headers=_auth(game["tokens"]["north"])).status_code == 200
+    assert (
+        client.get(f"/v1/games/{game['id']}", headers=_auth(game["tokens"]["north"])).status_code
+        == 200
+    )

@@ -1,6 +1,7 @@
 """Pictures (SVG): every kind parses, each is drawn from the caller's view (the viewer
 filter), the ETag follows version, viewer and language, the stateless pictures show
 what their checks find, bad input is a 422 problem, hostile text stays text."""
+
 from __future__ import annotations
 
 import json
@@ -15,11 +16,15 @@ from service.store import get_store
 from tests.helpers import assert_problem
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
-HOSTILE = '<p&"1>\'</svg>'
+HOSTILE = "<p&\"1>'</svg>"
 # table mode where the referee drives the game; Halves in server mode: hands are hidden
-GAMES = [("two-way", {"dealing": "table"}), ("sequence", {"dealing": "table"}),
-         ("sequence-numbers", {"dealing": "table"}), ("halves", {}),
-         ("solitaire-frenzy", {})]
+GAMES = [
+    ("two-way", {"dealing": "table"}),
+    ("sequence", {"dealing": "table"}),
+    ("sequence-numbers", {"dealing": "table"}),
+    ("halves", {}),
+    ("solitaire-frenzy", {}),
+]
 
 
 def parse(response) -> ET.Element:
@@ -34,13 +39,16 @@ def play(client, game: dict, steps: int) -> None:
     """``steps`` legal actions of the referee (table mode) or of p1 (server mode)."""
     who = "referee" if "referee" in game["auth"] and game["game"] != "halves" else "p1"
     for _ in range(steps):
-        legal = client.get(f"/v1/games/{game['id']}/legal-actions",
-                           headers=game["auth"][who]).get_json()
+        legal = client.get(
+            f"/v1/games/{game['id']}/legal-actions", headers=game["auth"][who]
+        ).get_json()
         if not legal["actions"]:
             return
-        response = client.post(f"/v1/games/{game['id']}/actions", headers=game["auth"][who],
-                               json={**legal["actions"][0],
-                                     "expected_version": legal["version"]})
+        response = client.post(
+            f"/v1/games/{game['id']}/actions",
+            headers=game["auth"][who],
+            json={**legal["actions"][0], "expected_version": legal["version"]},
+        )
         assert response.status_code == 200, response.get_data(as_text=True)
 
 
@@ -50,8 +58,9 @@ def test_every_game_brings_its_picture():
 
 
 @pytest.mark.parametrize("game, options", GAMES, ids=[g for g, _ in GAMES])
-def test_a_game_picture_is_the_callers_view_drawn(store_app, store_client, make_game,
-                                                 game, options):
+def test_a_game_picture_is_the_callers_view_drawn(
+    store_app, store_client, make_game, game, options
+):
     created = make_game(game, options)
     play(store_client, created, 12)
     record = get_store(store_app).read(created["id"])
@@ -68,11 +77,15 @@ def test_a_seat_never_sees_another_seats_hand(store_client, make_game):
     created = make_game("halves")
     pictures, hands = {}, {}
     for seat in ("p1", "p2"):
-        game = store_client.get(f"/v1/games/{created['id']}",
-                                headers=created["auth"][seat]).get_json()
+        game = store_client.get(
+            f"/v1/games/{created['id']}", headers=created["auth"][seat]
+        ).get_json()
         hands[seat] = set(game["view"]["hand"])
-        root = parse(store_client.get(f"/v1/games/{created['id']}/picture.svg",
-                                      headers=created["auth"][seat]))
+        root = parse(
+            store_client.get(
+                f"/v1/games/{created['id']}/picture.svg", headers=created["auth"][seat]
+            )
+        )
         pictures[seat] = {g.get("data-card") for g in root.iter() if g.get("data-card")}
     top = "-".join(game["view"]["top"]["halves"])
     assert pictures["p1"] - {top} == hands["p1"] and pictures["p2"] - {top} == hands["p2"]
@@ -104,8 +117,7 @@ def test_a_picture_needs_a_token_of_its_game(store_client, make_game):
     url = f"/v1/games/{created['id']}/picture.svg"
     assert_problem(store_client.get(url), 401, "unauthorized")
     other = make_game("halves")
-    assert_problem(store_client.get(url, headers=other["auth"]["referee"]), 404,
-                   "game-not-found")
+    assert_problem(store_client.get(url, headers=other["auth"]["referee"]), 404, "game-not-found")
 
 
 def test_every_svg_reply_forbids_sniffing_and_any_active_content(store_client, make_game):
@@ -114,18 +126,19 @@ def test_every_svg_reply_forbids_sniffing_and_any_active_content(store_client, m
     style."""
     created = make_game("halves")
     replies = [
-        store_client.get(f"/v1/games/{created['id']}/picture.svg",
-                         headers=created["auth"]["referee"]),
+        store_client.get(
+            f"/v1/games/{created['id']}/picture.svg", headers=created["auth"]["referee"]
+        ),
         store_client.post("/v1/two-way/grid/picture.svg", json={"grid": _grid()}),
         store_client.post("/v1/halves/picture.svg", json={"top": "RC-GS", "hand": []}),
-        store_client.post("/v1/solitaire-frenzy/foundations/picture.svg",
-                          json={"piles": [["AH"]]}),
+        store_client.post("/v1/solitaire-frenzy/foundations/picture.svg", json={"piles": [["AH"]]}),
     ]
     for reply in replies:
         assert reply.status_code == 200 and reply.mimetype == "image/svg+xml"
         assert reply.headers["X-Content-Type-Options"] == "nosniff"
         assert reply.headers["Content-Security-Policy"] == (
-            "default-src 'none'; style-src 'unsafe-inline'")
+            "default-src 'none'; style-src 'unsafe-inline'"
+        )
 
 
 def _grid() -> list[list[str | None]]:
@@ -136,20 +149,19 @@ def _grid() -> list[list[str | None]]:
 
 
 def test_stateless_two_way_grid_shows_every_declarable_line(client):
-    root = parse(client.post("/v1/two-way/grid/picture.svg",
-                             json={"grid": _grid(), "colour": "green"}))
+    root = parse(
+        client.post("/v1/two-way/grid/picture.svg", json={"grid": _grid(), "colour": "green"})
+    )
     lines = root.findall(".//svg:polyline", NS)
     assert len(lines) == len(scan_grid(_grid())) == 3  # 1-2-3, 2-3-4, 1-2-3-4 (TW-D1)
     assert "3 declarable lines" in "".join(root.itertext())
     bad = _grid()
     bad[2][2] = "ZZ"
-    body = assert_problem(client.post("/v1/two-way/grid/picture.svg", json={"grid": bad}),
-                          422)
+    body = assert_problem(client.post("/v1/two-way/grid/picture.svg", json={"grid": bad}), 422)
     assert "2" in body["errors"]["json"]["grid"]
 
 
-@pytest.mark.parametrize("path", ["/v1/sequence/picture.svg",
-                                  "/v1/sequence-numbers/picture.svg"])
+@pytest.mark.parametrize("path", ["/v1/sequence/picture.svg", "/v1/sequence-numbers/picture.svg"])
 def test_stateless_sequence_position_shows_chips_and_sequences(client, path):
     chips = {"green": [[1, 1], [2, 2], [3, 3], [4, 4], [5, 5]], "blue": [[0, 1]]}
     root = parse(client.post(path, json={"chips": chips}))
@@ -158,15 +170,17 @@ def test_stateless_sequence_position_shows_chips_and_sequences(client, path):
     assert len(root.findall(".//svg:circle", NS)) == 6
     locked = {"side": "green", "cells": chips["green"]}
     root = parse(client.post(path, json={"chips": chips, "sequences": [locked]}))
-    assert [line.get("class") for line in root.findall(".//svg:line", NS)] == [
-        "sequence locked"]
+    assert [line.get("class") for line in root.findall(".//svg:line", NS)] == ["sequence locked"]
     body = assert_problem(client.post(path, json={"chips": {"green": [[3, 11]]}}), 422)
     assert body["rule"]
 
 
 def test_stateless_halves_frames_the_cards_that_go_on_the_top(client):
-    root = parse(client.post("/v1/halves/picture.svg",
-                             json={"top": "RC-GS", "hand": ["RT-BS", "BS-RT", "BX-YT"]}))
+    root = parse(
+        client.post(
+            "/v1/halves/picture.svg", json={"top": "RC-GS", "hand": ["RT-BS", "BS-RT", "BX-YT"]}
+        )
+    )
     marks = [g.get("stroke") for g in root.iter() if g.get("class") == "mark"]
     assert marks == ["#1f9d3a", "#e67e22"]  # as held; turned round; BX-YT not at all
     assert "2 of 3 cards go on the top" in "".join(root.itertext())
@@ -175,23 +189,35 @@ def test_stateless_halves_frames_the_cards_that_go_on_the_top(client):
 
 
 def test_stateless_foundations_by_suit_and_only_as_sf_f1_builds_them(client):
-    root = parse(client.post("/v1/solitaire-frenzy/foundations/picture.svg",
-                             json={"piles": [["AH", "2H", "3H"], ["AS"], ["AH"]]}))
+    root = parse(
+        client.post(
+            "/v1/solitaire-frenzy/foundations/picture.svg",
+            json={"piles": [["AH", "2H", "3H"], ["AS"], ["AH"]]},
+        )
+    )
     piles = [g for g in root.iter() if g.get("class") == "foundation"]
     assert [g.get("data-pile") for g in piles] == ["1", "0", "2"]  # spades, then hearts
     assert "\u00d73" in "".join(root.itertext())
-    body = assert_problem(client.post("/v1/solitaire-frenzy/foundations/picture.svg",
-                                      json={"piles": [["AH", "3H"]]}), 422)
+    body = assert_problem(
+        client.post("/v1/solitaire-frenzy/foundations/picture.svg", json={"piles": [["AH", "3H"]]}),
+        422,
+    )
     assert (body["code"], body["rule"]) == ("invalid-foundation", "SF-F1")
     assert body["errors"]["json"]["piles"]["0"]["1"] == [body["detail"]]
-    french = assert_problem(client.post("/v1/solitaire-frenzy/foundations/picture.svg",
-                                        json={"piles": [["2H"]]},
-                                        headers={"Accept-Language": "fr"}), 422)
+    french = assert_problem(
+        client.post(
+            "/v1/solitaire-frenzy/foundations/picture.svg",
+            json={"piles": [["2H"]]},
+            headers={"Accept-Language": "fr"},
+        ),
+        422,
+    )
     assert (french["code"], french["rule"]) == ("invalid-foundation", "SF-F1")
     assert "2H" in french["detail"] and french["detail"] != body["detail"]
     assert "only an Ace" not in french["detail"]
-    assert_problem(client.post("/v1/solitaire-frenzy/foundations/picture.svg",
-                               json={"piles": [["JK"]]}), 422)
+    assert_problem(
+        client.post("/v1/solitaire-frenzy/foundations/picture.svg", json={"piles": [["JK"]]}), 422
+    )
 
 
 @pytest.mark.parametrize("game, options", GAMES, ids=[g for g, _ in GAMES])
@@ -212,12 +238,18 @@ def test_hostile_names_stay_text(app, game, options):
 
 def test_hv_t1_stateless_halves_frames_by_the_any_half_reading(client):
     hand = ["BS-YC", "RT-BS", "GX-YT"]
-    per_half = parse(client.post("/v1/halves/picture.svg", json={"top": "RC-GS",
-                                                                  "hand": hand}))
-    any_half = parse(client.post("/v1/halves/picture.svg", json={
-        "top": "RC-GS", "hand": hand, "match": "any_half"}))
+    per_half = parse(client.post("/v1/halves/picture.svg", json={"top": "RC-GS", "hand": hand}))
+    any_half = parse(
+        client.post(
+            "/v1/halves/picture.svg", json={"top": "RC-GS", "hand": hand, "match": "any_half"}
+        )
+    )
     # BS-YC goes on RC-GS only turned round per half, as held by any half; GX-YT never
     assert [g.get("stroke") for g in per_half.iter() if g.get("class") == "mark"] == [
-        "#e67e22", "#1f9d3a"]
+        "#e67e22",
+        "#1f9d3a",
+    ]
     assert [g.get("stroke") for g in any_half.iter() if g.get("class") == "mark"] == [
-        "#1f9d3a", "#1f9d3a"]
+        "#1f9d3a",
+        "#1f9d3a",
+    ]

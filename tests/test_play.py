@@ -1,6 +1,7 @@
 """The play client (service/play.py) driven in process against the Flask test client
 on an SQLite file migrated by Alembic: whole games end, nothing unexpected is answered,
 and wrong declarations cost turns (TW-D5, TW-T5) as the event log shows."""
+
 from __future__ import annotations
 
 import random
@@ -10,8 +11,16 @@ from collections import Counter
 import pytest
 
 from conftest import migrated_app
-from service.play import (Player, Reply, free_lengths, grid_lines, main, parse_args,
-                          winner_of, wrong_declarations)
+from service.play import (
+    Player,
+    Reply,
+    free_lengths,
+    grid_lines,
+    main,
+    parse_args,
+    winner_of,
+    wrong_declarations,
+)
 from service.store import get_store
 
 from helpers import StreamingTransport
@@ -33,8 +42,9 @@ def referee_log(transport, run) -> list[dict]:
     """Every event of the game as the referee sees it (paged with after/last_seq)."""
     events, after = [], 0
     while True:
-        reply = transport.request("GET", f"/v1/games/{run.id}/events?after={after}",
-                                  headers=run.auth("referee"))
+        reply = transport.request(
+            "GET", f"/v1/games/{run.id}/events?after={after}", headers=run.auth("referee")
+        )
         assert reply.status == 200
         events += reply.body["events"]
         if reply.body["last_seq"] == after:
@@ -57,8 +67,12 @@ def turns_with_a_rejection(log: list[dict], seat: str) -> int:
 
 def test_two_way_games_end_with_no_error_and_wrong_declarations_cost_a_turn(transport, play_app):
     statuses: Counter = Counter()
-    player = Player(transport, random.Random(7), wrong_rate=0.15,
-                    on_reply=lambda method, path, reply: statuses.update([reply.status]))
+    player = Player(
+        transport,
+        random.Random(7),
+        wrong_rate=0.15,
+        on_reply=lambda method, path, reply: statuses.update([reply.status]),
+    )
     runs = [player.play_game("two-way") for _ in range(3)]
     stats = player.stats
     assert stats.errors == 0, stats.error_samples
@@ -77,9 +91,10 @@ def test_two_way_games_end_with_no_error_and_wrong_declarations_cost_a_turn(tran
         # every later entry of the log exactly once, in order; then it ended
         opening, *streamed = [message for _, message in run.stream.messages]
         assert opening.event == "view" and opening.json()["version"] == 1
-        assert [m.json() for m in streamed] == log[int(opening.id):]
+        assert [m.json() for m in streamed] == log[int(opening.id) :]
         assert [(m.id, m.event) for m in streamed] == [
-            (str(e["seq"]), e["type"]) for e in log[int(opening.id):]]
+            (str(e["seq"]), e["type"]) for e in log[int(opening.id) :]
+        ]
         assert run.stream.ended
         final = transport.request("GET", f"/v1/games/{run.id}", headers=run.auth("referee"))
         pending = final.body["view"]["pending_skips"]
@@ -116,15 +131,22 @@ def test_a_seat_declaring_a_wrong_line_misses_its_next_turn(transport):
     wrong = next(i for i, e in enumerate(log) if e["type"] == "declaration-rejected")
     culprit = log[wrong]["seat"]
     rival = "green" if culprit == "blue" else "blue"
-    ends = next(i for i in range(wrong, len(log))
-                if log[i]["type"] == "discarded" and log[i]["seat"] == culprit)
+    ends = next(
+        i
+        for i in range(wrong, len(log))
+        if log[i]["type"] == "discarded" and log[i]["seat"] == culprit
+    )
     skip = next(i for i, e in enumerate(log) if e["type"] == "turn-skipped")
     assert log[skip]["seat"] == culprit
-    between = log[ends + 1:skip]
+    between = log[ends + 1 : skip]
     assert between and all(e["seat"] == rival for e in between)
-    assert [e["type"] for e in between if e["type"] != "declared"][-4:] == \
-        ["placed", "placed", "drawn", "discarded"]
-    assert all(e["seat"] == rival for e in log[skip + 1:])
+    assert [e["type"] for e in between if e["type"] != "declared"][-4:] == [
+        "placed",
+        "placed",
+        "drawn",
+        "discarded",
+    ]
+    assert all(e["seat"] == rival for e in log[skip + 1 :])
     assert run.view["turn"] == rival
 
 
@@ -141,9 +163,14 @@ def test_table_mode_falls_back_to_the_referee_for_the_deal_and_draws(transport):
     assert {e["by"] for e in log if e["type"] in ("placed", "discarded")} == {"blue", "green"}
 
 
-@pytest.mark.parametrize("game, options", [("sequence", {"players": 2}),
-                                           ("sequence-numbers", {"players": 3}),
-                                           ("sequence-numbers", {"dealing": "table"})])
+@pytest.mark.parametrize(
+    "game, options",
+    [
+        ("sequence", {"players": 2}),
+        ("sequence-numbers", {"players": 3}),
+        ("sequence-numbers", {"dealing": "table"}),
+    ],
+)
 def test_sequence_games_are_played_to_their_end(transport, game, options):
     player = Player(transport, random.Random(3))
     run = player.play_game(game, options)
@@ -157,7 +184,8 @@ def test_sequence_games_are_played_to_their_end(transport, game, options):
 
 
 def test_streams_the_server_ends_are_resumed_with_nothing_missed_or_repeated(
-        transport, play_app, monkeypatch):
+    transport, play_app, monkeypatch
+):
     """The server ends each stream after STREAM_SECONDS (here 0.15 s; a game lasts
     longer even on a fast machine): the player opens it again with Last-Event-ID, and
     what it received over all the connections is the opening view, then every later
@@ -170,7 +198,7 @@ def test_streams_the_server_ends_are_resumed_with_nothing_missed_or_repeated(
     opening, *streamed = [message for _, message in run.stream.messages]
     log = referee_log(transport, run)
     assert opening.event == "view"
-    assert [m.json() for m in streamed] == log[int(opening.id):]
+    assert [m.json() for m in streamed] == log[int(opening.id) :]
 
 
 # ----- helpers and command line -----
@@ -182,9 +210,14 @@ def test_grid_lines_lists_every_occupied_straight_line_once():
         grid[2][c] = "7H"
     grid[3][1] = grid[4][0] = "2S"  # with [2, 2]: an anti-diagonal of 3
     lines = grid_lines(grid, {3, 4, 5, 6})
-    assert sorted(lines) == sorted([
-        [[2, 0], [2, 1], [2, 2]], [[2, 1], [2, 2], [2, 3]], [[2, 0], [2, 1], [2, 2], [2, 3]],
-        [[2, 2], [3, 1], [4, 0]]])
+    assert sorted(lines) == sorted(
+        [
+            [[2, 0], [2, 1], [2, 2]],
+            [[2, 1], [2, 2], [2, 3]],
+            [[2, 0], [2, 1], [2, 2], [2, 3]],
+            [[2, 2], [3, 1], [4, 0]],
+        ]
+    )
     assert grid_lines(grid, {4}) == [[[2, 0], [2, 1], [2, 2], [2, 3]]]
 
 
@@ -192,8 +225,10 @@ def test_wrong_declarations_exclude_legal_ones_either_way_and_held_lengths():
     grid = [[None] * 7 for _ in range(7)]
     for c in range(4):
         grid[0][c] = "5D"
-    view = {"grid": grid, "slots": {"blue": {"3": {"allowed": 1, "held": 0},
-                                             "4": {"allowed": 1, "held": 1}}}}
+    view = {
+        "grid": grid,
+        "slots": {"blue": {"3": {"allowed": 1, "held": 0}, "4": {"allowed": 1, "held": 1}}},
+    }
     assert free_lengths(view, "blue") == {3}
     legal = [{"type": "declare", "cells": [[0, 3], [0, 2], [0, 1]]}]
     assert wrong_declarations(view, "blue", legal) == [[[0, 0], [0, 1], [0, 2]]]

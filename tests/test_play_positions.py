@@ -1,5 +1,6 @@
 """The play client's positions (G-P1: ``--position FILE``), idle option (G-T1:
 ``--idle-seconds``) and help, driven in process with the test engine."""
+
 from __future__ import annotations
 
 import json
@@ -11,8 +12,12 @@ from conftest import migrated_app
 from service.play import GAMES, Player, parse_args
 from helpers import StreamingTransport
 
-POSITION = {"game": "counter", "count": 8, "turn": "south",
-            "cards": {"north": "card-01", "south": "card-02"}}
+POSITION = {
+    "game": "counter",
+    "count": 8,
+    "turn": "south",
+    "cards": {"north": "card-01", "south": "card-02"},
+}
 
 
 @pytest.fixture()
@@ -27,8 +32,7 @@ def test_the_help_lists_every_game(capsys):
     out = " ".join(capsys.readouterr().out.split())
     for game in ("two-way", "sequence", "sequence-numbers", "halves", "solitaire-frenzy"):
         assert game in out
-    assert set(GAMES) == {"two-way", "sequence", "sequence-numbers", "halves",
-                          "solitaire-frenzy"}
+    assert set(GAMES) == {"two-way", "sequence", "sequence-numbers", "halves", "solitaire-frenzy"}
 
 
 def test_g_p1_the_position_file_names_the_game(tmp_path, capsys):
@@ -59,7 +63,8 @@ def test_g_p1_games_are_played_from_the_position(transport):
     for run in runs:
         opening = run.stream.messages[0][1].json()
         assert opening["view"]["from_position"] is True
-        first = transport.request("GET", f"/v1/games/{run.id}/events",
-                                  headers=run.auth("referee")).body["events"]
+        first = transport.request(
+            "GET", f"/v1/games/{run.id}/events", headers=run.auth("referee")
+        ).body["events"]
         assert first[0]["from_position"] is True
         assert first[1]["position"]["count"] == 8

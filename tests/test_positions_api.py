@@ -2,6 +2,7 @@
 (tests/fake_engine.py: a position is {"game": "counter", "count", "turn", "cards"?,
 "deck"?}): POST /v1/games with a position, GET /v1/games/{id}/position as each
 caller may see it, the round trip, the export and import, the API key, the contract."""
+
 from __future__ import annotations
 
 import pytest
@@ -11,14 +12,20 @@ from service import create_app
 from service.store import get_feed, get_store
 
 SEED = "0f" * 32
-POSITION = {"game": "counter", "count": 7, "turn": "south",
-            "cards": {"north": "card-03", "south": "card-09"}}
+POSITION = {
+    "game": "counter",
+    "count": 7,
+    "turn": "south",
+    "cards": {"north": "card-03", "south": "card-09"},
+}
 
 
-def _create(client, position: dict, game: str = "counter", headers: dict | None = None,
-            **body):
-    return client.post("/v1/games", json={"game": game, "position": position, "seed": SEED,
-                                          **body}, headers=headers or {})
+def _create(client, position: dict, game: str = "counter", headers: dict | None = None, **body):
+    return client.post(
+        "/v1/games",
+        json={"game": game, "position": position, "seed": SEED, **body},
+        headers=headers or {},
+    )
 
 
 def _auth(created: dict) -> dict[str, dict[str, str]]:
@@ -35,19 +42,23 @@ def test_g_p1_a_game_starts_from_the_stated_position(store_client):
     response = _create(store_client, POSITION)
     assert response.status_code == 201, response.get_json()
     created = response.get_json()
-    view = store_client.get(f"/v1/games/{created['id']}",
-                            headers=_auth(created)["referee"]).get_json()["view"]
+    view = store_client.get(
+        f"/v1/games/{created['id']}", headers=_auth(created)["referee"]
+    ).get_json()["view"]
     assert (view["count"], view["turn"], view["cards"]) == (7, "south", POSITION["cards"])
     assert view["from_position"] is True
     assert sorted(view["deck"] + list(view["cards"].values())) == fake_engine.DECK
-    events = store_client.get(f"/v1/games/{created['id']}/events",
-                              headers=_auth(created)["north"]).get_json()["events"]
+    events = store_client.get(
+        f"/v1/games/{created['id']}/events", headers=_auth(created)["north"]
+    ).get_json()["events"]
     assert events[0]["from_position"] is True
     assert events[1]["type"] == "position-set"
     # play goes on from there: south is on turn
-    moved = store_client.post(f"/v1/games/{created['id']}/actions",
-                              headers=_auth(created)["south"],
-                              json={"type": "add", "amount": 3, "expected_version": 1})
+    moved = store_client.post(
+        f"/v1/games/{created['id']}/actions",
+        headers=_auth(created)["south"],
+        json={"type": "add", "amount": 3, "expected_version": 1},
+    )
     assert moved.get_json()["view"]["status"] == "finished"  # 7 + 3 reaches the target
 
 
@@ -62,22 +73,27 @@ def test_g_p1_unplaced_cards_are_dealt_from_the_seed(store_client):
     views = []
     for _ in range(2):
         created = _create(store_client, stated).get_json()
-        views.append(store_client.get(f"/v1/games/{created['id']}",
-                                      headers=_auth(created)["referee"]).get_json()["view"])
+        views.append(
+            store_client.get(
+                f"/v1/games/{created['id']}", headers=_auth(created)["referee"]
+            ).get_json()["view"]
+        )
     assert views[0]["cards"]["north"] == "card-11"
     assert views[0]["cards"]["south"] != "card-11"
     assert views[0]["deck"] == views[1]["deck"]  # the same seed deals the same
 
 
-@pytest.mark.parametrize("position, field", [
-    ({**POSITION, "count": 10}, "count"),  # the target is reached: no play gets there
-    ({**POSITION, "turn": "nobody"}, "turn"),
-    ({**POSITION, "cards": {"north": "card-03", "south": "card-03"}}, "cards"),
-    ({**POSITION, "cards": {"north": "card-99"}}, "cards.north"),
-    ({**POSITION, "deck": ["card-00"]}, "deck"),
-])
-def test_g_p1_an_unreachable_position_is_422_naming_field_and_rule(store_client, position,
-                                                                   field):
+@pytest.mark.parametrize(
+    "position, field",
+    [
+        ({**POSITION, "count": 10}, "count"),  # the target is reached: no play gets there
+        ({**POSITION, "turn": "nobody"}, "turn"),
+        ({**POSITION, "cards": {"north": "card-03", "south": "card-03"}}, "cards"),
+        ({**POSITION, "cards": {"north": "card-99"}}, "cards.north"),
+        ({**POSITION, "deck": ["card-00"]}, "deck"),
+    ],
+)
+def test_g_p1_an_unreachable_position_is_422_naming_field_and_rule(store_client, position, field):
     response = _create(store_client, position)
     body = response.get_json()
     assert response.status_code == 422
@@ -89,8 +105,7 @@ def test_g_p1_an_unreachable_position_is_422_naming_field_and_rule(store_client,
 def test_g_p1_a_position_of_another_game_is_422(store_client):
     response = _create(store_client, {**POSITION, "game": "two-way"})
     body = response.get_json()
-    assert (response.status_code, body["code"], body["field"]) == (422, "invalid-position",
-                                                                   "game")
+    assert (response.status_code, body["code"], body["field"]) == (422, "invalid-position", "game")
 
 
 @pytest.mark.parametrize("position", [[], "count 7", None])
@@ -127,20 +142,28 @@ def test_g_p1_each_caller_reads_the_position_it_may_see(store_client):
     assert north.headers["Cache-Control"] == "no-store"
     body = north.get_json()
     assert (body["game"], body["version"], body["viewer"]) == ("counter", 1, "north")
-    assert body["position"] == {"game": "counter", "count": 7, "turn": "south",
-                                "cards": {"north": "card-03", "south": None}}
+    assert body["position"] == {
+        "game": "counter",
+        "count": 7,
+        "turn": "south",
+        "cards": {"north": "card-03", "south": None},
+    }
     referee = _position(store_client, created, "referee").get_json()["position"]
     assert referee["cards"] == POSITION["cards"] and len(referee["deck"]) == 10
-    again = store_client.get(f"/v1/games/{created['id']}/position",
-                             headers={**_auth(created)["north"], "If-None-Match": '"1"'})
+    again = store_client.get(
+        f"/v1/games/{created['id']}/position",
+        headers={**_auth(created)["north"], "If-None-Match": '"1"'},
+    )
     assert again.status_code == 304
 
 
 def test_g_p1_a_finished_game_shows_everyone_everything(store_client):
     created = _create(store_client, POSITION).get_json()
-    resigned = store_client.post(f"/v1/games/{created['id']}/actions",
-                                 headers=_auth(created)["north"],
-                                 json={"type": "resign", "expected_version": 1})
+    resigned = store_client.post(
+        f"/v1/games/{created['id']}/actions",
+        headers=_auth(created)["north"],
+        json={"type": "resign", "expected_version": 1},
+    )
     assert resigned.get_json()["status"] == "finished"
     north = _position(store_client, created, "north").get_json()["position"]
     assert north["cards"] == POSITION["cards"] and len(north["deck"]) == 10
@@ -161,10 +184,14 @@ def test_g_p1_an_engine_without_a_notation_has_no_position(store_client, monkeyp
 
 def test_g_p1_the_referees_position_posted_back_gives_the_same_view(store_client, make_game):
     game = make_game(seed=SEED)
-    store_client.post(f"/v1/games/{game['id']}/actions", headers=game["auth"]["north"],
-                      json={"type": "add", "amount": 2, "expected_version": 1})
-    stated = store_client.get(f"/v1/games/{game['id']}/position",
-                              headers=game["auth"]["referee"]).get_json()["position"]
+    store_client.post(
+        f"/v1/games/{game['id']}/actions",
+        headers=game["auth"]["north"],
+        json={"type": "add", "amount": 2, "expected_version": 1},
+    )
+    stated = store_client.get(
+        f"/v1/games/{game['id']}/position", headers=game["auth"]["referee"]
+    ).get_json()["position"]
     copy = _create(store_client, stated).get_json()
     for who in ("referee", "north", "south"):
         original = store_client.get(f"/v1/games/{game['id']}", headers=game["auth"][who])
@@ -177,10 +204,14 @@ def test_g_p1_the_referees_position_posted_back_gives_the_same_view(store_client
 def test_g_p1_the_export_says_so_and_a_finished_game_imports_again(store_client):
     created = _create(store_client, POSITION).get_json()
     auth = _auth(created)
-    store_client.post(f"/v1/games/{created['id']}/actions", headers=auth["south"],
-                      json={"type": "add", "amount": 3, "expected_version": 1})
-    document = store_client.get(f"/v1/games/{created['id']}/export",
-                                headers=auth["referee"]).get_json()
+    store_client.post(
+        f"/v1/games/{created['id']}/actions",
+        headers=auth["south"],
+        json={"type": "add", "amount": 3, "expected_version": 1},
+    )
+    document = store_client.get(
+        f"/v1/games/{created['id']}/export", headers=auth["referee"]
+    ).get_json()
     assert document["from_position"] is True
     imported = store_client.post("/v1/games/import", json=document)
     assert imported.status_code == 201, imported.get_json()
@@ -190,16 +221,18 @@ def test_g_p1_the_export_says_so_and_a_finished_game_imports_again(store_client)
     assert refused.status_code == 422, refused.get_json()
     assert refused.get_json()["code"] == "import-mismatch"
     assert list(refused.get_json()["errors"]["json"]) == ["events.1.position.count"]
-    document["events"][1]["position"].update(count=7, cards={"north": "card-04",
-                                                             "south": "card-09"})
+    document["events"][1]["position"].update(
+        count=7, cards={"north": "card-04", "south": "card-09"}
+    )
     refused = store_client.post("/v1/games/import", json=document).get_json()
     assert list(refused["errors"]["json"]) == ["events.2.deck.1"]  # the shuffle it makes differs
 
 
 def test_g_p1_a_fresh_games_export_is_not_from_a_position(store_client, make_game):
     game = make_game()
-    document = store_client.get(f"/v1/games/{game['id']}/export",
-                                headers=game["auth"]["referee"]).get_json()
+    document = store_client.get(
+        f"/v1/games/{game['id']}/export", headers=game["auth"]["referee"]
+    ).get_json()
     assert document["from_position"] is False
 
 
@@ -214,10 +247,13 @@ def _spec() -> dict:
 def test_g_p1_each_game_creates_from_its_own_position_schema():
     spec = _spec()
     schemas = spec["components"]["schemas"]
-    for prefix, component in [("TwoWay", "TwoWayPosition"), ("Sequence", "SequencePosition"),
-                              ("SequenceNumbers", "SequencePosition"),
-                              ("Halves", "HalvesPosition"),
-                              ("SolitaireFrenzy", "SolitaireFrenzyPosition")]:
+    for prefix, component in [
+        ("TwoWay", "TwoWayPosition"),
+        ("Sequence", "SequencePosition"),
+        ("SequenceNumbers", "SequencePosition"),
+        ("Halves", "HalvesPosition"),
+        ("SolitaireFrenzy", "SolitaireFrenzyPosition"),
+    ]:
         position = schemas[f"{prefix}CreateGame"]["properties"]["position"]
         assert position["$ref"] == f"#/components/schemas/{component}"
         assert "game" in schemas[component]["properties"]

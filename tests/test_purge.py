@@ -1,6 +1,7 @@
 """The purge (issue 11, item 1) on SQLite and PostgreSQL: finished and abandoned games
 past their retention go with their seats, events and keys; expired idempotency records
 go; a live game is never touched, not even one acted on while the purge runs."""
+
 from __future__ import annotations
 
 from datetime import timedelta
@@ -20,22 +21,29 @@ DAYS = timedelta(days=1)
 def _age(store, game_id, days):
     """Pretend the game's last change was ``days`` ago."""
     with store.uow.transaction() as session:  # (typed: SQLite keeps dates as text)
-        session.execute(update(Game).where(Game.id == game_id)
-                        .values(updated_at=utcnow() - days * DAYS))
+        session.execute(
+            update(Game).where(Game.id == game_id).values(updated_at=utcnow() - days * DAYS)
+        )
 
 
 def _act(client, game, who, body, version, key=None):
     headers = {**game["auth"][who], **({"Idempotency-Key": key} if key else {})}
-    response = client.post(f"/v1/games/{game['id']}/actions", headers=headers,
-                           json={**body, "expected_version": version})
+    response = client.post(
+        f"/v1/games/{game['id']}/actions",
+        headers=headers,
+        json={**body, "expected_version": version},
+    )
     assert response.status_code == 200, response.get_data(as_text=True)
 
 
 def _rows(store, table, game_id):
     with store.uow.transaction(write=False) as session:
-        return session.execute(text(f"SELECT count(*) FROM {table} WHERE "
-                                    f"{'id' if table == 'games' else 'game_id'} = :g"),
-                               {"g": game_id}).scalar()
+        return session.execute(
+            text(
+                f"SELECT count(*) FROM {table} WHERE {'id' if table == 'games' else 'game_id'} = :g"
+            ),
+            {"g": game_id},
+        ).scalar()
 
 
 @pytest.fixture()
@@ -52,8 +60,7 @@ def store_client(new_database, db_url, counter_engine):
 def games(store_client, make_game):
     """old finished, recent finished, old unfinished (abandoned), recent unfinished."""
     store = get_store(store_client.application)
-    made = {name: make_game() for name in ("old_finished", "new_finished", "abandoned",
-                                           "live")}
+    made = {name: make_game() for name in ("old_finished", "new_finished", "abandoned", "live")}
     for name in ("old_finished", "new_finished"):
         _act(store_client, made[name], "north", {"type": "resign"}, 1, key=f"k-{name}")
     _act(store_client, made["live"], "north", {"type": "tick"}, 1, key="k-live")
@@ -85,8 +92,7 @@ def test_purge_command_deletes_past_retention_and_keeps_the_rest(store_client, g
 def test_retention_is_configurable_and_never_keeps_a_kind(store_client, games):
     store = get_store(store_client.application)
     runner = store_client.application.test_cli_runner()
-    result = runner.invoke(args=["purge", "--finished-days", "28", "--abandoned-days",
-                                 "never"])
+    result = runner.invoke(args=["purge", "--finished-days", "28", "--abandoned-days", "never"])
     assert "deleted 2 finished games, 0 abandoned games" in result.output
     assert _rows(store, "games", games["abandoned"]["id"]) == 1
     assert runner.invoke(args=["purge", "--finished-days", "0"]).exit_code != 0
@@ -95,9 +101,11 @@ def test_retention_is_configurable_and_never_keeps_a_kind(store_client, games):
 def test_expired_idempotency_records_are_deleted(store_client, games):
     store = get_store(store_client.application)
     with store.uow.transaction() as session:
-        session.execute(update(IdempotencyKey).where(
-            IdempotencyKey.game_id == games["live"]["id"]).values(
-            created_at=utcnow() - 2 * DAYS))
+        session.execute(
+            update(IdempotencyKey)
+            .where(IdempotencyKey.game_id == games["live"]["id"])
+            .values(created_at=utcnow() - 2 * DAYS)
+        )
     report = purge(store, None, None)
     assert (report.finished, report.abandoned, report.idempotency_records) == (0, 0, 1)
     assert _rows(store, "idempotency_keys", games["live"]["id"]) == 0

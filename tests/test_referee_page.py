@@ -12,6 +12,7 @@ One browser for the session; each test has its own context and fails on any cons
 error or uncaught exception of the page. Chromium missing: the tests FAIL (they are
 not skipped: CI installs it, see .ci/run).
 """
+
 from __future__ import annotations
 
 import json
@@ -36,12 +37,15 @@ LANDSCAPE = {"width": 844, "height": 390}
 LANG_DIR = Path(__file__).resolve().parents[1] / "service" / "referee" / "lang"
 # the README's screenshots: REFEREE_SCREENSHOTS=docs/screenshots redraws them; by
 # default they go to the temporary directory (a test run leaves the tree clean)
-SHOTS = Path(os.environ.get("REFEREE_SCREENSHOTS")
-             or Path(tempfile.gettempdir()) / "referee-screenshots")
+SHOTS = Path(
+    os.environ.get("REFEREE_SCREENSHOTS") or Path(tempfile.gettempdir()) / "referee-screenshots"
+)
 # A refusal is an HTTP 4xx answer the page shows; Chromium also logs every 4xx fetch
 # as "Failed to load resource". Only those of the statuses a refusal has are expected.
-EXPECTED_NETWORK = re.compile(r"^Failed to load resource: the server responded with a "
-                              r"status of (409|412|422) ")
+EXPECTED_NETWORK = re.compile(
+    r"^Failed to load resource: the server responded with a "
+    r"status of (409|412|422) "
+)
 
 
 @pytest.fixture(scope="session")
@@ -68,9 +72,11 @@ def browser():
     executable = shutil.which("chromium")
     assert executable, "chromium is not installed (apt-get install chromium; .ci/run does)"
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=executable, headless=True,
-                                             args=["--no-sandbox", "--disable-gpu",
-                                                   "--disable-dev-shm-usage"])
+        browser = playwright.chromium.launch(
+            executable_path=executable,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+        )
         yield browser
         browser.close()
 
@@ -80,8 +86,14 @@ class Console:
 
     def __init__(self, page):
         self.errors: list[str] = []
-        page.on("console", lambda m: self.errors.append(m.text) if m.type == "error"
-                and not EXPECTED_NETWORK.match(m.text) else None)
+        page.on(
+            "console",
+            lambda m: (
+                self.errors.append(m.text)
+                if m.type == "error" and not EXPECTED_NETWORK.match(m.text)
+                else None
+            ),
+        )
         page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
 
 
@@ -128,8 +140,7 @@ def version(page) -> int:
 def newer(page, seen: int) -> None:
     """Wait until the page shows a version after ``seen`` (a selector: the page's
     Content-Security-Policy forbids the eval that wait_for_function needs)."""
-    page.wait_for_selector(f'#status[data-version]:not([data-version="{seen}"])',
-                           state="attached")
+    page.wait_for_selector(f'#status[data-version]:not([data-version="{seen}"])', state="attached")
 
 
 def log_count(page) -> int:
@@ -190,15 +201,21 @@ def start_playing(page, limit: int = 1000) -> None:
 
 
 def played(page) -> int:
-    page.wait_for_selector("body[data-played], body[data-failed]", state="attached",
-                           timeout=240_000)
-    assert page.get_attribute("body", "data-failed") is None, \
-        page.get_attribute("body", "data-failed")
+    page.wait_for_selector(
+        "body[data-played], body[data-failed]", state="attached", timeout=240_000
+    )
+    assert page.get_attribute("body", "data-failed") is None, page.get_attribute(
+        "body", "data-failed"
+    )
     return int(page.get_attribute("body", "data-played"))
 
 
-TAPPED_GAMES = [("two-way", {}), ("sequence", {"sequences_to_win": "1"}),
-                ("sequence-numbers", {}), ("halves", {})]
+TAPPED_GAMES = [
+    ("two-way", {}),
+    ("sequence", {"sequences_to_win": "1"}),
+    ("sequence-numbers", {}),
+    ("halves", {}),
+]
 
 
 @pytest.fixture(scope="module")
@@ -237,7 +254,7 @@ def test_a_whole_table_game_tapped_on_its_own_screen(tapped_games, game):
     page, console, seen = tapped_games[game]
     assert seen["first"] == 12
     assert seen["log_after_reload"] == seen["log"] > 12  # the whole log is back
-    assert seen["first_seq"] == "1"                       # from game-created on
+    assert seen["first_seq"] == "1"  # from game-created on
     assert seen["rest"] > 5
     page.wait_for_selector("#result:not([hidden])")
     assert page.get_attribute("#status", "data-status") == "finished"
@@ -328,8 +345,10 @@ def test_halves_played_by_halves_then_by_seat(open_page):
     page.click('[data-half="RC"]')
     page.click('[data-half="GT"]')
     plays = page.locator('#actions button.act[data-type="play"]').all_text_contents()
-    assert plays == ["p1 played this card (red circle | green triangle)",
-                     "p2 played this card (red circle | green triangle)"]
+    assert plays == [
+        "p1 played this card (red circle | green triangle)",
+        "p2 played this card (red circle | green triangle)",
+    ]
     before = version(page)
     page.click('#actions button.act[data-type="play"] >> nth=1')
     newer(page, before)
@@ -371,8 +390,7 @@ def english_left(page, lang: str) -> list[str]:
     ``lang`` is chosen: every English label whose translation differs."""
     english = json.loads((LANG_DIR / "en.json").read_text())
     other = json.loads((LANG_DIR / f"{lang}.json").read_text())
-    labels = {v for k, v in english.items() if other.get(k) != v and len(v) > 2
-              and "{" not in v}
+    labels = {v for k, v in english.items() if other.get(k) != v and len(v) > 2 and "{" not in v}
     shown = page.evaluate("""() => {
         const out = [];
         const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
@@ -419,8 +437,9 @@ def test_referee_shares_each_seat_by_link_and_qr(open_page, base_url):
     links = [referee.input_value(f"#link-p{n}") for n in (1, 2, 3)]
     tokens = referee.evaluate("JSON.parse(localStorage.getItem('card-referee.games'))[0]")
     game_id = tokens["id"]
-    assert links == [f"{base_url}/referee/#join={game_id}.p{n}.{tokens['seats'][f'p{n}']}"
-                     for n in (1, 2, 3)]
+    assert links == [
+        f"{base_url}/referee/#join={game_id}.p{n}.{tokens['seats'][f'p{n}']}" for n in (1, 2, 3)
+    ]
     referee.click('[data-qr="p1"]')
     referee.wait_for_selector("#qr-p1 svg path", state="attached")
     assert referee.get_attribute("#qr-p1 svg", "viewBox").startswith("0 0 ")
@@ -436,15 +455,25 @@ def test_seat_link_opens_a_live_seat_view_that_plays(open_page, browser, base_ur
     # link) shows its hand live and plays from it; the referee's page keeps the score
     import requests
 
-    created = requests.post(base_url + "/v1/games", timeout=10, json={
-        "game": "halves", "options": {"players": 3}, "seed": SEED}).json()
+    created = requests.post(
+        base_url + "/v1/games",
+        timeout=10,
+        json={"game": "halves", "options": {"players": 3}, "seed": SEED},
+    ).json()
     game_id, seats = created["id"], created["seats"]
     referee = open_page()
-    referee.evaluate("(entry) => localStorage.setItem('card-referee.games', "
-                     "JSON.stringify([entry]))",
-                     {"id": game_id, "game": "halves", "role": "referee", "dealing": "server",
-                      "token": created["referee_token"], "saved": 0,
-                      "seats": {s: v["token"] for s, v in seats.items()}})
+    referee.evaluate(
+        "(entry) => localStorage.setItem('card-referee.games', JSON.stringify([entry]))",
+        {
+            "id": game_id,
+            "game": "halves",
+            "role": "referee",
+            "dealing": "server",
+            "token": created["referee_token"],
+            "saved": 0,
+            "seats": {s: v["token"] for s, v in seats.items()},
+        },
+    )
     referee.reload()
     referee.click("#my-games-list [data-open]")  # this device's games: reopened
     referee.wait_for_selector("#game:not([hidden]) .top .hv-card")
@@ -456,9 +485,12 @@ def test_seat_link_opens_a_live_seat_view_that_plays(open_page, browser, base_ur
     assert phone.text_content("#game-title") == "Halves · seat p1"
     # p2 plays elsewhere: p1's phone shows the new top card live
     seen = version(phone)
-    reply = requests.post(f"{base_url}/v1/games/{game_id}/actions", timeout=10,
-                          headers={"Authorization": "Bearer " + seats["p2"]["token"]},
-                          json={"type": "play", "card": "GS-YX", "based_on": "GC-BX"})
+    reply = requests.post(
+        f"{base_url}/v1/games/{game_id}/actions",
+        timeout=10,
+        headers={"Authorization": "Bearer " + seats["p2"]["token"]},
+        json={"type": "play", "card": "GS-YX", "based_on": "GC-BX"},
+    )
     assert reply.status_code == 200
     newer(phone, seen)
     phone.wait_for_selector('.top .hv-card[aria-label="green square | yellow cross"]')
@@ -475,8 +507,9 @@ def test_seat_link_opens_a_live_seat_view_that_plays(open_page, browser, base_ur
     from axe_playwright_python.sync_playwright import Axe
 
     violations = Axe().run(phone, options={"runOnly": ["wcag2a", "wcag2aa", "wcag21aa"]})
-    assert [v["id"] for v in violations.response["violations"]
-            if v["impact"] in ("serious", "critical")] == []
+    assert [
+        v["id"] for v in violations.response["violations"] if v["impact"] in ("serious", "critical")
+    ] == []
     newer(referee, seen)  # the referee's page is the scoreboard
     assert referee.text_content(".counts tbody tr:nth-child(1) td:nth-child(2)") == "3"
 
@@ -486,15 +519,19 @@ def test_solitaire_frenzy_seat_plays_from_its_phone(open_page, base_url):
     # card offers where it may go, and the play is accepted
     import requests
 
-    created = requests.post(base_url + "/v1/games", timeout=10, json={
-        "game": "solitaire-frenzy", "options": {"players": 2},
-        "seed": "0000000000000000000000000000000000000000000000000000000000000007"}).json()
-    phone = open_page(url=f"/referee/#join={created['id']}.p2."
-                          f"{created['seats']['p2']['token']}")
+    created = requests.post(
+        base_url + "/v1/games",
+        timeout=10,
+        json={
+            "game": "solitaire-frenzy",
+            "options": {"players": 2},
+            "seed": "0000000000000000000000000000000000000000000000000000000000000007",
+        },
+    ).json()
+    phone = open_page(url=f"/referee/#join={created['id']}.p2.{created['seats']['p2']['token']}")
     phone.wait_for_selector("#game:not([hidden]) #hand button.card", state="attached")
     # README: p2's 13-pile shows 6H, which goes on 7C in column 2
-    assert phone.locator("#hand button.card").all_text_contents()[:2] == ["13-pile6H",
-                                                                          "column 17H"]
+    assert phone.locator("#hand button.card").all_text_contents()[:2] == ["13-pile6H", "column 17H"]
     phone.click('#hand button.card[data-card="6H"]')
     acts = phone.locator("#actions button.act").all_text_contents()
     assert acts == ["6H to column 2", "Turn three cards from the hand"]  # turning: always
@@ -511,16 +548,21 @@ def test_an_invitation_link_joins_its_seat_once(open_page, base_url):
     # exchanges the single-use code for the token); the same link again is refused
     import requests
 
-    created = requests.post(base_url + "/v1/games", timeout=10, json={
-        "game": "halves", "options": {"players": 2}, "seed": SEED,
-        "invitations": True}).json()
+    created = requests.post(
+        base_url + "/v1/games",
+        timeout=10,
+        json={"game": "halves", "options": {"players": 2}, "seed": SEED, "invitations": True},
+    ).json()
     link = created["seats"]["p2"]["join_url"]
     phone = open_page(url=link)
     phone.wait_for_selector("#game:not([hidden]) #hand button.card", state="attached")
     assert "#invite" not in phone.url  # the code left the address bar at once
     assert phone.text_content("#game-title") == "Halves · seat p2"
-    again = requests.post(f"{base_url}/v1/games/{created['id']}/seats/p2/join", timeout=10,
-                          json={"code": link.rsplit(".", 1)[1]})
+    again = requests.post(
+        f"{base_url}/v1/games/{created['id']}/seats/p2/join",
+        timeout=10,
+        json={"code": link.rsplit(".", 1)[1]},
+    )
     assert again.status_code == 409 and again.json()["code"] == "invitation-used"
 
 
@@ -534,8 +576,14 @@ def test_start_from_a_position_sends_it(open_page):
     page.wait_for_selector("#create-problem .problem")
     assert page.text_content("#create-problem .code") == "invalid-json"
     bodies = []
-    page.on("request", lambda r: bodies.append(r.post_data_json)
-            if r.url.endswith("/v1/games") and r.method == "POST" else None)
+    page.on(
+        "request",
+        lambda r: (
+            bodies.append(r.post_data_json)
+            if r.url.endswith("/v1/games") and r.method == "POST"
+            else None
+        ),
+    )
     position = {"game": "halves", "centre": [{"card": "RC-GS", "turned": False}]}
     page.fill("#position-json", json.dumps(position))
     page.click("#position-start")
@@ -578,9 +626,11 @@ def test_phone_sized_and_accessible(open_page, viewport):
                 page.click('[data-half="RC"]')
         page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
         results = axe.run(page, options={"runOnly": ["wcag2a", "wcag2aa", "wcag21aa"]})
-        bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
-               for v in results.response["violations"]
-               if v["impact"] in ("serious", "critical")]
+        bad = [
+            (v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
+            for v in results.response["violations"]
+            if v["impact"] in ("serious", "critical")
+        ]
         assert bad == [], (name, bad)
         assert_fits(page, viewport["width"])
         small = page.evaluate("""() => [...document.querySelectorAll(
@@ -594,18 +644,17 @@ def test_phone_sized_and_accessible(open_page, viewport):
 def test_qr_code_of_a_link(base_url):
     import requests
 
-    reply = requests.post(base_url + "/referee/qr.svg",
-                          json={"text": base_url + "/referee/#join=a.p1.b"}, timeout=10)
+    reply = requests.post(
+        base_url + "/referee/qr.svg", json={"text": base_url + "/referee/#join=a.p1.b"}, timeout=10
+    )
     assert reply.status_code == 200
     assert reply.headers["Content-Type"].startswith("image/svg+xml")
     assert reply.text.startswith("<svg") and "<path" in reply.text
-    too_long = requests.post(base_url + "/referee/qr.svg", json={"text": "x" * 1001},
-                             timeout=10)
+    too_long = requests.post(base_url + "/referee/qr.svg", json={"text": "x" * 1001}, timeout=10)
     assert too_long.status_code == 422
     assert too_long.headers["Content-Type"] == "application/problem+json"
     assert too_long.json()["code"] == "invalid-body"
-    assert requests.post(base_url + "/referee/qr.svg", data="x",
-                         timeout=10).status_code == 415
+    assert requests.post(base_url + "/referee/qr.svg", data="x", timeout=10).status_code == 415
     assert requests.get(base_url + "/referee/js/nope.js", timeout=10).status_code == 404
 
 
@@ -616,8 +665,11 @@ def test_every_language_has_every_label_with_its_placeholders():
     code = "\n".join(p.read_text() for p in (LANG_DIR.parent / "js").glob("*.js"))
     html = (LANG_DIR.parent / "index.html").read_text()
     spaces = {key.split(".")[0] for key in english if "." in key}
-    used = {key for key in re.findall(r'"([a-z][a-z-]*\.[a-z0-9.-]*[a-z0-9])"', code)
-            if key.split(".")[0] in spaces}  # literal keys, in t(...) or chosen for it
+    used = {
+        key
+        for key in re.findall(r'"([a-z][a-z-]*\.[a-z0-9.-]*[a-z0-9])"', code)
+        if key.split(".")[0] in spaces
+    }  # literal keys, in t(...) or chosen for it
     used |= set(re.findall(r'\bt\(\s*"([a-z][a-z0-9-]*)"', code))  # one-word keys
     used |= set(re.findall(r'data-i18n(?:-label|-placeholder)?="([^"]+)"', html))
     assert used - set(english) == set()
@@ -625,6 +677,8 @@ def test_every_language_has_every_label_with_its_placeholders():
         other = json.loads((LANG_DIR / f"{lang}.json").read_text())
         assert set(other) == set(english), lang
         for key, text in english.items():
-            assert set(re.findall(r"\{\w+\}", other[key])) == set(re.findall(r"\{\w+\}", text)), \
-                (lang, key)
+            assert set(re.findall(r"\{\w+\}", other[key])) == set(re.findall(r"\{\w+\}", text)), (
+                lang,
+                key,
+            )
             assert other[key].strip(), (lang, key)

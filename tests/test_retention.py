@@ -2,6 +2,7 @@
 PostgreSQL: an accepted action's record keeps its version and event seqs, and a replay
 re-rendered from them is byte for byte the first reply, long after the game moved on,
 for whole games of the real engines."""
+
 from __future__ import annotations
 
 import json
@@ -37,8 +38,11 @@ class ReplayingTransport:
         if path.endswith("/actions") and "Idempotency-Key" in (headers or {}):
             self.sent.append((path, body, headers, data))
             self.check(path, body, headers, data)
-        return Reply(response.status_code, json.loads(data) if data else None,
-                     {k.lower(): v for k, v in response.headers.items()})
+        return Reply(
+            response.status_code,
+            json.loads(data) if data else None,
+            {k.lower(): v for k, v in response.headers.items()},
+        )
 
     def check(self, path, body, headers, first: bytes) -> None:
         again = self.client.post(path, json=body, headers=headers)
@@ -71,19 +75,27 @@ def test_replays_are_byte_identical_at_once_and_after_the_game_ended(real_app, g
 
 def _key_rows(store, game_id):
     with store.uow.transaction(write=False) as session:
-        return session.scalars(select(IdempotencyKey).where(
-            IdempotencyKey.game_id == game_id).order_by(IdempotencyKey.id)).all()
+        return session.scalars(
+            select(IdempotencyKey)
+            .where(IdempotencyKey.game_id == game_id)
+            .order_by(IdempotencyKey.id)
+        ).all()
 
 
 def test_an_accepted_action_keeps_its_version_and_seqs_not_its_reply(store_client, make_game):
     game = make_game()
     key = {**game["auth"]["north"], "Idempotency-Key": "a1"}
-    done = store_client.post(f"/v1/games/{game['id']}/actions", headers=key,
-                             json={"type": "add", "amount": 3, "expected_version": 1})
+    done = store_client.post(
+        f"/v1/games/{game['id']}/actions",
+        headers=key,
+        json={"type": "add", "amount": 3, "expected_version": 1},
+    )
     assert done.status_code == 200
-    refused = store_client.post(f"/v1/games/{game['id']}/actions",
-                                headers={**game["auth"]["south"], "Idempotency-Key": "r1"},
-                                json={"type": "add", "amount": 9, "expected_version": 2})
+    refused = store_client.post(
+        f"/v1/games/{game['id']}/actions",
+        headers={**game["auth"]["south"], "Idempotency-Key": "r1"},
+        json={"type": "add", "amount": 9, "expected_version": 2},
+    )
     assert_problem(refused, 422, "invalid-amount")
     rows = _key_rows(get_store(store_client.application), game["id"])
     accepted, refusal = rows
@@ -98,8 +110,10 @@ def test_a_key_expires_after_the_ttl_and_then_acts_as_new(db_url, counter_engine
     try:
         client = app.test_client()
         created = client.post("/v1/games", json={"game": "counter"}).get_json()
-        headers = {"Authorization": f"Bearer {created['seats']['north']['token']}",
-                   "Idempotency-Key": "old"}
+        headers = {
+            "Authorization": f"Bearer {created['seats']['north']['token']}",
+            "Idempotency-Key": "old",
+        }
         url = f"/v1/games/{created['id']}/actions"
         first = client.post(url, headers=headers, json={"type": "tick", "expected_version": 1})
         assert first.status_code == 200
@@ -117,12 +131,12 @@ def test_a_live_key_is_replayed_within_the_ttl(db_url, counter_engine):
     store = GameStore(db_url, idempotency_ttl_seconds=3600)
     try:
         from service.store import IdempotencyRequest, request_hash
+
         _, body = store.create("counter", {}, "ef" * 32)
         request = IdempotencyRequest(body["id"], "north", "k", request_hash({"t": 1}))
 
         def render(outcome):
-            return 200, {"version": outcome.game.version,
-                         "count": outcome.game.state["count"]}
+            return 200, {"version": outcome.game.version, "count": outcome.game.state["count"]}
 
         first = store.act(body["id"], "north", {"type": "tick"}, 1, render, request)
         store.act(body["id"], "south", {"type": "tick"}, 2, render)  # the game moves on
@@ -145,20 +159,34 @@ def _previous_release_game(url: str) -> dict:
     engine = make_engine(url)
     try:
         with engine.begin() as connection:
-            connection.execute(text(
-                "INSERT INTO games (id, game, options, status, version, snapshot, seed, "
-                "referee_token_hash, last_seq, created_at, updated_at) VALUES ('legacy', "
-                "'counter', :options, 'active', 1, :snapshot, :seed, 'r', :last, "
-                "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"),
-                {"options": json.dumps(state["options"]), "snapshot": json.dumps(state),
-                 "seed": "12" * 32, "last": len(events)})
+            connection.execute(
+                text(
+                    "INSERT INTO games (id, game, options, status, version, snapshot, seed, "
+                    "referee_token_hash, last_seq, created_at, updated_at) VALUES ('legacy', "
+                    "'counter', :options, 'active', 1, :snapshot, :seed, 'r', :last, "
+                    "CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+                ),
+                {
+                    "options": json.dumps(state["options"]),
+                    "snapshot": json.dumps(state),
+                    "seed": "12" * 32,
+                    "last": len(events),
+                },
+            )
             for seq, event in enumerate(events, 1):
                 payload = {k: v for k, v in event.items() if k not in ("type", "seat")}
-                connection.execute(text(
-                    "INSERT INTO events (game_id, seq, type, seat, payload, created_at) "
-                    "VALUES ('legacy', :seq, :type, :seat, :payload, CURRENT_TIMESTAMP)"),
-                    {"seq": seq, "type": event["type"], "seat": event.get("seat"),
-                     "payload": json.dumps(payload)})
+                connection.execute(
+                    text(
+                        "INSERT INTO events (game_id, seq, type, seat, payload, created_at) "
+                        "VALUES ('legacy', :seq, :type, :seat, :payload, CURRENT_TIMESTAMP)"
+                    ),
+                    {
+                        "seq": seq,
+                        "type": event["type"],
+                        "seat": event.get("seat"),
+                        "payload": json.dumps(payload),
+                    },
+                )
     finally:
         engine.dispose()
     return {"id": "legacy"}
@@ -166,7 +194,8 @@ def _previous_release_game(url: str) -> dict:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_replies_stored_whole_by_the_previous_release_are_still_replayed(
-        new_database, backend, counter_engine):
+    new_database, backend, counter_engine
+):
     """0004 keeps the whole replies the previous release stored (replayed as they
     are); downgrading drops the records that hold no reply."""
     url = new_database(backend)
@@ -177,19 +206,24 @@ def test_replies_stored_whole_by_the_previous_release_are_still_replayed(
         old_reply = {"version": 2, "status": "active", "events": [], "view": {"old": True}}
         engine = make_engine(url)
         with engine.begin() as connection:
-            connection.execute(text(
-                "INSERT INTO idempotency_keys (scope, game_id, actor, key, request_hash, "
-                "state, status_code, response_body, created_at, updated_at) VALUES "
-                "(:g, :g, 'north', 'legacy', :h, 'done', 200, :body, CURRENT_TIMESTAMP, "
-                "CURRENT_TIMESTAMP)"), {"g": body["id"], "h": "0" * 64,
-                                        "body": json.dumps(old_reply)})
+            connection.execute(
+                text(
+                    "INSERT INTO idempotency_keys (scope, game_id, actor, key, request_hash, "
+                    "state, status_code, response_body, created_at, updated_at) VALUES "
+                    "(:g, :g, 'north', 'legacy', :h, 'done', 200, :body, CURRENT_TIMESTAMP, "
+                    "CURRENT_TIMESTAMP)"
+                ),
+                {"g": body["id"], "h": "0" * 64, "body": json.dumps(old_reply)},
+            )
         engine.dispose()
         migrate(url)
         store = GameStore(url)
         from service.store import IdempotencyRequest
+
         legacy = IdempotencyRequest(body["id"], "north", "legacy", "0" * 64)
-        reply, replayed = store.act(body["id"], "north", {"type": "tick"}, 1,
-                                    lambda outcome: (200, {}), legacy)
+        reply, replayed = store.act(
+            body["id"], "north", {"type": "tick"}, 1, lambda outcome: (200, {}), legacy
+        )
         assert (reply, replayed) == ((200, old_reply), True)
         fresh = IdempotencyRequest(body["id"], "north", "fresh", "1" * 64)
         store.act(body["id"], "north", {"type": "tick"}, 1, lambda outcome: (200, {}), fresh)

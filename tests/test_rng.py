@@ -1,4 +1,5 @@
 """The documented shuffle: fixed output for a fixed seed (replays forever)."""
+
 import hashlib
 import re
 from collections import Counter

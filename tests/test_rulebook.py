@@ -1,6 +1,7 @@
 """The rule book ships with the service (G-R1): every rule ID cited anywhere is in it,
 every one of its IDs is cited by a test, the documents are current, and the endpoints
 serve it."""
+
 from __future__ import annotations
 
 import ast
@@ -33,11 +34,18 @@ def _cited(paths) -> dict[str, set[str]]:
 
 
 def test_g_r1_every_rule_id_cited_by_the_code_or_tests_is_in_the_rule_book():
-    files = [*ROOT.joinpath("service").rglob("*.py"), *ROOT.joinpath("tests").glob("*.py"),
-             ROOT / "README.md", *ROOT.joinpath("seeds", "rules").glob("*.yaml"),
-             ROOT / "seeds" / "problems.yaml"]
-    unknown = {rule_id: sorted(where) for rule_id, where in _cited(files).items()
-               if rulebook.rule(rule_id) is None}
+    files = [
+        *ROOT.joinpath("service").rglob("*.py"),
+        *ROOT.joinpath("tests").glob("*.py"),
+        ROOT / "README.md",
+        *ROOT.joinpath("seeds", "rules").glob("*.yaml"),
+        ROOT / "seeds" / "problems.yaml",
+    ]
+    unknown = {
+        rule_id: sorted(where)
+        for rule_id, where in _cited(files).items()
+        if rulebook.rule(rule_id) is None
+    }
     assert not unknown, f"cited but not in the rule book: {unknown}"
 
 
@@ -56,8 +64,9 @@ def test_g_r1_the_book_covers_every_section_with_its_titles_in_six_languages():
 
 
 def test_g_o1_the_options_a_rule_names_are_options_of_its_games():
-    options = {name: {o["name"] for o in engine(name).CATALOG[name]["options"]}
-               for name in ENGINE_MODULES}
+    options = {
+        name: {o["name"] for o in engine(name).CATALOG[name]["options"]} for name in ENGINE_MODULES
+    }
     every = set().union(*options.values()) | {"seed", "first_player"}
     for entry in rulebook.rules():
         known = every if entry["section"] == "every-game" else options[entry["section"]]
@@ -78,10 +87,22 @@ def test_readme_points_to_the_rule_book_in_the_repository():
 # ----- the problem catalog ----------------------------------------------------------
 
 _REFUSERS = {  # callee -> positions of a code among its positional arguments
-    "RuleViolation": (0,), "InputError": (0,), "Refusal": (0,), "_refuse": (0,),
-    "_forbid": (0,), "_malformed": (1,), "_bad": (1,), "bad_request": (1,), "bad": (0,),
-    "Refused": (1,), "problem": (1,), "problem_bytes": (1,), "abort": (),
-    "refuse": (0,), "malformed": (1,)}  # the last two: service.games.solitaire_frenzy.errors
+    "RuleViolation": (0,),
+    "InputError": (0,),
+    "Refusal": (0,),
+    "_refuse": (0,),
+    "_forbid": (0,),
+    "_malformed": (1,),
+    "_bad": (1,),
+    "bad_request": (1,),
+    "bad": (0,),
+    "Refused": (1,),
+    "problem": (1,),
+    "problem_bytes": (1,),
+    "abort": (),
+    "refuse": (0,),
+    "malformed": (1,),
+}  # the last two: service.games.solitaire_frenzy.errors
 
 
 def _codes_in_source() -> set[str]:
@@ -100,22 +121,31 @@ def _codes_in_source() -> set[str]:
                     args += [k.value for k in node.keywords if k.arg == "code"]
                     codes |= {a.value for a in args if isinstance(a, ast.Constant)}
             elif isinstance(node, ast.FunctionDef) and node.name in _REFUSERS:
-                defaults = dict(zip([a.arg for a in node.args.args][::-1],
-                                    node.args.defaults[::-1]))
+                defaults = dict(
+                    zip([a.arg for a in node.args.args][::-1], node.args.defaults[::-1])
+                )
                 if isinstance(defaults.get("code"), ast.Constant):
                     codes.add(defaults["code"].value)
-            elif (isinstance(node, ast.Tuple) and len(node.elts) == 3
-                  and isinstance(node.elts[0], ast.Constant)
-                  and getattr(node.elts[1], "func", None) is not None
-                  and getattr(node.elts[1].func, "id", None) == "Message"):
+            elif (
+                isinstance(node, ast.Tuple)
+                and len(node.elts) == 3
+                and isinstance(node.elts[0], ast.Constant)
+                and getattr(node.elts[1], "func", None) is not None
+                and getattr(node.elts[1].func, "id", None) == "Message"
+            ):
                 codes.add(node.elts[0].value)
-            elif isinstance(node, ast.Dict) and path.name in ("errors.py", "server.py") and all(
-                    isinstance(k, ast.Constant) and isinstance(k.value, int)
-                    for k in node.keys) and all(isinstance(v, ast.Constant)
-                                                for v in node.values):
+            elif (
+                isinstance(node, ast.Dict)
+                and path.name in ("errors.py", "server.py")
+                and all(isinstance(k, ast.Constant) and isinstance(k.value, int) for k in node.keys)
+                and all(isinstance(v, ast.Constant) for v in node.values)
+            ):
                 codes |= {v.value for v in node.values}
-            elif (isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
-                  and any(getattr(t, "id", None) == "code" for t in node.targets)):
+            elif (
+                isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Constant)
+                and any(getattr(t, "id", None) == "code" for t in node.targets)
+            ):
                 codes.add(node.value.value)
     return {c for c in codes if isinstance(c, str)}
 
@@ -127,6 +157,7 @@ def test_g_r1_every_problem_code_in_the_code_is_documented_and_none_is_stale():
 
 
 # ----- the endpoints ----------------------------------------------------------------
+
 
 def test_g_r1_get_rule_serves_one_rule_with_its_title_in_the_requested_language(client):
     response = client.get("/v1/rules/SQ-T3", headers={"Accept-Language": "it"})
@@ -141,8 +172,9 @@ def test_g_r1_get_rule_serves_one_rule_with_its_title_in_the_requested_language(
 
 
 def test_g_r1_an_unknown_rule_is_a_404_problem(client):
-    body = assert_problem(client.get("/v1/rules/XX-Y9", headers={"Accept-Language": "fr"}),
-                          404, "rule-not-found")
+    body = assert_problem(
+        client.get("/v1/rules/XX-Y9", headers={"Accept-Language": "fr"}), 404, "rule-not-found"
+    )
     assert body["detail"] == "Aucune règle 'XX-Y9' dans le livre de règles."
 
 
@@ -156,25 +188,55 @@ def test_g_r1_list_rules_by_section(client):
 
 
 def test_g_r1_a_problem_type_resolves_to_its_page(client):
-    body = client.post("/v1/two-way/sequences/check", data="x",
-                       content_type="text/plain").get_json()
-    page = client.get("/problems/" + body["type"].rsplit("/", 1)[1],
-                      headers={"Accept-Language": "de"}).get_json()
+    body = client.post(
+        "/v1/two-way/sequences/check", data="x", content_type="text/plain"
+    ).get_json()
+    page = client.get(
+        "/problems/" + body["type"].rsplit("/", 1)[1], headers={"Accept-Language": "de"}
+    ).get_json()
     assert page["code"] == "unsupported-media-type" and page["status"] == [415]
     assert page["rules"] == []
     stale = client.get("/problems/stale-top-card", headers={"Accept-Language": "de"}).get_json()
     assert stale["type"] == "https://card-referee.dev/problems/stale-top-card"
-    assert stale["rules"] == [{"id": "HV-T3", "title": "Der erste Spielzug zählt"},
-                              {"id": "SF-T1", "title": "Auf den Zielstapeln zählt der erste Spielzug"}]
+    assert stale["rules"] == [
+        {"id": "HV-T3", "title": "Der erste Spielzug zählt"},
+        {"id": "SF-T1", "title": "Auf den Zielstapeln zählt der erste Spielzug"},
+    ]
     assert_problem(client.get("/problems/no-such-code"), 404, "problem-not-found")
 
 
 # the rules RULES.md (the product's rule book) decides by a ruling where the sheets are
 # silent or disagree: the rule texts label each as a ruling, apart from the sheet's text
-RULED = ["G-O1", "G-T1", "TW-T4", "TW-T5", "TW-D3", "TW-D5", "TW-S1", "TW-E2", "TW-E4",
-         "SQ-C3", "SQ-T3", "SQ-T8", "SQ-S5", "SQ-E1", "SN-P1", "HV-P1", "HV-T1", "HV-T3",
-         "HV-T5", "HV-T6", "HV-E1", "SF-P0", "SF-F1", "SF-R4", "SF-O1", "SF-E1", "SF-E3",
-         "SF-E2"]
+RULED = [
+    "G-O1",
+    "G-T1",
+    "TW-T4",
+    "TW-T5",
+    "TW-D3",
+    "TW-D5",
+    "TW-S1",
+    "TW-E2",
+    "TW-E4",
+    "SQ-C3",
+    "SQ-T3",
+    "SQ-T8",
+    "SQ-S5",
+    "SQ-E1",
+    "SN-P1",
+    "HV-P1",
+    "HV-T1",
+    "HV-T3",
+    "HV-T5",
+    "HV-T6",
+    "HV-E1",
+    "SF-P0",
+    "SF-F1",
+    "SF-R4",
+    "SF-O1",
+    "SF-E1",
+    "SF-E3",
+    "SF-E2",
+]
 
 
 @pytest.mark.parametrize("rule_id", RULED)

@@ -1,5 +1,6 @@
 """Invitations, seat names and rematches (service/store/seating.py, service/api/seats.py)
 on SQLite and PostgreSQL, with the "counter" test engine (seats north and south)."""
+
 from __future__ import annotations
 
 import threading
@@ -35,20 +36,20 @@ def test_invitations_replace_tokens_and_join_gives_the_seat_once(store_client):
     token = joined.get_json()["token"]
     view = store_client.get(f"/v1/games/{game['id']}", headers=_bearer(token)).get_json()
     assert view["viewer"] == "north" and view["names"] == {"north": "Ana"}
-    assert_problem(_join(store_client, game, "north", north["invitation"]), 409,
-                   "invitation-used")
-    assert_problem(_join(store_client, game, "south", north["invitation"]), 403,
-                   "invalid-invitation")  # another seat's code
+    assert_problem(_join(store_client, game, "north", north["invitation"]), 409, "invitation-used")
+    assert_problem(
+        _join(store_client, game, "south", north["invitation"]), 403, "invalid-invitation"
+    )  # another seat's code
     assert_problem(_join(store_client, game, "south", "x" * 43), 403, "invalid-invitation")
-    assert_problem(_join(store_client, {"id": "nope"}, "south", "x"), 403,
-                   "invalid-invitation")
+    assert_problem(_join(store_client, {"id": "nope"}, "south", "x"), 403, "invalid-invitation")
 
 
 def test_an_expired_invitation_is_410(store_app, store_client):
     game = _create(store_client, invitations=True)
     issued = get_store(store_app).reinvite(game["id"], "south", seconds=-1)
-    assert_problem(_join(store_client, game, "south", issued["invitation"]), 410,
-                   "invitation-expired")
+    assert_problem(
+        _join(store_client, game, "south", issued["invitation"]), 410, "invitation-expired"
+    )
 
 
 def test_two_joins_with_one_code_give_one_seat(store_app, store_client):
@@ -72,31 +73,39 @@ def test_the_referee_invites_again_and_the_old_code_and_token_stop(store_client)
     first = _join(store_client, game, "north", game["seats"]["north"]["invitation"])
     old_token = first.get_json()["token"]
     referee = _bearer(game["referee_token"])
-    assert_problem(store_client.post(f"/v1/games/{game['id']}/seats/north/invitation",
-                                     headers=_bearer(old_token)), 403, "referee-only")
-    again = store_client.post(f"/v1/games/{game['id']}/seats/north/invitation",
-                              headers=referee)
+    assert_problem(
+        store_client.post(
+            f"/v1/games/{game['id']}/seats/north/invitation", headers=_bearer(old_token)
+        ),
+        403,
+        "referee-only",
+    )
+    again = store_client.post(f"/v1/games/{game['id']}/seats/north/invitation", headers=referee)
     assert again.status_code == 200
-    assert_problem(store_client.get(f"/v1/games/{game['id']}", headers=_bearer(old_token)),
-                   401, "unauthorized")
+    assert_problem(
+        store_client.get(f"/v1/games/{game['id']}", headers=_bearer(old_token)), 401, "unauthorized"
+    )
     fresh = _join(store_client, game, "north", again.get_json()["invitation"], "Bo")
     assert fresh.status_code == 200
-    assert_problem(store_client.post(f"/v1/games/{game['id']}/seats/west/invitation",
-                                     headers=referee), 404, "seat-not-found")
+    assert_problem(
+        store_client.post(f"/v1/games/{game['id']}/seats/west/invitation", headers=referee),
+        404,
+        "seat-not-found",
+    )
 
 
 @pytest.mark.parametrize("name", ["", " Ana", "Ana ", "a" * 41, "Ana\nBo", "\x07"])
 def test_a_display_name_is_1_to_40_printable_characters(store_client, name):
-    response = store_client.post("/v1/games", json={"game": "counter",
-                                                    "names": {"north": name}})
+    response = store_client.post("/v1/games", json={"game": "counter", "names": {"north": name}})
     assert_problem(response, 422, "invalid-body")
 
 
 def test_names_are_stored_as_given_and_refused_for_unknown_seats(store_client):
     odd = '<svg onload="x()">&"ț'
     game = _create(store_client, names={"north": odd, "south": "Bo"})
-    view = store_client.get(f"/v1/games/{game['id']}",
-                            headers=_bearer(game["seats"]["south"]["token"]))
+    view = store_client.get(
+        f"/v1/games/{game['id']}", headers=_bearer(game["seats"]["south"]["token"])
+    )
     assert view.get_json()["names"] == {"north": odd, "south": "Bo"}
     assert "ț".encode() in view.get_data()  # plain UTF-8 JSON
     response = store_client.post("/v1/games", json={"game": "counter", "names": {"west": "X"}})
@@ -107,9 +116,13 @@ def test_names_are_stored_as_given_and_refused_for_unknown_seats(store_client):
 def test_a_rematch_is_the_same_game_with_a_fresh_seed_linked_both_ways(store_client):
     game = _create(store_client, names={"north": "Ana"}, seed="cd" * 32)
     referee = _bearer(game["referee_token"])
-    assert_problem(store_client.post(f"/v1/games/{game['id']}/rematch",
-                                     headers=_bearer(game["seats"]["north"]["token"])),
-                   403, "referee-only")
+    assert_problem(
+        store_client.post(
+            f"/v1/games/{game['id']}/rematch", headers=_bearer(game["seats"]["north"]["token"])
+        ),
+        403,
+        "referee-only",
+    )
     again = store_client.post(f"/v1/games/{game['id']}/rematch", headers=referee)
     assert again.status_code == 201
     second = again.get_json()
@@ -117,8 +130,9 @@ def test_a_rematch_is_the_same_game_with_a_fresh_seed_linked_both_ways(store_cli
     assert second["seed_commitment"] != game["seed_commitment"]
     assert again.headers["Location"] == f"/v1/games/{second['id']}"
     old = store_client.get(f"/v1/games/{game['id']}", headers=referee).get_json()
-    new = store_client.get(f"/v1/games/{second['id']}",
-                           headers=_bearer(second["referee_token"])).get_json()
+    new = store_client.get(
+        f"/v1/games/{second['id']}", headers=_bearer(second["referee_token"])
+    ).get_json()
     assert old["rematch"] == second["id"] and new["rematch_of"] == game["id"]
     assert new["names"] == {"north": "Ana"}
     twice = store_client.post(f"/v1/games/{game['id']}/rematch", headers=referee)
@@ -128,7 +142,9 @@ def test_a_rematch_is_the_same_game_with_a_fresh_seed_linked_both_ways(store_cli
 
 def test_a_rematch_of_an_invitation_game_invites_again(store_client):
     game = _create(store_client, invitations=True)
-    again = store_client.post(f"/v1/games/{game['id']}/rematch",
-                              headers=_bearer(game["referee_token"])).get_json()
-    assert all(set(entry) == {"invitation", "expires_at", "join_url"}
-               for entry in again["seats"].values())
+    again = store_client.post(
+        f"/v1/games/{game['id']}/rematch", headers=_bearer(game["referee_token"])
+    ).get_json()
+    assert all(
+        set(entry) == {"invitation", "expires_at", "join_url"} for entry in again["seats"].values()
+    )

@@ -1,4 +1,5 @@
 """The stateless Sequence / Sequence Numbers endpoints through the Flask test client."""
+
 import pytest
 
 from service.games import sequence as sq
@@ -23,51 +24,91 @@ def problem(response, code=None):
 
 
 def test_sq_s1_sequences_check_row_with_a_corner(client):
-    body = ok(client.post("/v1/sequence/sequences/check", json={
-        "chips": {"green": [[0, 1], [0, 2], [0, 3], [0, 4]], "blue": [[1, 1]]}}))
-    assert body == {"counts": {"green": 1, "blue": 0}, "sequences": {
-        "green": [{"cells": [[0, 0], [0, 1], [0, 2], [0, 3], [0, 4]], "locked": False}],
-        "blue": []}}
+    body = ok(
+        client.post(
+            "/v1/sequence/sequences/check",
+            json={"chips": {"green": [[0, 1], [0, 2], [0, 3], [0, 4]], "blue": [[1, 1]]}},
+        )
+    )
+    assert body == {
+        "counts": {"green": 1, "blue": 0},
+        "sequences": {
+            "green": [{"cells": [[0, 0], [0, 1], [0, 2], [0, 3], [0, 4]], "locked": False}],
+            "blue": [],
+        },
+    }
 
 
 def test_sq_s4_sequences_check_nine_in_a_row_is_two(client):
-    body = ok(client.post("/v1/sequence/sequences/check", json={
-        "chips": {"blue": [[7, c] for c in range(9)]}}))
+    body = ok(
+        client.post(
+            "/v1/sequence/sequences/check", json={"chips": {"blue": [[7, c] for c in range(9)]}}
+        )
+    )
     assert body["counts"] == {"blue": 2}
     assert [s["cells"][0] for s in body["sequences"]["blue"]] == [[7, 0], [7, 4]]
 
 
 def test_sq_s2_sequences_check_keeps_the_locked_ones(client):
     locked = {"side": "green", "cells": [[5, c] for c in range(2, 7)]}
-    body = ok(client.post("/v1/sequence/sequences/check", json={
-        "chips": {"green": [[5, c] for c in range(10)]}, "sequences": [locked]}))
+    body = ok(
+        client.post(
+            "/v1/sequence/sequences/check",
+            json={"chips": {"green": [[5, c] for c in range(10)]}, "sequences": [locked]},
+        )
+    )
     # every other window of the row shares 2 or more spaces with 2-6 (SQ-S4)
     assert body["sequences"]["green"] == [{"cells": locked["cells"], "locked": True}]
 
 
 def test_sq_t1_moves_check_legal_and_what_it_completes(client):
-    body = ok(client.post("/v1/sequence/moves/check", json={
-        "chips": {"green": [[0, 1], [0, 2], [0, 3]]}, "side": "green", "card": "5s",
-        "cell": [0, 4]}))
-    assert body == {"legal": True, "code": None, "detail": None, "rule": None,
-                    "action": "play", "card": "5S", "sequences": [
-                        {"side": "green", "cells": [[0, 0], [0, 1], [0, 2], [0, 3], [0, 4]]}]}
+    body = ok(
+        client.post(
+            "/v1/sequence/moves/check",
+            json={
+                "chips": {"green": [[0, 1], [0, 2], [0, 3]]},
+                "side": "green",
+                "card": "5s",
+                "cell": [0, 4],
+            },
+        )
+    )
+    assert body == {
+        "legal": True,
+        "code": None,
+        "detail": None,
+        "rule": None,
+        "action": "play",
+        "card": "5S",
+        "sequences": [{"side": "green", "cells": [[0, 0], [0, 1], [0, 2], [0, 3], [0, 4]]}],
+    }
 
 
-@pytest.mark.parametrize("card, cell, code, rule", [
-    ("6S", [0, 6], "card-not-on-space", "SQ-T1"),
-    ("2S", [0, 1], "space-occupied", "SQ-T1"),
-    ("JD", [9, 9], "space-occupied", "SQ-C1"),
-    ("JH", [0, 1], "own-chip", "SQ-T3"),
-    ("JS", [4, 4], "no-chip", "SQ-T3"),
-    ("JS", [6, 0], "chip-locked", "SQ-S2"),
-])
+@pytest.mark.parametrize(
+    "card, cell, code, rule",
+    [
+        ("6S", [0, 6], "card-not-on-space", "SQ-T1"),
+        ("2S", [0, 1], "space-occupied", "SQ-T1"),
+        ("JD", [9, 9], "space-occupied", "SQ-C1"),
+        ("JH", [0, 1], "own-chip", "SQ-T3"),
+        ("JS", [4, 4], "no-chip", "SQ-T3"),
+        ("JS", [6, 0], "chip-locked", "SQ-S2"),
+    ],
+)
 def test_sq_t1_t2_t3_moves_check_codes(client, card, cell, code, rule):
     """Each refusal names its rule (G-R1)."""
-    body = ok(client.post("/v1/sequence/moves/check", json={
-        "chips": {"green": [[0, 1]], "blue": [[r, 0] for r in range(5, 10) if r < 9]},
-        "sequences": [{"side": "blue", "cells": [[r, 0] for r in range(5, 10)]}],
-        "side": "green", "card": card, "cell": cell}))
+    body = ok(
+        client.post(
+            "/v1/sequence/moves/check",
+            json={
+                "chips": {"green": [[0, 1]], "blue": [[r, 0] for r in range(5, 10) if r < 9]},
+                "sequences": [{"side": "blue", "cells": [[r, 0] for r in range(5, 10)]}],
+                "side": "green",
+                "card": card,
+                "cell": cell,
+            },
+        )
+    )
     assert body["legal"] is False and body["code"] == code and body["detail"]
     assert body["rule"] == rule
 
@@ -75,27 +116,54 @@ def test_sq_t1_t2_t3_moves_check_codes(client, card, cell, code, rule):
 def test_sq_s5_moves_check_with_a_named_sequence(client):
     chips = {"green": [[5, c] for c in (0, 2, 3, 4, 5)]}
     named = [[5, c] for c in range(1, 6)]
-    body = ok(client.post("/v1/sequence/moves/check", json={
-        "chips": chips, "side": "green", "card": "10S", "cell": [5, 1], "sequence": named}))
+    body = ok(
+        client.post(
+            "/v1/sequence/moves/check",
+            json={
+                "chips": chips,
+                "side": "green",
+                "card": "10S",
+                "cell": [5, 1],
+                "sequence": named,
+            },
+        )
+    )
     assert body["sequences"] == [{"side": "green", "cells": named}]
-    body = ok(client.post("/v1/sequence/moves/check", json={
-        "chips": chips, "side": "green", "card": "10S", "cell": [5, 1],
-        "sequence": [[5, c] for c in range(2, 7)]}))
+    body = ok(
+        client.post(
+            "/v1/sequence/moves/check",
+            json={
+                "chips": chips,
+                "side": "green",
+                "card": "10S",
+                "cell": [5, 1],
+                "sequence": [[5, c] for c in range(2, 7)],
+            },
+        )
+    )
     assert body["legal"] is False and body["code"] == "invalid-sequence"
     assert body["rule"] == "SQ-S5"
 
 
-@pytest.mark.parametrize("payload, code, field", [
-    ({"chips": {"green": [[0, 10]]}}, "invalid-cell", "chips.green.0"),
-    ({"chips": {"green": [[9, 9]]}}, "invalid-cell", "chips.green.0"),
-    ({"chips": {"green": [[1, 1]], "red": [[1, 1]]}}, "invalid-cell", "chips.red.0"),
-    ({"chips": {"green": [[1, 1]]}, "card": "ZZ"}, "invalid-card", "card"),
-    ({"chips": {"green": [[1, 1]]}, "card": "JK"}, "invalid-card", "card"),
-    ({"chips": {"green": [[1, 1]]}, "cell": [10, 0]}, "invalid-cell", "cell"),
-    ({"chips": {"green": [[1, c] for c in range(5)]},
-      "sequences": [{"side": "green", "cells": [[1, 0], [1, 1], [1, 2], [1, 3], [2, 4]]}]},
-     "invalid-sequence", "sequences.0.cells"),
-])
+@pytest.mark.parametrize(
+    "payload, code, field",
+    [
+        ({"chips": {"green": [[0, 10]]}}, "invalid-cell", "chips.green.0"),
+        ({"chips": {"green": [[9, 9]]}}, "invalid-cell", "chips.green.0"),
+        ({"chips": {"green": [[1, 1]], "red": [[1, 1]]}}, "invalid-cell", "chips.red.0"),
+        ({"chips": {"green": [[1, 1]]}, "card": "ZZ"}, "invalid-card", "card"),
+        ({"chips": {"green": [[1, 1]]}, "card": "JK"}, "invalid-card", "card"),
+        ({"chips": {"green": [[1, 1]]}, "cell": [10, 0]}, "invalid-cell", "cell"),
+        (
+            {
+                "chips": {"green": [[1, c] for c in range(5)]},
+                "sequences": [{"side": "green", "cells": [[1, 0], [1, 1], [1, 2], [1, 3], [2, 4]]}],
+            },
+            "invalid-sequence",
+            "sequences.0.cells",
+        ),
+    ],
+)
 def test_malformed_moves_are_422_naming_the_field(client, payload, code, field):
     body = {"side": "green", "card": "5S", "cell": [0, 4], **payload}
     answer = problem(client.post("/v1/sequence/moves/check", json=body), code)
@@ -103,16 +171,19 @@ def test_malformed_moves_are_422_naming_the_field(client, payload, code, field):
     assert answer["rule"].startswith("SQ-")  # G-R1
 
 
-@pytest.mark.parametrize("payload, field", [
-    ({"chips": {"purple": [[1, 1]]}}, "chips"),
-    ({"chips": {"green": [[1, True]]}}, "chips"),
-    ({"chips": {"green": [[1.5, 1]]}}, "chips"),
-    ({"chips": {"green": [[1, 1, 1]]}}, "chips"),
-    ({"side": "pink"}, "side"),
-    ({"cell": [1]}, "cell"),
-    ({"card": 7}, "card"),
-    ({"extra": 1}, "extra"),
-])
+@pytest.mark.parametrize(
+    "payload, field",
+    [
+        ({"chips": {"purple": [[1, 1]]}}, "chips"),
+        ({"chips": {"green": [[1, True]]}}, "chips"),
+        ({"chips": {"green": [[1.5, 1]]}}, "chips"),
+        ({"chips": {"green": [[1, 1, 1]]}}, "chips"),
+        ({"side": "pink"}, "side"),
+        ({"cell": [1]}, "cell"),
+        ({"card": 7}, "card"),
+        ({"extra": 1}, "extra"),
+    ],
+)
 def test_schema_errors_are_422_naming_the_field(client, payload, field):
     body = {"chips": {"green": []}, "side": "green", "card": "5S", "cell": [0, 4], **payload}
     answer = problem(client.post("/v1/sequence/moves/check", json=body), "invalid-body")
@@ -126,28 +197,49 @@ def test_missing_chips_is_422(client):
 
 def test_sn_c1_numbers_moves_check_on_the_answer(client):
     r, c = INDEX[42][1]
-    body = ok(client.post("/v1/sequence-numbers/moves/check", json={
-        "chips": {}, "side": "blue", "card": "6×7", "cell": [r, c]}))
+    body = ok(
+        client.post(
+            "/v1/sequence-numbers/moves/check",
+            json={"chips": {}, "side": "blue", "card": "6×7", "cell": [r, c]},
+        )
+    )
     assert body["legal"] is True and body["card"] == "6 x 7"
-    body = ok(client.post("/v1/sequence-numbers/moves/check", json={
-        "chips": {}, "side": "blue", "card": "84 : 2", "cell": [0, 1]}))
+    body = ok(
+        client.post(
+            "/v1/sequence-numbers/moves/check",
+            json={"chips": {}, "side": "blue", "card": "84 : 2", "cell": [0, 1]},
+        )
+    )
     assert body["code"] == "card-not-on-space"
 
 
 @pytest.mark.parametrize("card", ["7 / 2", "1 / 0", "6 x", "__import__('os')", "2 ** 8"])
 def test_sn_c1_bad_problem_cards_are_422_naming_card(client, card):
-    answer = problem(client.post("/v1/sequence-numbers/moves/check", json={
-        "chips": {}, "side": "blue", "card": card, "cell": [0, 1]}), "invalid-card")
+    answer = problem(
+        client.post(
+            "/v1/sequence-numbers/moves/check",
+            json={"chips": {}, "side": "blue", "card": card, "cell": [0, 1]},
+        ),
+        "invalid-card",
+    )
     assert "card" in answer["errors"]["json"]
 
 
 def test_sn_c2_numbers_plus_and_minus(client):
     chips = {"green": [[4, 4]], "blue": [[5, 5]]}
-    body = ok(client.post("/v1/sequence-numbers/moves/check", json={
-        "chips": chips, "side": "green", "card": "PLUS", "cell": [3, 3]}))
+    body = ok(
+        client.post(
+            "/v1/sequence-numbers/moves/check",
+            json={"chips": chips, "side": "green", "card": "PLUS", "cell": [3, 3]},
+        )
+    )
     assert body["legal"] and body["action"] == "play"
-    body = ok(client.post("/v1/sequence-numbers/moves/check", json={
-        "chips": chips, "side": "green", "card": "minus", "cell": [5, 5]}))
+    body = ok(
+        client.post(
+            "/v1/sequence-numbers/moves/check",
+            json={"chips": chips, "side": "green", "card": "minus", "cell": [5, 5]},
+        )
+    )
     assert body["legal"] and body["action"] == "remove-chip" and body["card"] == "MINUS"
 
 
@@ -161,21 +253,33 @@ def custom_board():
 
 def test_sn_c0_numbers_custom_board(client):
     board = custom_board()
-    body = ok(client.post("/v1/sequence-numbers/sequences/check", json={
-        "board": board, "chips": {"red": [[0, 1], [0, 2], [0, 3], [0, 4]]}}))
+    body = ok(
+        client.post(
+            "/v1/sequence-numbers/sequences/check",
+            json={"board": board, "chips": {"red": [[0, 1], [0, 2], [0, 3], [0, 4]]}},
+        )
+    )
     assert body["counts"] == {"red": 1}
-    body = ok(client.post("/v1/sequence-numbers/moves/check", json={
-        "board": board, "chips": {}, "side": "red", "card": "400 / 2", "cell": [0, 1]}))
+    body = ok(
+        client.post(
+            "/v1/sequence-numbers/moves/check",
+            json={"board": board, "chips": {}, "side": "red", "card": "400 / 2", "cell": [0, 1]},
+        )
+    )
     assert body["legal"] is True
     board[3][3] = board[3][4]  # a number on three spaces
-    answer = problem(client.post("/v1/sequence-numbers/sequences/check", json={
-        "board": board, "chips": {}}), "invalid-board")
+    answer = problem(
+        client.post("/v1/sequence-numbers/sequences/check", json={"board": board, "chips": {}}),
+        "invalid-board",
+    )
     assert "board" in answer["errors"]["json"]
 
 
 def test_classic_has_no_board_field(client):
-    answer = problem(client.post("/v1/sequence/sequences/check", json={
-        "board": custom_board(), "chips": {}}), "invalid-body")
+    answer = problem(
+        client.post("/v1/sequence/sequences/check", json={"board": custom_board(), "chips": {}}),
+        "invalid-body",
+    )
     assert "board" in answer["errors"]["json"]
 
 

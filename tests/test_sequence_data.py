@@ -1,5 +1,6 @@
 """Sequence and Sequence Numbers reference data (SQ-C1, SQ-C2, SN-C0, SN-C1, SN-C2)
 and the problem-card parser."""
+
 import importlib.util
 import json
 from collections import Counter
@@ -55,8 +56,12 @@ def test_sq_c1_spiral_spells_the_suits_twice():
     corners: 2S..AS, 2D..AD, AC..2C, AH..2H, and the same again."""
     raw = json.loads((SEEDS / "sequence-board.json").read_text())
     walk = [raw[r][c] for r, c in spiral_inwards() if raw[r][c] != "XX"]
-    once = ([r + "S" for r in RANKS_UP] + [r + "D" for r in RANKS_UP]
-            + [r + "C" for r in reversed(RANKS_UP)] + [r + "H" for r in reversed(RANKS_UP)])
+    once = (
+        [r + "S" for r in RANKS_UP]
+        + [r + "D" for r in RANKS_UP]
+        + [r + "C" for r in reversed(RANKS_UP)]
+        + [r + "H" for r in reversed(RANKS_UP)]
+    )
     assert walk == once * 2
     assert spiral_inwards()[1] == (0, 1) and raw[0][1] == "2S"
 
@@ -75,8 +80,13 @@ def test_sq_c2_deck_is_two_52_card_decks_without_jokers():
     assert len(sq.CLASSIC_DECK) == 104 and set(counts.values()) == {2}
     assert "JK" not in counts and len(counts) == 52
     assert sq.TWO_EYED == {"JD", "JC"} and sq.ONE_EYED == {"JS", "JH"}
-    assert [sq.card_class("sequence", c) for c in ("JD", "JC", "JS", "JH", "7H")] == \
-        ["wild", "wild", "remover", "remover", "face"]
+    assert [sq.card_class("sequence", c) for c in ("JD", "JC", "JS", "JH", "7H")] == [
+        "wild",
+        "wild",
+        "remover",
+        "remover",
+        "face",
+    ]
 
 
 def test_sn_c0_default_board_10x10_four_free_corners_48_numbers_twice():
@@ -117,10 +127,12 @@ def test_sn_c0_generator_reproduces_the_shipped_files(tmp_path, monkeypatch):
     monkeypatch.setattr(gen, "BOARD_OUT", tmp_path / "board.json")
     monkeypatch.setattr(gen, "DECK_OUT", tmp_path / "deck.json")
     gen.main()
-    assert (tmp_path / "board.json").read_text() == \
-        (SEEDS / "sequence-numbers-board.json").read_text()
-    assert (tmp_path / "deck.json").read_text() == \
-        (SEEDS / "sequence-numbers-deck.json").read_text()
+    assert (tmp_path / "board.json").read_text() == (
+        SEEDS / "sequence-numbers-board.json"
+    ).read_text()
+    assert (tmp_path / "deck.json").read_text() == (
+        SEEDS / "sequence-numbers-deck.json"
+    ).read_text()
 
 
 def test_sn_c0_each_default_card_maps_to_two_spaces():
@@ -130,22 +142,49 @@ def test_sn_c0_each_default_card_maps_to_two_spaces():
             assert len(index[sq.label_of("sequence-numbers", card)]) == 2
 
 
-@pytest.mark.parametrize("text, parsed, value", [
-    ("6 x 7", (6, "x", 7), 42), ("6×7", (6, "x", 7), 42), ("6*7", (6, "x", 7), 42),
-    ("6 X 7", (6, "x", 7), 42), ("84 / 2", (84, "/", 2), 42), ("84÷2", (84, "/", 2), 42),
-    ("84 : 2", (84, "/", 2), 42), ("50 - 8", (50, "-", 8), 42), ("50 − 8", (50, "-", 8), 42),
-    ("40+2", (40, "+", 2), 42), ("3 - 5", (3, "-", 5), -2), ("3 - -5", (3, "-", -5), 8),
-    ("  0 + 1 ", (0, "+", 1), 1),
-])
+@pytest.mark.parametrize(
+    "text, parsed, value",
+    [
+        ("6 x 7", (6, "x", 7), 42),
+        ("6×7", (6, "x", 7), 42),
+        ("6*7", (6, "x", 7), 42),
+        ("6 X 7", (6, "x", 7), 42),
+        ("84 / 2", (84, "/", 2), 42),
+        ("84÷2", (84, "/", 2), 42),
+        ("84 : 2", (84, "/", 2), 42),
+        ("50 - 8", (50, "-", 8), 42),
+        ("50 − 8", (50, "-", 8), 42),
+        ("40+2", (40, "+", 2), 42),
+        ("3 - 5", (3, "-", 5), -2),
+        ("3 - -5", (3, "-", -5), 8),
+        ("  0 + 1 ", (0, "+", 1), 1),
+    ],
+)
 def test_sn_c1_parser_reads_the_four_operations(text, parsed, value):
     assert parse_problem(text) == parsed
     assert answer(text) == value == evaluate(*parsed)
 
 
-@pytest.mark.parametrize("text", [
-    "7 / 2", "1 / 0", "6 x 7 x 8", "6 x", "x 7", "__import__('os')", "6 ** 7", "6 // 2",
-    "1e3 + 1", "1.5 + 1", "1234567890 + 1", "", "(6) x 7", None, 42,
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "7 / 2",
+        "1 / 0",
+        "6 x 7 x 8",
+        "6 x",
+        "x 7",
+        "__import__('os')",
+        "6 ** 7",
+        "6 // 2",
+        "1e3 + 1",
+        "1.5 + 1",
+        "1234567890 + 1",
+        "",
+        "(6) x 7",
+        None,
+        42,
+    ],
+)
 def test_sn_c1_parser_refuses_everything_else_and_never_evals(text):
     with pytest.raises(ProblemError):
         parse_problem(text)
@@ -182,32 +221,37 @@ def test_sn_c0_custom_board_and_deck_accepted():
     assert options["deck"][-2:] == ["PLUS", "MINUS"] and options["deck"][0] == "100 + 0"
 
 
-@pytest.mark.parametrize("mutate, message", [
-    (lambda b: b[0].__setitem__(0, 7), "corner"),
-    (lambda b: b[3].__setitem__(3, b[3][4]), "exactly two"),
-    (lambda b: b[3].__setitem__(3, "x"), "integer"),
-    (lambda b: b[3].__setitem__(3, True), "integer"),
-    (lambda b: b.pop(), "10 rows"),
-    (lambda b: b[2].append(1), "10 rows"),
-])
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda b: b[0].__setitem__(0, 7), "corner"),
+        (lambda b: b[3].__setitem__(3, b[3][4]), "exactly two"),
+        (lambda b: b[3].__setitem__(3, "x"), "integer"),
+        (lambda b: b[3].__setitem__(3, True), "integer"),
+        (lambda b: b.pop(), "10 rows"),
+        (lambda b: b[2].append(1), "10 rows"),
+    ],
+)
 def test_sn_c0_invalid_custom_board_is_invalid_option(mutate, message):
     board = custom_board()
     mutate(board)
     with pytest.raises(RuleViolation) as info:
-        sq.normalise_options("sequence-numbers", {"board": board,
-                                                  "deck": ["100 + 0"] * 40})
+        sq.normalise_options("sequence-numbers", {"board": board, "deck": ["100 + 0"] * 40})
     assert info.value.code == "invalid-option" and info.value.status == 422
     assert message in info.value.detail
 
 
-@pytest.mark.parametrize("deck, message", [
-    (["6 x 7"] * 20, "not on the board"),   # default deck vs custom board: 42 missing
-    (["100 + 0", "7 / 2"] * 20, "exact division"),
-    (["100 + 0", "JOKER"] * 20, "not a problem"),
-    ([], "list of 1"),
-    ("100 + 0", "list of 1"),
-    (["100 + 0"] * 5, "more cards than the hands"),
-])
+@pytest.mark.parametrize(
+    "deck, message",
+    [
+        (["6 x 7"] * 20, "not on the board"),  # default deck vs custom board: 42 missing
+        (["100 + 0", "7 / 2"] * 20, "exact division"),
+        (["100 + 0", "JOKER"] * 20, "not a problem"),
+        ([], "list of 1"),
+        ("100 + 0", "list of 1"),
+        (["100 + 0"] * 5, "more cards than the hands"),
+    ],
+)
 def test_sn_c0_invalid_custom_deck_is_invalid_option(deck, message):
     with pytest.raises(RuleViolation) as info:
         sq.normalise_options("sequence-numbers", {"board": custom_board(), "deck": deck})

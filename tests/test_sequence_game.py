@@ -4,6 +4,7 @@ States are arranged by handing seats chosen cards (swapped with the deck, so eve
 card stays in exactly one place) and putting chips on the board; then actions go
 through ``apply`` and their events through ``fold``, as the store does.
 """
+
 import copy
 import json
 from collections import Counter
@@ -78,8 +79,11 @@ def lock(state, side, cells):
 
 
 def all_cards(state):
-    return (Counter(state["deck"]) + sum(map(Counter, state["hands"].values()), Counter())
-            + sum(map(Counter, state["discards"].values()), Counter()))
+    return (
+        Counter(state["deck"])
+        + sum(map(Counter, state["hands"].values()), Counter())
+        + sum(map(Counter, state["discards"].values()), Counter())
+    )
 
 
 def replay(events):
@@ -91,14 +95,14 @@ def replay(events):
 
 # ===== setup: seats, sides, hands (SQ-P1, SQ-P2, SQ-C3, SN-P1, SN-P2) =====
 
+
 def test_sq_p1_team_members_sit_alternately():
     state, _ = start(players=4)
     assert state["seats"] == ["p1", "p2", "p3", "p4"]
     assert state["sides"] == {"p1": "green", "p2": "blue", "p3": "green", "p4": "blue"}
     state, _ = start(players=6, sides=3)
     assert [state["sides"][s] for s in state["seats"]] == ["green", "blue", "red"] * 2
-    assert state["teams"] == {"green": ["p1", "p4"], "blue": ["p2", "p5"],
-                              "red": ["p3", "p6"]}
+    assert state["teams"] == {"green": ["p1", "p4"], "blue": ["p2", "p5"], "red": ["p3", "p6"]}
     state, _ = start(players=12)
     assert state["teams"]["green"] == ["p1", "p3", "p5", "p7", "p9", "p11"]
 
@@ -116,8 +120,9 @@ def test_sq_c3_green_and_blue_then_red_for_a_third_side():
     assert set(start(players=9)[0]["teams"]) == {"green", "blue", "red"}
 
 
-@pytest.mark.parametrize("players, hand", [(2, 7), (3, 6), (4, 6), (6, 5), (8, 4), (9, 4),
-                                           (10, 3), (12, 3)])
+@pytest.mark.parametrize(
+    "players, hand", [(2, 7), (3, 6), (4, 6), (6, 5), (8, 4), (9, 4), (10, 3), (12, 3)]
+)
 def test_sq_p2_hand_size_by_player_count(players, hand):
     state, _ = start(players=players)
     assert [len(state["hands"][s]) for s in state["seats"]] == [hand] * players
@@ -127,25 +132,38 @@ def test_sq_p2_hand_size_by_player_count(players, hand):
 @pytest.mark.parametrize("players", [1, 5, 7, 11, 13, 0, "2", True, 2.0, None])
 def test_sq_p2_other_player_counts_are_refused(players):
     with pytest.raises(RuleViolation) as info:
-        sq.new_game("sequence", {"players": players} if players is not None
-                    else {"players": "none"}, SEED)
+        sq.new_game(
+            "sequence", {"players": players} if players is not None else {"players": "none"}, SEED
+        )
     assert info.value.code == "invalid-option"
 
 
-@pytest.mark.parametrize("players, sides, teams", [
-    (2, 2, [["p1"], ["p2"]]), (3, 3, [["p1"], ["p2"], ["p3"]]),
-    (4, 2, [["p1", "p3"], ["p2", "p4"]]),
-    (6, 2, [["p1", "p3", "p5"], ["p2", "p4", "p6"]]),
-    (6, 3, [["p1", "p4"], ["p2", "p5"], ["p3", "p6"]]),
-])
+@pytest.mark.parametrize(
+    "players, sides, teams",
+    [
+        (2, 2, [["p1"], ["p2"]]),
+        (3, 3, [["p1"], ["p2"], ["p3"]]),
+        (4, 2, [["p1", "p3"], ["p2", "p4"]]),
+        (6, 2, [["p1", "p3", "p5"], ["p2", "p4", "p6"]]),
+        (6, 3, [["p1", "p4"], ["p2", "p5"], ["p3", "p6"]]),
+    ],
+)
 def test_sn_p1_up_to_three_alone_more_in_two_or_three_equal_teams(players, sides, teams):
     state, _ = start(NUM, players=players, sides=sides)
     assert list(state["teams"].values()) == teams
 
 
-@pytest.mark.parametrize("options", [{"players": 5}, {"players": 7}, {"players": 1},
-                                     {"players": 3, "sides": 2}, {"players": 4, "sides": 3},
-                                     {"players": 8}])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"players": 5},
+        {"players": 7},
+        {"players": 1},
+        {"players": 3, "sides": 2},
+        {"players": 4, "sides": 3},
+        {"players": 8},
+    ],
+)
 def test_sn_p1_other_player_counts_and_team_splits_are_refused(options):
     with pytest.raises(RuleViolation) as info:
         start(NUM, **options)
@@ -161,11 +179,22 @@ def test_sn_p2_hand_five_for_two_or_three_four_for_four_to_six(players, hand):
     assert len(state["deck"]) == 100 - players * hand
 
 
-@pytest.mark.parametrize("game, players, sides, needed", [
-    ("sequence", 2, 2, 2), ("sequence", 3, 3, 1), ("sequence", 4, 2, 2),
-    ("sequence", 6, 3, 1), ("sequence", 6, 2, 2), ("sequence", 9, 3, 1),
-    (NUM, 2, 2, 1), (NUM, 3, 3, 1), (NUM, 4, 2, 2), (NUM, 6, 2, 2), (NUM, 6, 3, 2),
-])
+@pytest.mark.parametrize(
+    "game, players, sides, needed",
+    [
+        ("sequence", 2, 2, 2),
+        ("sequence", 3, 3, 1),
+        ("sequence", 4, 2, 2),
+        ("sequence", 6, 3, 1),
+        ("sequence", 6, 2, 2),
+        ("sequence", 9, 3, 1),
+        (NUM, 2, 2, 1),
+        (NUM, 3, 3, 1),
+        (NUM, 4, 2, 2),
+        (NUM, 6, 2, 2),
+        (NUM, 6, 3, 2),
+    ],
+)
 def test_sq_s3_sn_s1_sequences_needed_to_win(game, players, sides, needed):
     """SQ-S3 counts sides (6 players as 3 sides need 1); SN-S1 counts players,
     however they are split into teams (6 players as 3 teams still need 2)."""
@@ -173,12 +202,18 @@ def test_sq_s3_sn_s1_sequences_needed_to_win(game, players, sides, needed):
     assert state["sequences_to_win"] == needed
 
 
-@pytest.mark.parametrize("options, word", [
-    ({"colour": "green"}, "unknown option"), ({"dealing": "robot"}, "dealing"),
-    ({"first_seat": "p3"}, "first_seat"), ({"sequences_to_win": 0}, "sequences_to_win"),
-    ({"stalemate_decks": True}, "stalemate_decks"), ({"board": [[1]]}, "unknown option"),
-    ({"stalemate": "coin"}, "stalemate"),
-])
+@pytest.mark.parametrize(
+    "options, word",
+    [
+        ({"colour": "green"}, "unknown option"),
+        ({"dealing": "robot"}, "dealing"),
+        ({"first_seat": "p3"}, "first_seat"),
+        ({"sequences_to_win": 0}, "sequences_to_win"),
+        ({"stalemate_decks": True}, "stalemate_decks"),
+        ({"board": [[1]]}, "unknown option"),
+        ({"stalemate": "coin"}, "stalemate"),
+    ],
+)
 def test_invalid_options_are_422(options, word):
     with pytest.raises(RuleViolation) as info:
         start(**options)
@@ -194,11 +229,11 @@ def test_catalog_lists_both_games_with_their_options():
     assert {"players", "sides", "dealing", "board", "deck", "first_seat"} <= names
     for game in sq.CATALOG:  # SQ-E1: a stalemate is a draw unless chosen otherwise
         stalemate = next(o for o in sq.CATALOG[game]["options"] if o["name"] == "stalemate")
-        assert (stalemate["default"], stalemate["choices"]) == ("draw",
-                                                                ["draw", "most_sequences"])
+        assert (stalemate["default"], stalemate["choices"]) == ("draw", ["draw", "most_sequences"])
 
 
 # ===== the contract: events, fold, determinism =====
+
 
 def test_new_game_events_fold_from_none_to_the_state():
     state, events = start(players=3)
@@ -231,22 +266,27 @@ def test_first_seat_option_starts_there():
 def test_expected_version_is_ignored_and_unknown_fields_refused():
     state, _ = start()
     state = give(state, "p1", ["5S"])
-    state2, events = run(state, "p1", {"type": "play", "card": "5S", "cell": [0, 4],
-                                       "expected_version": 7})
+    state2, events = run(
+        state, "p1", {"type": "play", "card": "5S", "cell": [0, 4], "expected_version": 7}
+    )
     assert types(events)[0] == "placed"
     error = refused(state, "p1", {"type": "play", "card": "5S", "cell": [0, 4], "x": 1})
     assert error.code == "invalid-action" and error.status == 422
 
 
-@pytest.mark.parametrize("action, code", [
-    ({"type": "dance"}, "invalid-action"), ("play", "invalid-action"),
-    ({"type": "play", "card": "ZZ", "cell": [0, 4]}, "invalid-card"),
-    ({"type": "play", "card": "JK", "cell": [0, 4]}, "invalid-card"),
-    ({"type": "play", "card": "5S", "cell": [0, 10]}, "invalid-cell"),
-    ({"type": "play", "card": "5S", "cell": "0,4"}, "invalid-cell"),
-    ({"type": "play", "card": "5S"}, "invalid-cell"),
-    ({"type": "play", "card": "5S", "cell": [0, 4], "sequence": [[0, 0]]}, "invalid-sequence"),
-])
+@pytest.mark.parametrize(
+    "action, code",
+    [
+        ({"type": "dance"}, "invalid-action"),
+        ("play", "invalid-action"),
+        ({"type": "play", "card": "ZZ", "cell": [0, 4]}, "invalid-card"),
+        ({"type": "play", "card": "JK", "cell": [0, 4]}, "invalid-card"),
+        ({"type": "play", "card": "5S", "cell": [0, 10]}, "invalid-cell"),
+        ({"type": "play", "card": "5S", "cell": "0,4"}, "invalid-cell"),
+        ({"type": "play", "card": "5S"}, "invalid-cell"),
+        ({"type": "play", "card": "5S", "cell": [0, 4], "sequence": [[0, 0]]}, "invalid-sequence"),
+    ],
+)
 def test_malformed_actions_are_422(action, code):
     state, _ = start()
     error = refused(give(state, "p1", ["5S"]), "p1", action)
@@ -255,28 +295,37 @@ def test_malformed_actions_are_422(action, code):
 
 # ===== turns (SQ-T1..SQ-T7) =====
 
+
 def test_sq_t1_play_a_card_place_a_chip_then_draw():
     state, _ = start()
     state = give(state, "p1", ["5S", "KD", "2C"])
     top = state["deck"][0]
     state, events = run(state, "p1", {"type": "play", "card": "5s", "cell": [8, 3]})
     assert types(events) == ["placed", "drawn", "turn-started"]
-    assert events[0] == {"type": "placed", "seat": "p1", "side": "green", "card": "5S",
-                         "cell": [8, 3]}
+    assert events[0] == {
+        "type": "placed",
+        "seat": "p1",
+        "side": "green",
+        "card": "5S",
+        "cell": [8, 3],
+    }
     assert events[1] == {"type": "drawn", "seat": "p1", "card": top}
     assert state["chips"][8][3] == "green" and state["discards"]["p1"] == ["5S"]
     assert sorted(state["hands"]["p1"]) == sorted(["KD", "2C", top])
     assert state["turn"] == "p2"
 
 
-@pytest.mark.parametrize("actor, card, cell, code", [
-    ("p2", "5S", [0, 4], "not-your-turn"),
-    ("p1", "9C", [4, 0], "card-not-in-hand"),
-    ("p1", "5S", [0, 6], "card-not-on-space"),
-    ("p1", "6S", [0, 5], "space-occupied"),
-    ("p1", "JD", [0, 0], "space-occupied"),
-    ("p1", "JS", [0, 5], "card-cannot-place"),
-])
+@pytest.mark.parametrize(
+    "actor, card, cell, code",
+    [
+        ("p2", "5S", [0, 4], "not-your-turn"),
+        ("p1", "9C", [4, 0], "card-not-in-hand"),
+        ("p1", "5S", [0, 6], "card-not-on-space"),
+        ("p1", "6S", [0, 5], "space-occupied"),
+        ("p1", "JD", [0, 0], "space-occupied"),
+        ("p1", "JS", [0, 5], "card-cannot-place"),
+    ],
+)
 def test_sq_t1_refusals_are_409(actor, card, cell, code):
     state, _ = start()
     state = put(give(state, "p1", ["5S", "6S", "JD", "JS"]), "blue", [(0, 5), (8, 4)])
@@ -291,8 +340,10 @@ def test_sq_t2_two_eyed_jacks_go_on_any_open_space():
         s, events = run(s, "p1", {"type": "play", "card": jack, "cell": [4, 4]})
         assert s["chips"][4][4] == "green" and events[0]["card"] == jack
     blocked = put(give(state, "p1", ["JD"]), "blue", [(4, 4)])
-    assert refused(blocked, "p1", {"type": "play", "card": "JD",
-                                   "cell": [4, 4]}).code == "space-occupied"
+    assert (
+        refused(blocked, "p1", {"type": "play", "card": "JD", "cell": [4, 4]}).code
+        == "space-occupied"
+    )
 
 
 def test_sq_t3_one_eyed_jack_removes_an_opponent_chip_and_ends_the_turn():
@@ -303,8 +354,9 @@ def test_sq_t3_one_eyed_jack_removes_an_opponent_chip_and_ends_the_turn():
     assert events[0]["removed"] == "blue" and state["chips"][4][8] is None
     assert state["discards"]["p1"] == ["JS"] and state["turn"] == "p2"
     # the turn is over: p1 cannot put a chip back on that space now
-    assert refused(state, "p1", {"type": "play", "card": "7H",
-                                 "cell": [4, 8]}).code == "not-your-turn"
+    assert (
+        refused(state, "p1", {"type": "play", "card": "7H", "cell": [4, 8]}).code == "not-your-turn"
+    )
 
 
 def test_sq_t3_a_one_eyed_jack_turn_still_draws():
@@ -325,14 +377,17 @@ def test_sq_t3_a_one_eyed_jack_turn_still_draws():
     assert {"type": "draw", "card": "KS"} in sq.legal_actions(table, "p1")
 
 
-@pytest.mark.parametrize("setup, card, cell, code", [
-    (lambda s: put(s, "green", [(4, 8)]), "JS", [4, 8], "own-chip"),
-    (lambda s: s, "JH", [4, 8], "no-chip"),
-    (lambda s: s, "JH", [0, 0], "no-chip"),
-    (lambda s: lock(s, "blue", [(5, c) for c in range(5)]), "JH", [5, 2], "chip-locked"),
-    (lambda s: put(s, "blue", [(4, 8)]), "JD", [4, 8], "card-cannot-remove"),
-    (lambda s: put(s, "blue", [(4, 8)]), "7H", [4, 8], "card-cannot-remove"),
-])
+@pytest.mark.parametrize(
+    "setup, card, cell, code",
+    [
+        (lambda s: put(s, "green", [(4, 8)]), "JS", [4, 8], "own-chip"),
+        (lambda s: s, "JH", [4, 8], "no-chip"),
+        (lambda s: s, "JH", [0, 0], "no-chip"),
+        (lambda s: lock(s, "blue", [(5, c) for c in range(5)]), "JH", [5, 2], "chip-locked"),
+        (lambda s: put(s, "blue", [(4, 8)]), "JD", [4, 8], "card-cannot-remove"),
+        (lambda s: put(s, "blue", [(4, 8)]), "7H", [4, 8], "card-cannot-remove"),
+    ],
+)
 def test_sq_t3_sq_s2_removal_refusals(setup, card, cell, code):
     state, _ = start()
     state = setup(give(state, "p1", ["JS", "JH", "JD", "7H"]))
@@ -346,10 +401,13 @@ def test_sq_s2_chips_of_a_completed_sequence_stay_for_good():
     state, _ = run(state, "p1", {"type": "play", "card": "5S", "cell": [0, 4]})
     state = give(state, "p2", ["JS", "JH"])
     for cell in ([0, 1], [0, 4]):
-        assert refused(state, "p2", {"type": "remove-chip", "card": "JS",
-                                     "cell": cell}).code == "chip-locked"
-    assert all(a["cell"][0] != 0 for a in sq.legal_actions(state, "p2")
-               if a["type"] == "remove-chip")
+        assert (
+            refused(state, "p2", {"type": "remove-chip", "card": "JS", "cell": cell}).code
+            == "chip-locked"
+        )
+    assert all(
+        a["cell"][0] != 0 for a in sq.legal_actions(state, "p2") if a["type"] == "remove-chip"
+    )
 
 
 def test_sq_t4_dead_card_exchange_once_per_turn_before_playing():
@@ -373,15 +431,15 @@ def test_sq_t4_dead_card_exchange_once_per_turn_before_playing():
 def test_sq_t4_only_a_card_with_both_spaces_covered_is_dead(card):
     state, _ = start()
     state = put(give(state, "p1", [card]), "blue", [(0, 4)])  # one 5S space covered
-    assert refused(state, "p1", {"type": "exchange-dead-card",
-                                 "card": card}).code == "not-dead"
+    assert refused(state, "p1", {"type": "exchange-dead-card", "card": card}).code == "not-dead"
 
 
 def test_sq_t4_exchange_is_for_the_seat_on_turn():
     state, _ = start()
     state = put(give(state, "p2", ["7H"]), "blue", [(4, 8), (5, 3)])
-    assert refused(state, "p2", {"type": "exchange-dead-card",
-                                 "card": "7H"}).code == "not-your-turn"
+    assert (
+        refused(state, "p2", {"type": "exchange-dead-card", "card": "7H"}).code == "not-your-turn"
+    )
 
 
 def table_game(game="sequence", **options):
@@ -390,16 +448,19 @@ def table_game(game="sequence", **options):
     assert state["phase"] == "deal" and types(events) == ["game-created"]
     for seat in state["seats"]:
         for _ in range(state["hand_size"]):
-            state, _ = run(state, "referee", {"type": "draw", "seat": seat,
-                                              "card": state["deck"][0]})
+            state, _ = run(
+                state, "referee", {"type": "draw", "seat": seat, "card": state["deck"][0]}
+            )
     assert state["phase"] == "play" and state["turn"] == "p1"
     return state
 
 
 def test_table_mode_the_referee_reports_the_deal():
     state, _ = start(dealing="table")
-    assert refused(state, "p1", {"type": "play", "card": "2S",
-                                 "cell": [0, 1]}).code == "deal-not-finished"
+    assert (
+        refused(state, "p1", {"type": "play", "card": "2S", "cell": [0, 1]}).code
+        == "deal-not-finished"
+    )
     state, events = run(state, "referee", {"type": "draw", "seat": "p1", "card": "AS"})
     assert events == [{"type": "dealt", "seat": "p1", "cards": ["AS"]}]
     state = table_game()
@@ -411,16 +472,19 @@ def test_sq_t5_table_mode_late_draw_is_lost_for_the_rest_of_the_game():
     state = table_game()
     state = give(state, "p1", ["5S", "6S"] + state["hands"]["p1"][2:])
     state = give(state, "p2", ["7S", "8S"] + state["hands"]["p2"][2:])
-    state, events = run(state, "referee", {"type": "play", "seat": "p1", "card": "5S",
-                                           "cell": [0, 4]})
+    state, events = run(
+        state, "referee", {"type": "play", "seat": "p1", "card": "5S", "cell": [0, 4]}
+    )
     assert types(events) == ["placed", "turn-started"]  # no draw: it is reported
     assert state["pending_draws"] == {"p1": 1} and state["turn"] == "p2"
     state, _ = run(state, "p2", {"type": "play", "card": "7S", "cell": [0, 6]})
     state, events = run(state, "referee", {"type": "draw", "seat": "p2", "card": "KS"})
     assert types(events) == ["drawn", "draw-lost"]
     assert events[1]["seat"] == "p1" and state["lost_draws"] == {"p1": 1, "p2": 0}
-    assert refused(state, "referee", {"type": "draw", "seat": "p1",
-                                      "card": "KS"}).code == "draw-not-due"
+    assert (
+        refused(state, "referee", {"type": "draw", "seat": "p1", "card": "KS"}).code
+        == "draw-not-due"
+    )
     assert len(state["hands"]["p1"]) == 6 and len(state["hands"]["p2"]) == 7
 
 
@@ -484,8 +548,7 @@ def test_g_m2_the_referee_is_refused_a_card_no_longer_in_the_deck():
     state = owing_p1()
     error = refused(state, "referee", {"type": "draw", "seat": "p1", "card": "KS"})
     assert (error.code, error.status, error.rule) == ("card-not-in-deck", 409, "G-M2")
-    assert {"type": "draw", "seat": "p1", "card": "KS"} not in \
-        sq.legal_actions(state, "referee")
+    assert {"type": "draw", "seat": "p1", "card": "KS"} not in sq.legal_actions(state, "referee")
 
 
 def test_g_m2_a_seats_own_report_is_judged_on_what_the_seat_can_know():
@@ -497,15 +560,14 @@ def test_g_m2_a_seats_own_report_is_judged_on_what_the_seat_can_know():
     count = sq.view(state, "p1")["deck_count"]
     after, events = run(state, "p1", {"type": "draw", "card": "KS"})
     assert events == [{"type": "drawn", "seat": "p1", "card": "KS", "conflict": True}]
-    assert sq.view_event(after, events[0], "p1") == {"type": "drawn", "seat": "p1",
-                                                     "card": "KS"}
-    assert sq.view_event(after, events[0], "p2") == {"type": "drawn", "seat": "p1",
-                                                     "count": 1}
+    assert sq.view_event(after, events[0], "p1") == {"type": "drawn", "seat": "p1", "card": "KS"}
+    assert sq.view_event(after, events[0], "p2") == {"type": "drawn", "seat": "p1", "count": 1}
     assert sq.view_event(after, events[0], "referee")["conflict"] is True
     assert sq.view(after, "referee")["conflicts"] == [{"seat": "p1", "card": "KS", "deck": 0}]
     assert "conflicts" not in sq.view(after, "p1") and "conflicts" not in sq.view(after, "p2")
-    assert sq.view(after, "p1")["deck_count"] == sq.view(after, "referee")["deck_count"] \
-        == count - 1
+    assert (
+        sq.view(after, "p1")["deck_count"] == sq.view(after, "referee")["deck_count"] == count - 1
+    )
     assert after["hands"]["p1"].count("KS") == 1 and json.loads(json.dumps(after)) == after
 
 
@@ -542,12 +604,12 @@ def test_g_m2_a_seat_is_refused_a_card_whose_every_copy_it_can_see():
 
 def test_sq_t4_table_mode_replacement_is_reported_before_playing():
     state = table_game()
-    state = put(give(state, "p1", ["7H", "5S"] + state["hands"]["p1"][2:]), "blue",
-                [(4, 8), (5, 3)])
+    state = put(
+        give(state, "p1", ["7H", "5S"] + state["hands"]["p1"][2:]), "blue", [(4, 8), (5, 3)]
+    )
     state, events = run(state, "p1", {"type": "exchange-dead-card", "card": "7H"})
     assert types(events) == ["dead-card-exchanged"] and state["replacement_due"] == "p1"
-    assert refused(state, "p1", {"type": "play", "card": "5S",
-                                 "cell": [0, 4]}).code == "draw-first"
+    assert refused(state, "p1", {"type": "play", "card": "5S", "cell": [0, 4]}).code == "draw-first"
     assert {a["type"] for a in sq.legal_actions(state, "p1")} == {"draw"}
     state, _ = run(state, "p1", {"type": "draw", "card": state["deck"][0]})
     assert state["replacement_due"] is None and len(state["hands"]["p1"]) == 7
@@ -557,22 +619,24 @@ def test_sq_t4_table_mode_replacement_is_reported_before_playing():
 
 def test_sq_t6_table_talk_every_member_of_the_team_discards_a_card():
     state, _ = start(players=4)
-    state, events = run(state, "referee", {"type": "penalty", "side": "green",
-                                           "offender": "p3"})
-    assert events == [{"type": "penalty", "seat": None, "side": "green", "offender": "p3",
-                       "seats": ["p1", "p3"]}]
+    state, events = run(state, "referee", {"type": "penalty", "side": "green", "offender": "p3"})
+    assert events == [
+        {"type": "penalty", "seat": None, "side": "green", "offender": "p3", "seats": ["p1", "p3"]}
+    ]
     assert state["penalty_due"] == ["p1", "p3"]
     card = state["hands"]["p1"][0]
-    assert refused(state, "p1", {"type": "play", "card": card,
-                                 "cell": [0, 1]}).code == "penalty-due"
+    assert (
+        refused(state, "p1", {"type": "play", "card": card, "cell": [0, 1]}).code == "penalty-due"
+    )
     assert {a["type"] for a in sq.legal_actions(state, "p1")} == {"penalty-discard"}
     state, events = run(state, "p1", {"type": "penalty-discard", "card": card})
     assert events == [{"type": "penalty-discarded", "seat": "p1", "card": card}]
     assert len(state["hands"]["p1"]) == 5 and state["discards"]["p1"] == [card]
-    assert refused(state, "p1", {"type": "penalty-discard",
-                                 "card": state["hands"]["p1"][0]}).code == "no-penalty-due"
-    assert refused(state, "referee", {"type": "penalty",
-                                      "side": "green"}).code == "penalty-pending"
+    assert (
+        refused(state, "p1", {"type": "penalty-discard", "card": state["hands"]["p1"][0]}).code
+        == "no-penalty-due"
+    )
+    assert refused(state, "referee", {"type": "penalty", "side": "green"}).code == "penalty-pending"
     state, _ = run(state, "p3", {"type": "penalty-discard", "card": state["hands"]["p3"][0]})
     assert state["penalty_due"] == [] and len(state["hands"]["p3"]) == 5
     assert len(state["hands"]["p2"]) == 6  # the other team keeps its cards
@@ -586,8 +650,10 @@ def test_sq_t6_penalty_is_the_referees_and_needs_a_team():
     solo, _ = start()
     assert refused(solo, "referee", {"type": "penalty", "side": "green"}).code == "not-a-team"
     dealing, _ = start(players=4, dealing="table")
-    assert refused(dealing, "referee", {"type": "penalty",
-                                        "side": "green"}).code == "deal-not-finished"
+    assert (
+        refused(dealing, "referee", {"type": "penalty", "side": "green"}).code
+        == "deal-not-finished"
+    )
     assert not any(a["type"] == "penalty" for a in sq.legal_actions(dealing, "referee"))
     assert sq.legal_actions(solo, "referee") == []
     extra = refused(state, "referee", {"type": "penalty", "side": "green", "seat": "p1"})
@@ -617,23 +683,29 @@ def test_sq_t7_discard_piles_are_reshuffled_from_the_seed_when_the_deck_runs_out
 
 # ===== sequences and winning (SQ-S1..S5, SN-S1, SN-S2) =====
 
+
 def test_sq_s3_two_sides_need_two_sequences():
     state, _ = start()
     state = put(give(state, "p1", ["5S", "9C"]), "green", [(0, 1), (0, 2), (0, 3)])
     state, events = run(state, "p1", {"type": "play", "card": "5S", "cell": [0, 4]})
-    assert types(events) == ["placed", "sequence-completed", "drawn",
-                             "turn-started"]
+    assert types(events) == ["placed", "sequence-completed", "drawn", "turn-started"]
     assert events[1]["cells"] == [[0, 0], [0, 1], [0, 2], [0, 3], [0, 4]]
     assert state["status"] == "active" and state["sequences"][0]["side"] == "green"
-    state, _ = run(give(state, "p2", ["KD"]), "p2", {"type": "play", "card": "KD",
-                                                     "cell": [7, 7]})
+    state, _ = run(give(state, "p2", ["KD"]), "p2", {"type": "play", "card": "KD", "cell": [7, 7]})
     # the second shares the free corner (0, 0) with the first: one space (SQ-S4)
     state = put(state, "green", [(1, 0), (2, 0), (3, 0)])
     state, events = run(state, "p1", {"type": "play", "card": "9C", "cell": [4, 0]})
     assert types(events) == ["placed", "sequence-completed", "game-ended"]
-    assert events[-1] == {"type": "game-ended", "seat": None, "result": {
-        "winners": ["p1"], "scores": {"p1": 2, "p2": 0}, "reason": "sequences",
-        "sequence": {"winning_side": "green", "sequences": {"green": 2, "blue": 0}}}}
+    assert events[-1] == {
+        "type": "game-ended",
+        "seat": None,
+        "result": {
+            "winners": ["p1"],
+            "scores": {"p1": 2, "p2": 0},
+            "reason": "sequences",
+            "sequence": {"winning_side": "green", "sequences": {"green": 2, "blue": 0}},
+        },
+    }
     assert state["status"] == "finished" and state["result"] == events[-1]["result"]
     assert sq.view(state, "p2")["result"] == state["result"] and sq.view(state, "p2")["seed"]
     assert refused(state, "p2", {"type": "pass"}).code == "game-over"
@@ -651,8 +723,9 @@ def test_sq_s3_three_sides_need_one_sequence():
 
 def card_for(number):
     """The first default Sequence Numbers card whose answer is ``number``."""
-    return next(c for c in sq.NUMBERS_DECK if c not in ("PLUS", "MINUS")
-                and sq.label_of(NUM, c) == number)
+    return next(
+        c for c in sq.NUMBERS_DECK if c not in ("PLUS", "MINUS") and sq.label_of(NUM, c) == number
+    )
 
 
 def test_sn_s1_two_players_need_one_sequence_four_need_two():
@@ -672,8 +745,10 @@ def test_sn_c1_the_chip_goes_on_a_space_showing_the_answer():
     state = give(state, "p1", [card])
     cells = NUMBERS_INDEX[42]
     wrong = NUMBERS_INDEX[41][0]
-    assert refused(state, "p1", {"type": "play", "card": card,
-                                 "cell": list(wrong)}).code == "card-not-on-space"
+    assert (
+        refused(state, "p1", {"type": "play", "card": card, "cell": list(wrong)}).code
+        == "card-not-on-space"
+    )
     state, events = run(state, "p1", {"type": "play", "card": card, "cell": list(cells[1])})
     assert state["chips"][cells[1][0]][cells[1][1]] == "green"
 
@@ -686,10 +761,14 @@ def test_sn_c2_sn_s2_plus_is_wild_minus_removes_but_not_from_a_sequence():
     assert state2["chips"][3][3] == "green" and events[0]["card"] == "PLUS"
     state3, events = run(state, "p1", {"type": "remove-chip", "card": "MINUS", "cell": [4, 4]})
     assert state3["chips"][4][4] is None and state3["turn"] == "p2"
-    assert refused(state, "p1", {"type": "remove-chip", "card": "MINUS",
-                                 "cell": [6, 2]}).code == "chip-locked"  # SN-S2
-    assert refused(state, "p1", {"type": "play", "card": "MINUS",
-                                 "cell": [3, 3]}).code == "card-cannot-place"
+    assert (
+        refused(state, "p1", {"type": "remove-chip", "card": "MINUS", "cell": [6, 2]}).code
+        == "chip-locked"
+    )  # SN-S2
+    assert (
+        refused(state, "p1", {"type": "play", "card": "MINUS", "cell": [3, 3]}).code
+        == "card-cannot-place"
+    )
 
 
 def test_sn_sq_t4_a_problem_card_is_dead_when_both_answer_spaces_are_covered():
@@ -698,8 +777,7 @@ def test_sn_sq_t4_a_problem_card_is_dead_when_both_answer_spaces_are_covered():
     state = give(state, "p1", [card, "PLUS"])
     assert refused(state, "p1", {"type": "exchange-dead-card", "card": card}).code == "not-dead"
     state = put(state, "blue", NUMBERS_INDEX[42])
-    assert refused(state, "p1", {"type": "exchange-dead-card",
-                                 "card": "PLUS"}).code == "not-dead"
+    assert refused(state, "p1", {"type": "exchange-dead-card", "card": "PLUS"}).code == "not-dead"
     state, events = run(state, "p1", {"type": "exchange-dead-card", "card": card})
     assert types(events) == ["dead-card-exchanged", "drawn"]
     assert state["discards"]["p1"] == [card]
@@ -709,13 +787,17 @@ def test_sq_s5_the_play_may_name_the_five_spaces():
     state, _ = start()
     state = put(give(state, "p1", ["10S"]), "green", [(5, 0), (5, 2), (5, 3), (5, 4), (5, 5)])
     named = [[5, c] for c in range(1, 6)]
-    after, events = run(state, "p1", {"type": "play", "card": "10S", "cell": [5, 1],
-                                      "sequence": named})
+    after, events = run(
+        state, "p1", {"type": "play", "card": "10S", "cell": [5, 1], "sequence": named}
+    )
     assert events[1]["cells"] == named
     after, events = run(state, "p1", {"type": "play", "card": "10S", "cell": [5, 1]})
     assert events[1]["cells"] == [[5, c] for c in range(5)]
-    error = refused(state, "p1", {"type": "play", "card": "10S", "cell": [5, 1],
-                                  "sequence": [[5, c] for c in range(2, 7)]})
+    error = refused(
+        state,
+        "p1",
+        {"type": "play", "card": "10S", "cell": [5, 1], "sequence": [[5, c] for c in range(2, 7)]},
+    )
     assert error.code == "invalid-sequence" and error.status == 409
 
 
@@ -744,22 +826,27 @@ def test_sq_s4_the_middle_of_nine_scores_two_at_once():
 
 # ===== SQ-E1: every game ends =====
 
+
 def test_sq_t8_pass_only_without_a_legal_play():
     state, _ = start()
     error = refused(state, "p1", {"type": "pass"})
     assert (error.code, error.rule) == ("must-play", "SQ-T8")
-    board_full = put(give(state, "p1", ["JS"]), "green",
-                     [(r, c) for r in range(10) for c in range(10) if (r, c) not in sq.CORNERS])
+    board_full = put(
+        give(state, "p1", ["JS"]),
+        "green",
+        [(r, c) for r in range(10) for c in range(10) if (r, c) not in sq.CORNERS],
+    )
     assert sq.legal_actions(board_full, "p1") == [{"type": "pass"}]  # JS: no opponent chip
     after, events = run(board_full, "p1", {"type": "pass"})
     assert types(events) == ["passed", "turn-started"] and after["turn"] == "p2"
 
 
 @pytest.mark.parametrize("game", ["sequence", NUM])
-@pytest.mark.parametrize("options, winners", [({}, []), ({"stalemate": "draw"}, []),
-                                              ({"stalemate": "most_sequences"}, ["p2"])])
-def test_sq_e1_a_whole_round_of_passes_ends_the_game_as_a_draw_by_default(game, options,
-                                                                          winners):
+@pytest.mark.parametrize(
+    "options, winners",
+    [({}, []), ({"stalemate": "draw"}, []), ({"stalemate": "most_sequences"}, ["p2"])],
+)
+def test_sq_e1_a_whole_round_of_passes_ends_the_game_as_a_draw_by_default(game, options, winners):
     """SQ-E1: a game ended by the termination ruling is a draw (no side reached its
     target), each side's sequences reported; option stalemate most_sequences names
     the side with more sequences the winner."""
@@ -773,9 +860,14 @@ def test_sq_e1_a_whole_round_of_passes_ends_the_game_as_a_draw_by_default(game, 
     state, events = run(state, "p2", {"type": "pass"})
     assert types(events) == ["passed", "game-ended"]
     assert events[-1]["result"] == {
-        "winners": winners, "scores": {"p1": 0, "p2": 1}, "reason": "no-legal-play",
-        "sequence": {"winning_side": "blue" if winners else None,
-                     "sequences": {"green": 0, "blue": 1}}}
+        "winners": winners,
+        "scores": {"p1": 0, "p2": 1},
+        "reason": "no-legal-play",
+        "sequence": {
+            "winning_side": "blue" if winners else None,
+            "sequences": {"green": 0, "blue": 1},
+        },
+    }
 
 
 def test_sq_e1_a_tie_is_a_draw_even_with_most_sequences():
@@ -785,8 +877,10 @@ def test_sq_e1_a_tie_is_a_draw_even_with_most_sequences():
     state, _ = run(state, "p1", {"type": "pass"})
     state, events = run(state, "p2", {"type": "pass"})
     assert events[-1]["result"]["winners"] == [] and state["result"]["winners"] == []
-    assert state["result"]["sequence"] == {"winning_side": None,
-                                           "sequences": {"green": 0, "blue": 0}}
+    assert state["result"]["sequence"] == {
+        "winning_side": None,
+        "sequences": {"green": 0, "blue": 0},
+    }
 
 
 def test_sq_e1_a_pass_after_an_exchange_does_not_count_towards_the_round():
@@ -843,8 +937,7 @@ def test_sq_e1_a_board_is_closed_when_no_side_can_still_build_a_sequence():
         green["chips"][r][c] = "green"
     green["chips"][1][1] = "blue"  # elsewhere, nothing else open
     assert not sq.board_closed(green)  # green can still make (0,0)-(0,4)
-    green["sequences"] = [{"side": "green", "cells": [[0, 0], [1, 1], [2, 2], [3, 3],
-                                                      [4, 4]]}]
+    green["sequences"] = [{"side": "green", "cells": [[0, 0], [1, 1], [2, 2], [3, 3], [4, 4]]}]
     assert not sq.board_closed(green)  # one shared space is allowed (SQ-S4)
     green["chips"][0][3] = "blue"
     assert sq.board_closed(green)  # blue on the row: no side can use (0, 4) any more
@@ -855,8 +948,10 @@ def test_sq_t4_sq_e1_no_pass_while_a_dead_card_can_be_exchanged():
     state = on_top(closed_board(give(state, "p1", ["5S", "6S"])), ["7S"])
     assert len(state["deck"]) == 104 - 7 - 2  # p2's hand and p1's: the rest to draw
     assert refused(state, "p1", {"type": "pass"}).code == "must-exchange"
-    assert sq.legal_actions(state, "p1") == [{"type": "exchange-dead-card", "card": "5S"},
-                                             {"type": "exchange-dead-card", "card": "6S"}]
+    assert sq.legal_actions(state, "p1") == [
+        {"type": "exchange-dead-card", "card": "5S"},
+        {"type": "exchange-dead-card", "card": "6S"},
+    ]
     state, events = run(state, "p1", {"type": "exchange-dead-card", "card": "5S"})
     assert events[-1] == {"type": "drawn", "seat": "p1", "card": "7S"}
     assert sq.legal_actions(state, "p1") == [{"type": "pass"}]  # one exchange per turn
@@ -910,18 +1005,16 @@ def test_sq_t5_sq_e1_a_seat_owing_its_draw_reports_it_before_passing():
 def test_sq_t7_sq_e1_an_open_board_reshuffles_until_the_hard_limit():
     state, _ = start(stalemate_decks=1)
     state = give(give(state, "p1", ["5S", "9C"]), "p2", ["7S", "KD"])
-    moves = [("p1", "5S", [0, 4]), ("p2", "7S", [0, 6]), ("p1", "9C", [4, 0]),
-             ("p2", "KD", [7, 7])]
+    moves = [("p1", "5S", [0, 4]), ("p2", "7S", [0, 6]), ("p1", "9C", [4, 0]), ("p2", "KD", [7, 7])]
     for number, (seat, card, cell) in enumerate(moves[:3], start=1):
-        state, events = run(empty_the_deck(state), seat,
-                            {"type": "play", "card": card, "cell": cell})
+        state, events = run(
+            empty_the_deck(state), seat, {"type": "play", "card": card, "cell": cell}
+        )
         # open spaces left and two-eyed Jacks about: the game goes on (SQ-T7)
-        assert types(events) == ["placed", "deck-reshuffled", "drawn",
-                                 "turn-started"]
+        assert types(events) == ["placed", "deck-reshuffled", "drawn", "turn-started"]
         assert state["status"] == "active" and state["barren"] == number
     seat, card, cell = moves[3]
-    state, events = run(empty_the_deck(state), seat,
-                        {"type": "play", "card": card, "cell": cell})
+    state, events = run(empty_the_deck(state), seat, {"type": "play", "card": card, "cell": cell})
     assert types(events) == ["placed", "game-ended"]  # 4 x 1 barren decks
     assert events[-1]["result"]["reason"] == "stalemate"
     assert events[-1]["result"]["winners"] == []
@@ -939,8 +1032,7 @@ def test_sq_e1_stalemate_on_a_closed_board_after_stalemate_decks():
     assert state["barren"] == 1 and sq.legal_actions(state, "p1") == [{"type": "pass"}]
     state, _ = run(state, "p1", {"type": "pass"})
     assert sq.legal_actions(state, "p2") == [{"type": "exchange-dead-card", "card": "7S"}]
-    state, events = run(empty_the_deck(state), "p2",
-                        {"type": "exchange-dead-card", "card": "7S"})
+    state, events = run(empty_the_deck(state), "p2", {"type": "exchange-dead-card", "card": "7S"})
     assert types(events) == ["dead-card-exchanged", "game-ended"]
     assert events[-1]["result"]["reason"] == "stalemate"
     assert events[-1]["result"]["winners"] == []
@@ -953,8 +1045,7 @@ def test_sq_e1_stalemate_with_most_sequences_names_the_leader():
     state = lock(state, "green", [(5, c) for c in range(5)])
     state["barren"] = 3  # three whole decks already without a new sequence
     state["mark"] = 1
-    state, events = run(empty_the_deck(state), "p1",
-                        {"type": "exchange-dead-card", "card": "5S"})
+    state, events = run(empty_the_deck(state), "p1", {"type": "exchange-dead-card", "card": "5S"})
     assert types(events) == ["dead-card-exchanged", "game-ended"]
     assert events[-1]["result"]["reason"] == "stalemate"
     assert events[-1]["result"]["winners"] == ["p1"]
@@ -962,10 +1053,10 @@ def test_sq_e1_stalemate_with_most_sequences_names_the_leader():
 
 def test_sq_e1_a_new_sequence_resets_the_stalemate_count():
     state, _ = start(stalemate_decks=1)
-    state = put(closed_board(give(state, "p1", ["5S"]), [(0, 4)]), "green",
-                [(0, 1), (0, 2), (0, 3)])
-    after, events = run(empty_the_deck(state), "p1",
-                        {"type": "play", "card": "5S", "cell": [0, 4]})
+    state = put(
+        closed_board(give(state, "p1", ["5S"]), [(0, 4)]), "green", [(0, 1), (0, 2), (0, 3)]
+    )
+    after, events = run(empty_the_deck(state), "p1", {"type": "play", "card": "5S", "cell": [0, 4]})
     assert sq.board_closed(after) and "sequence-completed" in types(events)
     assert "deck-reshuffled" in types(events) and after["status"] == "active"
     assert after["barren"] == 0
@@ -973,13 +1064,13 @@ def test_sq_e1_a_new_sequence_resets_the_stalemate_count():
 
 # ===== who may act (403) =====
 
+
 def test_a_seat_acts_only_for_itself_and_the_referee_only_in_table_mode():
     state, _ = start()
     state = give(state, "p1", ["5S"])
     error = refused(state, "p1", {"type": "play", "seat": "p2", "card": "5S", "cell": [0, 4]})
     assert (error.code, error.status) == ("not-your-seat", 403)
-    error = refused(state, "referee", {"type": "play", "seat": "p1", "card": "5S",
-                                       "cell": [0, 4]})
+    error = refused(state, "referee", {"type": "play", "seat": "p1", "card": "5S", "cell": [0, 4]})
     assert (error.code, error.status) == ("referee-not-allowed", 403)
     assert refused(state, "p9", {"type": "pass"}).status == 403
     table = table_game()
@@ -989,6 +1080,7 @@ def test_a_seat_acts_only_for_itself_and_the_referee_only_in_table_mode():
 
 
 # ===== views, event views, legal actions =====
+
 
 def test_views_show_a_seat_its_own_hand_only_and_nobody_the_deck_order():
     state, _ = start(players=4)
@@ -1010,8 +1102,9 @@ def test_teammates_do_not_see_each_others_hands():
     state, _ = start(players=4)
     state = give(give(state, "p1", ["2S", "3S"]), "p3", ["KD", "QD"])
     p1 = json.dumps(sq.view(state, "p1")["hand"])
-    seen = json.dumps({k: v for k, v in sq.view(state, "p1").items()
-                       if k not in ("options", "board")})
+    seen = json.dumps(
+        {k: v for k, v in sq.view(state, "p1").items() if k not in ("options", "board")}
+    )
     assert "KD" not in seen and "QD" not in seen and "2S" in p1
 
 
@@ -1022,14 +1115,12 @@ def test_view_event_hides_dealt_and_drawn_cards_and_the_seed():
     dealt = events[1]
     assert sq.view_event(state, dealt, "p1") == dealt
     assert sq.view_event(state, dealt, "referee") == dealt
-    assert sq.view_event(state, dealt, "p2") == {"type": "dealt", "seat": "p1",
-                                                 "count": 7}
+    assert sq.view_event(state, dealt, "p2") == {"type": "dealt", "seat": "p1", "count": 7}
     assert sq.view_event(state, dealt, None) == sq.view_event(state, dealt, "p2")
     state = give(state, "p1", ["5S"])
     state, more = run(state, "p1", {"type": "play", "card": "5S", "cell": [0, 4]})
     drawn = more[1]
-    assert sq.view_event(state, drawn, "p2") == {"type": "drawn", "seat": "p1",
-                                                 "count": 1}
+    assert sq.view_event(state, drawn, "p2") == {"type": "drawn", "seat": "p1", "count": 1}
     assert sq.view_event(state, more[0], "p2") == more[0]  # a play is public
     finished = {**state, "status": "finished"}
     assert sq.view_event(finished, events[0], "p2")["seed"] == SEED
@@ -1058,7 +1149,8 @@ def test_legal_actions_cover_both_spaces_and_every_open_space_for_a_wild():
     actions = sq.legal_actions(state, "p1")
     assert {tuple(a["cell"]) for a in actions if a["card"] == "5S"} == {(0, 4), (8, 3)}
     assert len([a for a in actions if a["card"] == "JD"]) == 96 - sum(
-        1 for row in state["chips"] for x in row if x)
+        1 for row in state["chips"] for x in row if x
+    )
 
 
 @pytest.mark.parametrize("game", ["sequence", "sequence-numbers"])

@@ -1,4 +1,5 @@
 """Whole Sequence / Sequence Numbers games through the game store's HTTP API."""
+
 from __future__ import annotations
 
 import random
@@ -17,25 +18,35 @@ def get(client, game, who, path=""):
 
 
 def post(client, game, who, body, version):
-    return client.post(f"/v1/games/{game['id']}/actions",
-                       json={**body, "expected_version": version}, headers=game["auth"][who])
+    return client.post(
+        f"/v1/games/{game['id']}/actions",
+        json={**body, "expected_version": version},
+        headers=game["auth"][who],
+    )
 
 
-@pytest.mark.parametrize("name, options", [
-    ("sequence", {"players": 2}),
-    ("sequence-numbers", {"players": 3, "dealing": "table"}),
-])
-def test_a_whole_game_over_http_ends_and_reveals_the_seed(store_client, make_game, name,
-                                                          options):
+@pytest.mark.parametrize(
+    "name, options",
+    [
+        ("sequence", {"players": 2}),
+        ("sequence-numbers", {"players": 3, "dealing": "table"}),
+    ],
+)
+def test_a_whole_game_over_http_ends_and_reveals_the_seed(store_client, make_game, name, options):
     game = make_game(name, options, SEED)
     assert game["seed_commitment"] == commitment(SEED)
     who_acts = [*game["seats"], "referee"]
     rnd = random.Random(7)
     for _ in range(3000):
         legal = {who: get(store_client, game, who, "/legal-actions") for who in who_acts}
-        movers = [who for who in who_acts if legal[who]["actions"]
-                  and not (who == "referee" and all(a["type"] == "penalty"
-                                                    for a in legal[who]["actions"]))]
+        movers = [
+            who
+            for who in who_acts
+            if legal[who]["actions"]
+            and not (
+                who == "referee" and all(a["type"] == "penalty" for a in legal[who]["actions"])
+            )
+        ]
         if not movers:
             break
         who = rnd.choice(movers)
@@ -66,8 +77,9 @@ def test_http_refusals_carry_the_engines_codes(store_client, make_game):
     assert response.get_json()["code"] == "referee-not-allowed"
     response = post(store_client, game, "p1", {**move, "seat": "p2"}, version)
     assert response.status_code == 403  # the store or the engine (not-your-seat) refuses
-    response = post(store_client, game, "p1", {"type": "play", "card": "ZZ",
-                                               "cell": [0, 1]}, version)
+    response = post(
+        store_client, game, "p1", {"type": "play", "card": "ZZ", "cell": [0, 1]}, version
+    )
     assert response.status_code == 422 and response.get_json()["code"] == "invalid-card"
     assert response.get_json()["rule"] == "SQ-C2"  # G-R1: the problem names the rule
 

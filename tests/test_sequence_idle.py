@@ -1,5 +1,6 @@
 """G-T1 for Sequence and Sequence Numbers: a seat on turn for ``idle_seconds`` loses the
 turn (``turn-timed-out``, then a pass); a round of such passes ends a game its seats left."""
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -54,7 +55,7 @@ def test_g_t1_the_seat_on_turn_loses_it_at_the_deadline():
 
 
 def test_g_t1_nothing_happens_when_off_over_or_during_a_table_deal():
-    assert sq.idle_events(_game(idle_seconds=None), T0, T0 + 10 ** 6) == []
+    assert sq.idle_events(_game(idle_seconds=None), T0, T0 + 10**6) == []
     assert sq.idle_events(_game(dealing="table", idle_seconds=1), T0, T0 + 100) == []
     over = dict(_game(idle_seconds=1), status="finished")
     assert sq.idle_events(over, T0, T0 + 100) == []
@@ -94,9 +95,12 @@ def test_g_t1_a_round_of_real_passes_still_ends_as_no_legal_play():
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(game=st.sampled_from(["sequence", "sequence-numbers"]),
-       players=st.sampled_from([2, 3, 4]), idle=st.sets(st.sampled_from(["p1", "p2", "p3"])),
-       rnd=st.randoms(use_true_random=False))
+@given(
+    game=st.sampled_from(["sequence", "sequence-numbers"]),
+    players=st.sampled_from([2, 3, 4]),
+    idle=st.sets(st.sampled_from(["p1", "p2", "p3"])),
+    rnd=st.randoms(use_true_random=False),
+)
 def test_g_t1_any_subset_of_idle_seats_still_ends_the_game(game, players, idle, rnd):
     """Seats in ``idle`` never act: each of their turns times out. Replay is exact."""
     events = sq.new_game(game, {"players": players, "idle_seconds": 5}, SEED)
@@ -125,14 +129,17 @@ def choose_for(state, rnd, idle):
 
 @pytest.mark.parametrize("value, expected", [(None, None), (45, 45)])
 def test_g_t1_the_option_is_taken_over_http(store_client, value, expected):
-    response = store_client.post("/v1/games", json={"game": "sequence",
-                                                    "options": {"idle_seconds": value}})
+    response = store_client.post(
+        "/v1/games", json={"game": "sequence", "options": {"idle_seconds": value}}
+    )
     assert response.status_code == 201, response.get_data(as_text=True)
-    refused = store_client.post("/v1/games", json={"game": "sequence",
-                                                   "options": {"idle_seconds": 0}})
+    refused = store_client.post(
+        "/v1/games", json={"game": "sequence", "options": {"idle_seconds": 0}}
+    )
     assert refused.status_code == 422 and refused.get_json()["rule"] == "G-T1"
     created = response.get_json()
     token = created["referee_token"]
-    game = store_client.get(f"/v1/games/{created['id']}",
-                            headers={"Authorization": f"Bearer {token}"}).get_json()
+    game = store_client.get(
+        f"/v1/games/{created['id']}", headers={"Authorization": f"Bearer {token}"}
+    ).get_json()
     assert game["view"]["options"]["idle_seconds"] == expected

@@ -1,4 +1,5 @@
 """Sequence detection (SQ-S1, SQ-S2, SQ-S4, SQ-S5) and the pure position checks."""
+
 import pytest
 
 from service.games import RuleViolation
@@ -27,6 +28,7 @@ def row(r, cols):
 
 
 # ----- SQ-S1: five in a line, free corners count for everyone -----
+
 
 def test_sq_s1_row_with_a_free_corner_needs_four_chips():
     chips = grid(green=row(0, [1, 2, 3]))
@@ -65,6 +67,7 @@ def test_sq_s1_one_chip_may_complete_two_lines():
 
 # ----- SQ-S4: two sequences of a side share at most one space -----
 
+
 @pytest.mark.parametrize("length, expected", [(5, 1), (6, 1), (7, 1), (8, 1), (9, 2), (10, 2)])
 def test_sq_s4_nine_in_a_row_is_two_sequences_six_to_eight_one(length, expected):
     chips = grid(green=row(5, range(length)))
@@ -102,6 +105,7 @@ def test_sq_s4_crossing_sequences_share_one_space():
 
 # ----- SQ-S5: which five lock -----
 
+
 def test_sq_s5_default_is_the_first_window_in_reading_order_with_the_new_chip():
     chips = grid(green=row(5, [0, 1, 3, 4, 5]))
     assert place(chips, (5, 2), "green") == [row(5, range(5))]
@@ -124,12 +128,15 @@ def test_sq_s5_anti_diagonal_reading_order_is_top_first():
     assert found == [[(0, 8), (1, 7), (2, 6), (3, 5), (4, 4)]]
 
 
-@pytest.mark.parametrize("named", [
-    row(5, [2, 3, 4, 5, 6]),  # holds an empty space
-    row(5, [1, 2, 3, 4, 6]),  # not contiguous
-    [(5, 1), (5, 2), (6, 3), (5, 4), (5, 5)],  # not one line
-    row(6, range(5)),  # another line, not holding the new chip
-])
+@pytest.mark.parametrize(
+    "named",
+    [
+        row(5, [2, 3, 4, 5, 6]),  # holds an empty space
+        row(5, [1, 2, 3, 4, 6]),  # not contiguous
+        [(5, 1), (5, 2), (6, 3), (5, 4), (5, 5)],  # not one line
+        row(6, range(5)),  # another line, not holding the new chip
+    ],
+)
 def test_sq_s5_a_named_window_that_is_not_a_sequence_is_refused(named):
     chips = grid(green=row(5, [0, 1, 3, 4, 5]) + row(6, range(5)))
     with pytest.raises(RuleViolation) as info:
@@ -139,9 +146,13 @@ def test_sq_s5_a_named_window_that_is_not_a_sequence_is_refused(named):
 
 # ----- stateless checks: check_board / check_move -----
 
+
 def test_sq_s2_check_board_keeps_locked_and_finds_the_rest():
-    result = sq.check_board("sequence", {"green": [[5, c] for c in range(9)], "blue": []},
-                            [{"side": "green", "cells": [[5, c] for c in range(1, 6)]}])
+    result = sq.check_board(
+        "sequence",
+        {"green": [[5, c] for c in range(9)], "blue": []},
+        [{"side": "green", "cells": [[5, c] for c in range(1, 6)]}],
+    )
     cells = [s["cells"] for s in result["sequences"]["green"]]
     assert result["sequences"]["green"][0]["locked"] is True
     assert cells == [[[5, c] for c in range(1, 6)]]  # 0-4 and 4-8 both share 4 with 1-5
@@ -157,19 +168,22 @@ def test_sq_s2_check_move_removal_of_a_locked_chip_is_chip_locked():
     assert sq.check_move("sequence", chips, [], "blue", "JS", [5, 2])["legal"] is True
 
 
-@pytest.mark.parametrize("side, card, cell, code", [
-    ("green", "5S", [0, 4], None),
-    ("green", "5S", [8, 3], None),          # either of its two spaces (SQ-T1)
-    ("green", "5S", [0, 5], "card-not-on-space"),
-    ("green", "2S", [0, 1], "space-occupied"),
-    ("green", "JD", [0, 0], "space-occupied"),  # a free corner
-    ("green", "JC", [3, 3], None),          # two-eyed: any open space (SQ-T2)
-    ("green", "JC", [0, 1], "space-occupied"),
-    ("green", "JH", [6, 6], None),          # one-eyed: an opponent's chip (SQ-T3)
-    ("green", "JH", [0, 1], "own-chip"),
-    ("green", "JH", [3, 3], "no-chip"),
-    ("green", "JH", [9, 9], "no-chip"),
-])
+@pytest.mark.parametrize(
+    "side, card, cell, code",
+    [
+        ("green", "5S", [0, 4], None),
+        ("green", "5S", [8, 3], None),  # either of its two spaces (SQ-T1)
+        ("green", "5S", [0, 5], "card-not-on-space"),
+        ("green", "2S", [0, 1], "space-occupied"),
+        ("green", "JD", [0, 0], "space-occupied"),  # a free corner
+        ("green", "JC", [3, 3], None),  # two-eyed: any open space (SQ-T2)
+        ("green", "JC", [0, 1], "space-occupied"),
+        ("green", "JH", [6, 6], None),  # one-eyed: an opponent's chip (SQ-T3)
+        ("green", "JH", [0, 1], "own-chip"),
+        ("green", "JH", [3, 3], "no-chip"),
+        ("green", "JH", [9, 9], "no-chip"),
+    ],
+)
 def test_sq_t1_t2_t3_check_move_codes(side, card, cell, code):
     chips = {"green": [[0, 1], [0, 2], [0, 3]], "blue": [[6, 6]]}
     verdict = sq.check_move("sequence", chips, [], side, card, cell)
@@ -180,24 +194,36 @@ def test_sq_s5_check_move_reports_what_a_placement_completes():
     chips = {"green": [[0, 1], [0, 2], [0, 3]]}
     verdict = sq.check_move("sequence", chips, [], "green", "5s", [0, 4])
     assert verdict["card"] == "5S"
-    assert verdict["sequences"] == [{"side": "green",
-                                     "cells": [[0, 0], [0, 1], [0, 2], [0, 3], [0, 4]]}]
+    assert verdict["sequences"] == [
+        {"side": "green", "cells": [[0, 0], [0, 1], [0, 2], [0, 3], [0, 4]]}
+    ]
 
 
-@pytest.mark.parametrize("chips, sequences, field", [
-    ({"purple": []}, [], "chips.purple"),
-    ({"green": [[0, 10]]}, [], "chips.green.0"),
-    ({"green": [[0, 0]]}, [], "chips.green.0"),                 # a corner holds no chip
-    ({"green": [[1, 1]], "blue": [[1, 1]]}, [], "chips.blue.0"),  # two chips on a space
-    ({"green": [[1, True]]}, [], "chips.green.0"),
-    ({"green": [[1, 1]]}, [{"side": "green", "cells": [[1, 1]] * 5}], "sequences.0.cells"),
-    ({"green": [[1, c] for c in range(5)]},
-     [{"side": "blue", "cells": [[1, c] for c in range(5)]}], "sequences.0.cells"),
-    ({"green": [[1, c] for c in range(9)]},
-     [{"side": "green", "cells": [[1, c] for c in range(5)]},
-      {"side": "green", "cells": [[1, c] for c in range(3, 8)]}], "sequences.1.cells"),
-    ({"green": []}, [{"side": "pink", "cells": []}], "sequences.0.side"),
-])
+@pytest.mark.parametrize(
+    "chips, sequences, field",
+    [
+        ({"purple": []}, [], "chips.purple"),
+        ({"green": [[0, 10]]}, [], "chips.green.0"),
+        ({"green": [[0, 0]]}, [], "chips.green.0"),  # a corner holds no chip
+        ({"green": [[1, 1]], "blue": [[1, 1]]}, [], "chips.blue.0"),  # two chips on a space
+        ({"green": [[1, True]]}, [], "chips.green.0"),
+        ({"green": [[1, 1]]}, [{"side": "green", "cells": [[1, 1]] * 5}], "sequences.0.cells"),
+        (
+            {"green": [[1, c] for c in range(5)]},
+            [{"side": "blue", "cells": [[1, c] for c in range(5)]}],
+            "sequences.0.cells",
+        ),
+        (
+            {"green": [[1, c] for c in range(9)]},
+            [
+                {"side": "green", "cells": [[1, c] for c in range(5)]},
+                {"side": "green", "cells": [[1, c] for c in range(3, 8)]},
+            ],
+            "sequences.1.cells",
+        ),
+        ({"green": []}, [{"side": "pink", "cells": []}], "sequences.0.side"),
+    ],
+)
 def test_malformed_positions_name_the_field(chips, sequences, field):
     with pytest.raises(sq.InputError) as info:
         sq.check_board("sequence", chips, sequences)
@@ -214,8 +240,10 @@ def test_sn_c1_check_move_on_the_answer_space_and_a_custom_board():
     cells = [(i, j) for i in range(10) for j in range(10) if (i, j) not in sq.CORNERS]
     for k, (i, j) in enumerate(cells):
         board[i][j] = 500 + k % 48
-    assert sq.check_move("sequence-numbers", {}, [], "green", "1000 / 2", [0, 1],
-                         board=board)["legal"] is True
+    assert (
+        sq.check_move("sequence-numbers", {}, [], "green", "1000 / 2", [0, 1], board=board)["legal"]
+        is True
+    )
     with pytest.raises(sq.InputError) as info:
         sq.check_move("sequence-numbers", {}, [], "green", "6 x 7", [0, 1], board=board)
     assert info.value.field == "card"
@@ -226,5 +254,6 @@ def test_sn_c2_check_move_plus_wild_minus_remover():
     assert sq.check_move("sequence-numbers", chips, [], "green", "PLUS", [3, 3])["legal"]
     verdict = sq.check_move("sequence-numbers", chips, [], "green", "minus", [5, 5])
     assert verdict["legal"] and verdict["action"] == "remove-chip"
-    assert sq.check_move("sequence-numbers", chips, [], "green", "MINUS",
-                         [4, 4])["code"] == "own-chip"
+    assert (
+        sq.check_move("sequence-numbers", chips, [], "green", "MINUS", [4, 4])["code"] == "own-chip"
+    )

@@ -1,5 +1,6 @@
 """G-P1 for Sequence and Sequence Numbers: start a game from a stated position, read a
 game's position, and play on from there exactly as from a deal."""
+
 import copy
 import json
 import random
@@ -49,10 +50,13 @@ def _played(game, options, steps, seed=SEED, rnd=None):
 
 def _base(**fields):
     """p1 (green) to play, holding 7S, with four green chips in the top row."""
-    position = {"game": "sequence", "chips": {"green": ROW, "blue": BLUE},
-                "hands": {"p1": ["7S", "2H", "3H", "4H", "5H", "6H", "7H"], "p2": 7},
-                "discards": {"p1": ["3S", "4S", "5S", "6S"], "p2": ["5H", "QH", "3H", "JD"]},
-                "turn": "p1"}
+    position = {
+        "game": "sequence",
+        "chips": {"green": ROW, "blue": BLUE},
+        "hands": {"p1": ["7S", "2H", "3H", "4H", "5H", "6H", "7H"], "p2": 7},
+        "discards": {"p1": ["3S", "4S", "5S", "6S"], "p2": ["5H", "QH", "3H", "JD"]},
+        "turn": "p1",
+    }
     position.update(fields)
     return position
 
@@ -84,30 +88,34 @@ def test_g_p1_a_fresh_deal_is_not_from_a_position():
     assert sq.view(_played("sequence", {}, 0), None)["from_position"] is False
 
 
-@pytest.mark.parametrize("game, options", [
-    ("sequence", {"dealing": "table", "players": 4}),
-    ("sequence-numbers", {"dealing": "table", "players": 3}),
-])
+@pytest.mark.parametrize(
+    "game, options",
+    [
+        ("sequence", {"dealing": "table", "players": 4}),
+        ("sequence-numbers", {"dealing": "table", "players": 3}),
+    ],
+)
 @pytest.mark.parametrize("steps", [0, 3, 30, 120])
 def test_g_p1_round_trip_of_a_table_game_as_the_referee(game, options, steps):
     original = _played(game, options, steps)
     state = _start(json.loads(json.dumps(sq.position(original, "referee"))), game, **options)
     assert _without_view_flag(sq.view(state, "referee")) == _without_view_flag(
-        sq.view(original, "referee"))
+        sq.view(original, "referee")
+    )
     assert sq.legal_actions(state, "referee") == sq.legal_actions(original, "referee")
 
 
-@pytest.mark.parametrize("game, options", [("sequence", {"players": 3}),
-                                           ("sequence-numbers", {}),
-                                           ("sequence", {"dealing": "table"})])
+@pytest.mark.parametrize(
+    "game, options",
+    [("sequence", {"players": 3}), ("sequence-numbers", {}), ("sequence", {"dealing": "table"})],
+)
 def test_g_p1_round_trip_of_a_finished_game(game, options):
     original = _played(game, options, MAX_ACTIONS)
     assert original["status"] == "finished"
     position = sq.position(original, "p1")  # once over, anyone sees everything
     assert position["deck"] == original["deck"] and position["result"] == original["result"]
     state = _start(position, game, **options)
-    assert _without_view_flag(sq.view(state, None)) == _without_view_flag(
-        sq.view(original, None))
+    assert _without_view_flag(sq.view(state, None)) == _without_view_flag(sq.view(original, None))
     assert state["result"] == original["result"]
 
 
@@ -140,8 +148,12 @@ def test_g_m1_the_position_event_hides_other_hands_and_the_deck():
 
 def test_g_p1_a_stated_deck_is_drawn_in_its_order():
     rest = Counter(sq.CLASSIC_DECK)
-    position = _base(hands={"p1": ["7S", "2H", "3H", "4H", "5H", "6H", "7H"],
-                            "p2": ["8H", "9H", "10H", "QH", "KH", "AH", "2C"]})
+    position = _base(
+        hands={
+            "p1": ["7S", "2H", "3H", "4H", "5H", "6H", "7H"],
+            "p2": ["8H", "9H", "10H", "QH", "KH", "AH", "2C"],
+        }
+    )
     for pile in list(position["hands"].values()) + list(position["discards"].values()):
         rest.subtract(pile)
     deck = sorted(rest.elements(), reverse=True)
@@ -151,8 +163,7 @@ def test_g_p1_a_stated_deck_is_drawn_in_its_order():
 
 
 def _cells(state, card):
-    return [[r, c] for r, row in enumerate(state["board"]) for c, v in enumerate(row)
-            if v == card]
+    return [[r, c] for r, row in enumerate(state["board"]) for c, v in enumerate(row) if v == card]
 
 
 def test_g_p1_the_picture_says_started_from_a_stated_position():
@@ -164,12 +175,17 @@ def test_g_p1_the_picture_says_started_from_a_stated_position():
 
 def test_g_p1_a_finished_position_with_a_winner_ends_at_once():
     cells = [[0, c] for c in range(1, 6)] + [[c, 0] for c in range(1, 6)]
-    position = _base(chips={"green": cells, "blue": BLUE},
-                     sequences=[{"side": "green", "cells": cells[:5]},
-                                {"side": "green", "cells": cells[5:]}],
-                     discards={"p1": ["2S", "3S", "4S", "5S", "6S", "6C", "5C", "4C", "3C",
-                                      "2C"], "p2": ["AD", "QS", "KC", "QH", "QD"]},
-                     hands={"p1": 7, "p2": 7}, turn=None, result={"reason": "sequences"})
+    position = _base(
+        chips={"green": cells, "blue": BLUE},
+        sequences=[{"side": "green", "cells": cells[:5]}, {"side": "green", "cells": cells[5:]}],
+        discards={
+            "p1": ["2S", "3S", "4S", "5S", "6S", "6C", "5C", "4C", "3C", "2C"],
+            "p2": ["AD", "QS", "KC", "QH", "QD"],
+        },
+        hands={"p1": 7, "p2": 7},
+        turn=None,
+        result={"reason": "sequences"},
+    )
     state = _start(position)
     assert state["status"] == "finished" and state["result"]["winners"] == ["p1"]
     assert state["result"]["reason"] == "sequences"
@@ -180,8 +196,11 @@ REFUSALS = [
     (dict(hands={"p1": ["7S", "7S", "7S"], "p2": 7}), "hands.p1[2]", "G-P1"),
     (dict(deck=["2D"]), "hands.p2", "G-P1"),  # a stated deck: every hand card by card
     (dict(deck=["2D"], hands={"p1": ["7S"], "p2": ["8S"]}), "deck", "G-P1"),
-    (dict(hands={"p1": ["7S"] + ["2H"] * 2 + ["4H"] * 2 + ["6H"] * 2 + ["8H"], "p2": 7}),
-     "hands.p1", "SQ-P2"),
+    (
+        dict(hands={"p1": ["7S"] + ["2H"] * 2 + ["4H"] * 2 + ["6H"] * 2 + ["8H"], "p2": 7}),
+        "hands.p1",
+        "SQ-P2",
+    ),
     (dict(hands={"p1": 8, "p2": 7}), "hands.p1", "SQ-P2"),
     (dict(hands={"p1": 7}), "hands.p2", "G-P1"),
     (dict(hands={"p1": 7, "p2": 7, "p3": 1}), "hands.p3", "SQ-P1"),
@@ -201,8 +220,7 @@ REFUSALS = [
     (dict(passes=2), "passes", "SQ-E1"),
     (dict(decks_without_sequence=1), "decks_without_sequence", "SQ-E1"),
     (dict(result={"reason": "sequences"}, turn=None), "result.reason", "SQ-S3"),
-    (dict(result={"reason": "stalemate", "winners": ["p1"]}, turn=None), "result.winners",
-     "SQ-E1"),
+    (dict(result={"reason": "stalemate", "winners": ["p1"]}, turn=None), "result.winners", "SQ-E1"),
     (dict(result={"reason": "resigned"}, turn=None), "result.reason", "SQ-E1"),
     (dict(game="two-way"), "game", "G-P1"),
     (dict(colour="green"), "colour", "G-P1"),
@@ -210,8 +228,7 @@ REFUSALS = [
 ]
 
 
-@pytest.mark.parametrize("fields, field, rule", REFUSALS,
-                         ids=[f"{f}-{r}" for _, f, r in REFUSALS])
+@pytest.mark.parametrize("fields, field, rule", REFUSALS, ids=[f"{f}-{r}" for _, f, r in REFUSALS])
 def test_g_p1_unreachable_positions_are_refused_naming_field_and_rule(fields, field, rule):
     refusal = _refused(_base(**fields))
     assert (refusal.extra["field"], refusal.rule) == (field, rule)
@@ -219,38 +236,52 @@ def test_g_p1_unreachable_positions_are_refused_naming_field_and_rule(fields, fi
 
 def test_sq_s3_a_running_game_past_its_target_is_refused():
     cells = [[0, c] for c in range(1, 6)] + [[c, 0] for c in range(1, 6)]
-    refusal = _refused(_base(chips={"green": cells}, sequences=[
-        {"side": "green", "cells": cells[:5]}, {"side": "green", "cells": cells[5:]}],
-        hands={"p1": 7, "p2": 7}, reshuffles=1))
+    refusal = _refused(
+        _base(
+            chips={"green": cells},
+            sequences=[
+                {"side": "green", "cells": cells[:5]},
+                {"side": "green", "cells": cells[5:]},
+            ],
+            hands={"p1": 7, "p2": 7},
+            reshuffles=1,
+        )
+    )
     assert (refusal.extra["field"], refusal.rule) == ("sequences", "SQ-S3")
 
 
 def test_table_dealing_positions_owe_draws_in_play_order():
     table = dict(dealing="table")
     hands = {"p1": ["7S", "2H", "3H", "4H", "5H", "6H"], "p2": 6}
-    state = _start(_base(hands=hands, owed_draws=["p2", "p1"], turn="p1", turn_number=9),
-                   **table)
+    state = _start(_base(hands=hands, owed_draws=["p2", "p1"], turn="p1", turn_number=9), **table)
     assert state["pending_draws"] == {"p2": 1, "p1": 2}
-    refusal = _refused(_base(hands={"p1": ["7S", "2H", "3H", "4H", "5H", "6H", "7H"],
-                                    "p2": 6}, owed_draws=["p1"]), **table)
+    refusal = _refused(
+        _base(hands={"p1": ["7S", "2H", "3H", "4H", "5H", "6H", "7H"], "p2": 6}, owed_draws=["p1"]),
+        **table,
+    )
     assert (refusal.extra["field"], refusal.rule) == ("hands.p1", "SQ-P2")
-    refusal = _refused(_base(hands={"p1": 6, "p2": 7}, discards={"p2": ["AD"]},
-                             chips={}, owed_draws=["p1"]), **table)
+    refusal = _refused(
+        _base(hands={"p1": 6, "p2": 7}, discards={"p2": ["AD"]}, chips={}, owed_draws=["p1"]),
+        **table,
+    )
     assert (refusal.extra["field"], refusal.rule) == ("owed_draws", "SQ-T5")
 
 
 def test_table_deal_phase_positions_continue_the_deal():
-    state = _start({"game": "sequence", "chips": {}, "hands": {"p1": ["2S", "3S"], "p2": []},
-                    "turn": None}, dealing="table")
+    state = _start(
+        {"game": "sequence", "chips": {}, "hands": {"p1": ["2S", "3S"], "p2": []}, "turn": None},
+        dealing="table",
+    )
     assert state["phase"] == "deal" and sq.view(state, "referee")["deck_count"] == 102
-    state = _fold(sq.apply(state, "referee", {"type": "draw", "seat": "p2", "card": "9C"}),
-                  state)
+    state = _fold(sq.apply(state, "referee", {"type": "draw", "seat": "p2", "card": "9C"}), state)
     assert state["hands"]["p2"] == ["9C"]
 
 
 def test_sn_p2_sequence_numbers_hand_size_is_its_own_rule():
-    refusal = _refused({"game": "sequence-numbers", "chips": {}, "hands": {"p1": 6, "p2": 5},
-                        "turn": "p1"}, "sequence-numbers")
+    refusal = _refused(
+        {"game": "sequence-numbers", "chips": {}, "hands": {"p1": 6, "p2": 5}, "turn": "p1"},
+        "sequence-numbers",
+    )
     assert (refusal.extra["field"], refusal.rule) == ("hands.p1", "SN-P2")
 
 
@@ -262,9 +293,13 @@ def _conserved(state, full):
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(setup=st.sampled_from(SETUPS), seed=st.binary(min_size=32, max_size=32),
-       rnd=st.randoms(use_true_random=False), stop=st.integers(min_value=0, max_value=250),
-       viewer=st.sampled_from(["referee", "p1", None]))
+@given(
+    setup=st.sampled_from(SETUPS),
+    seed=st.binary(min_size=32, max_size=32),
+    rnd=st.randoms(use_true_random=False),
+    stop=st.integers(min_value=0, max_value=250),
+    viewer=st.sampled_from(["referee", "p1", None]),
+)
 def test_g_p1_play_goes_on_from_a_random_games_position(setup, seed, rnd, stop, viewer):
     """Conservation and termination (SQ-E1) from the position of a random game at a
     random point, read by the referee, a seat or the public (unseen hands dealt from
@@ -274,7 +309,8 @@ def test_g_p1_play_goes_on_from_a_random_games_position(setup, seed, rnd, stop, 
     position = copy.deepcopy(sq.position(original, viewer))
     state = _fold(sq.start_from_position(game, options, seed.hex(), position))
     full = Counter(state["deck_cards"] or []) or Counter(
-        sq.new_game(game, options, seed.hex())[0]["deck"])
+        sq.new_game(game, options, seed.hex())[0]["deck"]
+    )
     assert _conserved(state, full)
     assert sq.view(state, None)["chips"] == sq.view(original, None)["chips"]
     for _ in range(MAX_ACTIONS):
@@ -289,30 +325,40 @@ def test_g_p1_play_goes_on_from_a_random_games_position(setup, seed, rnd, stop, 
     assert state["status"] == "finished"
 
 
-@pytest.mark.parametrize("game, options", [("sequence", {"dealing": "table", "players": 4}),
-                                           ("sequence-numbers", {})])
+@pytest.mark.parametrize(
+    "game, options", [("sequence", {"dealing": "table", "players": 4}), ("sequence-numbers", {})]
+)
 def test_g_p1_the_schema_takes_every_position_the_engine_reads(game, options):
     from service.api.sequence import SequencePositionSchema
+
     original = _played(game, options, 40)
-    loaded = SequencePositionSchema().load(json.loads(json.dumps(
-        sq.position(original, "referee"))))
+    loaded = SequencePositionSchema().load(json.loads(json.dumps(sq.position(original, "referee"))))
     state = _start(loaded, game, **options)
-    assert _without_view_flag(sq.view(state, "p1")) == _without_view_flag(
-        sq.view(original, "p1"))
+    assert _without_view_flag(sq.view(state, "p1")) == _without_view_flag(sq.view(original, "p1"))
     with pytest.raises(Exception, match="hands"):
         SequencePositionSchema().load({"game": game, "chips": {}, "hands": {"p1": "7H"}})
 
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 12) | st.text(max_size=4)
-                    | st.sampled_from(["p1", "p2", "green", "7S", "JD", "sequence"]),
-                    lambda inner: st.lists(inner, max_size=4)
-                    | st.dictionaries(st.sampled_from(["p1", "p2", "green", "reason"]), inner,
-                                      max_size=3), max_leaves=8)
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 12)
+    | st.text(max_size=4)
+    | st.sampled_from(["p1", "p2", "green", "7S", "JD", "sequence"]),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.sampled_from(["p1", "p2", "green", "reason"]), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
 
 
 @settings(max_examples=300, deadline=None)
-@given(field=st.sampled_from(sorted(sq.positions.FIELDS)), value=JSON,
-       options=st.sampled_from([{}, {"dealing": "table"}]))
+@given(
+    field=st.sampled_from(sorted(sq.positions.FIELDS)),
+    value=JSON,
+    options=st.sampled_from([{}, {"dealing": "table"}]),
+)
 def test_g_p1_any_malformed_field_is_a_422_never_a_crash(field, value, options):
     """Every bad input is a clear refusal (invalid-position, 422, naming field and rule)."""
     try:

@@ -7,6 +7,7 @@ no completed sequence is ever missed (the per-placement detection agrees with a 
 rescan, SQ-S1/S4); apply never mutates its input; folding every event from None gives
 the same state; views never show another seat's hand.
 """
+
 import json
 from collections import Counter
 
@@ -48,8 +49,10 @@ def choose(state, rnd):
     """An (actor, action) from the legal actions; the referee's penalties rarely. In
     table mode the referee reports the cards drawn (a seat's own draw bodies list
     every card it cannot rule out, G-M2: tests/test_sequence_noninterference.py)."""
-    seats = [(seat, [a for a in sq.legal_actions(state, seat) if a["type"] != "draw"])
-             for seat in state["seats"]]
+    seats = [
+        (seat, [a for a in sq.legal_actions(state, seat) if a["type"] != "draw"])
+        for seat in state["seats"]
+    ]
     seats = [(seat, acts) for seat, acts in seats if acts]
     referee = sq.legal_actions(state, "referee")
     if referee and (not seats or rnd.random() < 0.08):
@@ -67,14 +70,13 @@ def check_event_invariants(state, expected_cards, locked_before):
     for seq in state["sequences"]:
         for r, c in seq["cells"]:
             assert chips[r][c] == seq["side"] or state["board"][r][c] == sq.FREE
-    assert state["sequences"][:len(locked_before)] == locked_before
+    assert state["sequences"][: len(locked_before)] == locked_before
 
 
 def check_nothing_missed(state):
     """After every action: a full rescan finds no sequence the detection missed."""
     for side in state["teams"]:
-        assert sq.scan_sequences(state["board"], state["chips"], state["sequences"],
-                                 side) == []
+        assert sq.scan_sequences(state["board"], state["chips"], state["sequences"], side) == []
 
 
 def play_out(game, options, seed, rnd):
@@ -109,7 +111,8 @@ def check_why_it_ended(state):
             assert not turn._plays(state, seat)
             assert not sq.can_exchange(state, seat, this_turn=False)
             assert seat not in state["pending_draws"] or not (
-                state["deck"] or any(state["discards"].values()))
+                state["deck"] or any(state["discards"].values())
+            )
         return
     decks = state["options"]["stalemate_decks"]
     barren = state["barren"] + 1 if len(state["sequences"]) == state["mark"] else 0
@@ -118,15 +121,19 @@ def check_why_it_ended(state):
 
 
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(setup=st.sampled_from(SETUPS), seed=st.binary(min_size=32, max_size=32),
-       rnd=st.randoms(use_true_random=False))
+@given(
+    setup=st.sampled_from(SETUPS),
+    seed=st.binary(min_size=32, max_size=32),
+    rnd=st.randoms(use_true_random=False),
+)
 def test_sq_e1_random_games_terminate_and_keep_every_invariant(setup, seed, rnd):
     game, options = setup
     state, events = play_out(game, options, seed.hex(), rnd)
     assert state["status"] == "finished", "game did not end within MAX_ACTIONS"
     result = state["result"]
-    counts = {side: sum(1 for s in state["sequences"] if s["side"] == side)
-              for side in state["teams"]}
+    counts = {
+        side: sum(1 for s in state["sequences"] if s["side"] == side) for side in state["teams"]
+    }
     side = result["sequence"]["winning_side"]
     assert result["sequence"]["sequences"] == counts
     assert result["scores"] == {seat: counts[state["sides"][seat]] for seat in state["seats"]}
@@ -149,8 +156,12 @@ def test_sq_e1_random_games_terminate_and_keep_every_invariant(setup, seed, rnd)
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(setup=st.sampled_from(SETUPS), seed=st.binary(min_size=32, max_size=32),
-       rnd=st.randoms(use_true_random=False), stop=st.integers(min_value=0, max_value=60))
+@given(
+    setup=st.sampled_from(SETUPS),
+    seed=st.binary(min_size=32, max_size=32),
+    rnd=st.randoms(use_true_random=False),
+    stop=st.integers(min_value=0, max_value=60),
+)
 def test_views_and_event_views_never_leak_another_hand(setup, seed, rnd, stop):
     game, options = setup
     events = sq.new_game(game, options, seed.hex())
@@ -176,6 +187,8 @@ def test_views_and_event_views_never_leak_another_hand(setup, seed, rnd, stop):
                 assert "card" not in shown and "cards" not in shown
             if event["type"] == "game-created" and state["status"] == "active":
                 assert "seed" not in shown
-    for action in sq.legal_actions(state, "referee") + [
-            a for seat in state["seats"] for a in sq.legal_actions(state, seat)][:40]:
+    for action in (
+        sq.legal_actions(state, "referee")
+        + [a for seat in state["seats"] for a in sq.legal_actions(state, seat)][:40]
+    ):
         assert json.loads(json.dumps(action)) == action

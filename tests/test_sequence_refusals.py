@@ -1,6 +1,7 @@
 """G-R1 for Sequence and Sequence Numbers: every refusal the engine raises cites the rule
 it really applies, as seeds/refusals/sequence.yaml (kept beside the rule book) says; the
 walk (tests/refusal_walk.py) provokes every code with every rule the table lists."""
+
 from pathlib import Path
 
 import pytest
@@ -10,11 +11,13 @@ from refusal_walk import SCENARIOS
 from service import rulebook
 from service.games import RuleViolation
 
-TABLE = yaml.safe_load((Path(__file__).resolve().parents[1] / "seeds" / "refusals" /
-                        "sequence.yaml").read_text(encoding="utf-8"))
+TABLE = yaml.safe_load(
+    (Path(__file__).resolve().parents[1] / "seeds" / "refusals" / "sequence.yaml").read_text(
+        encoding="utf-8"
+    )
+)
 PAIRS = {(code, rule) for code, rules in TABLE["refusals"].items() for rule in rules}
-WALK = [(code, rule, provoke) for game, code, rule, provoke in SCENARIOS
-        if game in TABLE["games"]]
+WALK = [(code, rule, provoke) for game, code, rule, provoke in SCENARIOS if game in TABLE["games"]]
 
 
 @pytest.mark.parametrize("code, rule, provoke", WALK, ids=[f"{c}-{r}" for c, r, _ in WALK])

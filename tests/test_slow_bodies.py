@@ -9,6 +9,7 @@ slots free), and every slow socket is closed by the
 read deadline (a 408 problem) or refused at once by the cap (a 429 problem), none left
 open after the deadline. Small on purpose: 2 workers x 40 connections, a 3 s deadline,
 120 slow sockets, about 7 s of attack."""
+
 from __future__ import annotations
 
 import http.client
@@ -34,8 +35,10 @@ SOURCES = ("127.0.0.2", "127.0.0.3", "127.0.0.4")  # the slow clients' addresses
 PER_SOURCE = 40  # 120 slow sockets > 80 slots (3 x 10 x 2 = 60 at most get in)
 WINDOW = DEADLINE + 4.0  # how long the attack and the probes last
 SLACK = 2.0  # beyond the deadline, for a loaded machine
-HEAD = (b"POST /v1/games HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
-        b"Content-Length: 1000\r\n\r\n{")
+HEAD = (
+    b"POST /v1/games HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+    b"Content-Length: 1000\r\n\r\n{"
+)
 
 
 @dataclass
@@ -49,8 +52,7 @@ class Slow:
 
 
 def _open(port: int, source: str) -> Slow:
-    sock = socket.create_connection(("127.0.0.1", port), timeout=2,
-                                    source_address=(source, 0))
+    sock = socket.create_connection(("127.0.0.1", port), timeout=2, source_address=(source, 0))
     sock.sendall(HEAD)
     sock.setblocking(False)
     return Slow(sock, time.monotonic())
@@ -83,8 +85,9 @@ print(json.dumps({"seconds": seconds, "failures": failures}))
 
 
 def _probe(port: int, seconds: float) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", _PROBE, str(port), str(seconds)],
-                            stdout=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", _PROBE, str(port), str(seconds)], stdout=subprocess.PIPE, text=True
+    )
 
 
 def _trickle(slow: list[Slow], until: float) -> None:
@@ -103,8 +106,7 @@ def _trickle(slow: list[Slow], until: float) -> None:
                 except OSError:
                     s.closed = s.closed or time.monotonic()
             next_byte = now + 0.5
-        readable, _, _ = select.select([s.sock for s in open_ if s.closed is None], [], [],
-                                       0.05)
+        readable, _, _ = select.select([s.sock for s in open_ if s.closed is None], [], [], 0.05)
         for s in open_:
             if s.sock in readable:
                 try:
@@ -126,19 +128,27 @@ def port(tmp_path_factory) -> Iterator[int]:
     """A gunicorn of WORKERS workers with SLOTS connections each, the DEADLINE and the
     CAP; its port."""
     tmp_path = tmp_path_factory.mktemp("slow")
-    env = {"WORKER_CONNECTIONS": str(SLOTS), "READ_DEADLINE_SECONDS": str(DEADLINE),
-           "MAX_CONNECTIONS_PER_ADDRESS": str(CAP), "RATELIMIT_ENABLED": "false"}
-    with database("sqlite", tmp_path) as url, \
-            gunicorn(url, tmp_path / "gunicorn.log", workers=WORKERS, env=env) as base:
+    env = {
+        "WORKER_CONNECTIONS": str(SLOTS),
+        "READ_DEADLINE_SECONDS": str(DEADLINE),
+        "MAX_CONNECTIONS_PER_ADDRESS": str(CAP),
+        "RATELIMIT_ENABLED": "false",
+    }
+    with (
+        database("sqlite", tmp_path) as url,
+        gunicorn(url, tmp_path / "gunicorn.log", workers=WORKERS, env=env) as base,
+    ):
         yield int(base.rsplit(":", 1)[1])
 
 
 def _summary(probes: dict) -> tuple[float, str]:
     seconds = sorted(probes["seconds"])
     p99 = seconds[int(len(seconds) * 0.99)]
-    return p99, (f"{len(seconds)} probes, p50 {seconds[len(seconds) // 2] * 1000:.1f} ms, "
-                 f"p99 {p99 * 1000:.1f} ms, max {seconds[-1] * 1000:.1f} ms; "
-                 f"failures {probes['failures'][:3]}")
+    return p99, (
+        f"{len(seconds)} probes, p50 {seconds[len(seconds) // 2] * 1000:.1f} ms, "
+        f"p99 {p99 * 1000:.1f} ms, max {seconds[-1] * 1000:.1f} ms; "
+        f"failures {probes['failures'][:3]}"
+    )
 
 
 def _warm_up(port: int) -> None:
@@ -147,8 +157,9 @@ def _warm_up(port: int) -> None:
     for _ in range(8):
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         try:
-            connection.request("POST", "/v1/games", body=b"{}",
-                               headers={"Content-Type": "application/json"})
+            connection.request(
+                "POST", "/v1/games", body=b"{}", headers={"Content-Type": "application/json"}
+            )
             assert connection.getresponse().status == 422
         finally:
             connection.close()
@@ -214,18 +225,25 @@ def _expected(reply: bytes) -> int:
     return 0
 
 
-@pytest.mark.parametrize("coding, status, code", [
-    ("foo, chunked", 501, "transfer-coding-not-implemented"),  # gunicorn: unknown coding
-    ("gzip, chunked", 501, "transfer-coding-not-implemented"),  # the app: not plain chunked
-    ("chunked, chunked", 400, "bad-request"),  # gunicorn: no framing it trusts
-    ("identity", 400, "bad-request"),
-])
+@pytest.mark.parametrize(
+    "coding, status, code",
+    [
+        ("foo, chunked", 501, "transfer-coding-not-implemented"),  # gunicorn: unknown coding
+        ("gzip, chunked", 501, "transfer-coding-not-implemented"),  # the app: not plain chunked
+        ("chunked, chunked", 400, "bad-request"),  # gunicorn: no framing it trusts
+        ("identity", 400, "bad-request"),
+    ],
+)
 def test_a_transfer_coding_other_than_chunked_is_a_problem(port, coding, status, code):
     """RFC 9112 6.1: only plain ``chunked`` is taken; what gunicorn refuses before the
     app is problem+json too (it was gunicorn's HTML page)."""
-    got, headers, body = _exchange(port, (
-        "POST /v1/games HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
-        f"Transfer-Encoding: {coding}\r\n\r\n2\r\n{{}}\r\n0\r\n\r\n").encode())
+    got, headers, body = _exchange(
+        port,
+        (
+            "POST /v1/games HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+            f"Transfer-Encoding: {coding}\r\n\r\n2\r\n{{}}\r\n0\r\n\r\n"
+        ).encode(),
+    )
     assert (got, body["code"], body["status"]) == (status, code, status)
     assert headers["content-type"] == "application/problem+json"
     assert body["type"].endswith("/" + code) and body["detail"]
@@ -233,8 +251,14 @@ def test_a_transfer_coding_other_than_chunked_is_a_problem(port, coding, status,
 
 def test_plain_chunked_is_taken(port):
     body = json.dumps({"game": "two-way"}).encode()
-    got, _, reply = _exchange(port, (
-        b"POST /v1/games HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
-        b"Transfer-Encoding: chunked\r\n\r\n" + f"{len(body):x}\r\n".encode() + body
-        + b"\r\n0\r\n\r\n"))
+    got, _, reply = _exchange(
+        port,
+        (
+            b"POST /v1/games HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n"
+            + f"{len(body):x}\r\n".encode()
+            + body
+            + b"\r\n0\r\n\r\n"
+        ),
+    )
     assert got == 201 and reply["game"] == "two-way", reply

@@ -2,6 +2,7 @@
 action wins per version, the others get 412; no 500, no "database is locked", no lost
 or duplicate events; the same Idempotency-Key sent at once has one effect, and every
 other request with it replays that effect's reply."""
+
 from __future__ import annotations
 
 import threading
@@ -31,8 +32,7 @@ def _run_threads(target, count=THREADS):
 
 
 def _check_log(client, game, wins):
-    log = client.get(f"/v1/games/{game['id']}/events",
-                     headers=game["auth"]["referee"]).get_json()
+    log = client.get(f"/v1/games/{game['id']}/events", headers=game["auth"]["referee"]).get_json()
     seqs = [e["seq"] for e in log["events"]]
     assert seqs == list(range(1, len(seqs) + 1)), "lost or duplicate seq"
     ticks = [e for e in log["events"] if e["type"] == "ticked"]
@@ -56,8 +56,9 @@ def test_one_winner_per_version_when_threads_race(store_app, make_game):
             barrier.wait(60)
             version = client.get(f"/v1/games/{game['id']}", headers=auth).get_json()["version"]
             barrier.wait(60)  # everyone read the same version; now race
-            response = client.post(url, json={"type": "tick", "expected_version": version},
-                                   headers=auth)
+            response = client.post(
+                url, json={"type": "tick", "expected_version": version}, headers=auth
+            )
             assert response.status_code in (200, 412), response.get_data(as_text=True)
             # the winner's new version, or the 412's current one: the same
             assert response.get_json()["version"] == version + 1
@@ -84,8 +85,9 @@ def test_free_running_writers_lose_nothing(store_app, make_game):
         auth = game["auth"]["north" if index % 2 else "south"]
         version = 1
         for _ in range(ROUNDS):
-            response = client.post(url, json={"type": "tick"},
-                                   headers={**auth, "If-Match": f'"{version}"'})
+            response = client.post(
+                url, json={"type": "tick"}, headers={**auth, "If-Match": f'"{version}"'}
+            )
             assert response.status_code in (200, 412), response.get_data(as_text=True)
             version = response.get_json()["version"]
             with lock:
@@ -97,6 +99,7 @@ def test_free_running_writers_lose_nothing(store_app, make_game):
     assert statuses[200] >= ROUNDS
     _check_log(store_app.test_client(), game, statuses[200])
     from service.store import get_store
+
     assert get_store(store_app).replay(game["id"]).ok
 
 
@@ -112,8 +115,11 @@ def test_one_idempotency_key_sent_at_once_has_one_effect(store_app, make_game):
     def worker(index):
         client = store_app.test_client()
         barrier.wait(60)
-        response = client.post(url, json={"type": "tick", "expected_version": 1},
-                               headers={**game["auth"]["north"], "Idempotency-Key": "once"})
+        response = client.post(
+            url,
+            json={"type": "tick", "expected_version": 1},
+            headers={**game["auth"]["north"], "Idempotency-Key": "once"},
+        )
         replayed = response.headers.get("Idempotent-Replayed") == "true"
         with lock:
             replies.append((response.status_code, response.get_json(), replayed))

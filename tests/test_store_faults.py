@@ -5,6 +5,7 @@ pipelined transaction, reads, creation), never a 500, and nothing is half-writte
 The "stopped database" is a TCP proxy in front of the test server that the test closes
 (its listener and every connection through it, as a server shutdown does) and opens
 again on the same port."""
+
 from __future__ import annotations
 
 import os
@@ -20,8 +21,9 @@ from sqlalchemy.engine import make_url
 
 from conftest import migrated_app
 
-pytestmark = pytest.mark.skipif(not os.environ.get("TEST_DATABASE_URL"),
-                                reason="needs TEST_DATABASE_URL (PostgreSQL)")
+pytestmark = pytest.mark.skipif(
+    not os.environ.get("TEST_DATABASE_URL"), reason="needs TEST_DATABASE_URL (PostgreSQL)"
+)
 
 
 class Switch:
@@ -105,8 +107,7 @@ def _create(client) -> dict:
 def test_a_stopped_database_answers_503_at_every_stage_then_recovers(pg_url, counter_engine):
     url = make_url(pg_url)
     switch = Switch((url.host or "127.0.0.1", url.port or 5432))
-    through = url.set(host="127.0.0.1", port=switch.port).render_as_string(
-        hide_password=False)
+    through = url.set(host="127.0.0.1", port=switch.port).render_as_string(hide_password=False)
     try:
         with migrated_app(through) as app:
             client = app.test_client()
@@ -116,14 +117,18 @@ def test_a_stopped_database_answers_503_at_every_stage_then_recovers(pg_url, cou
             path = f"/v1/games/{game['id']}"
             switch.stop()  # the database goes away, pooled connections with it
             _assert_503(client.get(path, headers=seat))  # token lookup
-            _assert_503(client.post(f"{path}/actions", headers=seat,
-                                    json={"type": "tick", "expected_version": 1}))
+            _assert_503(
+                client.post(
+                    f"{path}/actions", headers=seat, json={"type": "tick", "expected_version": 1}
+                )
+            )
             _assert_503(client.get(f"{path}/events", headers=referee))
             _assert_503(client.get(f"{path}/legal-actions", headers=seat))
             _assert_503(client.post("/v1/games", json={"game": "counter"}))
             switch.start()  # back on the same port: the next requests work again
-            response = client.post(f"{path}/actions", headers=seat,
-                                   json={"type": "tick", "expected_version": 1})
+            response = client.post(
+                f"{path}/actions", headers=seat, json={"type": "tick", "expected_version": 1}
+            )
             assert response.status_code == 200, response.get_data(as_text=True)
             assert client.get(path, headers=seat).get_json()["version"] == 2
     finally:
@@ -152,8 +157,11 @@ def test_killed_backends_during_actions_answer_503_never_500(pg_url, counter_eng
                     if view.status_code == 503:
                         _assert_503(view)
                     continue
-                response = client.post(f"{path}/actions", headers=seat, json={
-                    "type": "tick", "expected_version": view.get_json()["version"]})
+                response = client.post(
+                    f"{path}/actions",
+                    headers=seat,
+                    json={"type": "tick", "expected_version": view.get_json()["version"]},
+                )
                 statuses[response.status_code] += 1
                 if response.status_code == 503:
                     _assert_503(response)
@@ -161,9 +169,12 @@ def test_killed_backends_during_actions_answer_503_never_500(pg_url, counter_eng
         def kill() -> None:
             while time.monotonic() < stop:
                 with admin.connect() as connection:
-                    killed[0] += connection.execute(text(
-                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                        "WHERE datname = current_database() AND pid <> pg_backend_pid()")).rowcount
+                    killed[0] += connection.execute(
+                        text(
+                            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                        )
+                    ).rowcount
                 time.sleep(0.05)
 
         threads = [threading.Thread(target=act) for _ in range(6)]
@@ -176,6 +187,7 @@ def test_killed_backends_during_actions_answer_503_never_500(pg_url, counter_eng
         assert set(statuses) <= {200, 412, 503}, statuses
         assert statuses[200] >= 1 and killed[0] >= 1, (statuses, killed)
         from service.store import get_store
+
         store = get_store(app)
         report = store.replay(game["id"])
         assert report.ok, report  # consecutive seqs, the log folds to the snapshot

@@ -1,6 +1,7 @@
 """Several gunicorn worker processes on one database (SQLite file and PostgreSQL):
 racing writers over real HTTP still get exactly one winner per version, never a 500
 nor "database is locked"."""
+
 from __future__ import annotations
 
 import os
@@ -35,10 +36,24 @@ def server(db_url, tmp_path):
     env = {**os.environ, "DATABASE_URL": db_url}
     log = tmp_path / "gunicorn.log"
     process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--workers", "3", "--bind", f"127.0.0.1:{port}",
-         "--no-control-socket", "--pythonpath", str(ROOT / "tests"),
-         "fake_engine:create_app()"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=log.open("w"))
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--workers",
+            "3",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--no-control-socket",
+            "--pythonpath",
+            str(ROOT / "tests"),
+            "fake_engine:create_app()",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=log.open("w"),
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -58,11 +73,15 @@ def server(db_url, tmp_path):
 
 
 def test_workers_race_on_one_game(server):
-    created = requests.post(server + "/v1/games", json={"game": "counter",
-                                                        "options": {"target": 1000}}).json()
+    created = requests.post(
+        server + "/v1/games", json={"game": "counter", "options": {"target": 1000}}
+    ).json()
     game_url = f"{server}/v1/games/{created['id']}"
-    tokens = [created["seats"]["north"]["token"], created["seats"]["south"]["token"],
-              created["referee_token"]]
+    tokens = [
+        created["seats"]["north"]["token"],
+        created["seats"]["south"]["token"],
+        created["referee_token"],
+    ]
     barrier = threading.Barrier(THREADS)
     results: list[tuple[int, int]] = []
     errors: list[str] = []
@@ -75,8 +94,12 @@ def test_workers_race_on_one_game(server):
             barrier.wait(60)
             version = session.get(game_url, timeout=30).json()["version"]
             barrier.wait(60)
-            response = session.post(game_url + "/actions", json={"type": "tick"},
-                                    headers={"If-Match": f'"{version}"'}, timeout=30)
+            response = session.post(
+                game_url + "/actions",
+                json={"type": "tick"},
+                headers={"If-Match": f'"{version}"'},
+                timeout=30,
+            )
             with lock:
                 results.append((round_, response.status_code))
                 if response.status_code not in (200, 412):
@@ -91,7 +114,8 @@ def test_workers_race_on_one_game(server):
     assert len(results) == THREADS * ROUNDS
     winners = Counter(r for r, status in results if status == 200)
     assert winners == Counter({r: 1 for r in range(ROUNDS)})
-    log = requests.get(game_url + "/events", headers={
-        "Authorization": f"Bearer {created['referee_token']}"}).json()
+    log = requests.get(
+        game_url + "/events", headers={"Authorization": f"Bearer {created['referee_token']}"}
+    ).json()
     assert [e["seq"] for e in log["events"]] == list(range(1, 5 + ROUNDS))
     assert log["version"] == 1 + ROUNDS

@@ -1,5 +1,6 @@
 """Alembic migrations up and down on fresh SQLite and PostgreSQL databases; the models
 match them; the database itself keeps events append-only and seqs unique."""
+
 from __future__ import annotations
 
 import json
@@ -62,13 +63,20 @@ def test_alembic_command_line_reads_database_url(tmp_path):
     env = {**os.environ, "DATABASE_URL": url}
     alembic = [sys.executable, "-m", "alembic"]
     for args in (["upgrade", "head"], ["current"]):
-        done = subprocess.run(alembic + args, cwd=ROOT, env=env, capture_output=True,
-                              text=True, timeout=120)
+        done = subprocess.run(
+            alembic + args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+        )
         assert done.returncode == 0, done.stderr
     assert f"{SCHEMA_REVISION} (head)" in done.stdout
     assert _tables(url) == TABLES | {"alembic_version"}
-    done = subprocess.run(alembic + ["downgrade", "base"], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        alembic + ["downgrade", "base"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert _tables(url) == {"alembic_version"}
 
@@ -81,7 +89,8 @@ def _one_game(url: str) -> tuple[GameStore, str]:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_last_seq_is_filled_from_the_events_and_dropped_without_losing_them(
-        new_database, backend, counter_engine):
+    new_database, backend, counter_engine
+):
     """0002 adds games.last_seq, filled from each game's events; an action then appends
     right after them. Downgrading drops the column and nothing else (no table copy:
     with foreign keys on, dropping "games" would cascade to its events)."""
@@ -90,24 +99,38 @@ def test_last_seq_is_filled_from_the_events_and_dropped_without_losing_them(
     engine = make_engine(url)
     try:
         with engine.begin() as connection:
-            connection.execute(text(
-                "INSERT INTO games (id, game, options, status, version, snapshot, seed, "
-                "referee_token_hash, created_at, updated_at) VALUES ('old', 'counter', "
-                "'{}', 'active', 1, :snapshot, :seed, 'r', CURRENT_TIMESTAMP, "
-                "CURRENT_TIMESTAMP)"), {"snapshot": '{"status": "active"}', "seed": "0" * 64})
+            connection.execute(
+                text(
+                    "INSERT INTO games (id, game, options, status, version, snapshot, seed, "
+                    "referee_token_hash, created_at, updated_at) VALUES ('old', 'counter', "
+                    "'{}', 'active', 1, :snapshot, :seed, 'r', CURRENT_TIMESTAMP, "
+                    "CURRENT_TIMESTAMP)"
+                ),
+                {"snapshot": '{"status": "active"}', "seed": "0" * 64},
+            )
             for seq in (1, 2, 3):
-                connection.execute(text(
-                    "INSERT INTO events (game_id, seq, type, seat, payload, created_at) "
-                    "VALUES ('old', :seq, 'x', NULL, '{}', CURRENT_TIMESTAMP)"), {"seq": seq})
+                connection.execute(
+                    text(
+                        "INSERT INTO events (game_id, seq, type, seat, payload, created_at) "
+                        "VALUES ('old', :seq, 'x', NULL, '{}', CURRENT_TIMESTAMP)"
+                    ),
+                    {"seq": seq},
+                )
         migrate(url)
         with engine.connect() as connection:
-            assert connection.execute(text(
-                "SELECT last_seq FROM games WHERE id = 'old'")).scalar() == 3
+            assert (
+                connection.execute(text("SELECT last_seq FROM games WHERE id = 'old'")).scalar()
+                == 3
+            )
         migrate(url, "0001_game_store", down=True)
         with engine.connect() as connection:
             assert "last_seq" not in {c["name"] for c in inspect(connection).get_columns("games")}
-            assert connection.execute(text(
-                "SELECT count(*) FROM events WHERE game_id = 'old'")).scalar() == 3
+            assert (
+                connection.execute(
+                    text("SELECT count(*) FROM events WHERE game_id = 'old'")
+                ).scalar()
+                == 3
+            )
     finally:
         engine.dispose()
 
@@ -128,8 +151,9 @@ def test_events_are_append_only(db_url, counter_engine):
     try:
         with pytest.raises(DBAPIError, match="append-only"):
             with store.uow.transaction() as session:
-                session.execute(text("UPDATE events SET type = 'forged' WHERE game_id = :g"),
-                                {"g": game_id})
+                session.execute(
+                    text("UPDATE events SET type = 'forged' WHERE game_id = :g"), {"g": game_id}
+                )
         _, events = store.events(game_id)
         assert [e.event["type"] for e in events] == ["game-created", "shuffled", "dealt", "dealt"]
     finally:
@@ -141,9 +165,13 @@ def test_a_second_event_with_the_same_seq_is_a_retryable_conflict(db_url, counte
     try:
         with pytest.raises(IntegrityError) as caught:
             with store.uow.transaction() as session:
-                session.execute(text(
-                    "INSERT INTO events (game_id, seq, type, seat, payload, created_at) "
-                    "VALUES (:g, 4, 'forged', NULL, '{}', CURRENT_TIMESTAMP)"), {"g": game_id})
+                session.execute(
+                    text(
+                        "INSERT INTO events (game_id, seq, type, seat, payload, created_at) "
+                        "VALUES (:g, 4, 'forged', NULL, '{}', CURRENT_TIMESTAMP)"
+                    ),
+                    {"g": game_id},
+                )
         assert is_conflict(caught.value)
     finally:
         store.dispose()
@@ -161,7 +189,8 @@ def test_sqlite_connections_use_wal_busy_timeout_and_foreign_keys(new_database):
         with pytest.raises(IntegrityError, match="FOREIGN KEY"):
             with engine.begin() as connection:
                 connection.exec_driver_sql(
-                    "INSERT INTO seats (game_id, seat, token_hash) VALUES ('none', 'x', 'y')")
+                    "INSERT INTO seats (game_id, seat, token_hash) VALUES ('none', 'x', 'y')"
+                )
     finally:
         engine.dispose()
 
@@ -181,10 +210,19 @@ def test_sqlite_ddl_is_transactional(new_database):
 
 # ----- 0003: games written by the previous release go on under the new vocabulary -----
 
-OLD_GAMES = json.loads((Path(__file__).parent / "fixtures" / "old_games_0002.json")
-                       .read_text())["games"]
-OLD_NAMES = {"deal", "place", "draw", "discard", "cards-dealt", "card-drawn", "chip-placed",
-             "game-finished"}
+OLD_GAMES = json.loads((Path(__file__).parent / "fixtures" / "old_games_0002.json").read_text())[
+    "games"
+]
+OLD_NAMES = {
+    "deal",
+    "place",
+    "draw",
+    "discard",
+    "cards-dealt",
+    "card-drawn",
+    "chip-placed",
+    "game-finished",
+}
 
 
 def _store_old_games(url: str) -> None:
@@ -196,18 +234,42 @@ def _store_old_games(url: str) -> None:
         with engine.begin() as connection:
             for game in OLD_GAMES:
                 gid = game["name"]
-                connection.execute(Game.__table__.insert().values(
-                    id=gid, game=game["game"], options=game["options"], status=game["status"],
-                    version=game["version"], snapshot=game["snapshot"], seed=game["seed"],
-                    referee_token_hash=hash_token(f"{gid}-referee"), created_at=now,
-                    updated_at=now, last_seq=len(game["events"])))
-                connection.execute(Seat.__table__.insert(), [
-                    {"game_id": gid, "seat": seat, "token_hash": hash_token(f"{gid}-{seat}")}
-                    for seat in game["snapshot"]["seats"]])
-                connection.execute(Event.__table__.insert(), [
-                    {"game_id": gid, "seq": seq, "type": e["type"], "seat": e["seat"],
-                     "payload": {k: v for k, v in e.items() if k not in ("type", "seat")},
-                     "created_at": now} for seq, e in enumerate(game["events"], 1)])
+                connection.execute(
+                    Game.__table__.insert().values(
+                        id=gid,
+                        game=game["game"],
+                        options=game["options"],
+                        status=game["status"],
+                        version=game["version"],
+                        snapshot=game["snapshot"],
+                        seed=game["seed"],
+                        referee_token_hash=hash_token(f"{gid}-referee"),
+                        created_at=now,
+                        updated_at=now,
+                        last_seq=len(game["events"]),
+                    )
+                )
+                connection.execute(
+                    Seat.__table__.insert(),
+                    [
+                        {"game_id": gid, "seat": seat, "token_hash": hash_token(f"{gid}-{seat}")}
+                        for seat in game["snapshot"]["seats"]
+                    ],
+                )
+                connection.execute(
+                    Event.__table__.insert(),
+                    [
+                        {
+                            "game_id": gid,
+                            "seq": seq,
+                            "type": e["type"],
+                            "seat": e["seat"],
+                            "payload": {k: v for k, v in e.items() if k not in ("type", "seat")},
+                            "created_at": now,
+                        }
+                        for seq, e in enumerate(game["events"], 1)
+                    ],
+                )
     finally:
         engine.dispose()
 
@@ -221,21 +283,36 @@ def _play_to_the_end(store: GameStore, game_id: str, rnd: random.Random) -> int:
         if record.finished:
             return count
         state = record.state
-        movers = [(who, [a for a in module.legal_actions(state, who) if a["type"] != "penalty"
-                         and not (who != "referee" and a["type"] == "draw" and "card" in a)])
-                  for who in [*state["seats"], "referee"]]
+        movers = [
+            (
+                who,
+                [
+                    a
+                    for a in module.legal_actions(state, who)
+                    if a["type"] != "penalty"
+                    and not (who != "referee" and a["type"] == "draw" and "card" in a)
+                ],
+            )
+            for who in [*state["seats"], "referee"]
+        ]
         who, actions = next((w, a) for w, a in movers if a)
         best = [a for a in actions if a["type"] == "declare"] or actions
-        (status, body), _ = store.act(game_id, who, rnd.choice(best), record.version,
-                                      lambda outcome: (getattr(outcome, "status", 200),
-                                                       {"code": getattr(outcome, "code", None)}))
+        (status, body), _ = store.act(
+            game_id,
+            who,
+            rnd.choice(best),
+            record.version,
+            lambda outcome: (
+                getattr(outcome, "status", 200),
+                {"code": getattr(outcome, "code", None)},
+            ),
+        )
         assert status == 200, body
     raise AssertionError(f"{game_id} did not end")
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_0003_games_of_the_previous_release_upgrade_and_play_on_to_their_end(new_database,
-                                                                            backend):
+def test_0003_games_of_the_previous_release_upgrade_and_play_on_to_their_end(new_database, backend):
     """Item 8: games stored at 0002 in the old shape (old event names, old end events,
     old snapshots) are rewritten by 0003: their log folds to their snapshot with the
     new engines, finished ones report the one result shape, and the games in flight
@@ -254,12 +331,17 @@ def test_0003_games_of_the_previous_release_upgrade_and_play_on_to_their_end(new
             record = store.read(game["name"])
             assert record.version == game["version"] and record.options == record.state["options"]
         assert store.read("two-way-finished").state["result"] == {
-            "winners": ["blue"], "scores": {"blue": 13, "green": 3}, "reason": "set-complete",
-            "two_way": {"completer": "blue"}}
+            "winners": ["blue"],
+            "scores": {"blue": 13, "green": 3},
+            "reason": "set-complete",
+            "two_way": {"completer": "blue"},
+        }
         assert store.read("sequence-finished").state["result"] == {
-            "winners": ["p1"], "scores": {"p1": 1, "p2": 0, "p3": 0}, "reason": "sequences",
-            "sequence": {"winning_side": "green",
-                         "sequences": {"green": 1, "blue": 0, "red": 0}}}
+            "winners": ["p1"],
+            "scores": {"p1": 1, "p2": 0, "p3": 0},
+            "reason": "sequences",
+            "sequence": {"winning_side": "green", "sequences": {"green": 1, "blue": 0, "red": 0}},
+        }
         # in flight: the options they were created under (TW-E3 score, SQ-E1 leader)
         assert store.read("two-way-active").state["options"]["win_condition"] == "score"
         assert store.read("two-way-active").state["options"]["first_seat"] == "blue"
@@ -274,8 +356,11 @@ def test_0003_games_of_the_previous_release_upgrade_and_play_on_to_their_end(new
         for name in ("two-way-active", "sequence-active", "sequence-numbers-table-active"):
             assert _play_to_the_end(store, name, rnd) > 0
             record = store.read(name)
-            assert record.finished and set(record.state["result"]) >= {"winners", "scores",
-                                                                        "reason"}
+            assert record.finished and set(record.state["result"]) >= {
+                "winners",
+                "scores",
+                "reason",
+            }
             assert store.replay(name).ok
     finally:
         store.dispose()
@@ -297,12 +382,16 @@ def test_0003_downgrade_gives_back_the_previous_release_games(new_database, back
                 columns = Event.__table__.c
                 rows = connection.execute(
                     select(columns.type, columns.seat, columns.payload)
-                    .where(columns.game_id == game["name"]).order_by(columns.seq)).all()
-                assert [{"type": r.type, "seat": r.seat, **r.payload} for r in rows] == \
-                    game["events"]
+                    .where(columns.game_id == game["name"])
+                    .order_by(columns.seq)
+                ).all()
+                assert [{"type": r.type, "seat": r.seat, **r.payload} for r in rows] == game[
+                    "events"
+                ]
                 games = Game.__table__  # only the columns 0002 has
-                row = connection.execute(select(games.c.snapshot, games.c.options).where(
-                    games.c.id == game["name"])).one()
+                row = connection.execute(
+                    select(games.c.snapshot, games.c.options).where(games.c.id == game["name"])
+                ).one()
                 # what this release's engines add to a state (G-P1 from_position, TW-T4
                 # freed, G-T1 timeouts) stays in a downgraded snapshot: the previous
                 # release ignores it; everything it had is given back as it was

@@ -1,5 +1,6 @@
 """The store below HTTP: hashed tokens, snapshot folding, replay == snapshot, retries on
 database conflicts (503, never 500) and idempotency records."""
+
 from __future__ import annotations
 
 import hashlib
@@ -9,8 +10,17 @@ from sqlalchemy import select, text
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 
 import fake_engine
-from service.store import (GameNotFound, GameStore, IdempotencyRequest, KeyInFlight,
-                           KeyReused, Refused, Unauthenticated, Unavailable, hash_token)
+from service.store import (
+    GameNotFound,
+    GameStore,
+    IdempotencyRequest,
+    KeyInFlight,
+    KeyReused,
+    Refused,
+    Unauthenticated,
+    Unavailable,
+    hash_token,
+)
 from service.store.db import is_conflict, make_engine
 from service.store.models import Game, IdempotencyKey, Seat
 from service.store.uow import UnitOfWork
@@ -39,17 +49,27 @@ def _create(store, options=None):
 
 def test_tokens_are_stored_as_sha256_only(store):
     body = _create(store)
-    tokens = [body["seats"]["north"]["token"], body["seats"]["south"]["token"],
-              body["referee_token"]]
+    tokens = [
+        body["seats"]["north"]["token"],
+        body["seats"]["south"]["token"],
+        body["referee_token"],
+    ]
     store.act(body["id"], "north", {"type": "tick"}, 1, _render, _key(body["id"]))
     with store.uow.transaction(write=False) as session:
-        seats = {s.seat: s.token_hash for s in session.scalars(
-            select(Seat).where(Seat.game_id == body["id"]))}
+        seats = {
+            s.seat: s.token_hash
+            for s in session.scalars(select(Seat).where(Seat.game_id == body["id"]))
+        }
         game = session.get(Game, body["id"])
-        dump = " ".join(str(row) for table in ("games", "seats", "events", "idempotency_keys")
-                        for row in session.execute(text(f"SELECT * FROM {table}")))
-    assert seats == {"north": hashlib.sha256(tokens[0].encode()).hexdigest(),
-                     "south": hashlib.sha256(tokens[1].encode()).hexdigest()}
+        dump = " ".join(
+            str(row)
+            for table in ("games", "seats", "events", "idempotency_keys")
+            for row in session.execute(text(f"SELECT * FROM {table}"))
+        )
+    assert seats == {
+        "north": hashlib.sha256(tokens[0].encode()).hexdigest(),
+        "south": hashlib.sha256(tokens[1].encode()).hexdigest(),
+    }
     assert game.referee_token_hash == hash_token(tokens[2])
     for token in tokens:
         assert token not in dump
@@ -83,11 +103,16 @@ def test_an_action_folds_onto_the_snapshot_not_the_whole_log(store, monkeypatch)
 
 def test_replay_of_a_played_game_equals_the_snapshot(store):
     body = _create(store, {"target": 12})
-    script = [("north", {"type": "draw"}), ("north", {"type": "add", "amount": 3}),
-              ("referee", {"type": "penalty", "seat": "south"}),
-              ("north", {"type": "add", "amount": 2}), ("south", {"type": "tick"}),
-              ("south", {"type": "draw"}), ("south", {"type": "add", "amount": 3}),
-              ("north", {"type": "add", "amount": 3})]
+    script = [
+        ("north", {"type": "draw"}),
+        ("north", {"type": "add", "amount": 3}),
+        ("referee", {"type": "penalty", "seat": "south"}),
+        ("north", {"type": "add", "amount": 2}),
+        ("south", {"type": "tick"}),
+        ("south", {"type": "draw"}),
+        ("south", {"type": "add", "amount": 3}),
+        ("north", {"type": "add", "amount": 3}),
+    ]
     for version, (actor, action) in enumerate(script, 1):
         (status, _), _ = store.act(body["id"], actor, action, version, _render)
         assert status == 200, (actor, action)
@@ -112,9 +137,14 @@ def test_replay_detects_a_snapshot_that_differs_from_the_log(store):
 def test_replay_detects_a_gap_in_the_seqs(store):
     body = _create(store)
     with store.uow.transaction() as session:
-        session.execute(text("INSERT INTO events (game_id, seq, type, seat, payload, "
-                             "created_at) VALUES (:g, 9, 'ticked', NULL, :p, "
-                             "CURRENT_TIMESTAMP)"), {"g": body["id"], "p": '{"count": 0}'})
+        session.execute(
+            text(
+                "INSERT INTO events (game_id, seq, type, seat, payload, "
+                "created_at) VALUES (:g, 9, 'ticked', NULL, :p, "
+                "CURRENT_TIMESTAMP)"
+            ),
+            {"g": body["id"], "p": '{"count": 0}'},
+        )
     report = store.replay(body["id"])
     assert not report.seqs_consecutive and not report.ok
 
@@ -134,17 +164,20 @@ def test_a_refused_action_writes_nothing(store):
     assert record.version == 1 and len(events) == 4
 
 
-@pytest.mark.parametrize("after, limit, seqs, last_seq", [
-    (0, None, [1, 2, 3, 4, 5], 5),
-    (0, 2, [1, 2], 2),
-    (3, 1, [4], 4),
-    (5, 10, [], 5),
-    (50, 10, [], 5),  # never past the log's end: events 6..50 must not be skipped
-    (2**31, None, [], 5),  # beyond the 32-bit seq column of PostgreSQL
-    (2**63 - 1, 2**63 - 1, [], 5),
-    (2**70, None, [], 5),
-    (2, 2**40, [3, 4, 5], 5),
-])
+@pytest.mark.parametrize(
+    "after, limit, seqs, last_seq",
+    [
+        (0, None, [1, 2, 3, 4, 5], 5),
+        (0, 2, [1, 2], 2),
+        (3, 1, [4], 4),
+        (5, 10, [], 5),
+        (50, 10, [], 5),  # never past the log's end: events 6..50 must not be skipped
+        (2**31, None, [], 5),  # beyond the 32-bit seq column of PostgreSQL
+        (2**63 - 1, 2**63 - 1, [], 5),
+        (2**70, None, [], 5),
+        (2, 2**40, [3, 4, 5], 5),
+    ],
+)
 def test_a_page_of_the_log_and_its_last_seq(store, after, limit, seqs, last_seq):
     body = _create(store)
     (status, _), _ = store.act(body["id"], "north", {"type": "tick"}, 1, _render)
@@ -167,20 +200,30 @@ class _PgError(Exception):
         self.sqlstate = sqlstate
 
 
-@pytest.mark.parametrize("error, retry", [
-    (_locked(), True),
-    (OperationalError("x", {}, _PgError("40001")), True),   # serialization failure
-    (OperationalError("x", {}, _PgError("40P01")), True),   # deadlock
-    (OperationalError("x", {}, _PgError("55P03")), True),   # lock not available
-    (IntegrityError("x", {}, Exception("UNIQUE constraint failed: events.game_id")), True),
-    (IntegrityError("x", {}, Exception('duplicate key value violates "pk_events"')), True),
-    (IntegrityError("x", {}, Exception("NOT NULL constraint failed")), False),
-    (OperationalError("x", {}, Exception("no such table: games")), False),
-    (ProgrammingError("x", {}, _PgError("42P01")), False),
-    (ValueError("not a database error"), False),
-    (OperationalError("x", {}, Exception("server closed the connection unexpectedly"),
-                      connection_invalidated=True), True),  # dropped: the pool was renewed
-])
+@pytest.mark.parametrize(
+    "error, retry",
+    [
+        (_locked(), True),
+        (OperationalError("x", {}, _PgError("40001")), True),  # serialization failure
+        (OperationalError("x", {}, _PgError("40P01")), True),  # deadlock
+        (OperationalError("x", {}, _PgError("55P03")), True),  # lock not available
+        (IntegrityError("x", {}, Exception("UNIQUE constraint failed: events.game_id")), True),
+        (IntegrityError("x", {}, Exception('duplicate key value violates "pk_events"')), True),
+        (IntegrityError("x", {}, Exception("NOT NULL constraint failed")), False),
+        (OperationalError("x", {}, Exception("no such table: games")), False),
+        (ProgrammingError("x", {}, _PgError("42P01")), False),
+        (ValueError("not a database error"), False),
+        (
+            OperationalError(
+                "x",
+                {},
+                Exception("server closed the connection unexpectedly"),
+                connection_invalidated=True,
+            ),
+            True,
+        ),  # dropped: the pool was renewed
+    ],
+)
 def test_is_conflict_tells_retryable_errors(error, retry):
     assert is_conflict(error) is retry
 
@@ -221,8 +264,10 @@ def test_a_database_that_stays_locked_is_503_never_500(store_client, make_game, 
         return real(connection, game_id, *key)
 
     monkeypatch.setattr(records, "lock_game", lock)
-    request = {"json": {"type": "tick", "expected_version": 1},
-               "headers": {**game["auth"]["north"], "Idempotency-Key": "z"}}
+    request = {
+        "json": {"type": "tick", "expected_version": 1},
+        "headers": {**game["auth"]["north"], "Idempotency-Key": "z"},
+    }
     response = store_client.post(f"/v1/games/{game['id']}/actions", **request)
     assert response.status_code == 503 and response.mimetype == "application/problem+json"
     assert response.get_json()["code"] == "unavailable"
@@ -248,9 +293,11 @@ def test_a_passing_conflict_is_retried_invisibly(store_client, make_game, monkey
         return real(connection, game_id, *key)
 
     monkeypatch.setattr(records, "lock_game", locked_twice)
-    response = store_client.post(f"/v1/games/{game['id']}/actions",
-                                 json={"type": "tick", "expected_version": 1},
-                                 headers=game["auth"]["north"])
+    response = store_client.post(
+        f"/v1/games/{game['id']}/actions",
+        json={"type": "tick", "expected_version": 1},
+        headers=game["auth"]["north"],
+    )
     assert response.status_code == 200 and response.get_json()["version"] == 2
     assert len(calls) == 3
 
@@ -268,8 +315,9 @@ def test_a_dropped_connection_is_retried_on_a_fresh_one(store, db_url, monkeypat
     def dropped_once(connection, game_id, *key):
         calls.append(game_id)
         if len(calls) == 1:
-            raise OperationalError("SELECT", {}, Exception("server closed the connection"),
-                                   connection_invalidated=True)
+            raise OperationalError(
+                "SELECT", {}, Exception("server closed the connection"), connection_invalidated=True
+            )
         return real(connection, game_id, *key)
 
     monkeypatch.setattr(records, "lock_game", dropped_once)
@@ -279,9 +327,12 @@ def test_a_dropped_connection_is_retried_on_a_fresh_one(store, db_url, monkeypat
         admin = create_engine(db_url, isolation_level="AUTOCOMMIT")
         try:
             with admin.connect() as connection:
-                killed = connection.execute(text(
-                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                    "WHERE datname = current_database() AND pid <> pg_backend_pid()")).scalar()
+                killed = connection.execute(
+                    text(
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                        "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                    )
+                ).scalar()
         finally:
             admin.dispose()
         assert killed >= 1  # the store's pooled connection
@@ -295,24 +346,26 @@ def test_a_dropped_connection_is_retried_on_a_fresh_one(store, db_url, monkeypat
 
 def _key(scope, key="k", body=None, actor="north"):
     from service.store import request_hash
+
     return IdempotencyRequest(scope, actor, key, request_hash(body or {"type": "tick"}))
 
 
 def test_idempotency_records_are_durable_across_store_instances(store, db_url):
     body = _create(store)
-    first, replayed = store.act(body["id"], "north", {"type": "tick"}, 1, _render,
-                                _key(body["id"]))
+    first, replayed = store.act(body["id"], "north", {"type": "tick"}, 1, _render, _key(body["id"]))
     assert not replayed
     other = GameStore(db_url)
     try:
-        again, replayed = other.act(body["id"], "north", {"type": "tick"}, 1, _render,
-                                    _key(body["id"]))
+        again, replayed = other.act(
+            body["id"], "north", {"type": "tick"}, 1, _render, _key(body["id"])
+        )
     finally:
         other.dispose()
     assert replayed and again == first
     with store.uow.transaction(write=False) as session:
-        row = session.scalars(select(IdempotencyKey).where(
-            IdempotencyKey.game_id == body["id"])).one()
+        row = session.scalars(
+            select(IdempotencyKey).where(IdempotencyKey.game_id == body["id"])
+        ).one()
     assert (row.state, row.status_code, row.actor, row.key) == ("done", 200, "north", "k")
 
 
@@ -323,9 +376,16 @@ def _leave_claim(store, request):
 
     moment = utcnow()
     with store.uow.transaction() as session:
-        session.add(IdempotencyKey(
-            game_id=request.scope, actor=request.actor, key=request.key,
-            request_hash=request.request_hash, state=IN_FLIGHT, created_at=moment))
+        session.add(
+            IdempotencyKey(
+                game_id=request.scope,
+                actor=request.actor,
+                key=request.key,
+                request_hash=request.request_hash,
+                state=IN_FLIGHT,
+                created_at=moment,
+            )
+        )
 
 
 def test_claims_in_flight_block_then_expire(db_url, counter_engine):
@@ -338,15 +398,21 @@ def test_claims_in_flight_block_then_expire(db_url, counter_engine):
         with pytest.raises(KeyInFlight):
             patient.act(body["id"], "north", {"type": "tick"}, 1, _render, request)
         with pytest.raises(KeyReused):
-            patient.act(body["id"], "north", {"type": "tick"}, 1, _render,
-                        _key(body["id"], "crashed", {"type": "draw"}))
+            patient.act(
+                body["id"],
+                "north",
+                {"type": "tick"},
+                1,
+                _render,
+                _key(body["id"], "crashed", {"type": "draw"}),
+            )
         assert patient.read(body["id"]).version == 1  # nothing happened
         # past the in-flight limit the claim is abandoned and taken over
-        (status, reply), replayed = hasty.act(body["id"], "north", {"type": "tick"}, 1,
-                                              _render, request)
+        (status, reply), replayed = hasty.act(
+            body["id"], "north", {"type": "tick"}, 1, _render, request
+        )
         assert (status, replayed) == (200, False)
-        again, replayed = patient.act(body["id"], "north", {"type": "tick"}, 1, _render,
-                                      request)
+        again, replayed = patient.act(body["id"], "north", {"type": "tick"}, 1, _render, request)
         assert (again, replayed) == ((status, reply), True)
         assert patient.read(body["id"]).version == 2
     finally:
@@ -363,9 +429,14 @@ def test_a_failed_action_commits_nothing_under_its_key(store, monkeypatch):
     with pytest.raises(ZeroDivisionError):
         store.act(body["id"], "north", {"type": "tick"}, 1, _render, _key(body["id"], "z"))
     with store.uow.transaction(write=False) as session:
-        assert session.scalars(select(IdempotencyKey).where(
-            IdempotencyKey.game_id == body["id"])).all() == []
+        assert (
+            session.scalars(
+                select(IdempotencyKey).where(IdempotencyKey.game_id == body["id"])
+            ).all()
+            == []
+        )
     monkeypatch.setattr(fake_engine, "apply", real_apply)
-    (status, reply), replayed = store.act(body["id"], "north", {"type": "tick"}, 1, _render,
-                                          _key(body["id"], "z"))
+    (status, reply), replayed = store.act(
+        body["id"], "north", {"type": "tick"}, 1, _render, _key(body["id"], "z")
+    )
     assert (status, reply, replayed) == (200, {"version": 2, "seqs": [5]}, False)

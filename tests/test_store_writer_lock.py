@@ -1,5 +1,6 @@
 """SQLite writers queue on a file lock (service.store.db.WriterLock) before BEGIN
 IMMEDIATE, across processes (bench/bench_speed.py measures what it buys)."""
+
 from __future__ import annotations
 
 import multiprocessing

@@ -5,6 +5,7 @@ the shuffled deck is the referee's alone).
 
 Setup of a counter game: seq 1 game-created, 2 shuffled, 3 dealt north, 4 dealt south.
 """
+
 from __future__ import annotations
 
 import base64
@@ -104,23 +105,26 @@ def act(client, game: dict, who: str, action: dict) -> dict:
     """POST ``action`` as ``who`` at the game's current version; the 200 body."""
     auth = game["auth"][who]
     version = client.get(f"/v1/games/{game['id']}", headers=auth).get_json()["version"]
-    response = client.post(f"/v1/games/{game['id']}/actions", headers=auth,
-                           json={**action, "expected_version": version})
+    response = client.post(
+        f"/v1/games/{game['id']}/actions",
+        headers=auth,
+        json={**action, "expected_version": version},
+    )
     assert response.status_code == 200, response.get_json()
     return response.get_json()
 
 
 def events_for(client, game: dict, who: str, after: int = 0) -> list[dict]:
-    response = client.get(f"/v1/games/{game['id']}/events?after={after}",
-                          headers=game["auth"][who])
+    response = client.get(f"/v1/games/{game['id']}/events?after={after}", headers=game["auth"][who])
     return response.get_json()["events"]
 
 
 # ----- the stream ------------------------------------------------------------------
 
 
-def test_stream_opens_with_the_viewers_view_then_streams_each_new_entry(open_stream, client,
-                                                                        make_game):
+def test_stream_opens_with_the_viewers_view_then_streams_each_new_entry(
+    open_stream, client, make_game
+):
     game = make_game()
     north = game["auth"]["north"]
     reader = open_stream(stream_path(game), north)
@@ -141,20 +145,26 @@ def test_stream_opens_with_the_viewers_view_then_streams_each_new_entry(open_str
     assert reader.quiet()
 
 
-@pytest.mark.parametrize("how", [
-    {"headers": {"Last-Event-ID": "5"}},
-    {"query": "?after=5"},
-    {"headers": {"Last-Event-ID": "5"}, "query": "?after=1"},  # the header wins
-], ids=["last-event-id", "after", "header-wins"])
-def test_resume_sends_exactly_the_entries_after_the_resume_point(open_stream, client, make_game,
-                                                                 how):
+@pytest.mark.parametrize(
+    "how",
+    [
+        {"headers": {"Last-Event-ID": "5"}},
+        {"query": "?after=5"},
+        {"headers": {"Last-Event-ID": "5"}, "query": "?after=1"},  # the header wins
+    ],
+    ids=["last-event-id", "after", "header-wins"],
+)
+def test_resume_sends_exactly_the_entries_after_the_resume_point(
+    open_stream, client, make_game, how
+):
     game = make_game()
     act(client, game, "north", {"type": "add", "amount": 1})  # 5
     act(client, game, "south", {"type": "add", "amount": 1})  # 6
     act(client, game, "referee", {"type": "tick"})  # 7
     north = game["auth"]["north"]
-    reader = open_stream(stream_path(game, how.get("query", "")),
-                    {**north, **how.get("headers", {})})
+    reader = open_stream(
+        stream_path(game, how.get("query", "")), {**north, **how.get("headers", {})}
+    )
     caught_up = reader.take(2)
     assert [m.id for m in caught_up] == ["6", "7"]  # no view: it resumes
     assert [m.json() for m in caught_up] == events_for(client, game, "north", after=5)
@@ -168,8 +178,10 @@ def test_each_viewer_gets_exactly_what_events_shows_it(open_stream, client, make
     """The same filter as /events: the shuffled deck is the referee's alone, a dealt
     or drawn card its own seat's."""
     game = make_game()
-    readers = {who: open_stream(stream_path(game, "?after=0"), game["auth"][who])
-               for who in ("north", "south", "referee")}
+    readers = {
+        who: open_stream(stream_path(game, "?after=0"), game["auth"][who])
+        for who in ("north", "south", "referee")
+    }
     act(client, game, "north", {"type": "draw"})  # seq 5: north draws a card
     for who, reader in readers.items():
         expected = events_for(client, game, who)
@@ -184,27 +196,29 @@ def test_each_viewer_gets_exactly_what_events_shows_it(open_stream, client, make
     assert "card" not in by_seq["north"][4] and "card" in by_seq["south"][4]
 
 
-def test_streams_of_one_game_share_one_read_per_change(open_stream, feed_app, client,
-                                                      make_game, monkeypatch):
+def test_streams_of_one_game_share_one_read_per_change(
+    open_stream, feed_app, client, make_game, monkeypatch
+):
     """Fan-out in one process: the streams of a game that wake for a change read the
     log once between them (each still filters for its own viewer)."""
     game = make_game()
-    readers = [open_stream(stream_path(game), game["auth"][who])
-               for who in ("north", "south", "referee")]
+    readers = [
+        open_stream(stream_path(game), game["auth"][who]) for who in ("north", "south", "referee")
+    ]
     for reader in readers:
         reader.take(1)
     store, reads = get_store(feed_app), []
     original = store.page
     monkeypatch.setattr(store, "page", lambda *args: reads.append(args) or original(*args))
     act(client, game, "north", {"type": "draw"})  # 5
-    got = {who: reader.take(1)[0].json() for who, reader in
-           zip(("north", "south", "referee"), readers)}
+    got = {
+        who: reader.take(1)[0].json() for who, reader in zip(("north", "south", "referee"), readers)
+    }
     assert "card" in got["north"] and "card" not in got["south"] and "card" in got["referee"]
     assert reads == [(game["id"], SETUP, 500)]
 
 
-def test_an_idle_stream_holds_no_database_connection(open_stream, feed_app, client,
-                                                    make_game):
+def test_an_idle_stream_holds_no_database_connection(open_stream, feed_app, client, make_game):
     """Streams waiting for news hold no pooled connection (the feed's one listener,
     on PostgreSQL, is its own connection, not the pool's)."""
     game = make_game()
@@ -218,8 +232,9 @@ def test_an_idle_stream_holds_no_database_connection(open_stream, feed_app, clie
     assert get_store(feed_app).uow.engine.pool.checkedout() == 0
 
 
-def test_news_the_log_does_not_hold_cause_no_busy_loop(open_stream, feed_app, client,
-                                                       make_game, monkeypatch):
+def test_news_the_log_does_not_hold_cause_no_busy_loop(
+    open_stream, feed_app, client, make_game, monkeypatch
+):
     """A stray notification (last seq 999 of a game at 4: anyone who may NOTIFY on the
     database can send one) costs one read and then one per heartbeat, not a loop of
     reads; the game's real entries still arrive (by those reads)."""
@@ -279,8 +294,7 @@ def test_finished_game_stream_ends_and_a_caught_up_resume_is_204(open_stream, cl
 
 def test_resume_past_the_end_of_the_log_opens_with_the_view(open_stream, client, make_game):
     game = make_game()
-    reader = open_stream(stream_path(game), {**game["auth"]["north"],
-                                                "Last-Event-ID": "99"})
+    reader = open_stream(stream_path(game), {**game["auth"]["north"], "Last-Event-ID": "99"})
     assert [(m.event, m.id) for m in reader.take(1)] == [("view", str(SETUP))]
 
 
@@ -290,11 +304,11 @@ def test_bad_resume_points_and_credentials_are_problems(client, make_game):
     for value in ("x", "-1", "1.5", "9" * 20):
         response = client.get(stream_path(game), headers={**north, "Last-Event-ID": value})
         assert_problem(response, 400, "invalid-last-event-id")
-    assert_problem(client.get(stream_path(game, "?after=-1"), headers=north), 422,
-                   "invalid-query")
+    assert_problem(client.get(stream_path(game, "?after=-1"), headers=north), 422, "invalid-query")
     assert_problem(client.get(stream_path(game)), 401, "unauthorized")
-    assert_problem(client.get(stream_path(game), headers=other["auth"]["north"]), 404,
-                   "game-not-found")
+    assert_problem(
+        client.get(stream_path(game), headers=other["auth"]["north"]), 404, "game-not-found"
+    )
 
 
 @pytest.mark.parametrize("after", ["%D9%A1%D9%A2", "%EF%BC%91", "+1", "%201", "1_0", "1.0"])
@@ -303,10 +317,14 @@ def test_after_takes_ascii_digits_only_as_events_does(client, make_game, after):
     `` 1``, ``1_0``: 422), as GET .../events reads it, never what int() would read."""
     game = make_game()
     north = game["auth"]["north"]
-    assert_problem(client.get(stream_path(game, f"?after={after}"), headers=north), 422,
-                   "invalid-query")
-    assert_problem(client.get(f"/v1/games/{game['id']}/events?after={after}",
-                              headers=north), 422, "invalid-query")
+    assert_problem(
+        client.get(stream_path(game, f"?after={after}"), headers=north), 422, "invalid-query"
+    )
+    assert_problem(
+        client.get(f"/v1/games/{game['id']}/events?after={after}", headers=north),
+        422,
+        "invalid-query",
+    )
 
 
 # ----- tickets ---------------------------------------------------------------------
@@ -362,8 +380,13 @@ def test_garbled_or_altered_tickets_are_refused(client, make_game):
     # of the token, a hash of its stored hash: nothing that opens anything
     token = game["auth"]["north"]["Authorization"].split()[1]
     assert token not in ticket and hash_token(token) not in ticket
-    as_referee = base64.urlsafe_b64encode(json.dumps(
-        {**claims, "viewer": "referee"}, separators=(",", ":")).encode()).decode().rstrip("=")
+    as_referee = (
+        base64.urlsafe_b64encode(
+            json.dumps({**claims, "viewer": "referee"}, separators=(",", ":")).encode()
+        )
+        .decode()
+        .rstrip("=")
+    )
     for bad in ("garbage", ticket[:-2], f"{as_referee}.{stamp}.{signature}", ""):
         response = client.get(stream_path(game), query_string={"ticket": bad})
         assert_problem(response, 401, "invalid-ticket")
@@ -375,22 +398,24 @@ def test_a_ticket_dies_with_the_token_it_was_asked_with(open_stream, client, mak
     game = make_game()
     old = ticket_for(client, game, "north")["ticket"]
     assert open_stream(stream_path(game, f"?ticket={old}")).status == 200
-    reissued = client.post(f"/v1/games/{game['id']}/seats/north/token",
-                           headers=game["auth"]["referee"])
+    reissued = client.post(
+        f"/v1/games/{game['id']}/seats/north/token", headers=game["auth"]["referee"]
+    )
     assert reissued.status_code == 200
     assert_problem(client.get(stream_path(game, f"?ticket={old}")), 401, "invalid-ticket")
     referee = ticket_for(client, game, "referee")["ticket"]  # its token was not re-issued
     assert open_stream(stream_path(game, f"?ticket={referee}")).status == 200
     token = reissued.get_json()["token"]
-    fresh = client.post(f"/v1/games/{game['id']}/stream-tickets",
-                        headers={"Authorization": f"Bearer {token}"}).get_json()["ticket"]
+    fresh = client.post(
+        f"/v1/games/{game['id']}/stream-tickets", headers={"Authorization": f"Bearer {token}"}
+    ).get_json()["ticket"]
     view = open_stream(stream_path(game, f"?ticket={fresh}")).take(1)[0]
     assert view.json()["viewer"] == "north"
 
 
-def test_a_reissued_token_ends_the_streams_it_opened_on_every_host(open_stream, db_url,
-                                                                     feed_app, client,
-                                                                     make_game):
+def test_a_reissued_token_ends_the_streams_it_opened_on_every_host(
+    open_stream, db_url, feed_app, client, make_game
+):
     """Re-issuing a seat's token ends, within about a second, every open stream of
     that seat opened with the old token or with a ticket asked with it, on this host
     and on another one (PostgreSQL: its NOTIFY, the fallback poll set to a minute;
@@ -401,17 +426,19 @@ def test_a_reissued_token_ends_the_streams_it_opened_on_every_host(open_stream, 
     other.config.update(FEED_POLL_SECONDS=0.02, FEED_FALLBACK_SECONDS=60, STREAM_SECONDS=30)
     try:
         ticket = ticket_for(client, game, "north")["ticket"]
-        doomed = [open_stream(stream_path(game), game["auth"]["north"]),
-                  open_stream(stream_path(game, f"?ticket={ticket}")),
-                  open_stream(stream_path(game), game["auth"]["north"], via=other.test_client())]
-        kept = open_stream(stream_path(game), game["auth"]["referee"],
-                           via=other.test_client())
+        doomed = [
+            open_stream(stream_path(game), game["auth"]["north"]),
+            open_stream(stream_path(game, f"?ticket={ticket}")),
+            open_stream(stream_path(game), game["auth"]["north"], via=other.test_client()),
+        ]
+        kept = open_stream(stream_path(game), game["auth"]["referee"], via=other.test_client())
         for reader in [*doomed, kept]:
             reader.take(1)  # the opening view
         time.sleep(0.3)  # the listeners' LISTEN and first poll are done
         started = time.monotonic()
-        reissued = client.post(f"/v1/games/{game['id']}/seats/north/token",
-                               headers=game["auth"]["referee"])
+        reissued = client.post(
+            f"/v1/games/{game['id']}/seats/north/token", headers=game["auth"]["referee"]
+        )
         assert reissued.status_code == 200
         for reader in doomed:
             assert reader.done.wait(3), "a stream of the old token is still open"
@@ -433,22 +460,28 @@ def test_ticket_rules(client, make_game):
     game = make_game()
     assert_problem(client.post(f"/v1/games/{game['id']}/stream-tickets"), 401, "unauthorized")
     ticket = ticket_for(client, game, "north")["ticket"]
-    assert_problem(client.get(f"/v1/games/{game['id']}/events?ticket={ticket}"), 401,
-                   "unauthorized")
-    assert_problem(client.get(stream_path(game, f"?ticket={ticket}"),
-                              headers=game["auth"]["north"]), 400, "conflicting-credentials")
+    assert_problem(
+        client.get(f"/v1/games/{game['id']}/events?ticket={ticket}"), 401, "unauthorized"
+    )
+    assert_problem(
+        client.get(stream_path(game, f"?ticket={ticket}"), headers=game["auth"]["north"]),
+        400,
+        "conflicting-credentials",
+    )
 
 
-def test_a_ticket_from_another_process_with_the_same_secret_is_accepted(open_stream, db_url,
-                                                                       make_game, client):
+def test_a_ticket_from_another_process_with_the_same_secret_is_accepted(
+    open_stream, db_url, make_game, client
+):
     """Workers and hosts share SECRET_KEY (CARD_REFEREE_SECRET): a ticket issued by one
     opens the stream on another; a server with another key refuses it."""
     game = make_game()
     ticket = ticket_for(client, game, "north")["ticket"]
     key = client.application.config["SECRET_KEY"]
     for secret, status in ((key, 200), ("another key", 401)):
-        other = create_app({"TESTING": True, "DATABASE_URL": db_url, "SECRET_KEY": secret,
-                            "STREAM_SECONDS": 0.2})
+        other = create_app(
+            {"TESTING": True, "DATABASE_URL": db_url, "SECRET_KEY": secret, "STREAM_SECONDS": 0.2}
+        )
         try:
             reader = open_stream(stream_path(game, f"?ticket={ticket}"), via=other.test_client())
             assert reader.status == status
@@ -467,8 +500,9 @@ def another_host(db_url):
     return create_app({"TESTING": True, "DATABASE_URL": db_url})
 
 
-def test_a_commit_made_by_another_host_reaches_the_stream(open_stream, db_url, feed_app, client,
-                                                          make_game):
+def test_a_commit_made_by_another_host_reaches_the_stream(
+    open_stream, db_url, feed_app, client, make_game
+):
     """On PostgreSQL by NOTIFY (the poll behind it is set to a minute, so only the
     notification can be in time), on SQLite by the poll."""
     feed_app.config["FEED_FALLBACK_SECONDS"] = 60
@@ -487,8 +521,7 @@ def test_a_commit_made_by_another_host_reaches_the_stream(open_stream, db_url, f
         get_store(other).dispose()
 
 
-def test_a_missed_notification_is_caught_by_the_poll(open_stream, feed_app, client,
-                                                     make_game):
+def test_a_missed_notification_is_caught_by_the_poll(open_stream, feed_app, client, make_game):
     """An entry committed without a notification (as if it were lost: written here
     straight into the tables) still reaches the stream, by the poll of last_seq
     (PostgreSQL: the fallback behind LISTEN; SQLite: the poll itself)."""
@@ -498,26 +531,34 @@ def test_a_missed_notification_is_caught_by_the_poll(open_stream, feed_app, clie
     reader.take(1)
     store = get_store(feed_app)
     with store.uow.connection() as connection:
-        connection.execute(insert(Event), {
-            "game_id": game["id"], "seq": 5, "type": "ticked", "seat": None,
-            "payload": {"count": 1}, "created_at": utcnow()})
+        connection.execute(
+            insert(Event),
+            {
+                "game_id": game["id"],
+                "seq": 5,
+                "type": "ticked",
+                "seat": None,
+                "payload": {"count": 1},
+                "created_at": utcnow(),
+            },
+        )
         connection.execute(update(Game).where(Game.id == game["id"]).values(last_seq=5))
     (event,) = reader.take(1, timeout=5)
     assert (event.id, event.event, event.json()["count"]) == ("5", "ticked", 1)
 
 
-@pytest.mark.skipif(not os.environ.get("TEST_DATABASE_URL"),
-                    reason="LISTEN/NOTIFY is PostgreSQL's (TEST_DATABASE_URL)")
-def test_pg_notify_leaves_only_with_the_actions_commit(new_database, counter_engine,
-                                                      monkeypatch):
+@pytest.mark.skipif(
+    not os.environ.get("TEST_DATABASE_URL"),
+    reason="LISTEN/NOTIFY is PostgreSQL's (TEST_DATABASE_URL)",
+)
+def test_pg_notify_leaves_only_with_the_actions_commit(new_database, counter_engine, monkeypatch):
     """PostgreSQL: an accepted action notifies "<game id>:<last_seq>" once, from its own
     transaction; a refused one, or one whose transaction rolls back after its writes,
     notifies nothing (and writes nothing)."""
     url = new_database("postgresql")
     migrate(url)
     store = GameStore(url)
-    conninfo = make_url(url).set(drivername="postgresql").render_as_string(
-        hide_password=False)
+    conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
     listener = psycopg.connect(conninfo, autocommit=True)
     try:
         listener.execute(f"LISTEN {FEED_CHANNEL}")
@@ -557,9 +598,17 @@ def test_a_page_holds_no_event_past_the_game_rows_last_seq(feed_app, make_game):
     game = make_game()
     store = get_store(feed_app)
     with store.uow.connection() as connection:  # a row the game row does not count
-        connection.execute(insert(Event), {
-            "game_id": game["id"], "seq": 5, "type": "ticked", "seat": None,
-            "payload": {"count": 1}, "created_at": utcnow()})
+        connection.execute(
+            insert(Event),
+            {
+                "game_id": game["id"],
+                "seq": 5,
+                "type": "ticked",
+                "seat": None,
+                "payload": {"count": 1},
+                "created_at": utcnow(),
+            },
+        )
     page = store.page(game["id"], 0)
     assert [e.seq for e in page.events] == [1, 2, 3, 4] and page.last_seq == 4
     assert [e.seq for e in store.events(game["id"])[1]] == [1, 2, 3, 4, 5]
@@ -589,9 +638,13 @@ def test_the_feed_thread_runs_only_while_a_game_is_watched(db_url):
 
 
 def test_sse_messages_follow_the_event_stream_format():
-    text = (b"retry: 1000\n\n: a comment\n\nid: 3\nevent: view\ndata: {\"a\":\r\n"
-            b"data: 1}\n\ndata: plain\n\nid: 4\nevent: placed\ndata:x\n\n")
-    chunks = [text[i:i + 7] for i in range(0, len(text), 7)]  # split anywhere
+    text = (
+        b'retry: 1000\n\n: a comment\n\nid: 3\nevent: view\ndata: {"a":\r\n'
+        b"data: 1}\n\ndata: plain\n\nid: 4\nevent: placed\ndata:x\n\n"
+    )
+    chunks = [text[i : i + 7] for i in range(0, len(text), 7)]  # split anywhere
     assert list(sse_messages(chunks)) == [
-        Message("3", "view", '{"a":\n1}'), Message("3", "message", "plain"),
-        Message("4", "placed", "x")]
+        Message("3", "view", '{"a":\n1}'),
+        Message("3", "message", "plain"),
+        Message("4", "placed", "x"),
+    ]

@@ -9,6 +9,7 @@ runs it: gunicorn.conf.py, gevent workers):
 * 64 clients that send their request headers one byte per second do not slow
   /healthz down (p99 <= 100 ms).
 """
+
 from __future__ import annotations
 
 import http.client
@@ -42,17 +43,38 @@ def servers(url: str, log_dir: Path, *workers: int) -> Iterator[list[tuple[str, 
         for i, count in enumerate(workers):
             port, log = free_port(), log_dir / f"server-{i}.log"
             with log.open("ab") as out:
-                started.append((port, log, Popen(
-                    [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py",
-                     "--workers", str(count), "--bind", f"127.0.0.1:{port}",
-                     "--no-control-socket", "service:create_app()"],
-                    cwd=ROOT, env={**os.environ, "DATABASE_URL": url}, stdout=out,
-                    stderr=STDOUT, start_new_session=True)))
+                started.append(
+                    (
+                        port,
+                        log,
+                        Popen(
+                            [
+                                sys.executable,
+                                "-m",
+                                "gunicorn",
+                                "--config",
+                                "gunicorn.conf.py",
+                                "--workers",
+                                str(count),
+                                "--bind",
+                                f"127.0.0.1:{port}",
+                                "--no-control-socket",
+                                "service:create_app()",
+                            ],
+                            cwd=ROOT,
+                            env={**os.environ, "DATABASE_URL": url},
+                            stdout=out,
+                            stderr=STDOUT,
+                            start_new_session=True,
+                        ),
+                    )
+                )
         deadline = time.monotonic() + 30
         for port, log, process in started:
             while not healthy(port):
-                assert process.poll() is None and time.monotonic() < deadline, \
-                    log.read_text()[-3000:]
+                assert process.poll() is None and time.monotonic() < deadline, log.read_text()[
+                    -3000:
+                ]
                 time.sleep(0.1)
         yield [(f"http://127.0.0.1:{port}", process) for port, _, process in started]
     finally:
@@ -63,8 +85,9 @@ def servers(url: str, log_dir: Path, *workers: int) -> Iterator[list[tuple[str, 
 def request(base: str, method: str, path: str, body=None, token: str | None = None):
     transport = HTTPTransport(base)
     try:
-        reply = transport.request(method, path, body,
-                                  {"Authorization": f"Bearer {token}"} if token else {})
+        reply = transport.request(
+            method, path, body, {"Authorization": f"Bearer {token}"} if token else {}
+        )
     finally:
         transport.close()
     assert reply.status in (200, 201), reply
@@ -72,31 +95,35 @@ def request(base: str, method: str, path: str, body=None, token: str | None = No
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_an_action_on_one_server_reaches_streams_on_another(backend, tmp_path: Path,
-                                                            monkeypatch):
+def test_an_action_on_one_server_reaches_streams_on_another(backend, tmp_path: Path, monkeypatch):
     monkeypatch.setenv("CARD_REFEREE_SECRET", "shared by both servers " + backend)
-    with database(backend, tmp_path) as url, \
-            servers(url, tmp_path, 1, 2) as [(first, _), (second, second_process)]:
+    with (
+        database(backend, tmp_path) as url,
+        servers(url, tmp_path, 1, 2) as [(first, _), (second, second_process)],
+    ):
         created = request(first, "POST", "/v1/games", {"game": "two-way", "options": {}})
         game, tokens = created["id"], {s: e["token"] for s, e in created["seats"].items()}
         tokens["referee"] = created["referee_token"]
-        ticket = request(first, "POST", f"/v1/games/{game}/stream-tickets",
-                         token=tokens["green"])["ticket"]
+        ticket = request(first, "POST", f"/v1/games/{game}/stream-tickets", token=tokens["green"])[
+            "ticket"
+        ]
         path = f"/v1/games/{game}/stream"
 
         def follow(who: str, query: str = "") -> EventStream:
             auth = {} if query else {"Authorization": f"Bearer {tokens[who]}"}
             return EventStream(HTTPTransport(second), path + query, auth)
 
-        streams = {"blue": follow("blue"), "green": follow("green", f"?ticket={ticket}"),
-                   "referee": follow("referee")}
+        streams = {
+            "blue": follow("blue"),
+            "green": follow("green", f"?ticket={ticket}"),
+            "referee": follow("referee"),
+        }
         try:
             for who, stream in streams.items():
                 opening = stream.first(10)
                 assert opening is not None and opening.event == "view", (who, stream.error)
                 assert opening.json()["viewer"] == who
-            legal = request(first, "GET", f"/v1/games/{game}/legal-actions",
-                            token=tokens["blue"])
+            legal = request(first, "GET", f"/v1/games/{game}/legal-actions", token=tokens["blue"])
             action = {**legal["actions"][0], "expected_version": legal["version"]}
             posted = time.perf_counter()
             reply = request(first, "POST", f"/v1/games/{game}/actions", action, tokens["blue"])
@@ -105,13 +132,13 @@ def test_an_action_on_one_server_reaches_streams_on_another(backend, tmp_path: P
                 arrived = stream.wait_for(seq, 10)
                 assert arrived is not None, (who, stream.error)
                 assert arrived - posted < 2.0  # NOTIFY: milliseconds; SQLite: the 0.25 s poll
-                expected = request(first, "GET", f"/v1/games/{game}/events?after=3",
-                                   token=tokens[who])["events"]
+                expected = request(
+                    first, "GET", f"/v1/games/{game}/events?after=3", token=tokens[who]
+                )["events"]
                 assert [m.json() for _, m in stream.messages[1:]] == expected
             # an action on the second server (2 workers) reaches every stream it holds,
             # whichever of its workers holds it
-            legal = request(second, "GET", f"/v1/games/{game}/legal-actions",
-                            token=tokens["blue"])
+            legal = request(second, "GET", f"/v1/games/{game}/legal-actions", token=tokens["blue"])
             action = {**legal["actions"][0], "expected_version": legal["version"]}
             reply = request(second, "POST", f"/v1/games/{game}/actions", action, tokens["blue"])
             seq = max(event["seq"] for event in reply["events"])
@@ -124,11 +151,13 @@ def test_an_action_on_one_server_reaches_streams_on_another(backend, tmp_path: P
             second_process.terminate()
             stopping = time.monotonic()
             while time.monotonic() - stopping < 5 and any(
-                    stream.connections == opened[who] and not stream.ended
-                    for who, stream in streams.items()):
+                stream.connections == opened[who] and not stream.ended
+                for who, stream in streams.items()
+            ):
                 time.sleep(0.05)
-            assert all(stream.connections > opened[who] or stream.ended
-                       for who, stream in streams.items()), opened
+            assert all(
+                stream.connections > opened[who] or stream.ended for who, stream in streams.items()
+            ), opened
         finally:
             for stream in streams.values():
                 stream.close()
@@ -169,7 +198,7 @@ def slow_clients(port: int, count: int, done: threading.Event) -> None:
                     if sock is not None:
                         sock.close()
                     sock, sent = socket.create_connection(("127.0.0.1", port), timeout=2), 0
-                sock.send(SLOW_REQUEST[sent:sent + 1])
+                sock.send(SLOW_REQUEST[sent : sent + 1])
                 sockets[i] = (sock, sent + 1)
             except OSError:
                 if sock is not None:

@@ -2,6 +2,7 @@
 (413 over the limit, content checks), only application/json is taken, query integers
 are ASCII digits, and a database not at this release's migration is a 503 problem
 (and a clear message at start), never a 500."""
+
 from __future__ import annotations
 
 import io
@@ -25,15 +26,15 @@ from helpers import assert_problem
 CREATE = json.dumps({"game": "counter", "options": {}}).encode()
 
 
-def _chunked(client, body: bytes, content_type="application/json", path="/v1/games",
-             **headers):
+def _chunked(client, body: bytes, content_type="application/json", path="/v1/games", **headers):
     """A chunked request as gunicorn hands it over: no Content-Length, the stream
     ends where the body ends (``wsgi.input_terminated``)."""
-    return client.post(path, input_stream=io.BytesIO(body),
-                       headers={"Transfer-Encoding": "chunked", "Content-Type": content_type,
-                                **headers},
-                       environ_overrides={"CONTENT_LENGTH": "",
-                                          "wsgi.input_terminated": True})
+    return client.post(
+        path,
+        input_stream=io.BytesIO(body),
+        headers={"Transfer-Encoding": "chunked", "Content-Type": content_type, **headers},
+        environ_overrides={"CONTENT_LENGTH": "", "wsgi.input_terminated": True},
+    )
 
 
 def test_a_chunked_body_over_the_limit_is_413_not_cut_and_processed(store_client):
@@ -56,9 +57,11 @@ def test_a_chunked_body_is_read_only_up_to_its_routes_limit(store_client):
     (64 KiB + 1 byte), not at the import's 4 MiB for every route."""
     stream = _Counted(CREATE[:-1] + b" " * (1024 * 1024) + b"}")
     response = store_client.post(
-        "/v1/games", input_stream=stream,
+        "/v1/games",
+        input_stream=stream,
         headers={"Transfer-Encoding": "chunked", "Content-Type": "application/json"},
-        environ_overrides={"CONTENT_LENGTH": "", "wsgi.input_terminated": True})
+        environ_overrides={"CONTENT_LENGTH": "", "wsgi.input_terminated": True},
+    )
     assert_problem(response, 413, "payload-too-large")
     assert stream.taken == 64 * 1024 + 1
 
@@ -67,8 +70,9 @@ def test_a_chunked_import_takes_the_imports_own_limit(store_client, make_game):
     """The import's limit is MAX_IMPORT_BYTES: a chunked export past 64 KiB is read
     whole and imported."""
     game = make_game()
-    document = store_client.get(f"/v1/games/{game['id']}/export",
-                                headers=game["auth"]["referee"]).get_data()
+    document = store_client.get(
+        f"/v1/games/{game['id']}/export", headers=game["auth"]["referee"]
+    ).get_data()
     padded = document.rstrip()[:-1] + b" " * 100_000 + b"}"
     response = _chunked(store_client, padded, path="/v1/games/import")
     assert response.status_code == 201, response.get_data(as_text=True)
@@ -88,14 +92,16 @@ def test_a_body_past_the_read_deadline_is_408(store_client, chunked):
     if chunked:
         headers["Transfer-Encoding"] = "chunked"
         overrides = {"CONTENT_LENGTH": "", "wsgi.input_terminated": True}
-    response = store_client.post("/v1/games", input_stream=_Expired(CREATE), headers=headers,
-                                 environ_overrides=overrides)
+    response = store_client.post(
+        "/v1/games", input_stream=_Expired(CREATE), headers=headers, environ_overrides=overrides
+    )
     body = assert_problem(response, 408, "request-timeout")
     assert "deadline" in body["detail"]
 
 
-@pytest.mark.parametrize("coding", ["gzip, chunked", "deflate,chunked", "identity",
-                                    "chunked, identity", "x-custom"])
+@pytest.mark.parametrize(
+    "coding", ["gzip, chunked", "deflate,chunked", "identity", "chunked, identity", "x-custom"]
+)
 def test_a_transfer_encoding_other_than_plain_chunked_is_501(store_client, coding):
     """RFC 9112 6.1: a transfer coding the server does not implement is 501; only
     plain ``chunked`` is taken (gunicorn passes ``gzip, chunked`` on, still gzipped)."""
@@ -104,27 +110,38 @@ def test_a_transfer_encoding_other_than_plain_chunked_is_501(store_client, codin
     assert coding in body["detail"]
 
 
-@pytest.mark.parametrize("content_type, headers", [
-    ("text/plain", {}),
-    ("application/json; charset=latin-1", {}),
-    ("application/json", {"Content-Encoding": "gzip"}),
-])
+@pytest.mark.parametrize(
+    "content_type, headers",
+    [
+        ("text/plain", {}),
+        ("application/json; charset=latin-1", {}),
+        ("application/json", {"Content-Encoding": "gzip"}),
+    ],
+)
 def test_content_checks_apply_to_chunked_bodies(store_client, content_type, headers):
-    assert_problem(_chunked(store_client, CREATE, content_type, **headers), 415,
-                   "unsupported-media-type")
+    assert_problem(
+        _chunked(store_client, CREATE, content_type, **headers), 415, "unsupported-media-type"
+    )
 
 
-@pytest.mark.parametrize("content_type", ["application/vnd.api+json",
-                                          "application/merge-patch+json",
-                                          "application/problem+json", "text/json"])
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "application/vnd.api+json",
+        "application/merge-patch+json",
+        "application/problem+json",
+        "text/json",
+    ],
+)
 def test_only_application_json_is_taken(store_client, content_type):
     response = store_client.post("/v1/games", data=CREATE, content_type=content_type)
     assert_problem(response, 415, "unsupported-media-type")
 
 
 def test_application_json_with_utf8_charset_is_taken(store_client):
-    response = store_client.post("/v1/games", data=CREATE,
-                                 content_type="application/json; charset=UTF-8")
+    response = store_client.post(
+        "/v1/games", data=CREATE, content_type="application/json; charset=UTF-8"
+    )
     assert response.status_code == 201
 
 
@@ -132,12 +149,14 @@ def test_application_json_with_utf8_charset_is_taken(store_client):
 def test_query_integers_take_ascii_digits_only(store_client, make_game, value):
     game = make_game()
     for name in ("after", "limit"):
-        response = store_client.get(f"/v1/games/{game['id']}/events?{name}={value}",
-                                    headers=game["auth"]["referee"])
+        response = store_client.get(
+            f"/v1/games/{game['id']}/events?{name}={value}", headers=game["auth"]["referee"]
+        )
         body = assert_problem(response, 422, "invalid-query")
         assert name in body["errors"]["query"]
-    ok = store_client.get(f"/v1/games/{game['id']}/events?after=01&limit=2",
-                          headers=game["auth"]["referee"])
+    ok = store_client.get(
+        f"/v1/games/{game['id']}/events?after=01&limit=2", headers=game["auth"]["referee"]
+    )
     assert [e["seq"] for e in ok.get_json()["events"]] == [2, 3]
 
 
@@ -148,15 +167,18 @@ def test_schema_revision_is_the_newest_migration():
 
 @pytest.mark.parametrize("revision", [None, "0002_games_last_seq"])
 def test_a_database_not_at_this_release_s_migration_is_503_until_migrated(
-        new_database, db_url, counter_engine, revision):
+    new_database, db_url, counter_engine, revision
+):
     url = new_database("postgresql" if db_url.startswith("postgresql") else "sqlite")
     if revision:
         migrate(url, revision)
     app = create_app({"TESTING": True, "DATABASE_URL": url})
     client = app.test_client()
-    for response in (client.post("/v1/games", json={"game": "counter"}),
-                     client.get("/v1/games/x", headers={"Authorization": "Bearer t"}),
-                     client.get("/readyz")):
+    for response in (
+        client.post("/v1/games", json={"game": "counter"}),
+        client.get("/v1/games/x", headers={"Authorization": "Bearer t"}),
+        client.get("/readyz"),
+    ):
         body = assert_problem(response, 503, "schema-not-current")
         assert SCHEMA_REVISION in body["detail"] and "alembic upgrade head" in body["detail"]
         assert (revision or "not migrated") in body["detail"]
@@ -178,11 +200,24 @@ def test_gunicorn_chunked_bodies_and_the_start_message(new_database, tmp_path):
     port = _free_port()
     log = tmp_path / "gunicorn.log"
     process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--workers", "1", "--bind", f"127.0.0.1:{port}",
-         "--no-control-socket", "--pythonpath", str(ROOT / "tests"),
-         "fake_engine:create_app()"],
-        cwd=ROOT, env={**os.environ, "DATABASE_URL": url}, stdout=subprocess.DEVNULL,
-        stderr=log.open("w"))
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "--workers",
+            "1",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--no-control-socket",
+            "--pythonpath",
+            str(ROOT / "tests"),
+            "fake_engine:create_app()",
+        ],
+        cwd=ROOT,
+        env={**os.environ, "DATABASE_URL": url},
+        stdout=subprocess.DEVNULL,
+        stderr=log.open("w"),
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
@@ -196,11 +231,15 @@ def test_gunicorn_chunked_bodies_and_the_start_message(new_database, tmp_path):
 
         def chunks(body):
             for i in range(0, len(body), 4096):
-                yield body[i:i + 4096]
+                yield body[i : i + 4096]
 
         def post(body, content_type="application/json"):
-            return requests.post(base + "/v1/games", data=chunks(body), timeout=30,
-                                 headers={"Content-Type": content_type})
+            return requests.post(
+                base + "/v1/games",
+                data=chunks(body),
+                timeout=30,
+                headers={"Content-Type": content_type},
+            )
 
         assert post(CREATE[:-1] + b" " * 70_000 + b"}").status_code == 413
         assert post(CREATE, "text/plain").status_code == 415

@@ -2,6 +2,7 @@
 openapi.yaml, openapi-fetch, versions pinned by its package-lock.json) type-checks under
 `tsc --strict` with no casts, and plays a whole game of each kind under Node against a
 live server, posting listed legal actions back as they are."""
+
 from __future__ import annotations
 
 import json
@@ -26,8 +27,7 @@ GAMES = ("two-way", "sequence", "sequence-numbers", "halves", "solitaire-frenzy"
 def _npm(*args: str, timeout: int = 600) -> str:
     npm = shutil.which("npm")
     assert npm, "npm is not installed (.ci/run installs nodejs and npm)"
-    done = subprocess.run([npm, *args], cwd=CLIENT, capture_output=True, text=True,
-                          timeout=timeout)
+    done = subprocess.run([npm, *args], cwd=CLIENT, capture_output=True, text=True, timeout=timeout)
     assert done.returncode == 0, f"npm {' '.join(args)}:\n{done.stdout}\n{done.stderr}"
     return done.stdout
 
@@ -69,8 +69,13 @@ def test_the_client_is_strict_and_has_no_casts(built):
 def test_the_typescript_client_plays_every_game(built, base_url):
     node = shutil.which("node")
     assert node
-    done = subprocess.run([node, "dist/play.js", base_url, *GAMES], cwd=CLIENT,
-                          capture_output=True, text=True, timeout=900)
+    done = subprocess.run(
+        [node, "dist/play.js", base_url, *GAMES],
+        cwd=CLIENT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert done.returncode == 0, done.stderr
     results = [json.loads(line) for line in done.stdout.splitlines()]
     assert [r["game"] for r in results] == list(GAMES)

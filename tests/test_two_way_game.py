@@ -4,6 +4,7 @@ dealing modes). Pure engine tests: every state is reached through new_game/apply
 Table-mode games let the referee choose which tiles are drawn, so a test can build any
 grid it needs (``table_game``) without touching the state by hand.
 """
+
 from __future__ import annotations
 
 import json
@@ -14,8 +15,7 @@ from itertools import combinations
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant,
-                                 precondition, rule)
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from service.cards import DECK, JOKER
 from service.games import RuleViolation, engine
@@ -31,6 +31,7 @@ SEATS = ("blue", "green")
 
 # ----- helpers -----
 
+
 def other(seat: str) -> str:
     return "green" if seat == "blue" else "blue"
 
@@ -45,8 +46,9 @@ def tile_ids(faces: list[str], colour: str, taken: set[int]) -> list[int]:
     return out
 
 
-def line(cells: list[list[int]], faces: list[str], taken: set[int], colour: str = "blue"
-         ) -> list[tuple[list[int], int]]:
+def line(
+    cells: list[list[int]], faces: list[str], taken: set[int], colour: str = "blue"
+) -> list[tuple[list[int], int]]:
     """Targets putting tiles whose ``colour`` faces are ``faces`` on ``cells``."""
     return list(zip(cells, tile_ids(faces, colour, taken)))
 
@@ -111,8 +113,9 @@ class Game:
         return [t for t in self.state["bag"] if t not in reserved][:count]
 
 
-def table_game(targets: list[tuple[list[int], int]], options: dict | None = None,
-               finish_last_turn: bool = True) -> Game:
+def table_game(
+    targets: list[tuple[list[int], int]], options: dict | None = None, finish_last_turn: bool = True
+) -> Game:
     """A table-mode game in which the seats, turn by turn from the first player, placed
     ``targets`` ([cell, tile id]) two per turn; the referee deals and draws so each
     seat holds its tiles in time, and discards other tiles. ``finish_last_turn``
@@ -124,7 +127,7 @@ def table_game(targets: list[tuple[list[int], int]], options: dict | None = None
         targets = [*targets, (free, min(set(range(108)) - {t for _, t in targets}))]
     game = Game({"dealing": "table", **(options or {})})
     reserved = {t for _, t in targets}
-    turns = [targets[i:i + 2] for i in range(0, len(targets), 2)]
+    turns = [targets[i : i + 2] for i in range(0, len(targets), 2)]
     first = game.turn
 
     def needs(k: int) -> list[int]:
@@ -140,8 +143,12 @@ def table_game(targets: list[tuple[list[int], int]], options: dict | None = None
             break
         coming = needs(k + 2)
         game.ref({"type": "draw", "tiles": coming + game.spare(4 - len(coming), reserved)})
-        game.ref({"type": "discard",
-                  "tiles": [t for t in game.hand(game.turn) if t not in reserved][-2:]})
+        game.ref(
+            {
+                "type": "discard",
+                "tiles": [t for t in game.hand(game.turn) if t not in reserved][-2:],
+            }
+        )
     return game
 
 
@@ -187,8 +194,9 @@ def check_seat_view(state: dict, viewer: str) -> None:
     shown = tw.view(state, viewer)
     faces = state["manifest"]
     assert not HIDDEN_KEYS & set(walk_keys(shown))
-    assert shown["grid"] == [[None if t is None else faces[t][viewer] for t in r]
-                             for r in state["grid"]]
+    assert shown["grid"] == [
+        [None if t is None else faces[t][viewer] for t in r] for r in state["grid"]
+    ]
     assert shown["hands"] == {s: [faces[t][viewer] for t in state["hands"][s]] for s in SEATS}
     for seat in SEATS:
         for entry, real in zip(shown["bases"][seat], state["bases"][seat], strict=True):
@@ -217,18 +225,31 @@ def check_seat_event(state: dict, event: dict, viewer: str) -> None:
 
 # ----- catalog and options -----
 
+
 def test_catalog_entry_lists_the_options_with_defaults():
     entry = engine("two-way").CATALOG["two-way"]
     assert entry["seats"] == ["blue", "green"] and entry["players"] == [2]
     defaults = {o["name"]: o["default"] for o in entry["options"]}
-    assert defaults == {"dealing": "server", "variant": "standard", "easy_extra_threes": False,
-                        "win_condition": "first_complete", "first_seat": "blue",
-                        "idle_seconds": 300, "tile_manifest": None}
+    assert defaults == {
+        "dealing": "server",
+        "variant": "standard",
+        "easy_extra_threes": False,
+        "win_condition": "first_complete",
+        "first_seat": "blue",
+        "idle_seconds": 300,
+        "tile_manifest": None,
+    }
     json.dumps(entry)
 
 
-@pytest.mark.parametrize("options", [{"first_seat": "green"}, {"first_player": "green"},
-                                     {"first_seat": "green", "first_player": "green"}])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"first_seat": "green"},
+        {"first_player": "green"},
+        {"first_seat": "green", "first_player": "green"},
+    ],
+)
 def test_g_o1_first_seat_names_who_starts_and_first_player_is_still_accepted(options):
     """G-O1: ``first_seat`` in every game; 2-Way Cards also takes its older name
     ``first_player``. Either way the options kept name ``first_seat``."""
@@ -241,18 +262,22 @@ def test_g_o1_first_seat_names_who_starts_and_first_player_is_still_accepted(opt
 def test_g_o1_first_seat_and_first_player_naming_different_seats_is_refused():
     with pytest.raises(RuleViolation) as info:
         tw.new_game("two-way", {"first_seat": "blue", "first_player": "green"}, SEED)
-    assert (info.value.code, info.value.status, info.value.rule) == ("invalid-option", 422,
-                                                                    "G-O1")
+    assert (info.value.code, info.value.status, info.value.rule) == ("invalid-option", 422, "G-O1")
 
 
-@pytest.mark.parametrize("options, name", [
-    ({"dealing": "online"}, "dealing"), ({"variant": "hard"}, "variant"),
-    ({"easy_extra_threes": "yes"}, "easy_extra_threes"),
-    ({"win_condition": "most"}, "win_condition"), ({"first_player": "red"}, "first_seat"),
-    ({"first_seat": "red"}, "first_seat"),
-    ({"colour": "blue"}, "colour"), ({"tile_manifest": [{"blue": "AS", "green": "2S"}]},
-                                     "tile_manifest"),
-])
+@pytest.mark.parametrize(
+    "options, name",
+    [
+        ({"dealing": "online"}, "dealing"),
+        ({"variant": "hard"}, "variant"),
+        ({"easy_extra_threes": "yes"}, "easy_extra_threes"),
+        ({"win_condition": "most"}, "win_condition"),
+        ({"first_player": "red"}, "first_seat"),
+        ({"first_seat": "red"}, "first_seat"),
+        ({"colour": "blue"}, "colour"),
+        ({"tile_manifest": [{"blue": "AS", "green": "2S"}]}, "tile_manifest"),
+    ],
+)
 def test_invalid_options_are_refused_naming_the_option(options, name):
     with pytest.raises(RuleViolation) as info:
         tw.new_game("two-way", options, SEED)
@@ -263,7 +288,9 @@ def test_invalid_options_are_refused_naming_the_option(options, name):
 def test_created_event_carries_options_manifest_and_seed_and_folds_to_the_initial_state():
     created = tw.new_game("two-way", {"first_seat": "green"}, SEED)[0]
     assert created["type"] == "game-created" and created["seat"] is None
-    assert created["seed"] == SEED and tw.validate_manifest(created["manifest"]) == created["manifest"]
+    assert (
+        created["seed"] == SEED and tw.validate_manifest(created["manifest"]) == created["manifest"]
+    )
     assert created["options"]["first_seat"] == "green" and created["seats"] == ["blue", "green"]
     state = tw.fold(None, created)
     assert state["status"] == "active" and state["seats"] == ["blue", "green"]
@@ -272,6 +299,7 @@ def test_created_event_carries_options_manifest_and_seed_and_folds_to_the_initia
 
 
 # ----- TW-C: components -----
+
 
 def test_tw_c1_grid_is_7_by_7_with_row_col_coordinates():
     game = Game()
@@ -282,8 +310,7 @@ def test_tw_c1_grid_is_7_by_7_with_row_col_coordinates():
     assert len(grid) == 7 and all(len(r) == 7 for r in grid)
     assert grid[0][6] == face and sum(c is not None for r in grid for c in r) == 1
     for cell in ([7, 0], [0, 7], [-1, 3]):
-        error = game.refused(seat, {"type": "place", "tile": game.own(seat),
-                                    "cell": cell})
+        error = game.refused(seat, {"type": "place", "tile": game.own(seat), "cell": cell})
         assert (error.code, error.status) == ("off-grid", 422)
 
 
@@ -326,15 +353,15 @@ def test_tw_c2_manifest_with_a_tile_showing_one_card_twice_is_refused():
 def test_tw_c3_seat_view_shows_grid_and_both_hands_in_its_own_colour_only():
     game = Game()
     server_turn(game)
-    game.act(game.turn, {"type": "place", "tile": game.own(game.turn),
-                         "cell": [3, 3]})
+    game.act(game.turn, {"type": "place", "tile": game.own(game.turn), "cell": [3, 3]})
     for seat in SEATS:
         check_seat_view(game.state, seat)
         shown = tw.view(game.state, seat)
         # the opponent's hand is its backs: the viewer's colour of those tiles
         assert shown["hands"][other(seat)] == [game.face(t, seat) for t in game.hand(other(seat))]
-        assert shown["hands"][other(seat)] != [game.face(t, other(seat))
-                                               for t in game.hand(other(seat))]
+        assert shown["hands"][other(seat)] != [
+            game.face(t, other(seat)) for t in game.hand(other(seat))
+        ]
     referee = tw.view(game.state, "referee")
     assert referee["grid"][3][3]["blue"] == game.face(game.state["grid"][3][3], "blue")
     assert referee["grid"][3][3]["green"] == game.face(game.state["grid"][3][3], "green")
@@ -350,11 +377,17 @@ def test_tw_c3_event_views_show_draws_as_the_viewers_faces():
     for cell in ([0, 0], [0, 1]):
         game.act(seat, {"type": "place", "tile": game.own(seat), "cell": cell})
     draw = game.act(seat, {"type": "draw"})[0]
-    assert tw.view_event(game.state, draw, seat)["cards"] == [game.face(t, seat) for t in draw["tiles"]]
+    assert tw.view_event(game.state, draw, seat)["cards"] == [
+        game.face(t, seat) for t in draw["tiles"]
+    ]
     backs = tw.view_event(game.state, draw, other(seat))["cards"]
     assert backs == [game.face(t, other(seat)) for t in draw["tiles"]]
-    assert tw.view_event(game.state, draw, None) == {"type": "drawn", "seat": seat, "by": seat,
-                                                     "count": 4}
+    assert tw.view_event(game.state, draw, None) == {
+        "type": "drawn",
+        "seat": seat,
+        "by": seat,
+        "count": 4,
+    }
     assert tw.view_event(game.state, draw, "referee")["tiles"] == draw["tiles"]
     for event in game.log:
         for viewer in SEATS:
@@ -365,10 +398,14 @@ def test_tw_c3_event_views_show_draws_as_the_viewers_faces():
     assert "seed" not in tw.view_event(game.state, created, "referee")
     assert tw.view_event(game.state, created, "referee")["manifest"] == created["manifest"]
     assert tw.view(game.state, "referee")["seed"] is None
-    assert tw.view(game.state, "referee")["seed_commitment"] == tw.view(game.state, "blue")["seed_commitment"]
+    assert (
+        tw.view(game.state, "referee")["seed_commitment"]
+        == tw.view(game.state, "blue")["seed_commitment"]
+    )
 
 
 # ----- TW-T: turns -----
+
 
 def test_tw_t1_each_player_draws_five_and_the_first_player_starts():
     for first in SEATS:
@@ -410,12 +447,16 @@ def test_tw_t2_turn_is_place_place_draw_four_discard_two_in_that_order():
     seat = game.turn
     face = lambda i=0: game.own(seat, i)  # noqa: E731
     assert game.refused(seat, {"type": "draw"}).code == "wrong-phase"
-    assert game.refused(seat, {"type": "discard", "tiles": [face(0), face(1)]}).code == "wrong-phase"
+    assert (
+        game.refused(seat, {"type": "discard", "tiles": [face(0), face(1)]}).code == "wrong-phase"
+    )
     game.act(seat, {"type": "place", "tile": face(), "cell": [2, 2]})
     assert game.refused(seat, {"type": "draw"}).code == "wrong-phase"
     game.act(seat, {"type": "place", "tile": face(), "cell": [2, 3]})
     assert len(game.hand(seat)) == 3
-    assert game.refused(seat, {"type": "place", "tile": face(), "cell": [2, 4]}).code == "wrong-phase"
+    assert (
+        game.refused(seat, {"type": "place", "tile": face(), "cell": [2, 4]}).code == "wrong-phase"
+    )
     drawn = game.act(seat, {"type": "draw"})[0]["tiles"]
     assert len(drawn) == 4 and len(game.hand(seat)) == 7 and len(game.state["bag"]) == 94
     assert game.refused(seat, {"type": "draw"}).code == "wrong-phase"
@@ -426,7 +467,10 @@ def test_tw_t2_turn_is_place_place_draw_four_discard_two_in_that_order():
     assert [e["type"] for e in events] == ["discarded"]
     assert len(game.hand(seat)) == 5 and all(t in game.state["bag"] for t in discarded)
     assert game.turn == other(seat) and game.state["phase"] == "place"
-    assert game.refused(seat, {"type": "place", "tile": face(), "cell": [4, 4]}).code == "not-your-turn"
+    assert (
+        game.refused(seat, {"type": "place", "tile": face(), "cell": [4, 4]}).code
+        == "not-your-turn"
+    )
 
 
 def test_tw_t2_placement_checks_space_and_hand():
@@ -435,8 +479,14 @@ def test_tw_t2_placement_checks_space_and_hand():
     own = game.own(seat)
     game.act(seat, {"type": "place", "tile": own, "cell": [1, 1]})
     nxt = game.own(seat)
-    assert game.refused(seat, {"type": "place", "tile": nxt, "cell": [1, 1]}).code == "space-occupied"
-    missing = next(c for c in (*DECK, JOKER) if c not in [game.own(seat, i) for i in range(len(game.hand(seat)))])
+    assert (
+        game.refused(seat, {"type": "place", "tile": nxt, "cell": [1, 1]}).code == "space-occupied"
+    )
+    missing = next(
+        c
+        for c in (*DECK, JOKER)
+        if c not in [game.own(seat, i) for i in range(len(game.hand(seat)))]
+    )
     error = game.refused(seat, {"type": "place", "tile": missing, "cell": [1, 2]})
     assert (error.code, error.status) == ("tile-not-in-hand", 409)
     error = game.refused(seat, {"type": "place", "tile": "1X", "cell": [1, 2]})
@@ -460,10 +510,12 @@ def test_a_seat_names_a_tile_by_face_and_takes_the_earliest_drawn_of_two():
 
 def test_tw_t3_declarations_before_between_after_placing_and_after_drawing():
     taken: set[int] = set()
-    targets = (line(row(0, 0, 3), ["AH", "2H", "3H"], taken)
-               + line(row(2, 0, 4), ["4S", "5S", "6S", "7S"], taken)
-               + line(row(4, 0, 5), ["5D", "6D", "7D", "8D", "9D"], taken)
-               + line(row(6, 0, 6), ["8C", "9C", "10C", "JC", "QC", "KC"], taken))
+    targets = (
+        line(row(0, 0, 3), ["AH", "2H", "3H"], taken)
+        + line(row(2, 0, 4), ["4S", "5S", "6S", "7S"], taken)
+        + line(row(4, 0, 5), ["5D", "6D", "7D", "8D", "9D"], taken)
+        + line(row(6, 0, 6), ["8C", "9C", "10C", "JC", "QC", "KC"], taken)
+    )
     game = table_game(targets, {"first_seat": "green"})  # 9 turns: green ... green
     assert game.turn == "blue" and game.state["phase"] == "place"
     first = game.ref({"type": "declare", "cells": row(0, 0, 3)})  # before placing
@@ -482,8 +534,7 @@ def test_tw_t3_declarations_before_between_after_placing_and_after_drawing():
 
 def test_tw_t3_declaration_is_refused_out_of_turn():
     taken: set[int] = set()
-    game = table_game(line(row(0, 0, 3), ["AH", "2H", "3H"], taken)
-                      + line([[6, 6]], ["KC"], taken))
+    game = table_game(line(row(0, 0, 3), ["AH", "2H", "3H"], taken) + line([[6, 6]], ["KC"], taken))
     assert game.turn == "blue"
     error = game.refused("green", {"type": "declare", "cells": row(0, 0, 3)})
     assert (error.code, error.status) == ("not-your-turn", 409)
@@ -495,8 +546,8 @@ def nearly_full(taken: set[int]) -> Game:
     targets = line(row(6, 0, 3), ["AH", "2H", "3H"], taken)
     cells = [[r, c] for r in range(7) for c in range(7) if r < 6 or 3 <= c < 6]
     others = [i for i in range(108) if i not in taken]
-    targets += list(zip(cells, others[:len(cells)]))
-    taken.update(others[:len(cells)])
+    targets += list(zip(cells, others[: len(cells)]))
+    taken.update(others[: len(cells)])
     game = table_game(targets)  # 48 placements: 24 turns, blue moves next
     assert game.turn == "blue" and sum(t is None for r in game.state["grid"] for t in r) == 1
     return game
@@ -507,8 +558,13 @@ def test_tw_t4_with_one_empty_space_the_player_places_one_then_draws():
     assert tw.view(game.state, "blue")["placements_left"] == 1
     game.ref({"type": "place", "tile": game.hand("blue")[0], "cell": [6, 6]})
     assert game.state["phase"] == "draw" and tw.view(game.state, "blue")["placements_left"] == 0
-    assert game.refused("referee", {"type": "place", "tile": game.hand("blue")[0],
-                                    "cell": [6, 6], "seat": "blue"}).code == "wrong-phase"
+    assert (
+        game.refused(
+            "referee",
+            {"type": "place", "tile": game.hand("blue")[0], "cell": [6, 6], "seat": "blue"},
+        ).code
+        == "wrong-phase"
+    )
 
 
 def test_tw_t2_tw_t4_ruling_a_one_placement_turn_draws_up_to_7_and_discards_down_to_5():
@@ -520,16 +576,18 @@ def test_tw_t2_tw_t4_ruling_a_one_placement_turn_draws_up_to_7_and_discards_down
     assert len(game.hand("blue")) == 4
     example = [a for a in tw.legal_actions(game.state, "referee") if a["type"] == "draw"]
     assert [len(a["tiles"]) for a in example] == [3]
-    error = game.refused("referee", {"type": "draw", "tiles": game.state["bag"][:4],
-                                     "seat": "blue"})
+    error = game.refused(
+        "referee", {"type": "draw", "tiles": game.state["bag"][:4], "seat": "blue"}
+    )
     assert (error.code, error.status) == ("wrong-tile-count", 422)
     drawn = game.ref({"type": "draw", "tiles": game.state["bag"][:3]})[0]["tiles"]
     assert len(drawn) == 3 and len(game.hand("blue")) == 7
     declared = game.ref({"type": "declare", "cells": row(6, 0, 3)})  # after the draw
     assert declared[0]["type"] == "declared" and len(game.hand("blue")) == 7
     assert tw.view(game.state, "blue")["discards_due"] == 2
-    error = game.refused("referee", {"type": "discard", "tiles": game.hand("blue")[:3],
-                                     "seat": "blue"})
+    error = game.refused(
+        "referee", {"type": "discard", "tiles": game.hand("blue")[:3], "seat": "blue"}
+    )
     assert (error.code, error.status) == ("wrong-tile-count", 422)
     events = game.ref({"type": "discard", "tiles": game.hand("blue")[:2]})
     assert [e["type"] for e in events] == ["discarded"]  # 3 spaces are empty again
@@ -542,8 +600,12 @@ def test_tw_t4_ruling_spaces_emptied_by_a_declaration_take_the_second_placement(
     game.ref({"type": "place", "tile": game.hand("blue")[0], "cell": [6, 6]})
     game.ref({"type": "declare", "cells": row(6, 0, 3)})
     assert game.state["phase"] == "place" and tw.view(game.state, "blue")["placements_left"] == 1
-    assert game.refused("referee", {"type": "draw", "tiles": game.state["bag"][:4],
-                                    "seat": "blue"}).code == "wrong-phase"
+    assert (
+        game.refused(
+            "referee", {"type": "draw", "tiles": game.state["bag"][:4], "seat": "blue"}
+        ).code
+        == "wrong-phase"
+    )
     game.ref({"type": "place", "tile": game.hand("blue")[0], "cell": [6, 1]})
     assert game.state["phase"] == "draw"
 
@@ -552,8 +614,11 @@ def wrong_line_game() -> Game:
     """Blue to move; [0, 0..2] hold blue faces 2C 9H 5D (no valid sequence); blue
     faces AH 2H 3H on [2, 0..2]."""
     taken: set[int] = set()
-    return table_game(line(row(0, 0, 3), ["2C", "9H", "5D"], taken)
-                      + line(row(2, 0, 3), ["AH", "2H", "3H"], taken), {"first_seat": "green"})
+    return table_game(
+        line(row(0, 0, 3), ["2C", "9H", "5D"], taken)
+        + line(row(2, 0, 3), ["AH", "2H", "3H"], taken),
+        {"first_seat": "green"},
+    )
 
 
 def test_tw_t5_a_missed_turn_is_skipped_with_an_event():
@@ -564,8 +629,10 @@ def test_tw_t5_a_missed_turn_is_skipped_with_an_event():
     filler_turn(game, [[5, 0], [5, 1]])  # blue finishes this turn normally
     assert game.turn == "green"
     events = filler_turn(game, [[5, 2], [5, 3]])
-    assert [(e["type"], e["seat"]) for e in events] == [("discarded", "green"),
-                                                        ("turn-skipped", "blue")]
+    assert [(e["type"], e["seat"]) for e in events] == [
+        ("discarded", "green"),
+        ("turn-skipped", "blue"),
+    ]
     assert game.turn == "green" and game.state["pending_skips"] == {"blue": 0, "green": 0}
     events = filler_turn(game, [[5, 4], [5, 5]])
     assert [e["type"] for e in events] == ["discarded"] and game.turn == "blue"
@@ -581,7 +648,10 @@ def test_tw_t5_ruling_when_both_owe_a_turn_each_misses_one():
     assert game.state["pending_skips"] == {"blue": 1, "green": 1}
     events = filler_turn(game, [[5, 2], [5, 3]])
     assert [(e["type"], e["seat"]) for e in events] == [
-        ("discarded", "green"), ("turn-skipped", "blue"), ("turn-skipped", "green")]
+        ("discarded", "green"),
+        ("turn-skipped", "blue"),
+        ("turn-skipped", "green"),
+    ]
     assert game.turn == "blue" and game.state["pending_skips"] == {"blue": 0, "green": 0}
 
 
@@ -599,8 +669,10 @@ def test_tw_t5_ruling_two_wrong_declarations_in_a_turn_cost_one_missed_turn():
     assert tw.view(game.state, "green")["pending_skips"] == {"blue": 1, "green": 0}
     filler_turn(game, [[5, 0], [5, 1]])  # blue ends its turn
     events = filler_turn(game, [[5, 2], [5, 3]])  # green
-    assert [(e["type"], e["seat"]) for e in events] == [("discarded", "green"),
-                                                        ("turn-skipped", "blue")]
+    assert [(e["type"], e["seat"]) for e in events] == [
+        ("discarded", "green"),
+        ("turn-skipped", "blue"),
+    ]
     assert game.state["pending_skips"] == {"blue": 0, "green": 0}
     events = filler_turn(game, [[5, 4], [5, 5]])  # green again, then blue plays
     assert [e["type"] for e in events] == ["discarded"] and game.turn == "blue"
@@ -609,12 +681,16 @@ def test_tw_t5_ruling_two_wrong_declarations_in_a_turn_cost_one_missed_turn():
 
 # ----- TW-D: declarations -----
 
-@pytest.mark.parametrize("cells", [
-    row(3, 1, 3),                      # horizontal
-    [[1, 4], [2, 4], [3, 4]],          # vertical
-    [[1, 1], [2, 2], [3, 3]],          # diagonal
-    [[1, 5], [2, 4], [3, 3]],          # anti-diagonal
-])
+
+@pytest.mark.parametrize(
+    "cells",
+    [
+        row(3, 1, 3),  # horizontal
+        [[1, 4], [2, 4], [3, 4]],  # vertical
+        [[1, 1], [2, 2], [3, 3]],  # diagonal
+        [[1, 5], [2, 4], [3, 3]],  # anti-diagonal
+    ],
+)
 @pytest.mark.parametrize("backwards", [False, True])
 def test_tw_d1_lines_in_four_directions_read_either_way(cells, backwards):
     taken: set[int] = set()
@@ -624,35 +700,43 @@ def test_tw_d1_lines_in_four_directions_read_either_way(cells, backwards):
     assert all(game.state["grid"][r][c] is None for r, c in cells)
 
 
-@pytest.mark.parametrize("cells, code, status", [
-    ([[3, 1], [3, 2], [3, 4]], "not-a-line", 422),          # gap
-    ([[3, 1], [3, 2], [4, 2]], "not-a-line", 422),          # bent
-    ([[3, 1], [3, 1], [3, 2]], "not-a-line", 422),          # repeated space
-    ([[3, 2], [3, 1], [3, 2]], "not-a-line", 422),          # repeated, out of order
-    ([[3, 4], [3, 1], [3, 2]], "not-a-line", 422),          # gap, out of order
-    ([[3, 2], [4, 1], [3, 1]], "not-a-line", 422),          # bent, out of order
-    ([[3, 1], [3, 2]], "length-not-allowed", 422),          # too short
-    ([[3, 0], [3, 1], [3, 2], [3, 3], [3, 4], [3, 5], [3, 6]], "length-not-allowed", 422),
-    ([[3, 5], [3, 6], [3, 7]], "off-grid", 422),
-    ([[3, 2], [3, 3], [3, 4]], "empty-cell", 409),
-    ([[3, 1], [3, 2], "x"], "invalid-action", 422),
-])
+@pytest.mark.parametrize(
+    "cells, code, status",
+    [
+        ([[3, 1], [3, 2], [3, 4]], "not-a-line", 422),  # gap
+        ([[3, 1], [3, 2], [4, 2]], "not-a-line", 422),  # bent
+        ([[3, 1], [3, 1], [3, 2]], "not-a-line", 422),  # repeated space
+        ([[3, 2], [3, 1], [3, 2]], "not-a-line", 422),  # repeated, out of order
+        ([[3, 4], [3, 1], [3, 2]], "not-a-line", 422),  # gap, out of order
+        ([[3, 2], [4, 1], [3, 1]], "not-a-line", 422),  # bent, out of order
+        ([[3, 1], [3, 2]], "length-not-allowed", 422),  # too short
+        ([[3, 0], [3, 1], [3, 2], [3, 3], [3, 4], [3, 5], [3, 6]], "length-not-allowed", 422),
+        ([[3, 5], [3, 6], [3, 7]], "off-grid", 422),
+        ([[3, 2], [3, 3], [3, 4]], "empty-cell", 409),
+        ([[3, 1], [3, 2], "x"], "invalid-action", 422),
+    ],
+)
 def test_tw_d5_malformed_declarations_are_refused_and_nothing_is_recorded(cells, code, status):
     taken: set[int] = set()
-    game = table_game(line(row(3, 0, 3), ["4C", "5C", "6C"], taken)
-                      + line([[3, 5], [3, 6], [0, 0]], ["2D", "3D", "KD"], taken)[:1]
-                      + line([[3, 6]], ["QD"], taken))
+    game = table_game(
+        line(row(3, 0, 3), ["4C", "5C", "6C"], taken)
+        + line([[3, 5], [3, 6], [0, 0]], ["2D", "3D", "KD"], taken)[:1]
+        + line([[3, 6]], ["QD"], taken)
+    )
     error = game.refused("referee", {"type": "declare", "cells": cells, "seat": game.turn})
     assert (error.code, error.status) == (code, status)
     assert game.state["pending_skips"] == {"blue": 0, "green": 0}
 
 
-@pytest.mark.parametrize("cells, ordered", [
-    ([[0, 1], [0, 0], [0, 2]], row(0, 0, 3)),                                   # row
-    ([[3, 4], [1, 4], [2, 4]], [[1, 4], [2, 4], [3, 4]]),                       # column
-    ([[3, 3], [1, 1], [2, 2]], [[1, 1], [2, 2], [3, 3]]),                       # diagonal
-    ([[2, 4], [3, 3], [1, 5]], [[1, 5], [2, 4], [3, 3]]),                       # anti-diagonal
-])
+@pytest.mark.parametrize(
+    "cells, ordered",
+    [
+        ([[0, 1], [0, 0], [0, 2]], row(0, 0, 3)),  # row
+        ([[3, 4], [1, 4], [2, 4]], [[1, 4], [2, 4], [3, 4]]),  # column
+        ([[3, 3], [1, 1], [2, 2]], [[1, 1], [2, 2], [3, 3]]),  # diagonal
+        ([[2, 4], [3, 3], [1, 5]], [[1, 5], [2, 4], [3, 3]]),  # anti-diagonal
+    ],
+)
 def test_tw_d1_ruling_cells_in_any_order_are_judged_along_the_line(cells, ordered):
     """TW-D1: a straight contiguous line, whatever order its cells are named in; the
     cards are judged in line order (4C 5C 6C: a high run, not a low suit set)."""
@@ -660,15 +744,20 @@ def test_tw_d1_ruling_cells_in_any_order_are_judged_along_the_line(cells, ordere
     game = table_game(line(ordered, ["4C", "5C", "6C"], taken) + line([[6, 6]], ["KD"], taken))
     event = game.ref({"type": "declare", "cells": cells})[0]
     assert (event["type"], event["kind"], event["tier"], event["points"]) == (
-        "declared", "run", "high", 5)
+        "declared",
+        "run",
+        "high",
+        5,
+    )
     assert event["cells"] == ordered and event["cards"] == ["4C", "5C", "6C"]
     assert all(game.state["grid"][r][c] is None for r, c in ordered)
 
 
 def test_tw_d1_ruling_a_line_in_either_direction_keeps_the_declarers_order():
     taken: set[int] = set()
-    game = table_game(line(row(0, 0, 3), ["QS", "JK", "10S"], taken)
-                      + line([[6, 6]], ["KD"], taken))
+    game = table_game(
+        line(row(0, 0, 3), ["QS", "JK", "10S"], taken) + line([[6, 6]], ["KD"], taken)
+    )
     event = game.ref({"type": "declare", "cells": row(0, 0, 3)[::-1]})[0]
     assert event["cells"] == row(0, 0, 3)[::-1] and event["cards"] == ["10S", "JK", "QS"]
     assert event["assignment"] == ["10S", "JS", "QS"]
@@ -693,21 +782,28 @@ def test_tw_d2_judged_on_the_declarers_faces_using_the_opponents_tiles():
 
 def test_tw_d3_a_length_already_held_is_refused_without_penalty():
     taken: set[int] = set()
-    game = table_game(line(row(0, 0, 3), ["4C", "5C", "6C"], taken)
-                      + line(row(2, 0, 3), ["9S", "9H", "9D"], taken), {"first_seat": "green"})
+    game = table_game(
+        line(row(0, 0, 3), ["4C", "5C", "6C"], taken)
+        + line(row(2, 0, 3), ["9S", "9H", "9D"], taken),
+        {"first_seat": "green"},
+    )
     game.ref({"type": "declare", "cells": row(0, 0, 3)})
     error = game.refused("referee", {"type": "declare", "cells": row(2, 0, 3), "seat": "blue"})
     assert (error.code, error.status) == ("length-already-held", 409)
     assert game.state["pending_skips"]["blue"] == 0
     assert tw.view(game.state, "blue")["slots"]["blue"] == {
-        "3": {"allowed": 1, "held": 1}, "4": {"allowed": 1, "held": 0},
-        "5": {"allowed": 1, "held": 0}, "6": {"allowed": 1, "held": 0}}
+        "3": {"allowed": 1, "held": 1},
+        "4": {"allowed": 1, "held": 0},
+        "5": {"allowed": 1, "held": 0},
+        "6": {"allowed": 1, "held": 0},
+    }
 
 
 def test_tw_d3_easy_variant_has_no_six_slot():
     taken: set[int] = set()
-    game = table_game(line(row(0, 0, 6), ["AS", "2S", "3S", "4S", "5S", "6S"], taken),
-                      {"variant": "easy"})
+    game = table_game(
+        line(row(0, 0, 6), ["AS", "2S", "3S", "4S", "5S", "6S"], taken), {"variant": "easy"}
+    )
     error = game.refused("referee", {"type": "declare", "cells": row(0, 0, 6), "seat": "green"})
     assert (error.code, error.status) == ("length-not-allowed", 422)
     assert set(tw.view(game.state, None)["slots"]["blue"]) == {"3", "4", "5"}
@@ -738,17 +834,21 @@ def test_tw_d3_easy_extra_threes_accept_several_threes_in_one_turn():
     while a 3-slot is free (legal_actions keeps offering them); the fourth 3 of the
     game is refused (length-already-held, 409, nothing recorded)."""
     taken: set[int] = set()
-    targets = (line(row(0, 0, 3), ["4S", "5S", "6S"], taken, "green")
-               + line(row(2, 0, 3), ["4H", "5H", "6H"], taken, "green")
-               + line(row(4, 0, 3), ["4D", "5D", "6D"], taken, "green")
-               + line(row(6, 0, 3), ["4C", "5C", "6C"], taken, "green"))
-    game = table_game(targets, {"variant": "easy", "easy_extra_threes": True,
-                                "first_seat": "green"})
+    targets = (
+        line(row(0, 0, 3), ["4S", "5S", "6S"], taken, "green")
+        + line(row(2, 0, 3), ["4H", "5H", "6H"], taken, "green")
+        + line(row(4, 0, 3), ["4D", "5D", "6D"], taken, "green")
+        + line(row(6, 0, 3), ["4C", "5C", "6C"], taken, "green")
+    )
+    game = table_game(
+        targets, {"variant": "easy", "easy_extra_threes": True, "first_seat": "green"}
+    )
     assert game.turn == "green"
     for r in (0, 2):
         assert game.ref({"type": "declare", "cells": row(r, 0, 3)})[0]["type"] == "declared"
-        declares = [a["cells"] for a in tw.legal_actions(game.state, "green")
-                    if a["type"] == "declare"]
+        declares = [
+            a["cells"] for a in tw.legal_actions(game.state, "green") if a["type"] == "declare"
+        ]
         assert row(4, 0, 3) in declares and row(6, 0, 3) in declares
     assert game.ref({"type": "declare", "cells": row(4, 0, 3)})[0]["type"] == "declared"
     assert [e["length"] for e in game.state["bases"]["green"]] == [3, 3, 3]
@@ -762,9 +862,11 @@ def test_tw_d3_a_second_correct_line_of_a_held_length_in_one_turn_is_refused():
     """TW-D3 (standard slots): after a correct 3 this turn the player holds its 3, so
     another 3 in the same turn is a length already held; other lengths go on."""
     taken: set[int] = set()
-    targets = (line(row(0, 0, 3), ["4S", "5S", "6S"], taken, "green")
-               + line(row(2, 0, 3), ["4H", "5H", "6H"], taken, "green")
-               + line(row(4, 0, 4), ["4D", "5D", "6D", "7D"], taken, "green"))
+    targets = (
+        line(row(0, 0, 3), ["4S", "5S", "6S"], taken, "green")
+        + line(row(2, 0, 3), ["4H", "5H", "6H"], taken, "green")
+        + line(row(4, 0, 4), ["4D", "5D", "6D", "7D"], taken, "green")
+    )
     game = table_game(targets)
     game.ref({"type": "declare", "cells": row(0, 0, 3)})
     error = game.refused("referee", {"type": "declare", "cells": row(2, 0, 3), "seat": "green"})
@@ -777,10 +879,8 @@ def test_tw_t3_tw_d5_a_wrong_declaration_uses_up_no_length():
     declare a 3 again: the correct one is accepted (and offered by legal_actions),
     the same wrong line again is recorded again; still one missed turn owed."""
     game = wrong_line_game()
-    assert game.ref({"type": "declare", "cells": row(0, 0, 3)})[0]["type"] == \
-        "declaration-rejected"
-    declares = [a["cells"] for a in tw.legal_actions(game.state, "blue")
-                if a["type"] == "declare"]
+    assert game.ref({"type": "declare", "cells": row(0, 0, 3)})[0]["type"] == "declaration-rejected"
+    declares = [a["cells"] for a in tw.legal_actions(game.state, "blue") if a["type"] == "declare"]
     assert row(2, 0, 3) in declares
     again = game.ref({"type": "declare", "cells": row(0, 0, 3)})
     assert [e["type"] for e in again] == ["declaration-rejected"]
@@ -797,17 +897,27 @@ def test_tw_d3_extra_threes_need_the_easy_variant():
 
 def test_tw_d4_correct_declaration_moves_tiles_to_the_base_and_scores():
     taken: set[int] = set()
-    game = table_game(line(row(3, 0, 3), ["QS", "JK", "10S"], taken)
-                      + line([[6, 6]], ["KD"], taken))
+    game = table_game(
+        line(row(3, 0, 3), ["QS", "JK", "10S"], taken) + line([[6, 6]], ["KD"], taken)
+    )
     ids = [game.state["grid"][3][c] for c in range(3)]
     event = game.ref({"type": "declare", "cells": row(3, 0, 3)})[0]
     assert (event["kind"], event["tier"], event["points"]) == ("run", "high", 5)
     assert event["assignment"] == ["QS", "JS", "10S"] and event["tiles"] == ids
     assert [game.state["grid"][3][c] for c in range(3)] == [None, None, None]
     base = game.state["bases"]["blue"]
-    assert base == [{"cells": row(3, 0, 3), "tiles": ids, "cards": ["QS", "JK", "10S"],
-                     "kind": "run", "tier": "high", "points": 5, "length": 3,
-                     "assignment": ["QS", "JS", "10S"]}]
+    assert base == [
+        {
+            "cells": row(3, 0, 3),
+            "tiles": ids,
+            "cards": ["QS", "JK", "10S"],
+            "kind": "run",
+            "tier": "high",
+            "points": 5,
+            "length": 3,
+            "assignment": ["QS", "JS", "10S"],
+        }
+    ]
     assert game.state["scores"] == {"blue": 5, "green": 0}
     assert sorted(tile_places(game.state)) == list(range(108))
     green_view = tw.view(game.state, "green")["bases"]["blue"][0]
@@ -819,10 +929,17 @@ def test_tw_d5_incorrect_declaration_leaves_the_tiles_and_is_recorded():
     game = wrong_line_game()
     grid = json.loads(json.dumps(game.state["grid"]))
     events = game.ref({"type": "declare", "cells": row(0, 0, 3)})
-    assert events == [{"type": "declaration-rejected", "seat": "blue", "by": "referee",
-                       "cells": row(0, 0, 3), "tiles": [grid[0][c] for c in range(3)],
-                       "cards": ["2C", "9H", "5D"],
-                       "reasons": tw.classify_line(["2C", "9H", "5D"])["reasons"]}]
+    assert events == [
+        {
+            "type": "declaration-rejected",
+            "seat": "blue",
+            "by": "referee",
+            "cells": row(0, 0, 3),
+            "tiles": [grid[0][c] for c in range(3)],
+            "cards": ["2C", "9H", "5D"],
+            "reasons": tw.classify_line(["2C", "9H", "5D"])["reasons"],
+        }
+    ]
     assert game.state["grid"] == grid and game.state["scores"]["blue"] == 0
     assert game.state["pending_skips"]["blue"] == 1
     # the turn goes on (TW-T3; the length stays free: see test_tw_t3_tw_d5_...)
@@ -832,32 +949,47 @@ def test_tw_d5_incorrect_declaration_leaves_the_tiles_and_is_recorded():
 
 # ----- TW-E: end of game -----
 
+
 def test_tw_e1_easy_set_complete_ends_the_game_at_once():
     taken: set[int] = set()
-    targets = (line(row(0, 0, 3), ["AH", "2H", "3H"], taken)
-               + line(row(2, 0, 4), ["4S", "5S", "6S", "7S"], taken)
-               + line(row(4, 0, 5), ["5D", "6D", "7D", "8D", "9D"], taken)
-               + line([[6, 6]], ["KC"], taken))
+    targets = (
+        line(row(0, 0, 3), ["AH", "2H", "3H"], taken)
+        + line(row(2, 0, 4), ["4S", "5S", "6S", "7S"], taken)
+        + line(row(4, 0, 5), ["5D", "6D", "7D", "8D", "9D"], taken)
+        + line([[6, 6]], ["KC"], taken)
+    )
     game = table_game(targets, {"variant": "easy"}, finish_last_turn=False)
     assert game.turn == "blue" and game.state["phase"] == "draw"
     game.ref({"type": "declare", "cells": row(0, 0, 3)})
     game.ref({"type": "declare", "cells": row(2, 0, 4)})
     events = game.ref({"type": "declare", "cells": row(4, 0, 5)})
     assert [e["type"] for e in events] == ["declared", "game-ended"]
-    assert events[1] == {"type": "game-ended", "seat": None, "result": {
-        "winners": ["blue"], "scores": {"blue": 22, "green": 0}, "reason": "set-complete",
-        "two_way": {"completer": "blue"}}}
+    assert events[1] == {
+        "type": "game-ended",
+        "seat": None,
+        "result": {
+            "winners": ["blue"],
+            "scores": {"blue": 22, "green": 0},
+            "reason": "set-complete",
+            "two_way": {"completer": "blue"},
+        },
+    }
     assert tw.view(game.state, "green")["result"] == events[1]["result"]
     assert game.state["status"] == "finished" and tw.legal_actions(game.state, "blue") == []
-    error = game.refused("referee", {"type": "draw", "tiles": game.state["bag"][:4], "seat": "blue"})
+    error = game.refused(
+        "referee", {"type": "draw", "tiles": game.state["bag"][:4], "seat": "blue"}
+    )
     assert error.code == "game-over"
 
 
-@pytest.mark.parametrize("options, slots", [
-    ({}, {"3": 1, "4": 1, "5": 1, "6": 1}),
-    ({"variant": "easy"}, {"3": 1, "4": 1, "5": 1}),
-    ({"variant": "easy", "easy_extra_threes": True}, {"3": 3, "4": 1, "5": 1}),
-])
+@pytest.mark.parametrize(
+    "options, slots",
+    [
+        ({}, {"3": 1, "4": 1, "5": 1, "6": 1}),
+        ({"variant": "easy"}, {"3": 1, "4": 1, "5": 1}),
+        ({"variant": "easy", "easy_extra_threes": True}, {"3": 3, "4": 1, "5": 1}),
+    ],
+)
 def test_tw_e1_required_slots_per_variant(options, slots):
     """TW-E1: 3, 4, 5, 6 by default; 3, 4, 5 easy; 3, 3, 3, 4, 5 with extra threes."""
     shown = tw.view(Game(options).state, None)["slots"]
@@ -867,11 +999,13 @@ def test_tw_e1_required_slots_per_variant(options, slots):
 
 def test_tw_e1_extra_threes_end_only_when_all_five_slots_are_held():
     taken: set[int] = set()
-    targets = (line(row(0, 0, 3), ["4S", "5S", "6S"], taken, "green")
-               + line(row(2, 0, 3), ["4H", "5H", "6H"], taken, "green")
-               + line(row(4, 0, 3), ["4D", "5D", "6D"], taken, "green")
-               + line(row(6, 0, 4), ["8C", "9C", "10C", "JC"], taken, "green")
-               + line(row(1, 2, 5), ["AS", "2S", "3S", "4S", "5S"], taken, "green"))
+    targets = (
+        line(row(0, 0, 3), ["4S", "5S", "6S"], taken, "green")
+        + line(row(2, 0, 3), ["4H", "5H", "6H"], taken, "green")
+        + line(row(4, 0, 3), ["4D", "5D", "6D"], taken, "green")
+        + line(row(6, 0, 4), ["8C", "9C", "10C", "JC"], taken, "green")
+        + line(row(1, 2, 5), ["AS", "2S", "3S", "4S", "5S"], taken, "green")
+    )
     game = table_game(targets, {"variant": "easy", "easy_extra_threes": True})
     assert game.turn == "green"
     for cells in (row(6, 0, 4), row(1, 2, 5), row(0, 0, 3), row(2, 0, 3)):
@@ -882,19 +1016,26 @@ def test_tw_e1_extra_threes_end_only_when_all_five_slots_are_held():
     assert events[1]["result"]["reason"] == "set-complete"
 
 
-@pytest.mark.parametrize("options, winner", [({}, "blue"),
-                                             ({"win_condition": "first_complete"}, "blue"),
-                                             ({"win_condition": "score"}, "green")])
+@pytest.mark.parametrize(
+    "options, winner",
+    [
+        ({}, "blue"),
+        ({"win_condition": "first_complete"}, "blue"),
+        ({"win_condition": "score"}, "green"),
+    ],
+)
 def test_tw_e3_the_completer_wins_outright_by_default_even_with_fewer_points(options, winner):
     """TW-E3: blue completes the easy set with 13 points against green's 17 and wins
     (the default, first_complete); win_condition score: the higher score wins."""
     taken: set[int] = set()
-    targets = (line(row(0, 0, 3), ["2C", "9C", "5C"], taken)                  # blue 3
-               + line(row(1, 0, 4), ["3D", "JD", "7D", "KD"], taken)          # blue 4
-               + line(row(2, 0, 5), ["AS", "4S", "9S", "QS", "6S"], taken)    # blue 6
-               + line(row(4, 0, 5), ["5H", "6H", "7H", "8H", "9H"], taken, "green")  # 10
-               + line(row(5, 0, 4), ["JC", "QC", "KC", "AC"], taken, "green")        # 7
-               + line([[6, 6]], ["KH"], taken))
+    targets = (
+        line(row(0, 0, 3), ["2C", "9C", "5C"], taken)  # blue 3
+        + line(row(1, 0, 4), ["3D", "JD", "7D", "KD"], taken)  # blue 4
+        + line(row(2, 0, 5), ["AS", "4S", "9S", "QS", "6S"], taken)  # blue 6
+        + line(row(4, 0, 5), ["5H", "6H", "7H", "8H", "9H"], taken, "green")  # 10
+        + line(row(5, 0, 4), ["JC", "QC", "KC", "AC"], taken, "green")  # 7
+        + line([[6, 6]], ["KH"], taken)
+    )
     game = table_game(targets, {"variant": "easy", **options})
     assert game.turn == "green"
     game.ref({"type": "declare", "cells": row(4, 0, 5)})
@@ -935,8 +1076,12 @@ def test_tw_e2_full_grid_at_the_end_of_a_turn_ends_the_game_and_equal_scores_dra
     assert draws == [4] * 24 + [3]
     assert [len(game.hand(s)) for s in SEATS] == [5, 5]
     assert game.state["scores"] == {"blue": 0, "green": 0}
-    assert game.state["result"] == {"winners": [], "scores": {"blue": 0, "green": 0},
-                                    "reason": "grid-full", "two_way": {"completer": None}}
+    assert game.state["result"] == {
+        "winners": [],
+        "scores": {"blue": 0, "green": 0},
+        "reason": "grid-full",
+        "two_way": {"completer": None},
+    }
     assert game.replay() == game.state
 
 
@@ -961,7 +1106,9 @@ def test_tw_e2_games_driven_by_legal_actions_end(seed):
 
     def choose(actions):
         declarations = [a for a in actions if a["type"] == "declare"]
-        return rnd.choice(declarations) if declarations and rnd.random() < 0.8 else rnd.choice(actions)
+        return (
+            rnd.choice(declarations) if declarations and rnd.random() < 0.8 else rnd.choice(actions)
+        )
 
     for options in ({}, {"dealing": "table", "variant": "easy"}):
         game = play_by_choice(seed, choose, options)
@@ -983,6 +1130,7 @@ def test_tw_e4_draw_four_of_108_tiles_and_180_tiles_refused():
 
 
 # ----- modes and actors -----
+
 
 def test_server_mode_refuses_the_referee_and_reported_tiles():
     game = Game()
@@ -1007,8 +1155,11 @@ def test_server_mode_draws_are_deterministic_from_the_seed():
     assert one.log == two.log
     # auditable: draw n takes randbelow(len(bag)) picks from the sorted bag, stream "draw:n"
     draw = next(e for e in one.log if e["type"] == "drawn")
-    bag = sorted(set(range(108)) - {t for e in one.log[1:3] for t in e["tiles"]}
-                 - {e["tile"] for e in one.log if e["type"] == "placed"})
+    bag = sorted(
+        set(range(108))
+        - {t for e in one.log[1:3] for t in e["tiles"]}
+        - {e["tile"] for e in one.log if e["type"] == "placed"}
+    )
     stream = Stream(SEED, "draw:2")
     assert draw["tiles"] == [bag.pop(stream.randbelow(len(bag))) for _ in range(4)]
 
@@ -1020,12 +1171,15 @@ def test_table_mode_draws_are_reported_by_the_referee_and_checked_against_the_ba
     error = game.refused("blue", {"type": "draw"})
     assert (error.code, error.status) == ("referee-reports-draws", 403)
     in_hand = game.hand("green")[0]
-    error = game.refused("referee", {"type": "draw", "seat": "blue",
-                                     "tiles": [in_hand, *game.state["bag"][:3]]})
+    error = game.refused(
+        "referee", {"type": "draw", "seat": "blue", "tiles": [in_hand, *game.state["bag"][:3]]}
+    )
     assert (error.code, error.status) == ("tile-not-in-bag", 409)
     error = game.refused("referee", {"type": "draw", "seat": "blue", "tiles": [999, 1, 2, 3]})
     assert error.status == 422
-    error = game.refused("referee", {"type": "draw", "seat": "green", "tiles": game.state["bag"][:4]})
+    error = game.refused(
+        "referee", {"type": "draw", "seat": "green", "tiles": game.state["bag"][:4]}
+    )
     assert error.code == "not-your-turn"
     error = game.refused("referee", {"type": "draw", "tiles": game.state["bag"][:4]})
     assert error.status == 422  # the referee must name the seat
@@ -1047,10 +1201,13 @@ def test_expected_version_in_a_body_is_ignored():
 
 # ----- legal actions -----
 
+
 def test_legal_actions_are_complete_and_each_is_accepted():
     taken: set[int] = set()
-    game = table_game(line(row(0, 0, 3), ["4C", "5C", "6C"], taken)
-                      + line(row(2, 0, 4), ["8D", "8S", "8H", "8C"], taken))
+    game = table_game(
+        line(row(0, 0, 3), ["4C", "5C", "6C"], taken)
+        + line(row(2, 0, 4), ["8D", "8S", "8H", "8C"], taken)
+    )
     state = game.state
     seat = game.turn
     actions = tw.legal_actions(state, seat)
@@ -1099,18 +1256,27 @@ def test_legal_discards_are_distinct_by_faces_and_skip_held_lengths():
 CELL = st.lists(st.integers(-1, 7), min_size=2, max_size=2)
 NAME = st.one_of(st.sampled_from([*DECK, JOKER, "10h", "TS", "ZZ", ""]), st.integers(-2, 110))
 STRAIGHT = st.builds(
-    lambda r, c, d, n, back: [[r + i * d[0], c + i * d[1]] for i in range(n)][::-1 if back else 1],
-    st.integers(0, 6), st.integers(0, 6),
-    st.sampled_from([(0, 1), (1, 0), (1, 1), (1, -1)]), st.integers(2, 7), st.booleans())
+    lambda r, c, d, n, back: [[r + i * d[0], c + i * d[1]] for i in range(n)][:: -1 if back else 1],
+    st.integers(0, 6),
+    st.integers(0, 6),
+    st.sampled_from([(0, 1), (1, 0), (1, 1), (1, -1)]),
+    st.integers(2, 7),
+    st.booleans(),
+)
 ACTION = st.one_of(
     st.fixed_dictionaries({"type": st.just("place"), "tile": NAME, "cell": CELL}),
-    st.fixed_dictionaries({"type": st.just("draw")},
-                          optional={"tiles": st.lists(st.integers(-1, 109), max_size=5)}),
+    st.fixed_dictionaries(
+        {"type": st.just("draw")}, optional={"tiles": st.lists(st.integers(-1, 109), max_size=5)}
+    ),
     st.fixed_dictionaries({"type": st.just("discard"), "tiles": st.lists(NAME, max_size=3)}),
-    st.fixed_dictionaries({"type": st.just("declare"),
-                           "cells": st.one_of(STRAIGHT, st.lists(CELL, max_size=7))}),
-    st.dictionaries(st.sampled_from(["type", "tile", "cells", "cell", "x"]),
-                    st.one_of(st.integers(), st.text(max_size=3), st.none()), max_size=3),
+    st.fixed_dictionaries(
+        {"type": st.just("declare"), "cells": st.one_of(STRAIGHT, st.lists(CELL, max_size=7))}
+    ),
+    st.dictionaries(
+        st.sampled_from(["type", "tile", "cells", "cell", "x"]),
+        st.one_of(st.integers(), st.text(max_size=3), st.none()),
+        max_size=3,
+    ),
 )
 
 
@@ -1120,10 +1286,14 @@ class TwoWayMachine(RuleBasedStateMachine):
     show only the viewer's faces and no id; at the end, replaying the log from None
     gives the state."""
 
-    @initialize(dealing=st.sampled_from(["server", "table"]),
-                variant=st.sampled_from([{}, {"variant": "easy"},
-                                         {"variant": "easy", "easy_extra_threes": True}]),
-                first=st.sampled_from(SEATS), seed=st.binary(min_size=32, max_size=32))
+    @initialize(
+        dealing=st.sampled_from(["server", "table"]),
+        variant=st.sampled_from(
+            [{}, {"variant": "easy"}, {"variant": "easy", "easy_extra_threes": True}]
+        ),
+        first=st.sampled_from(SEATS),
+        seed=st.binary(min_size=32, max_size=32),
+    )
     def start(self, dealing, variant, first, seed):
         self.game = Game({"dealing": dealing, "first_seat": first, **variant}, seed.hex())
         self.checked = 0
@@ -1160,23 +1330,36 @@ class TwoWayMachine(RuleBasedStateMachine):
     def declare_occupied_line(self, pick, by_referee):
         """A well-formed declaration (correct or not: TW-D5) on occupied spaces."""
         grid = self.game.state["grid"]
-        lines = [[[r + i * dr, c + i * dc] for i in range(n)]
-                 for r in range(7) for c in range(7) for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1))
-                 for n in range(3, 7)
-                 if all(0 <= r + i * dr < 7 and 0 <= c + i * dc < 7
-                        and grid[r + i * dr][c + i * dc] is not None for i in range(n))]
+        lines = [
+            [[r + i * dr, c + i * dc] for i in range(n)]
+            for r in range(7)
+            for c in range(7)
+            for dr, dc in ((0, 1), (1, 0), (1, 1), (1, -1))
+            for n in range(3, 7)
+            if all(
+                0 <= r + i * dr < 7
+                and 0 <= c + i * dc < 7
+                and grid[r + i * dr][c + i * dc] is not None
+                for i in range(n)
+            )
+        ]
         if not lines:
             return
         table = self.game.state["options"]["dealing"] == "table"
         actor = "referee" if by_referee and table else self.game.turn
         try:
-            self.game.act(actor, {"type": "declare", "cells": lines[pick % len(lines)],
-                                  "seat": self.game.turn})
+            self.game.act(
+                actor,
+                {"type": "declare", "cells": lines[pick % len(lines)], "seat": self.game.turn},
+            )
         except RuleViolation as error:
             assert error.code in ("length-already-held", "length-not-allowed")
 
-    @rule(actor=st.sampled_from(["blue", "green", "referee", "referee"]),
-          seat=st.sampled_from(["turn", "blue", "green", None]), action=ACTION)
+    @rule(
+        actor=st.sampled_from(["blue", "green", "referee", "referee"]),
+        seat=st.sampled_from(["turn", "blue", "green", None]),
+        action=ACTION,
+    )
     def anything(self, actor, seat, action):
         if seat is not None:
             action = {**action, "seat": self.game.turn if seat == "turn" else seat}
@@ -1211,7 +1394,7 @@ class TwoWayMachine(RuleBasedStateMachine):
             check_seat_view(state, seat)
         public = tw.view(state, None)
         assert not HIDDEN_KEYS & set(walk_keys(public)) and "hands" not in public
-        for event in self.game.log[self.checked:]:
+        for event in self.game.log[self.checked :]:
             for seat in SEATS:
                 check_seat_event(state, event, seat)
             assert "cards" not in tw.view_event(state, event, None)
@@ -1223,5 +1406,9 @@ class TwoWayMachine(RuleBasedStateMachine):
 
 
 TestTwoWayIntegrity = TwoWayMachine.TestCase
-TestTwoWayIntegrity.settings = settings(max_examples=30, stateful_step_count=40, deadline=None,
-                                        suppress_health_check=[HealthCheck.too_slow])
+TestTwoWayIntegrity.settings = settings(
+    max_examples=30,
+    stateful_step_count=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)

@@ -1,5 +1,6 @@
 """G-T1 for 2-Way Cards: a seat on turn for idle_seconds loses the rest of its turn
 (turn-timed-out, then a skipped turn, TW-T5), exactly on replay."""
+
 from __future__ import annotations
 
 import random
@@ -44,7 +45,7 @@ def test_g_t1_nothing_happens_before_the_deadline_or_when_off():
     state = played({"idle_seconds": 60}, 3)
     assert tw.idle_events(state, T0, T0 + 59.9) == []
     off = played({"idle_seconds": None}, 3)
-    assert tw.idle_events(off, T0, T0 + 10 ** 6) == []
+    assert tw.idle_events(off, T0, T0 + 10**6) == []
     table = played({"dealing": "table", "idle_seconds": 60}, 1)  # still dealing
     assert table["phase"] == "deal" and tw.idle_events(table, T0, T0 + 600) == []
 
@@ -53,10 +54,14 @@ def test_g_t1_the_seat_on_turn_times_out_and_its_turn_is_skipped():
     state = placed_once()
     seat = state["turn"]
     events = tw.idle_events(state, T0, T0 + 60)
-    assert events[0] == {"type": "turn-timed-out", "seat": seat, "by": None,
-                         "at": T0 + 60, "since": T0}
-    assert events[1] == {"type": "turn-skipped", "seat": seat, "by": None,
-                         "reason": "timed-out"}
+    assert events[0] == {
+        "type": "turn-timed-out",
+        "seat": seat,
+        "by": None,
+        "at": T0 + 60,
+        "since": T0,
+    }
+    assert events[1] == {"type": "turn-skipped", "seat": seat, "by": None, "reason": "timed-out"}
     after = fold_all(events, state)
     assert after["turn"] != seat and after["phase"] == "place"
     assert after["turn_number"] == state["turn_number"] + 1
@@ -88,16 +93,25 @@ def test_g_t1_a_missed_turn_owed_is_still_served_after_a_timeout():
     events = tw.idle_events(state, T0, T0 + 61)
     kinds = [(e["type"], e["seat"], e.get("reason")) for e in events]
     other = tw.SEATS[1 - tw.SEATS.index(seat)]
-    assert kinds == [("turn-timed-out", seat, None), ("turn-skipped", seat, "timed-out"),
-                     ("turn-skipped", other, None), ("turn-skipped", seat, None)]
+    assert kinds == [
+        ("turn-timed-out", seat, None),
+        ("turn-skipped", seat, "timed-out"),
+        ("turn-skipped", other, None),
+        ("turn-skipped", seat, None),
+    ]
     after = fold_all(events, state)
     assert after["pending_skips"] == {"blue": 0, "green": 0} and after["turn"] == other
 
 
 def test_g_t1_a_timeout_that_leaves_a_full_grid_ends_the_game_tw_e2():
-    position = {"game": "two-way", "grid": [list(range(r * 7, r * 7 + 7)) for r in range(7)],
-                "hands": {"blue": list(range(49, 52)), "green": list(range(52, 57))},
-                "phase": "draw", "placed": 2, "turn_number": 30}
+    position = {
+        "game": "two-way",
+        "grid": [list(range(r * 7, r * 7 + 7)) for r in range(7)],
+        "hands": {"blue": list(range(49, 52)), "green": list(range(52, 57))},
+        "phase": "draw",
+        "placed": 2,
+        "turn_number": 30,
+    }
     state = start(position, {"dealing": "table", "idle_seconds": 30})
     events = tw.idle_events(state, T0, T0 + 30)
     assert [e["type"] for e in events] == ["turn-timed-out", "turn-skipped", "game-ended"]
@@ -105,7 +119,7 @@ def test_g_t1_a_timeout_that_leaves_a_full_grid_ends_the_game_tw_e2():
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.integers(0, 10 ** 6), st.floats(0.05, 0.6))
+@given(st.integers(0, 10**6), st.floats(0.05, 0.6))
 def test_g_t1_property_games_with_idle_seats_still_end(rnd_seed, idle_share):
     """Any mix of timeouts and moves: tiles are conserved and the game ends."""
     rnd = random.Random(rnd_seed)
@@ -138,9 +152,9 @@ def test_g_t1_a_position_after_timeouts_may_hold_short_hands_but_places_only_fro
     assert (error.value.extra["field"], error.value.rule) == ("hands.blue", "TW-T2")
     empty = {**short, "hands": {"blue": [], "green": [5, 6, 7]}}
     with pytest.raises(RuleViolation) as error:
-        tw.start_from_position("two-way", {"dealing": "table", "idle_seconds": 30}, SEED,
-                               empty)
+        tw.start_from_position("two-way", {"dealing": "table", "idle_seconds": 30}, SEED, empty)
     assert (error.value.extra["field"], error.value.rule) == ("phase", "TW-T4")
-    drawing = start({**empty, "phase": "draw", "placed": 0}, {"dealing": "table",
-                                                              "idle_seconds": 30})
+    drawing = start(
+        {**empty, "phase": "draw", "placed": 0}, {"dealing": "table", "idle_seconds": 30}
+    )
     assert drawing["phase"] == "draw"

@@ -1,4 +1,5 @@
 """2-Way Cards line classification and grid scan (RULES.md TW-S1..TW-S10, TW-D1)."""
+
 from __future__ import annotations
 
 import pytest
@@ -23,20 +24,23 @@ def empty_grid() -> list[list[str | None]]:
 
 
 # ---------------------------------------------------------------- the brief's table
-@pytest.mark.parametrize("line, kind, tier, points", [
-    ("5H 6H 7H", "run", "high", 5),
-    ("KS AS 2S 3S", "run", "high", 7),
-    ("3D 2D AD KD", "run", "high", 7),
-    ("AS 2S 3S 4S 5S 6S", "run", "high", 12),
-    ("7H 7S 7D", "same-rank", "high", 5),
-    ("7H 7S 7H", "same-rank", "low", 3),
-    ("7H 7H 7S", None, None, 0),
-    ("2H 9H KH 5H", "suit-set", "low", 4),
-    ("QS JK 10S", "run", "high", 5),
-    ("KH KS KD KC KH", "same-rank", "high", 10),
-    ("QH QH JK", None, None, 0),
-    ("4C 4H 4C 4H 4C", "same-rank", "low", 6),
-])
+@pytest.mark.parametrize(
+    "line, kind, tier, points",
+    [
+        ("5H 6H 7H", "run", "high", 5),
+        ("KS AS 2S 3S", "run", "high", 7),
+        ("3D 2D AD KD", "run", "high", 7),
+        ("AS 2S 3S 4S 5S 6S", "run", "high", 12),
+        ("7H 7S 7D", "same-rank", "high", 5),
+        ("7H 7S 7H", "same-rank", "low", 3),
+        ("7H 7H 7S", None, None, 0),
+        ("2H 9H KH 5H", "suit-set", "low", 4),
+        ("QS JK 10S", "run", "high", 5),
+        ("KH KS KD KC KH", "same-rank", "high", 10),
+        ("QH QH JK", None, None, 0),
+        ("4C 4H 4C 4H 4C", "same-rank", "low", 6),
+    ],
+)
 def test_reference_examples(line, kind, tier, points):
     result = judge(line)
     assert (result["kind"], result["tier"], result["points"]) == (kind, tier, points)
@@ -52,23 +56,41 @@ def test_points_table_high_and_low():
 
 def test_valid_line_result_shape():
     assert judge("KS AS 2S 3S") == {
-        "valid": True, "kind": "run", "tier": "high", "points": 7, "length": 4,
-        "cards": ["KS", "AS", "2S", "3S"], "assignment": ["KS", "AS", "2S", "3S"],
-        "reasons": []}
+        "valid": True,
+        "kind": "run",
+        "tier": "high",
+        "points": 7,
+        "length": 4,
+        "cards": ["KS", "AS", "2S", "3S"],
+        "assignment": ["KS", "AS", "2S", "3S"],
+        "reasons": [],
+    }
 
 
 def test_invalid_line_result_shape():
     assert judge("7H 7H 7S") == {
-        "valid": False, "kind": None, "tier": None, "points": 0, "length": 3,
-        "cards": ["7H", "7H", "7S"], "assignment": ["7H", "7H", "7S"],
-        "reasons": ["identical-adjacent"]}
+        "valid": False,
+        "kind": None,
+        "tier": None,
+        "points": 0,
+        "length": 3,
+        "cards": ["7H", "7H", "7S"],
+        "assignment": ["7H", "7H", "7S"],
+        "reasons": ["identical-adjacent"],
+    }
 
 
 # ---------------------------------------------------------------- TW-S1 runs
-@pytest.mark.parametrize("line, points", [
-    ("5H 6H 7H", 5), ("7H 6H 5H", 5), ("8C 9C 10C JC", 7), ("KD QD JD 10D 9D", 10),
-    ("9S 10S JS QS KS AS", 12),
-])
+@pytest.mark.parametrize(
+    "line, points",
+    [
+        ("5H 6H 7H", 5),
+        ("7H 6H 5H", 5),
+        ("8C 9C 10C JC", 7),
+        ("KD QD JD 10D 9D", 10),
+        ("9S 10S JS QS KS AS", 12),
+    ],
+)
 def test_tw_s1_run_ascending_or_descending_is_high(line, points):
     assert verdict(line) == ("run", "high", points)
 
@@ -99,15 +121,22 @@ def test_tw_s1_gap_is_not_a_run():
 
 
 # ---------------------------------------------------------------- TW-S2 / TW-S3
-@pytest.mark.parametrize("line, points", [
-    ("7H 7S 7D", 5), ("QC QH QS", 5), ("2S 2H 2D 2C", 7), ("2C 2D 2H 2S", 7)])
+@pytest.mark.parametrize(
+    "line, points", [("7H 7S 7D", 5), ("QC QH QS", 5), ("2S 2H 2D 2C", 7), ("2C 2D 2H 2S", 7)]
+)
 def test_tw_s2_same_rank_three_or_four_all_suits_different_is_high(line, points):
     assert verdict(line) == ("same-rank", "high", points)
 
 
-@pytest.mark.parametrize("line, points", [
-    ("KH KS KD KC KH", 10), ("KH KS KH KD KC", 10), ("9S 9H 9D 9C 9S 9H", 12),
-    ("9S 9H 9S 9D 9S 9C", 12)])
+@pytest.mark.parametrize(
+    "line, points",
+    [
+        ("KH KS KD KC KH", 10),
+        ("KH KS KH KD KC", 10),
+        ("9S 9H 9D 9C 9S 9H", 12),
+        ("9S 9H 9S 9D 9S 9C", 12),
+    ],
+)
 def test_tw_s3_same_rank_five_or_six_every_suit_present_is_high(line, points):
     assert verdict(line) == ("same-rank", "high", points)
 
@@ -119,8 +148,10 @@ def test_tw_s3_every_suit_present_but_identical_adjacent_is_invalid():
 
 
 # ---------------------------------------------------------------- TW-S4 suit sets
-@pytest.mark.parametrize("line, points", [
-    ("2H 9H KH", 3), ("2H 9H KH 5H", 4), ("AC 3C 9C 5C 7C", 6), ("AD 3D 9D 5D 7D QD", 8)])
+@pytest.mark.parametrize(
+    "line, points",
+    [("2H 9H KH", 3), ("2H 9H KH 5H", 4), ("AC 3C 9C 5C 7C", 6), ("AD 3D 9D 5D 7D QD", 8)],
+)
 def test_tw_s4_suit_set_any_order_is_low(line, points):
     assert verdict(line) == ("suit-set", "low", points)
 
@@ -132,15 +163,22 @@ def test_tw_s4_suit_set_cards_must_all_differ():
 
 
 # ---------------------------------------------------------------- TW-S5 / TW-S6
-@pytest.mark.parametrize("line, points", [
-    ("7H 7S 7H", 3), ("7H 7S 7H 7D", 4), ("7H 7S 7D 7H", 4), ("AC AS AC AS", 4)])
+@pytest.mark.parametrize(
+    "line, points", [("7H 7S 7H", 3), ("7H 7S 7H 7D", 4), ("7H 7S 7D 7H", 4), ("AC AS AC AS", 4)]
+)
 def test_tw_s5_same_rank_three_or_four_with_repeated_suit_is_low(line, points):
     assert verdict(line) == ("same-rank", "low", points)
 
 
-@pytest.mark.parametrize("line, points", [
-    ("4C 4H 4C 4H 4C", 6), ("4C 4H 4C 4H 4C 4H", 8), ("4C 4H 4D 4H 4C", 6),
-    ("4S 4H 4D 4S 4H 4D", 8)])
+@pytest.mark.parametrize(
+    "line, points",
+    [
+        ("4C 4H 4C 4H 4C", 6),
+        ("4C 4H 4C 4H 4C 4H", 8),
+        ("4C 4H 4D 4H 4C", 6),
+        ("4S 4H 4D 4S 4H 4D", 8),
+    ],
+)
 def test_tw_s6_same_rank_five_or_six_with_absent_suit_is_low(line, points):
     assert verdict(line) == ("same-rank", "low", points)
 
@@ -154,17 +192,20 @@ def test_tw_s5_s6_identical_adjacent_is_invalid(line):
 
 
 # ---------------------------------------------------------------- TW-S7 aces
-@pytest.mark.parametrize("line, points", [
-    ("AS 2S 3S", 5),        # low
-    ("QH KH AH", 5),        # high
-    ("AH KH QH", 5),        # high, descending
-    ("KS AS 2S", 5),        # joining the ends
-    ("KS AS 2S 3S", 7),
-    ("3D 2D AD KD", 7),
-    ("QH KH AH 2H", 7),
-    ("JC QC KC AC 2C 3C", 12),
-    ("2C AC KC QC JC 10C", 12),
-])
+@pytest.mark.parametrize(
+    "line, points",
+    [
+        ("AS 2S 3S", 5),  # low
+        ("QH KH AH", 5),  # high
+        ("AH KH QH", 5),  # high, descending
+        ("KS AS 2S", 5),  # joining the ends
+        ("KS AS 2S 3S", 7),
+        ("3D 2D AD KD", 7),
+        ("QH KH AH 2H", 7),
+        ("JC QC KC AC 2C 3C", 12),
+        ("2C AC KC QC JC 10C", 12),
+    ],
+)
 def test_tw_s7_aces_low_high_or_joining_the_ends(line, points):
     assert verdict(line) == ("run", "high", points)
 
@@ -300,19 +341,26 @@ def test_reasons_one_suit_not_a_run_nor_a_set():
 def test_tw_d1_horizontal_line_found_with_cells_in_reading_order():
     grid = empty_grid()
     grid[3][2:5] = ["7H", "6H", "5H"]
-    assert scan_grid(grid) == [{
-        "cells": [[3, 2], [3, 3], [3, 4]], "cards": ["7H", "6H", "5H"], "kind": "run",
-        "tier": "high", "points": 5, "assignment": ["7H", "6H", "5H"]}]
+    assert scan_grid(grid) == [
+        {
+            "cells": [[3, 2], [3, 3], [3, 4]],
+            "cards": ["7H", "6H", "5H"],
+            "kind": "run",
+            "tier": "high",
+            "points": 5,
+            "assignment": ["7H", "6H", "5H"],
+        }
+    ]
 
 
 def test_tw_d1_vertical_and_both_diagonals():
     grid = empty_grid()
     for i, card in enumerate(["9S", "9H", "9D"]):
-        grid[i][0] = card            # vertical, column 0
+        grid[i][0] = card  # vertical, column 0
     for i, card in enumerate(["2C", "3C", "4C"]):
-        grid[2 + i][2 + i] = card    # diagonal down-right
+        grid[2 + i][2 + i] = card  # diagonal down-right
     for i, card in enumerate(["KD", "QD", "JD"]):
-        grid[i][6 - i] = card        # anti-diagonal: the upper end first
+        grid[i][6 - i] = card  # anti-diagonal: the upper end first
     lines = scan_grid(grid)
     assert [line["cells"] for line in lines] == [
         [[0, 0], [1, 0], [2, 0]],
@@ -361,12 +409,15 @@ def test_tw_d1_judged_on_the_cards_with_jokers():
     assert line["assignment"] == ["QS", "JS", "10S"] and line["points"] == 5
 
 
-@pytest.mark.parametrize("grid", [
-    [[None] * 7] * 6,
-    [[None] * 7] * 6 + [[None] * 6],
-    [[None] * 7] * 6 + [[None] * 6 + ["th"]],
-    [[None] * 7] * 6 + [[None] * 6 + ["ZZ"]],
-])
+@pytest.mark.parametrize(
+    "grid",
+    [
+        [[None] * 7] * 6,
+        [[None] * 7] * 6 + [[None] * 6],
+        [[None] * 7] * 6 + [[None] * 6 + ["th"]],
+        [[None] * 7] * 6 + [[None] * 6 + ["ZZ"]],
+    ],
+)
 def test_scan_refuses_a_malformed_grid(grid):
     with pytest.raises(ValueError):
         scan_grid(grid)
@@ -400,7 +451,7 @@ def test_property_a_joker_never_hurts_a_valid_line(cards, data):
     if not before["valid"]:
         return
     i = data.draw(st.integers(0, len(cards) - 1))
-    after = classify_line(cards[:i] + [JOKER] + cards[i + 1:])
+    after = classify_line(cards[:i] + [JOKER] + cards[i + 1 :])
     assert after["valid"]
     assert after["points"] >= before["points"]
 
@@ -417,7 +468,10 @@ def test_property_assignment_is_a_joker_free_reading_worth_the_same(cards):
     assert all(a == c for a, c in zip(assignment, cards) if c != JOKER)
     again = classify_line(assignment)
     assert (again["kind"], again["tier"], again["points"]) == (
-        result["kind"], result["tier"], result["points"])
+        result["kind"],
+        result["tier"],
+        result["points"],
+    )
 
 
 def brute_force_lines(grid) -> dict[tuple, dict]:
@@ -443,8 +497,10 @@ def brute_force_lines(grid) -> dict[tuple, dict]:
 def grids(draw):
     pool = draw(st.sampled_from([ANY_POOL, SUIT_POOLS[1] + RANK_POOLS[6], ANY_POOL + [JOKER] * 8]))
     fill = draw(st.sampled_from([0.4, 0.8, 1.0]))
-    return [[draw(st.sampled_from(pool)) if draw(st.floats(0, 1)) < fill else None
-             for _ in range(7)] for _ in range(7)]
+    return [
+        [draw(st.sampled_from(pool)) if draw(st.floats(0, 1)) < fill else None for _ in range(7)]
+        for _ in range(7)
+    ]
 
 
 @settings(max_examples=40, deadline=None)
@@ -459,7 +515,11 @@ def test_property_tw_d1_scan_equals_brute_force(grid):
         want = expected[key]
         assert line["cards"] == want["cards"]
         assert (line["kind"], line["tier"], line["points"], line["assignment"]) == (
-            want["kind"], want["tier"], want["points"], want["assignment"])
+            want["kind"],
+            want["tier"],
+            want["points"],
+            want["assignment"],
+        )
     # documented order: first cell, then direction, then length
     directions = {(0, 1): 0, (1, 0): 1, (1, 1): 2, (1, -1): 3}
     order = [(k[0], directions[(k[1][0] - k[0][0], k[1][1] - k[0][1])], len(k)) for k in keys]

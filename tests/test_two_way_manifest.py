@@ -1,5 +1,6 @@
 """The 2-Way Cards tile manifest (RULES.md TW-C2): the shipped default and the checks
 on a custom one."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -18,8 +19,9 @@ FACES = Counter({**{card: 2 for card in DECK}, JOKER: 4})
 
 
 def generator():
-    spec = importlib.util.spec_from_file_location("make_two_way_tiles",
-                                                  ROOT / "seeds" / "make_two_way_tiles.py")
+    spec = importlib.util.spec_from_file_location(
+        "make_two_way_tiles", ROOT / "seeds" / "make_two_way_tiles.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -9,6 +9,7 @@ faces in the opponent's colour, and deals the bag's faces out to other tile ids
 legal actions, placements of many faces (held or not) on empty and occupied spaces,
 draws, discards, and declarations of random straight lines.
 """
+
 from __future__ import annotations
 
 import copy
@@ -53,8 +54,7 @@ def reach(options: dict, seed: str, rnd: random.Random, steps: int) -> dict:
 
 def next_draw(state: dict, seat: str) -> set[int]:
     """The tiles a server draw by ``seat`` would take now (none otherwise)."""
-    if state["options"]["dealing"] != "server" or state["phase"] != "draw" \
-            or state["turn"] != seat:
+    if state["options"]["dealing"] != "server" or state["phase"] != "draw" or state["turn"] != seat:
         return set()
     return set(server_draw(state, draw_count(state, seat)))
 
@@ -105,10 +105,15 @@ def probes(state: dict, seat: str, rnd: random.Random) -> list[dict]:
 
 @pytest.mark.parametrize("dealing", ["server", "table"])
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.binary(min_size=32, max_size=32), rnd=st.randoms(use_true_random=False),
-       steps=st.integers(0, 120), variant=st.sampled_from([{}, {"variant": "easy"}]))
-def test_g_m1_a_seat_gets_the_same_answers_whatever_it_cannot_see(dealing, seed, rnd, steps,
-                                                                 variant):
+@given(
+    seed=st.binary(min_size=32, max_size=32),
+    rnd=st.randoms(use_true_random=False),
+    steps=st.integers(0, 120),
+    variant=st.sampled_from([{}, {"variant": "easy"}]),
+)
+def test_g_m1_a_seat_gets_the_same_answers_whatever_it_cannot_see(
+    dealing, seed, rnd, steps, variant
+):
     state = reach({"dealing": dealing, **variant}, seed.hex(), rnd, steps)
     seat = rnd.choice(SEATS)
     other = hide_differently(state, seat, rnd)
@@ -116,5 +121,5 @@ def test_g_m1_a_seat_gets_the_same_answers_whatever_it_cannot_see(dealing, seed,
     if state["status"] == "active":  # G-P1: a seat's position shows what its view shows
         assert tw.position(state, seat) == tw.position(other, seat)
         # G-T1: a timeout tells the seat nothing hidden either
-        for one, two in zip(*(tw.idle_events(s, 0.0, 10 ** 4) for s in (state, other))):
+        for one, two in zip(*(tw.idle_events(s, 0.0, 10**4) for s in (state, other))):
             assert tw.view_event(state, one, seat) == tw.view_event(other, two, seat)

@@ -5,6 +5,7 @@ Refusals of unreachable positions (each naming its field and rule), the round tr
 filters of a position (TW-C3), and a property test: take a random game's position at
 a random point, start from it, and play on to the end with legal actions.
 """
+
 from __future__ import annotations
 
 import copy
@@ -64,8 +65,7 @@ def start(position: dict, options: dict | None = None, seed: str = OTHER_SEED) -
 
 def comparable(view: dict) -> dict:
     """A view without what differs between two games by nature (seed, commitment)."""
-    return {k: v for k, v in view.items()
-            if k not in ("seed", "seed_commitment", "from_position")}
+    return {k: v for k, v in view.items() if k not in ("seed", "seed_commitment", "from_position")}
 
 
 def assert_conserved(state: dict) -> None:
@@ -79,6 +79,7 @@ def assert_conserved(state: dict) -> None:
 
 
 # ----- starting and reading -----------------------------------------------------------
+
 
 def test_g_p1_a_stated_position_is_played_on_and_says_so():
     state = played({"dealing": "table"}, 30)
@@ -103,8 +104,9 @@ def test_g_p1_round_trip_of_a_finished_game_gives_an_equal_view():
         assert comparable(tw.view(started, viewer)) == comparable(tw.view(state, viewer))
 
 
-@pytest.mark.parametrize("options", [{}, {"dealing": "table"}, {"variant": "easy",
-                                                                "easy_extra_threes": True}])
+@pytest.mark.parametrize(
+    "options", [{}, {"dealing": "table"}, {"variant": "easy", "easy_extra_threes": True}]
+)
 def test_g_p1_round_trip_of_a_referee_position_mid_game(options):
     state = played(options, 45, rnd_seed=3)
     started = start(tw.position(state, "referee"), options)
@@ -159,17 +161,23 @@ def test_g_p1_what_the_position_leaves_out_is_dealt_from_the_seed():
 
 
 def test_g_p1_a_dealing_position_in_server_mode_deals_the_rest():
-    started = start({"game": "two-way", "grid": [[None] * 7 for _ in range(7)],
-                     "phase": "deal", "dealt": []})
+    started = start(
+        {"game": "two-way", "grid": [[None] * 7 for _ in range(7)], "phase": "deal", "dealt": []}
+    )
     assert started["phase"] == "place" and started["turn_number"] == 1
     assert [len(started["hands"][s]) for s in tw.SEATS] == [5, 5]
 
 
 def test_g_p1_a_full_grid_position_can_end_with_the_last_discard():
     """A position just before TW-E2: the filler's discard ends the game."""
-    position = {"game": "two-way", "grid": [list(range(r * 7, r * 7 + 7)) for r in range(7)],
-                "hands": {"blue": list(range(49, 56)), "green": list(range(56, 61))},
-                "phase": "discard", "placed": 2, "turn_number": 20}
+    position = {
+        "game": "two-way",
+        "grid": [list(range(r * 7, r * 7 + 7)) for r in range(7)],
+        "hands": {"blue": list(range(49, 56)), "green": list(range(56, 61))},
+        "phase": "discard",
+        "placed": 2,
+        "turn_number": 20,
+    }
     started = start(position, {"dealing": "table"})
     discard = tw.legal_actions(started, "referee")
     discard = next(a for a in discard if a["type"] == "discard")
@@ -179,14 +187,21 @@ def test_g_p1_a_full_grid_position_can_end_with_the_last_discard():
 
 # ----- refusals: each names its field and rule ----------------------------------------
 
+
 def _base() -> dict:
     """A table game's referee position in the placing phase (blue dealt tiles 0-4,
     green 5-9), the bag and manifest left out, tiles by id."""
     state = played({"dealing": "table"}, 2)
     assert state["phase"] == "place"
     position = tw.position(state, "referee")
-    return {**position, "hands": {s: list(state["hands"][s]) for s in tw.SEATS},
-            "bag": None, "manifest": None, "custom_manifest": None, "scores": None}
+    return {
+        **position,
+        "hands": {s: list(state["hands"][s]) for s in tw.SEATS},
+        "bag": None,
+        "manifest": None,
+        "custom_manifest": None,
+        "scores": None,
+    }
 
 
 def _with(**changes):
@@ -195,6 +210,7 @@ def _with(**changes):
         for key, value in changes.items():
             position[key] = value(position) if callable(value) else value
         return {k: v for k, v in position.items() if v is not None}
+
     return make
 
 
@@ -204,8 +220,13 @@ def _blue(cards: list[str], skip: set[int] = frozenset()) -> list[int]:
     manifest = tw.default_manifest()
     out: list[int] = []
     for card in cards:
-        out.append(next(i for i, f in enumerate(manifest) if f["blue"] == card
-                        and i >= 10 and i not in skip and i not in out))
+        out.append(
+            next(
+                i
+                for i, f in enumerate(manifest)
+                if f["blue"] == card and i >= 10 and i not in skip and i not in out
+            )
+        )
     return out
 
 
@@ -213,8 +234,12 @@ RUN = ["AS", "2S", "3S"]
 
 
 def _complete_bases() -> dict:
-    runs = [RUN, ["4S", "5S", "6S", "7S"], ["8S", "9S", "10S", "JS", "QS"],
-            ["AH", "2H", "3H", "4H", "5H", "6H"]]
+    runs = [
+        RUN,
+        ["4S", "5S", "6S", "7S"],
+        ["8S", "9S", "10S", "JS", "QS"],
+        ["AH", "2H", "3H", "4H", "5H", "6H"],
+    ]
     used: set[int] = set()
     entries = []
     for r, run in enumerate(runs):
@@ -234,10 +259,16 @@ REFUSALS = [
     ("grid", "TW-C1", _with(grid=[[None] * 7])),
     ("grid[0][0]", "TW-C2", _with(grid=lambda p: [_row(["ZZ/KH"])] + p["grid"][1:])),
     ("grid[0][0]", "TW-C2", _with(grid=lambda p: [_row([500])] + p["grid"][1:])),
-    ("hands.green[0]", "G-P1", _with(grid=lambda p: [_row(p["hands"]["green"][:1])]
-                                     + p["grid"][1:])),
-    ("hands.blue", "TW-T2", _with(hands=lambda p: {"blue": p["hands"]["blue"][:4],
-                                                   "green": p["hands"]["green"]})),
+    (
+        "hands.green[0]",
+        "G-P1",
+        _with(grid=lambda p: [_row(p["hands"]["green"][:1])] + p["grid"][1:]),
+    ),
+    (
+        "hands.blue",
+        "TW-T2",
+        _with(hands=lambda p: {"blue": p["hands"]["blue"][:4], "green": p["hands"]["green"]}),
+    ),
     ("bag", "G-P1", _with(bag=lambda p: list(range(11, 108)))),
     ("turn", "TW-T2", _with(turn="nobody")),
     ("turn", "TW-T2", _with(turn=["blue", "green"])),
@@ -247,28 +278,63 @@ REFUSALS = [
     ("pending_skips", "TW-T5", _with(pending_skips={"blue": 2, "green": 0})),
     ("dealt", "TW-T1", _with(dealt=["blue"])),
     ("scores", "TW-E3", _with(scores={"blue": 5, "green": 0})),
-    ("bases.blue[0]", "TW-D4", _with(
-        bases={"blue": [{"cells": [[6, 0], [6, 1], [6, 2]], "tiles": _blue(["AS", "KH", "7D"])}]})),
-    ("bases.blue[0].cells", "TW-D1", _with(
-        bases={"blue": [{"cells": [[6, 0], [6, 1], [6, 3]], "tiles": _blue(RUN)}]})),
-    ("bases.blue[1]", "TW-D3", _with(
-        bases={"blue": [{"cells": [[6, 0], [6, 1], [6, 2]], "tiles": _blue(RUN)},
-                        {"cells": [[5, 0], [5, 1], [5, 2]],
-                         "tiles": _blue(["4S", "5S", "6S"])}]})),
+    (
+        "bases.blue[0]",
+        "TW-D4",
+        _with(
+            bases={
+                "blue": [{"cells": [[6, 0], [6, 1], [6, 2]], "tiles": _blue(["AS", "KH", "7D"])}]
+            }
+        ),
+    ),
+    (
+        "bases.blue[0].cells",
+        "TW-D1",
+        _with(bases={"blue": [{"cells": [[6, 0], [6, 1], [6, 3]], "tiles": _blue(RUN)}]}),
+    ),
+    (
+        "bases.blue[1]",
+        "TW-D3",
+        _with(
+            bases={
+                "blue": [
+                    {"cells": [[6, 0], [6, 1], [6, 2]], "tiles": _blue(RUN)},
+                    {"cells": [[5, 0], [5, 1], [5, 2]], "tiles": _blue(["4S", "5S", "6S"])},
+                ]
+            }
+        ),
+    ),
     ("bases.blue", "TW-E1", _with(bases=_complete_bases())),
     ("phase", "TW-E1", _with(phase="over")),
-    ("grid", "TW-E2", _with(grid=[list(range(100, 107))] + [
-        list(range(r * 7 + 10, r * 7 + 17)) for r in range(6)], hands=None)),
-    ("grid", "TW-T1", _with(phase="deal", dealt=[], hands={}, turn_number=0,
-                            grid=lambda p: [_row([50])] + p["grid"][1:])),
+    (
+        "grid",
+        "TW-E2",
+        _with(
+            grid=[list(range(100, 107))] + [list(range(r * 7 + 10, r * 7 + 17)) for r in range(6)],
+            hands=None,
+        ),
+    ),
+    (
+        "grid",
+        "TW-T1",
+        _with(
+            phase="deal",
+            dealt=[],
+            hands={},
+            turn_number=0,
+            grid=lambda p: [_row([50])] + p["grid"][1:],
+        ),
+    ),
     ("manifest", "TW-C2", _with(manifest=["AS/AS"] * 108)),
-    ("grid[0][0]", "G-M1", lambda: {"game": "two-way", "grid": [_row([5])] + [
-        [None] * 7 for _ in range(6)]}),
+    (
+        "grid[0][0]",
+        "G-M1",
+        lambda: {"game": "two-way", "grid": [_row([5])] + [[None] * 7 for _ in range(6)]},
+    ),
 ]
 
 
-@pytest.mark.parametrize("field,rule,make", REFUSALS,
-                         ids=[f"{f}-{r}" for f, r, _ in REFUSALS])
+@pytest.mark.parametrize("field,rule,make", REFUSALS, ids=[f"{f}-{r}" for f, r, _ in REFUSALS])
 def test_g_p1_unreachable_positions_are_refused_naming_field_and_rule(field, rule, make):
     options = {} if rule == "G-M1" else {"dealing": "table"}
     with pytest.raises(RuleViolation) as error:
@@ -292,15 +358,24 @@ def test_g_p1_a_valid_line_left_on_the_grid_is_reachable():
     position = _with(grid=lambda p: [_row(_blue(RUN))] + p["grid"][1:])()
     started = start(position, {"dealing": "table"})
     assert {"type": "declare", "cells": [[0, 0], [0, 1], [0, 2]]} in tw.legal_actions(
-        started, "blue")
+        started, "blue"
+    )
 
 
 # ----- property: from a random point, play on to the end -----------------------------
 
-@settings(max_examples=25, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(st.sampled_from(["server", "table"]), st.integers(0, 160), st.integers(0, 10 ** 6),
-       st.sampled_from([{}, {"variant": "easy"}, {"win_condition": "score"}]))
+
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    st.sampled_from(["server", "table"]),
+    st.integers(0, 160),
+    st.integers(0, 10**6),
+    st.sampled_from([{}, {"variant": "easy"}, {"win_condition": "score"}]),
+)
 def test_g_p1_property_random_positions_play_on_to_the_end(dealing, steps, rnd_seed, extra):
     options = {"dealing": dealing, **extra}
     state = played(options, steps, rnd_seed=rnd_seed)
@@ -318,16 +393,25 @@ def test_g_p1_property_random_positions_play_on_to_the_end(dealing, steps, rnd_s
     assert started["result"]["reason"] in ("set-complete", "grid-full")
 
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers(-3, 120) | st.text(max_size=6)
-                    | st.sampled_from(["AS/KH", "JK/2C", "blue", "green", "place"]),
-                    lambda inner: st.lists(inner, max_size=8)
-                    | st.dictionaries(st.sampled_from(["blue", "green", "cells", "tiles"]),
-                                      inner, max_size=3), max_leaves=20)
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 120)
+    | st.text(max_size=6)
+    | st.sampled_from(["AS/KH", "JK/2C", "blue", "green", "place"]),
+    lambda inner: (
+        st.lists(inner, max_size=8)
+        | st.dictionaries(st.sampled_from(["blue", "green", "cells", "tiles"]), inner, max_size=3)
+    ),
+    max_leaves=20,
+)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.dictionaries(st.sampled_from(sorted(tw.positions.FIELDS - {"game"})), JSON,
-                       max_size=5), st.sampled_from(["server", "table"]))
+@given(
+    st.dictionaries(st.sampled_from(sorted(tw.positions.FIELDS - {"game"})), JSON, max_size=5),
+    st.sampled_from(["server", "table"]),
+)
 def test_g_p1_any_malformed_position_is_a_422_naming_its_field(fields, dealing):
     """Whatever a position holds, the engine answers a game or a 422 invalid-position
     (never an exception of its own)."""

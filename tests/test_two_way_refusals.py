@@ -2,6 +2,7 @@
 seeds/refusals/two-way.yaml lists each refusal code of the engine with the rule(s) it
 cites and when; the walk (tests/refusal_walk.py) provokes every entry of it, and every
 code the engine can raise is in the table."""
+
 from __future__ import annotations
 
 import ast
@@ -16,12 +17,10 @@ from service.games import RuleViolation
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = yaml.safe_load((ROOT / "seeds" / "refusals" / "two-way.yaml").read_text("utf-8"))
-CITED = {(code, entry["rule"]) for code, entries in TABLE["refusals"].items()
-         for entry in entries}
+CITED = {(code, entry["rule"]) for code, entries in TABLE["refusals"].items() for entry in entries}
 
 
-@pytest.mark.parametrize("code, rule, provoke", TWO_WAY,
-                         ids=[f"{c}-{r}" for c, r, _ in TWO_WAY])
+@pytest.mark.parametrize("code, rule, provoke", TWO_WAY, ids=[f"{c}-{r}" for c, r, _ in TWO_WAY])
 def test_g_r1_each_refusal_cites_the_rule_the_table_gives_it(code, rule, provoke):
     with pytest.raises(RuleViolation) as error:
         provoke()
@@ -50,8 +49,11 @@ def _codes_raised() -> set[str]:
             if isinstance(node, ast.Call):
                 name = getattr(node.func, "id", None)
                 index = {"RuleViolation": 0, "bad_request": 1}.get(name)
-                if index is not None and len(node.args) > index and isinstance(
-                        node.args[index], ast.Constant):
+                if (
+                    index is not None
+                    and len(node.args) > index
+                    and isinstance(node.args[index], ast.Constant)
+                ):
                     codes.add(node.args[index].value)
     return codes | {"invalid-action"}  # bad_request's default
 
@@ -62,11 +64,13 @@ def test_g_r1_every_code_the_engine_raises_is_in_the_table():
 
 # ----- the rules really applied, in play ----------------------------------------------
 
+
 def _nearly_full() -> dict:
     """Table mode, blue to place: every space full but [6, 6], blue's run AS 2S 3S on
     [0, 0..2] (shipped manifest)."""
     from refusal_walk import _tw_blue
     from test_two_way_positions import start
+
     run = _tw_blue("AS", "2S", "3S")
     others = [t for t in range(108) if t not in run]
     hands = {"blue": others[:5], "green": others[5:10]}
@@ -74,39 +78,65 @@ def _nearly_full() -> dict:
     grid = [[None] * 7 for _ in range(7)]
     for r in range(7):
         for c in range(7):
-            grid[r][c] = run[c] if r == 0 and c < 3 else (None if (r, c) == (6, 6)
-                                                          else next(rest))
+            grid[r][c] = run[c] if r == 0 and c < 3 else (None if (r, c) == (6, 6) else next(rest))
     return start({"game": "two-way", "grid": grid, "hands": hands}, {"dealing": "table"})
 
 
 def test_tw_t4_a_declaration_freeing_spaces_makes_the_placement_due_and_refuses_the_draw():
     from service.games import two_way as tw
     from test_two_way_positions import fold_all
+
     state = _nearly_full()
-    state = fold_all(tw.apply(state, "blue", {"type": "place", "tile": state["manifest"][
-        state["hands"]["blue"][0]]["blue"], "cell": [6, 6]}), state)
+    state = fold_all(
+        tw.apply(
+            state,
+            "blue",
+            {
+                "type": "place",
+                "tile": state["manifest"][state["hands"]["blue"][0]]["blue"],
+                "cell": [6, 6],
+            },
+        ),
+        state,
+    )
     assert state["phase"] == "draw"  # TW-T4: one placement fitted
-    state = fold_all(tw.apply(state, "blue", {"type": "declare",
-                                              "cells": [[0, 0], [0, 1], [0, 2]]}), state)
+    state = fold_all(
+        tw.apply(state, "blue", {"type": "declare", "cells": [[0, 0], [0, 1], [0, 2]]}), state
+    )
     assert state["phase"] == "place" and tw.view(state, "blue")["placements_left"] == 1
     with pytest.raises(RuleViolation) as error:
         tw.apply(state, "referee", {"type": "draw", "seat": "blue", "tiles": state["bag"][:3]})
     assert (error.value.code, error.value.rule) == ("wrong-phase", "TW-T4")
     face = state["manifest"][state["hands"]["blue"][0]]["blue"]
-    state = fold_all(tw.apply(state, "blue", {"type": "place", "tile": face,
-                                              "cell": [0, 0]}), state)
+    state = fold_all(
+        tw.apply(state, "blue", {"type": "place", "tile": face, "cell": [0, 0]}), state
+    )
     assert state["phase"] == "draw"
 
 
 def test_tw_e2_game_over_after_a_full_grid_cites_tw_e2():
     from service.games import two_way as tw
     from test_two_way_positions import fold_all, start
-    position = {"game": "two-way", "grid": [list(range(r * 7, r * 7 + 7)) for r in range(7)],
-                "hands": {"blue": list(range(49, 56)), "green": list(range(56, 61))},
-                "phase": "discard", "placed": 2}
+
+    position = {
+        "game": "two-way",
+        "grid": [list(range(r * 7, r * 7 + 7)) for r in range(7)],
+        "hands": {"blue": list(range(49, 56)), "green": list(range(56, 61))},
+        "phase": "discard",
+        "placed": 2,
+    }
     state = start(position, {"dealing": "table"})
-    state = fold_all(tw.apply(state, "blue", {"type": "discard", "tiles": [
-        state["manifest"][t]["blue"] for t in state["hands"]["blue"][:2]]}), state)
+    state = fold_all(
+        tw.apply(
+            state,
+            "blue",
+            {
+                "type": "discard",
+                "tiles": [state["manifest"][t]["blue"] for t in state["hands"]["blue"][:2]],
+            },
+        ),
+        state,
+    )
     assert state["result"]["reason"] == "grid-full"
     with pytest.raises(RuleViolation) as error:
         tw.apply(state, "green", {"type": "declare", "cells": [[0, 0], [0, 1], [0, 2]]})

@@ -17,6 +17,7 @@ After every step:
 At the end (and when a game finishes): folding every stored event from None gives the
 stored snapshot, and a finished game reveals the seed of its commitment.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -27,8 +28,7 @@ from collections import Counter
 import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
-from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant,
-                                 precondition, rule)
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from conftest import migrate
 from helpers import walk_keys
@@ -65,32 +65,46 @@ def other(seat: str) -> str:
 
 
 CELL = st.lists(st.integers(-1, 7), min_size=2, max_size=2)
-NAME = st.one_of(st.sampled_from(["7H", "JK", "10S", "TD", "AC", "KS", "ZZ", ""]),
-                 st.integers(-1, 108))
+NAME = st.one_of(
+    st.sampled_from(["7H", "JK", "10S", "TD", "AC", "KS", "ZZ", ""]), st.integers(-1, 108)
+)
 RANDOM_ACTION = st.one_of(
     st.fixed_dictionaries({"type": st.just("place"), "tile": NAME, "cell": CELL}),
-    st.fixed_dictionaries({"type": st.just("draw")},
-                          optional={"tiles": st.lists(st.integers(-1, 108), max_size=5)}),
+    st.fixed_dictionaries(
+        {"type": st.just("draw")}, optional={"tiles": st.lists(st.integers(-1, 108), max_size=5)}
+    ),
     st.fixed_dictionaries({"type": st.just("discard"), "tiles": st.lists(NAME, max_size=3)}),
-    st.fixed_dictionaries({"type": st.just("declare"),
-                           "cells": st.lists(CELL, min_size=0, max_size=7)}),
-    st.dictionaries(st.sampled_from(["type", "tile", "cells", "cell", "x"]),
-                    st.one_of(st.integers(), st.text(max_size=3), st.none()), max_size=3),
+    st.fixed_dictionaries(
+        {"type": st.just("declare"), "cells": st.lists(CELL, min_size=0, max_size=7)}
+    ),
+    st.dictionaries(
+        st.sampled_from(["type", "tile", "cells", "cell", "x"]),
+        st.one_of(st.integers(), st.text(max_size=3), st.none()),
+        max_size=3,
+    ),
 )
 
 
 class StoreMachine(RuleBasedStateMachine):
     """One game per example, driven only through HTTP."""
 
-    @initialize(dealing=st.sampled_from(["server", "server", "table"]),
-                variant=st.sampled_from([{}, {"variant": "easy"}]),
-                first=st.sampled_from(SEATS), seed=st.binary(min_size=32, max_size=32))
+    @initialize(
+        dealing=st.sampled_from(["server", "server", "table"]),
+        variant=st.sampled_from([{}, {"variant": "easy"}]),
+        first=st.sampled_from(SEATS),
+        seed=st.binary(min_size=32, max_size=32),
+    )
     def create(self, dealing, variant, first, seed):
         self.client = _APP["app"].test_client()
         self.seed = seed.hex()
-        response = self.client.post("/v1/games", json={
-            "game": "two-way", "seed": self.seed,
-            "options": {"dealing": dealing, "first_seat": first, **variant}})
+        response = self.client.post(
+            "/v1/games",
+            json={
+                "game": "two-way",
+                "seed": self.seed,
+                "options": {"dealing": dealing, "first_seat": first, **variant},
+            },
+        )
         assert response.status_code == 201, response.get_data(as_text=True)
         body = body_of(response)
         self.id = body["id"]
@@ -121,8 +135,7 @@ class StoreMachine(RuleBasedStateMachine):
     def log_after(self, after: int, who: str = "referee") -> list[dict]:
         return self.get(f"/events?after={after}", who)["events"]
 
-    def post(self, who: str, action: dict, version: int | None = None,
-             key: str | None = None):
+    def post(self, who: str, action: dict, version: int | None = None, key: str | None = None):
         """POST an action; checks the outcome against the log and returns the response."""
         body = dict(action)
         if version is not None:
@@ -209,14 +222,18 @@ class StoreMachine(RuleBasedStateMachine):
         after = self.referee()["view"]
         assert after["grid"] == before["grid"]
         assert after["pending_skips"][seat] == 1
-        again = wrong_declarations(self.get("", seat)["view"], seat,
-                                   self.get("/legal-actions", seat)["actions"])
+        again = wrong_declarations(
+            self.get("", seat)["view"], seat, self.get("/legal-actions", seat)["actions"]
+        )
         assert cells in again
         opponent = self.log_after(self.seq - 1, other(seat))[0]
         assert opponent["type"] == "declaration-rejected" and "reasons" not in opponent
 
-    @rule(actor=st.sampled_from(["blue", "green", "referee"]),
-          seat=st.sampled_from([None, "turn", "blue", "green"]), action=RANDOM_ACTION)
+    @rule(
+        actor=st.sampled_from(["blue", "green", "referee"]),
+        seat=st.sampled_from([None, "turn", "blue", "green"]),
+        action=RANDOM_ACTION,
+    )
     def anything(self, actor, seat, action):
         """Any body from anyone at the current version: 200 or a 4xx problem."""
         if seat is not None:
@@ -265,8 +282,9 @@ class StoreMachine(RuleBasedStateMachine):
         assert referee["version"] == self.version
         ref_events = self.log_after(min(self.checked.values()))
         # a refused action wrote nothing: no event beyond the last accepted one
-        assert [e["seq"] for e in ref_events] == list(range(min(self.checked.values()) + 1,
-                                                            self.seq + 1))
+        assert [e["seq"] for e in ref_events] == list(
+            range(min(self.checked.values()) + 1, self.seq + 1)
+        )
         if self.version == self.checked_version:
             return  # nothing changed since the last full check (the two lines above)
         self.checked_version = self.version
@@ -300,12 +318,14 @@ class StoreMachine(RuleBasedStateMachine):
             assert "seed" not in body and body["view"]["seed"] is None
         view = body["view"]
         assert not HIDDEN_KEYS & set(walk_keys(view))
-        assert view["grid"] == [[None if t is None else t[seat] for t in row]
-                                for row in ref["grid"]]
+        assert view["grid"] == [
+            [None if t is None else t[seat] for t in row] for row in ref["grid"]
+        ]
         assert view["hands"] == {s: [t[seat] for t in ref["hands"][s]] for s in SEATS}
         for s in SEATS:
-            assert [e["cards"] for e in view["bases"][s]] == \
-                   [[t[seat] for t in e["tiles"]] for e in ref["bases"][s]]
+            assert [e["cards"] for e in view["bases"][s]] == [
+                [t[seat] for t in e["tiles"]] for e in ref["bases"][s]
+            ]
         own = Counter(t[seat] for t in ref["hands"][seat])
         for action in legal["actions"]:
             assert "seat" not in action and not isinstance(action.get("tile"), int)
@@ -336,5 +356,9 @@ class StoreMachine(RuleBasedStateMachine):
 
 
 TestTwoWayStore = StoreMachine.TestCase
-TestTwoWayStore.settings = settings(max_examples=20, stateful_step_count=40, deadline=None,
-                                    suppress_health_check=[HealthCheck.too_slow])
+TestTwoWayStore.settings = settings(
+    max_examples=20,
+    stateful_step_count=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)

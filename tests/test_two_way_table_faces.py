@@ -1,6 +1,7 @@
 """Table dealing (G-M2): the referee reports tiles by manifest id, by their faces
 "AS/KH" or by one face "AS" (docs/games/two-way.md, "Naming tiles in table dealing"); a name that is no tile or that fits
 several tiles is refused naming the body field."""
+
 from __future__ import annotations
 
 import pytest
@@ -17,8 +18,9 @@ def dealt() -> dict:
     green 5-9."""
     state = fold_all(tw.new_game("two-way", {"dealing": "table"}, SEED))
     for seat, tiles in (("blue", [0, 1, 2, 3, 4]), ("green", [5, 6, 7, 8, 9])):
-        state = fold_all(tw.apply(state, "referee", {"type": "draw", "seat": seat,
-                                                     "tiles": tiles}), state)
+        state = fold_all(
+            tw.apply(state, "referee", {"type": "draw", "seat": seat, "tiles": tiles}), state
+        )
     return state
 
 
@@ -36,8 +38,9 @@ def unique_face(state: dict, hand: list[int]) -> tuple[int, str]:
 
 
 def place(state: dict, tile: object, cell=(3, 3)) -> list[dict]:
-    return tw.apply(state, "referee", {"type": "place", "seat": "blue", "tile": tile,
-                                       "cell": list(cell)})
+    return tw.apply(
+        state, "referee", {"type": "place", "seat": "blue", "tile": tile, "cell": list(cell)}
+    )
 
 
 def refusal(call) -> RuleViolation:
@@ -76,8 +79,12 @@ def test_g_m2_a_name_that_is_no_tile_is_invalid_tile_naming_the_field(value):
 
 def test_g_m2_a_pair_no_tile_of_the_manifest_shows_is_invalid_tile():
     state = dealt()
-    missing = next(f"{b}/{g}" for b in ("AS", "KH") for g in ("2C", "3D", "4H", "5S")
-                   if not any((m["blue"], m["green"]) == (b, g) for m in state["manifest"]))
+    missing = next(
+        f"{b}/{g}"
+        for b in ("AS", "KH")
+        for g in ("2C", "3D", "4H", "5S")
+        if not any((m["blue"], m["green"]) == (b, g) for m in state["manifest"])
+    )
     error = refusal(lambda: place(state, missing))
     assert (error.code, error.extra["field"]) == ("invalid-tile", "tile")
 

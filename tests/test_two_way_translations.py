@@ -2,6 +2,7 @@
 Romanian the card suit is "Farbe", "couleur", "culoare"; 2-Way Cards names a player's
 colour by the tile's face instead ("Seite", "face", "față"), and uses the card terms of
 each language for a run and a suit set (RULES.md TW-C3, TW-D2, TW-S1, TW-S4)."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,8 +12,10 @@ import yaml
 from babel.messages.pofile import read_po
 
 ROOT = Path(__file__).resolve().parent.parent
-RULES = {r["id"]: r for r in yaml.safe_load(
-    (ROOT / "seeds" / "rules" / "two-way.yaml").read_text("utf-8"))["rules"]}
+RULES = {
+    r["id"]: r
+    for r in yaml.safe_load((ROOT / "seeds" / "rules" / "two-way.yaml").read_text("utf-8"))["rules"]
+}
 SUIT = {"de": "Farbe", "fr": "couleur", "ro": "culoare"}
 FACE = {"de": "Seite", "fr": "face", "ro": "fe"}  # ro: față / fețe
 
@@ -43,9 +46,15 @@ def test_tw_s1_tw_s4_german_card_terms_for_a_run_and_a_suit_set():
     assert RULES["TW-S4"]["title"]["de"] == "Satz einer Farbe"
     de = catalog("de")
     assert de["one suit, but a card appears twice: not a suit set"].string.endswith(
-        "kein Satz einer Farbe")
-    assert "Straße" in de["one suit, but the ranks do not follow each other in one "
-                          "direction along the line: not a run"].string
+        "kein Satz einer Farbe"
+    )
+    assert (
+        "Straße"
+        in de[
+            "one suit, but the ranks do not follow each other in one "
+            "direction along the line: not a run"
+        ].string
+    )
 
 
 def test_tw_t5_tw_s8_french_titles_are_french():

@@ -1,4 +1,5 @@
 """HTTP layer: flask-smorest Api, problem+json errors, one blueprint per module."""
+
 from __future__ import annotations
 
 import http
@@ -29,31 +30,46 @@ class ProblemSchema(Schema):
     status = fields.Integer(required=True)
     detail = fields.String(required=True)
     code = fields.String(required=True, metadata={"description": "stable machine code"})
-    rule = fields.String(metadata={
-        "description": "the rule ID the refusal applies (G-R1; docs/RULES.md, GET "
-                       "/v1/rules/{id}), e.g. SQ-T3; absent for problems about the request "
-                       "itself (media type, JSON, size, tokens, versions, keys, limits)"})
-    errors = fields.Dict(metadata={
-        "description": "body/query validation: location -> field -> messages"})
+    rule = fields.String(
+        metadata={
+            "description": "the rule ID the refusal applies (G-R1; docs/RULES.md, GET "
+            "/v1/rules/{id}), e.g. SQ-T3; absent for problems about the request "
+            "itself (media type, JSON, size, tokens, versions, keys, limits)"
+        }
+    )
+    errors = fields.Dict(
+        metadata={"description": "body/query validation: location -> field -> messages"}
+    )
     version = fields.Integer(metadata={"description": "current game version (412)"})
-    field = fields.String(metadata={
-        "description": "invalid-position (G-P1): where in the position, a dotted path "
-                       "(e.g. hands.blue[2])", "example": "count"})
-    top = fields.Dict(metadata={"description": "stale-top-card: the current top card (Halves, "
-                                              "HV-T3: {card, turned, halves}; Solitaire "
-                                              "Frenzy, SF-T1: {pile, card, seat})"})
+    field = fields.String(
+        metadata={
+            "description": "invalid-position (G-P1): where in the position, a dotted path "
+            "(e.g. hands.blue[2])",
+            "example": "count",
+        }
+    )
+    top = fields.Dict(
+        metadata={
+            "description": "stale-top-card: the current top card (Halves, "
+            "HV-T3: {card, turned, halves}; Solitaire "
+            "Frenzy, SF-T1: {pile, card, seat})"
+        }
+    )
 
 
 class AcceptLanguagePlugin(BasePlugin):
     """Documents the Accept-Language header on every operation (service.i18n)."""
 
     PARAMETER = {
-        "in": "header", "name": "Accept-Language", "required": False,
+        "in": "header",
+        "name": "Accept-Language",
+        "required": False,
         "schema": {"type": "string", "example": "fr"},
         "description": "The language of title, detail and verdict texts: en (default), fr, "
-                       "de, es, it or ro (best match; fr-CH is fr). Answers with such "
-                       "texts carry Content-Language and Vary: Accept-Language; code, rule "
-                       "and type never change."}
+        "de, es, it or ro (best match; fr-CH is fr). Answers with such "
+        "texts carry Content-Language and Vary: Accept-Language; code, rule "
+        "and type never change.",
+    }
 
     def operation_helper(self, path=None, operations=None, **kwargs):
         for operation in (operations or {}).values():
@@ -109,8 +125,9 @@ def _require_json_body():
         return problem(415, detail=Message("Send the body as application/json."))
     charset = request.mimetype_params.get("charset", "utf-8").lower()
     if charset not in ("utf-8", "utf8"):
-        return problem(415, detail=Message("Send the body as UTF-8, not %(charset)s.",
-                                           charset=charset))
+        return problem(
+            415, detail=Message("Send the body as UTF-8, not %(charset)s.", charset=charset)
+        )
     if request.headers.get("Content-Encoding", "identity").lower() != "identity":
         return problem(415, detail=Message("Send the body without Content-Encoding."))
     return None
@@ -125,20 +142,33 @@ def _database_outage(error: Exception) -> Response:
     """An outage the store did not wrap (e.g. reaching the database for the first
     time): the same 503 as :class:`~service.store.Unavailable` with ``outage``."""
     from service.api import games
+
     return games._unavailable(Unavailable(str(error), outage=True))  # noqa: SLF001
 
 
 def init_api(app: Flask) -> Api:
     """Register the blueprints and error handling on ``app``; returns the Api."""
     from service import referee
-    from service.api import (actions, games, halves, meta, operations, pictures, positions,
-                             rules, seats, sequence, solitaire_frenzy, stream, two_way)
+    from service.api import (
+        actions,
+        games,
+        halves,
+        meta,
+        operations,
+        pictures,
+        positions,
+        rules,
+        seats,
+        sequence,
+        solitaire_frenzy,
+        stream,
+        two_way,
+    )
 
     app.json = StrictJSONProvider(app)
     init_bodies(app)  # bodies read ahead, up to the route's limit, by the deadline
     app.url_map.merge_slashes = False  # "//" is a 404 problem, not an HTML 308 redirect
-    api = Api(app, spec_kwargs={
-        "extra_plugins": [AcceptLanguagePlugin(), ResponsesPlugin()]})
+    api = Api(app, spec_kwargs={"extra_plugins": [AcceptLanguagePlugin(), ResponsesPlugin()]})
     actions.register(api.spec)
     positions.register(api.spec)
     app.before_request(_require_json_body)
@@ -146,11 +176,20 @@ def init_api(app: Flask) -> Api:
     # a database outage anywhere (the store's first use, a stream, a check of the
     # schema) is a 503 with Retry-After like the store's own, never a 500
     app.register_error_handler(Unavailable, games._unavailable)
-    for outage in (OperationalError, InterfaceError, PendingRollbackError,
-                   SQLAlchemyTimeoutError):
+    for outage in (OperationalError, InterfaceError, PendingRollbackError, SQLAlchemyTimeoutError):
         app.register_error_handler(outage, _database_outage)
-    for module in (meta, games, stream, positions, operations, seats, two_way, sequence, halves,
-                   solitaire_frenzy):
+    for module in (
+        meta,
+        games,
+        stream,
+        positions,
+        operations,
+        seats,
+        two_way,
+        sequence,
+        halves,
+        solitaire_frenzy,
+    ):
         api.register_blueprint(module.blp)
     api.register_blueprint(sequence.numbers_blp)
     api.register_blueprint(rules.blp)

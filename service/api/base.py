@@ -5,6 +5,7 @@ Request bodies are parsed by :func:`strict_loads`, which refuses what Python's
 literal such as ``1e999``), duplicate object keys and nesting deeper than
 :data:`MAX_DEPTH`. Each is a 400 problem, never a 500.
 """
+
 from __future__ import annotations
 
 import json
@@ -40,8 +41,9 @@ def _reject_constant(name: str) -> Any:
 def _finite_float(text: str) -> float:
     value = float(text)
     if value in (float("inf"), float("-inf")):
-        raise InvalidJSON(Message("%(value)s is out of the range of a JSON number we accept",
-                                  value=text))
+        raise InvalidJSON(
+            Message("%(value)s is out of the range of a JSON number we accept", value=text)
+        )
     return value
 
 
@@ -93,8 +95,13 @@ def strict_loads(data: bytes | str, scan: bool = True) -> Any:
     if scan and _depth(text) > MAX_DEPTH:
         raise InvalidJSON(too_deep)
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
-                           parse_int=_bounded_int, object_pairs_hook=_no_duplicates)
+        value = json.loads(
+            text,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+            parse_int=_bounded_int,
+            object_pairs_hook=_no_duplicates,
+        )
     except InvalidJSON:
         raise
     except RecursionError as exc:
@@ -117,8 +124,9 @@ def _value_depth(value: Any) -> int:
         children = item.values() if isinstance(item, dict) else item
         if isinstance(item, (dict, list)):
             deepest = max(deepest, depth)
-            stack.extend((child, depth + 1) for child in children
-                         if isinstance(child, (dict, list)))
+            stack.extend(
+                (child, depth + 1) for child in children if isinstance(child, (dict, list))
+            )
     return deepest
 
 

@@ -18,6 +18,7 @@ item 2): :class:`ReadAhead`, a WSGI middleware.
 A refusal is decided here and answered by :func:`body_problem`, the app's first
 ``before_request``, in the request's language.
 """
+
 from __future__ import annotations
 
 import io
@@ -111,12 +112,23 @@ def body_problem() -> Response | None:
         return None
     kind, value = why
     if kind == "timeout":
-        return problem(408, "request-timeout", Message(
-            "The request did not arrive whole in time: send the headers and the body "
-            "within the server's read deadline."))
-    return problem(501, "transfer-coding-not-implemented", Message(
-        "Transfer-Encoding %(coding)s is not implemented: send the body with "
-        "Content-Length, or as Transfer-Encoding: chunked alone.", coding=repr(value)))
+        return problem(
+            408,
+            "request-timeout",
+            Message(
+                "The request did not arrive whole in time: send the headers and the body "
+                "within the server's read deadline."
+            ),
+        )
+    return problem(
+        501,
+        "transfer-coding-not-implemented",
+        Message(
+            "Transfer-Encoding %(coding)s is not implemented: send the body with "
+            "Content-Length, or as Transfer-Encoding: chunked alone.",
+            coding=repr(value),
+        ),
+    )
 
 
 def init_bodies(app: Flask) -> None:

@@ -17,6 +17,7 @@ service can give it, so that an endpoint added later is documented alike:
 
 Every error response is ``application/problem+json`` with the ``Problem`` schema.
 """
+
 from __future__ import annotations
 
 from http import HTTPStatus
@@ -26,26 +27,43 @@ from apispec import BasePlugin
 
 from service.errors import PROBLEM_MIMETYPE
 
-RESPONSE_NAMES = {400: "BAD_REQUEST", 401: "UNAUTHORIZED", 403: "FORBIDDEN",
-                  404: "NOT_FOUND", 409: "CONFLICT", 412: "PRECONDITION_FAILED",
-                  413: "REQUEST_ENTITY_TOO_LARGE", 415: "UNSUPPORTED_MEDIA_TYPE",
-                  422: "UNPROCESSABLE_ENTITY", 428: "PRECONDITION_REQUIRED",
-                  429: "TOO_MANY_REQUESTS", 503: "SERVICE_UNAVAILABLE"}
+RESPONSE_NAMES = {
+    400: "BAD_REQUEST",
+    401: "UNAUTHORIZED",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    409: "CONFLICT",
+    412: "PRECONDITION_FAILED",
+    413: "REQUEST_ENTITY_TOO_LARGE",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+    422: "UNPROCESSABLE_ENTITY",
+    428: "PRECONDITION_REQUIRED",
+    429: "TOO_MANY_REQUESTS",
+    503: "SERVICE_UNAVAILABLE",
+}
 
-RETRY_AFTER = {"description": "seconds to wait before retrying",
-               "schema": {"type": "integer", "minimum": 0}}
-WWW_AUTHENTICATE = {"description": 'the challenge: Bearer realm="card-referee" (with '
-                                   'error="invalid_token" or "invalid_request"), or '
-                                   'ApiKey realm="card-referee"',
-                    "schema": {"type": "string"}}
-IDEMPOTENT_REPLAYED = {"description": "true: this is the stored response of an earlier "
-                                      "request with the same Idempotency-Key",
-                       "schema": {"type": "string", "enum": ["true"]}}
+RETRY_AFTER = {
+    "description": "seconds to wait before retrying",
+    "schema": {"type": "integer", "minimum": 0},
+}
+WWW_AUTHENTICATE = {
+    "description": 'the challenge: Bearer realm="card-referee" (with '
+    'error="invalid_token" or "invalid_request"), or '
+    'ApiKey realm="card-referee"',
+    "schema": {"type": "string"},
+}
+IDEMPOTENT_REPLAYED = {
+    "description": "true: this is the stored response of an earlier "
+    "request with the same Idempotency-Key",
+    "schema": {"type": "string", "enum": ["true"]},
+}
 # the headers of the shared error responses (components.responses)
-RESPONSE_HEADERS = {401: {"WWW-Authenticate": WWW_AUTHENTICATE},
-                    409: {"Retry-After": RETRY_AFTER},
-                    429: {"Retry-After": RETRY_AFTER},
-                    503: {"Retry-After": RETRY_AFTER}}
+RESPONSE_HEADERS = {
+    401: {"WWW-Authenticate": WWW_AUTHENTICATE},
+    409: {"Retry-After": RETRY_AFTER},
+    429: {"Retry-After": RETRY_AFTER},
+    503: {"Retry-After": RETRY_AFTER},
+}
 
 
 def _schemes(operation: dict) -> set[str]:
@@ -79,8 +97,7 @@ class ResponsesPlugin(BasePlugin):
             for status in sorted(implied_statuses(method, operation)):
                 responses.setdefault(str(status), RESPONSE_NAMES[status])
             operation.setdefault("security", [])  # public: said, not left implicit
-            if any(p.get("name") == "Idempotency-Key"
-                   for p in operation.get("parameters", [])):
+            if any(p.get("name") == "Idempotency-Key" for p in operation.get("parameters", [])):
                 _replayable(responses)
 
 
@@ -91,9 +108,10 @@ def _replayable(responses: dict[str, Any]) -> None:
         if status in ("401", "404", "429", "503", "default"):
             continue
         if isinstance(response, str):
-            response = {"description": HTTPStatus(int(status)).phrase,
-                        "content": {PROBLEM_MIMETYPE: {"schema": {
-                            "$ref": "#/components/schemas/Problem"}}}}
+            response = {
+                "description": HTTPStatus(int(status)).phrase,
+                "content": {PROBLEM_MIMETYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+            }
             responses[status] = response
         response.setdefault("headers", {})["Idempotent-Replayed"] = IDEMPOTENT_REPLAYED
 
@@ -116,12 +134,13 @@ def name_nullable_enums(spec) -> None:
             if not values or None not in values:
                 continue
             name = owner + "".join(part.capitalize() for part in prop.split("_"))
-            schemas[name] = {"type": definition["type"],
-                             "enum": [v for v in values if v is not None]}
+            schemas[name] = {
+                "type": definition["type"],
+                "enum": [v for v in values if v is not None],
+            }
             schema["properties"][prop] = {
-                key: value for key, value in definition.items()
-                if key not in ("type", "enum")} | {
-                "nullable": True, "allOf": [{"$ref": f"#/components/schemas/{name}"}]}
+                key: value for key, value in definition.items() if key not in ("type", "enum")
+            } | {"nullable": True, "allOf": [{"$ref": f"#/components/schemas/{name}"}]}
 
 
 def _null_or_ref(definition: dict) -> None:

@@ -1,6 +1,7 @@
 """The game store's HTTP conventions (token realm, version and key patterns, the headers'
 documentation, security requirements) and its request and reply schemas: what
 :mod:`service.api.games` and the other blueprints take and answer."""
+
 from __future__ import annotations
 
 import re
@@ -25,27 +26,39 @@ _KEY_PATTERN = re.compile(r"[\x21-\x7e]{1,255}")
 _IF_MATCH = re.compile(r'(W/)?"(0|[1-9][0-9]{0,99})"')
 _SEED = re.compile(r"^[0-9a-fA-F]{64}$")  # documented as is: ECMA-262 "$" is end of input
 _HEADER_DOCS = {
-    "If-Match": {"in": "header", "name": "If-Match",
-                 "schema": {"type": "string", "pattern": r'^(\*|(W/)?"(0|[1-9][0-9]{0,99})")$',
-                            "example": '"7"'},
-                 "description": 'The version the action is based on, as the ETag ("7"); '
-                                "or send expected_version in the body. Stale: 412; "
-                                'neither, or "*": 428 (optional in the real-time games); '
-                                'a weak ETag (W/"7") never matches '
-                                "(strong comparison): 412; not a quoted version: 400."},
-    "Idempotency-Key": {"in": "header", "name": "Idempotency-Key",
-                        "schema": {"type": "string", "minLength": 1, "maxLength": 255,
-                                   "pattern": "^[!-~]{1,255}$"},
-                        "description": "Same key and body again: the first response "
-                                       "again, no second effect. Scoped per game and "
-                                       "caller. Another body: 422. Sent again while the "
-                                       "first is still running: waits for it, then gets "
-                                       "its response. 409 only for a key claimed by the "
-                                       "previous release and still running there. 1 to "
-                                       "255 visible ASCII characters (else 400 "
-                                       "invalid-idempotency-key)."},
-    "If-None-Match": {"in": "header", "name": "If-None-Match", "schema": {"type": "string"},
-                      "description": "The ETag you hold: 304 while the game is unchanged."},
+    "If-Match": {
+        "in": "header",
+        "name": "If-Match",
+        "schema": {
+            "type": "string",
+            "pattern": r'^(\*|(W/)?"(0|[1-9][0-9]{0,99})")$',
+            "example": '"7"',
+        },
+        "description": 'The version the action is based on, as the ETag ("7"); '
+        "or send expected_version in the body. Stale: 412; "
+        'neither, or "*": 428 (optional in the real-time games); '
+        'a weak ETag (W/"7") never matches '
+        "(strong comparison): 412; not a quoted version: 400.",
+    },
+    "Idempotency-Key": {
+        "in": "header",
+        "name": "Idempotency-Key",
+        "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[!-~]{1,255}$"},
+        "description": "Same key and body again: the first response "
+        "again, no second effect. Scoped per game and "
+        "caller. Another body: 422. Sent again while the "
+        "first is still running: waits for it, then gets "
+        "its response. 409 only for a key claimed by the "
+        "previous release and still running there. 1 to "
+        "255 visible ASCII characters (else 400 "
+        "invalid-idempotency-key).",
+    },
+    "If-None-Match": {
+        "in": "header",
+        "name": "If-None-Match",
+        "schema": {"type": "string"},
+        "description": "The ETag you hold: 304 while the game is unchanged.",
+    },
 }
 SECURITY = [{"bearerAuth": []}]
 
@@ -79,41 +92,65 @@ class TileField(fields.Field):
 
 
 def _cell() -> fields.List:
-    return fields.List(fields.Integer(strict=True, validate=Range(min=0)),
-                       validate=Length(equal=2), metadata={"description": "[row, col]"})
+    return fields.List(
+        fields.Integer(strict=True, validate=Range(min=0)),
+        validate=Length(equal=2),
+        metadata={"description": "[row, col]"},
+    )
 
 
 # a seat's display name (service/store/seating.py): the contract states the same pattern
-NAME = [Length(1, 40), Regexp(NAME_PATTERN, error="1 to 40 characters, no control character "
-                              "or line break, no leading or trailing space")]
+NAME = [
+    Length(1, 40),
+    Regexp(
+        NAME_PATTERN,
+        error="1 to 40 characters, no control character "
+        "or line break, no leading or trailing space",
+    ),
+]
 
 
 class CreateGameSchema(Schema):
     game = fields.String(required=True, metadata={"example": "two-way"})
-    options = fields.Dict(keys=fields.String(), load_default=dict,
-                          metadata={"description": "game options (see the catalog)"})
-    seed = fields.String(validate=FullMatch(_SEED), metadata={
-        "description": "Exactly 64 hex digits, nothing around them; upper case is "
-                       "accepted and lowercased (the game keeps and reveals the "
-                       "lowercase text). Drawn from a CSPRNG when absent. "
-                       "seed_commitment, shown from the start, is the SHA-256 (hex) of "
-                       "the seed's lowercase hex text as ASCII; the seed itself is shown "
-                       "once the game is finished. May also be given as options.seed."})
-    position = fields.Dict(keys=fields.String(), metadata={
-        "description": "G-P1: start from this stated position (the game's notation, "
-                       "Position; its `game` is the game's) instead of a fresh deal"})
+    options = fields.Dict(
+        keys=fields.String(),
+        load_default=dict,
+        metadata={"description": "game options (see the catalog)"},
+    )
+    seed = fields.String(
+        validate=FullMatch(_SEED),
+        metadata={
+            "description": "Exactly 64 hex digits, nothing around them; upper case is "
+            "accepted and lowercased (the game keeps and reveals the "
+            "lowercase text). Drawn from a CSPRNG when absent. "
+            "seed_commitment, shown from the start, is the SHA-256 (hex) of "
+            "the seed's lowercase hex text as ASCII; the seed itself is shown "
+            "once the game is finished. May also be given as options.seed."
+        },
+    )
+    position = fields.Dict(
+        keys=fields.String(),
+        metadata={
+            "description": "G-P1: start from this stated position (the game's notation, "
+            "Position; its `game` is the game's) instead of a fresh deal"
+        },
+    )
     names = fields.Dict(keys=fields.String(), values=fields.String(validate=NAME))
     invitations = fields.Boolean(load_default=False)
 
 
 class SeatTokenSchema(Schema):
     token = fields.String(metadata={"description": "the seat's bearer token"})
-    invitation = fields.String(metadata={
-        "description": "with invitations: the seat's single-use code (POST .../join)"})
+    invitation = fields.String(
+        metadata={"description": "with invitations: the seat's single-use code (POST .../join)"}
+    )
     expires_at = fields.String(metadata={"description": "when the invitation expires"})
-    join_url = fields.String(metadata={
-        "description": "the referee page's link that joins the seat (the code in the "
-                       "fragment, which browsers never send)"})
+    join_url = fields.String(
+        metadata={
+            "description": "the referee page's link that joins the seat (the code in the "
+            "fragment, which browsers never send)"
+        }
+    )
 
 
 class CreatedGameSchema(Schema):
@@ -121,9 +158,12 @@ class CreatedGameSchema(Schema):
     game = fields.String(required=True)
     version = fields.Integer(required=True)
     status = fields.String(required=True)
-    seats = fields.Dict(keys=fields.String(), values=fields.Nested(SeatTokenSchema),
-                        required=True, metadata={"description": "seat -> its bearer token "
-                                                 "(with invitations: its invitation)"})
+    seats = fields.Dict(
+        keys=fields.String(),
+        values=fields.Nested(SeatTokenSchema),
+        required=True,
+        metadata={"description": "seat -> its bearer token (with invitations: its invitation)"},
+    )
     referee_token = fields.String(required=True)
     seed_commitment = fields.String(required=True)
 
@@ -132,53 +172,97 @@ class ResultSchema(Schema):
     """How a finished game ended: the same shape for every game (the engine contract,
     service/games/__init__.py), in the view, here and in the ``game-ended`` event."""
 
-    winners = fields.List(fields.String(), required=True, metadata={
-        "description": "every seat of the winning side; [] for a draw; several for a "
-                       "team or a shared win", "example": ["p1", "p3"]})
-    scores = fields.Dict(keys=fields.String(), values=fields.Float(), required=True,
-                         metadata={"description": "every seat's score (a team's figure "
-                                                  "repeated for each member)",
-                                   "example": {"p1": 2, "p2": 1, "p3": 2, "p4": 1}})
-    reason = fields.String(required=True, metadata={
-        "description": "why it ended: set-complete, grid-full (2-Way Cards); sequences, "
-                       "stalemate, no-legal-play (Sequence)...", "example": "sequences"})
+    winners = fields.List(
+        fields.String(),
+        required=True,
+        metadata={
+            "description": "every seat of the winning side; [] for a draw; several for a "
+            "team or a shared win",
+            "example": ["p1", "p3"],
+        },
+    )
+    scores = fields.Dict(
+        keys=fields.String(),
+        values=fields.Float(),
+        required=True,
+        metadata={
+            "description": "every seat's score (a team's figure repeated for each member)",
+            "example": {"p1": 2, "p2": 1, "p3": 2, "p4": 1},
+        },
+    )
+    reason = fields.String(
+        required=True,
+        metadata={
+            "description": "why it ended: set-complete, grid-full (2-Way Cards); sequences, "
+            "stalemate, no-legal-play (Sequence)...",
+            "example": "sequences",
+        },
+    )
     two_way = fields.Dict(metadata={"description": "2-Way Cards: {completer}"})
-    sequence = fields.Dict(metadata={"description": "Sequence games: {winning_side, "
-                                                    "sequences: {side: n}}"})
-    halves = fields.Dict(metadata={"description": "Halves: {hands: {seat: n}, piles: "
-                                                  "{seat: n}, retired: [seat], "
-                                                  "central_pile: n}"})
-    solitaire_frenzy = fields.Dict(metadata={
-        "description": "Solitaire Frenzy (reason rounds-played or last-seat; scores are "
-                       "the totals): {rounds: [{round, reason, out, board, pile, scores}], "
-                       "retired: [seat]}"})
+    sequence = fields.Dict(
+        metadata={"description": "Sequence games: {winning_side, sequences: {side: n}}"}
+    )
+    halves = fields.Dict(
+        metadata={
+            "description": "Halves: {hands: {seat: n}, piles: "
+            "{seat: n}, retired: [seat], "
+            "central_pile: n}"
+        }
+    )
+    solitaire_frenzy = fields.Dict(
+        metadata={
+            "description": "Solitaire Frenzy (reason rounds-played or last-seat; scores are "
+            "the totals): {rounds: [{round, reason, out, board, pile, scores}], "
+            "retired: [seat]}"
+        }
+    )
 
 
 def _result_field() -> fields.Nested:
-    return fields.Nested(ResultSchema, required=True, allow_none=True, metadata={
-        "description": "null while the game runs; then how it ended (also view.result "
-                       "and the game-ended event's result)"})
+    return fields.Nested(
+        ResultSchema,
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "null while the game runs; then how it ended (also view.result "
+            "and the game-ended event's result)"
+        },
+    )
 
 
 def _view_field() -> fields.Raw:
     """The engine's view, as the contract types it per game (service.api.actions)."""
-    return fields.Raw(required=True, metadata={
-        "description": "the engine's view for you (View: one per game, by `game`)",
-        "allOf": [{"$ref": "#/components/schemas/View"}]})
+    return fields.Raw(
+        required=True,
+        metadata={
+            "description": "the engine's view for you (View: one per game, by `game`)",
+            "allOf": [{"$ref": "#/components/schemas/View"}],
+        },
+    )
 
 
 class ImportedSchema(Schema):
     at = fields.String(required=True, metadata={"description": "ISO 8601: when imported"})
-    verified = fields.Boolean(required=True, metadata={
-        "description": "true: the document was this service's own signed export (of a "
-                       "game that was not an unverified copy); false for ever otherwise"})
+    verified = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "true: the document was this service's own signed export (of a "
+            "game that was not an unverified copy); false for ever otherwise"
+        },
+    )
 
 
 def _imported_field() -> fields.Nested:
-    return fields.Nested(ImportedSchema, required=True, allow_none=True, metadata={
-        "description": "null: a game refereed here; {at, verified}: a copy made by POST "
-                       "/v1/games/import (verified: from this service's own signed "
-                       "export)"})
+    return fields.Nested(
+        ImportedSchema,
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "null: a game refereed here; {at, verified}: a copy made by POST "
+            "/v1/games/import (verified: from this service's own signed "
+            "export)"
+        },
+    )
 
 
 class GameViewSchema(Schema):
@@ -189,8 +273,12 @@ class GameViewSchema(Schema):
     viewer = fields.String(required=True, metadata={"description": "a seat or referee"})
     seed_commitment = fields.String(required=True)
     seed = fields.String(metadata={"description": "only once the game is finished"})
-    names = fields.Dict(keys=fields.String(), values=fields.String(), required=True, metadata={
-        "description": "seat -> display name, for the seats that have one"})
+    names = fields.Dict(
+        keys=fields.String(),
+        values=fields.String(),
+        required=True,
+        metadata={"description": "seat -> display name, for the seats that have one"},
+    )
     rematch_of = fields.String(metadata={"description": "the game this one is a rematch of"})
     rematch = fields.String(metadata={"description": "this game's rematch, once made"})
 
@@ -208,8 +296,7 @@ class ActionSchema(Schema):
 
     type = fields.String(required=True, metadata={"example": "place"})
     tile = TileField(metadata={"oneOf": [{"type": "string"}, {"type": "integer"}]})
-    tiles = fields.List(TileField(metadata={"oneOf": [{"type": "string"},
-                                                      {"type": "integer"}]}))
+    tiles = fields.List(TileField(metadata={"oneOf": [{"type": "string"}, {"type": "integer"}]}))
     cell = _cell()
     cells = fields.List(_cell())
     seat = fields.String(metadata={"description": "the seat acted for or on"})
@@ -217,29 +304,58 @@ class ActionSchema(Schema):
     cards = fields.List(fields.String())
     side = fields.String()
     kind = fields.String()
-    based_on = fields.Raw(metadata={"type": "string", "description": "real-time games: the "
-                                    "shared card the action aims at (Halves: the top card; "
-                                    "Solitaire Frenzy: the foundation pile's top, or \"new\" "
-                                    "for an Ace); refused as stale when it has changed"})
-    turned = fields.Raw(metadata={"type": "boolean", "description": "Halves: lay the card "
-                                  "turned round (halves swapped)"})
+    based_on = fields.Raw(
+        metadata={
+            "type": "string",
+            "description": "real-time games: the "
+            "shared card the action aims at (Halves: the top card; "
+            'Solitaire Frenzy: the foundation pile\'s top, or "new" '
+            "for an Ace); refused as stale when it has changed",
+        }
+    )
+    turned = fields.Raw(
+        metadata={
+            "type": "boolean",
+            "description": "Halves: lay the card turned round (halves swapped)",
+        }
+    )
     # Solitaire Frenzy (documented here; the engine validates them)
-    round = fields.Raw(metadata={"type": "integer", "description": "Solitaire Frenzy: the "
-                                 "round the action is meant for (an ended one: round-over)"})
-    to = fields.Raw(metadata={"type": "string", "description": "Solitaire Frenzy play: "
-                              "foundation or column"})
-    pile = fields.Raw(metadata={"type": "integer", "description": "Solitaire Frenzy: the "
-                                "foundation pile's id"})
-    column = fields.Raw(metadata={"type": "integer", "description": "Solitaire Frenzy: a "
-                                  "column, 0 to 3"})
-    from_column = fields.Raw(metadata={"type": "integer", "description": "Solitaire Frenzy "
-                                       "move: the whole column moved"})
-    to_column = fields.Raw(metadata={"type": "integer", "description": "Solitaire Frenzy "
-                                     "move: the column it goes onto"})
-    results = fields.Raw(metadata={"type": "object", "description": "Solitaire Frenzy "
-                                   "record-round (table mode): {seat: {board, pile, out}}"})
-    expected_version = fields.Integer(strict=True, validate=Range(min=0), metadata={
-        "description": "the version the action is based on (or the If-Match header)"})
+    round = fields.Raw(
+        metadata={
+            "type": "integer",
+            "description": "Solitaire Frenzy: the "
+            "round the action is meant for (an ended one: round-over)",
+        }
+    )
+    to = fields.Raw(
+        metadata={"type": "string", "description": "Solitaire Frenzy play: foundation or column"}
+    )
+    pile = fields.Raw(
+        metadata={"type": "integer", "description": "Solitaire Frenzy: the foundation pile's id"}
+    )
+    column = fields.Raw(
+        metadata={"type": "integer", "description": "Solitaire Frenzy: a column, 0 to 3"}
+    )
+    from_column = fields.Raw(
+        metadata={"type": "integer", "description": "Solitaire Frenzy move: the whole column moved"}
+    )
+    to_column = fields.Raw(
+        metadata={
+            "type": "integer",
+            "description": "Solitaire Frenzy move: the column it goes onto",
+        }
+    )
+    results = fields.Raw(
+        metadata={
+            "type": "object",
+            "description": "Solitaire Frenzy record-round (table mode): {seat: {board, pile, out}}",
+        }
+    )
+    expected_version = fields.Integer(
+        strict=True,
+        validate=Range(min=0),
+        metadata={"description": "the version the action is based on (or the If-Match header)"},
+    )
 
 
 class EventSchema(Schema):
@@ -251,13 +367,21 @@ class EventSchema(Schema):
         unknown = INCLUDE  # the engine's fields, per game and type
 
     seq = fields.Integer(required=True, validate=Range(min=1))
-    type = fields.String(required=True, metadata={
-        "description": "past tense, the same name for the same idea in every game: "
-                       "game-created, dealt, drawn, placed, played, discarded, "
-                       "turn-started, turn-skipped, seat-retired, round-ended, "
-                       "game-ended...", "example": "placed"})
-    seat = fields.String(required=True, allow_none=True, metadata={
-        "description": "the seat it concerns; null for the game's own events"})
+    type = fields.String(
+        required=True,
+        metadata={
+            "description": "past tense, the same name for the same idea in every game: "
+            "game-created, dealt, drawn, placed, played, discarded, "
+            "turn-started, turn-skipped, seat-retired, round-ended, "
+            "game-ended...",
+            "example": "placed",
+        },
+    )
+    seat = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "the seat it concerns; null for the game's own events"},
+    )
     result = fields.Nested(ResultSchema, metadata={"description": "game-ended only"})
 
 
@@ -268,29 +392,43 @@ _ACTION_SCHEMA = ActionSchema()  # the body's first check; the engine checks the
 class ActionResultSchema(Schema):
     version = fields.Integer(required=True)
     status = fields.String(required=True)
-    events = fields.List(fields.Nested(EventSchema), required=True,
-                         metadata={"description": "the events appended, as you may see them"})
+    events = fields.List(
+        fields.Nested(EventSchema),
+        required=True,
+        metadata={"description": "the events appended, as you may see them"},
+    )
     result = _result_field()
     view = _view_field()
     seed = fields.String(metadata={"description": "once the game is finished"})
 
 
 class EventsQuerySchema(Schema):
-    after = DigitsInteger(load_default=0, validate=Range(min=0, max=MAX_INTEGER),
-                          metadata={"description": "return events with seq > after "
-                                                   "(0 to 2**63-1, ASCII digits)"})
+    after = DigitsInteger(
+        load_default=0,
+        validate=Range(min=0, max=MAX_INTEGER),
+        metadata={"description": "return events with seq > after (0 to 2**63-1, ASCII digits)"},
+    )
     limit = DigitsInteger(load_default=1000, validate=Range(min=1, max=1000))
 
 
 class EventsSchema(Schema):
     version = fields.Integer(required=True)
-    events = fields.List(fields.Nested(EventSchema), required=True, metadata={
-        "description": '{"seq", "type", "seat", ...}: the log as you may see it (events '
-                       "hidden from you entirely are left out); a finished game's last "
-                       'event is game-ended {"result"}'})
-    last_seq = fields.Integer(required=True, metadata={
-        "description": "pass it as `after` for the next page: the seq of the last event "
-                       "the page examined (events hidden from you included), or, when "
-                       "nothing follows `after`, the log's last seq (never more than the "
-                       "log holds, so paging by it neither skips nor repeats an event)"})
+    events = fields.List(
+        fields.Nested(EventSchema),
+        required=True,
+        metadata={
+            "description": '{"seq", "type", "seat", ...}: the log as you may see it (events '
+            "hidden from you entirely are left out); a finished game's last "
+            'event is game-ended {"result"}'
+        },
+    )
+    last_seq = fields.Integer(
+        required=True,
+        metadata={
+            "description": "pass it as `after` for the next page: the seq of the last event "
+            "the page examined (events hidden from you included), or, when "
+            "nothing follows `after`, the log's last seq (never more than the "
+            "log holds, so paging by it neither skips nor repeats an event)"
+        },
+    )
     imported = _imported_field()

@@ -1,4 +1,5 @@
 """Game catalog and the game store endpoints (create, view, act, events, legal actions)."""
+
 from __future__ import annotations
 
 import json
@@ -12,28 +13,70 @@ from marshmallow import Schema, fields
 
 from service.api.base import Blueprint
 from service.api.game_schemas import (  # noqa: F401 - importable from here too
-    BEARER_REALM, _INVALID_TOKEN, MAX_INTEGER, _KEY_PATTERN, _IF_MATCH, _SEED,
-    _HEADER_DOCS, SECURITY, _ref, API_KEY_SECURITY, FullMatch, TileField, _cell, NAME,
-    CreateGameSchema, SeatTokenSchema, CreatedGameSchema, ResultSchema, _result_field,
-    _view_field, ImportedSchema, _imported_field, GameViewSchema, ActionSchema,
-    EventSchema, _ACTION_SCHEMA, ActionResultSchema, EventsQuerySchema, EventsSchema)
+    BEARER_REALM,
+    _INVALID_TOKEN,
+    MAX_INTEGER,
+    _KEY_PATTERN,
+    _IF_MATCH,
+    _SEED,
+    _HEADER_DOCS,
+    SECURITY,
+    _ref,
+    API_KEY_SECURITY,
+    FullMatch,
+    TileField,
+    _cell,
+    NAME,
+    CreateGameSchema,
+    SeatTokenSchema,
+    CreatedGameSchema,
+    ResultSchema,
+    _result_field,
+    _view_field,
+    ImportedSchema,
+    _imported_field,
+    GameViewSchema,
+    ActionSchema,
+    EventSchema,
+    _ACTION_SCHEMA,
+    ActionResultSchema,
+    EventsQuerySchema,
+    EventsSchema,
+)
 from service.errors import problem, problem_body, problem_response
 from service.games import ENGINE_MODULES, RuleViolation, engine
 from service.messages import Message
 from service.observability import count_action, count_game
 from service.store.seating import Seating, UnknownSeat
-from service.store import (REFEREE, GameNotFound, GameRecord, IdempotencyRequest,
-                           KeyInFlight, KeyReused, Refused, StoreError, Unauthenticated,
-                           Unavailable, UnknownGame, get_store, request_hash)
+from service.store import (
+    REFEREE,
+    GameNotFound,
+    GameRecord,
+    IdempotencyRequest,
+    KeyInFlight,
+    KeyReused,
+    Refused,
+    StoreError,
+    Unauthenticated,
+    Unavailable,
+    UnknownGame,
+    get_store,
+    request_hash,
+)
 
-blp = Blueprint("games", __name__, url_prefix="/v1/games",
-                description="The games the service referees, and their records")
+blp = Blueprint(
+    "games",
+    __name__,
+    url_prefix="/v1/games",
+    description="The games the service referees, and their records",
+)
 
 
 class CatalogOptionSchema(Schema):
     name = fields.String(required=True)
-    type = fields.String(required=True,
-                         metadata={"description": "string, integer, boolean, object"})
+    type = fields.String(
+        required=True, metadata={"description": "string, integer, boolean, object"}
+    )
     default = fields.Raw(allow_none=True)
     choices = fields.List(fields.Raw())
     description = fields.String()
@@ -45,9 +88,13 @@ class CatalogGameSchema(Schema):
     rules = fields.String(required=True, metadata={"description": "RULES.md section"})
     seats = fields.List(fields.String(), metadata={"description": "fixed seat names, if any"})
     players = fields.List(fields.Integer(), metadata={"description": "allowed player counts"})
-    realtime = fields.Boolean(required=True, metadata={
-        "description": "true: no turn order, every seat acts at once; a racing action "
-                       "names what it aimed at (based_on) and If-Match is optional"})
+    realtime = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "true: no turn order, every seat acts at once; a racing action "
+            "names what it aimed at (based_on) and If-Match is optional"
+        },
+    )
     options = fields.List(fields.Nested(CatalogOptionSchema), required=True)
 
 
@@ -63,8 +110,13 @@ def catalog() -> list[dict]:
             module = engine(name)
         except ImportError:
             continue  # engine not written yet
-        entries.append({"game": name, "realtime": bool(getattr(module, "REALTIME", False)),
-                        **module.CATALOG[name]})
+        entries.append(
+            {
+                "game": name,
+                "realtime": bool(getattr(module, "REALTIME", False)),
+                **module.CATALOG[name],
+            }
+        )
     return entries
 
 
@@ -82,19 +134,31 @@ def get_catalog():
 # unknown token is 401 whatever the game id; a valid token used on any other game id
 # (existing or not) is 404, exactly as an unknown id.
 
+
 @blp.record_once
 def _register_security_scheme(state) -> None:
     """Document the bearer tokens and the API key (components.securitySchemes)."""
     for entry in state.app.extensions.get("flask-smorest", {}).get("apis", {}).values():
-        entry["ext_obj"].spec.components.security_scheme("bearerAuth", {
-            "type": "http", "scheme": "bearer",
-            "description": "A seat token (acts as that seat) or the referee token, "
-                           "as returned by POST /v1/games."})
-        entry["ext_obj"].spec.components.security_scheme("apiKeyAuth", {
-            "type": "apiKey", "in": "header", "name": "X-API-Key",
-            "description": "Needed to create or import a game when the operator set "
-                           "API_KEYS (none: 401 api-key-required; another: 403 "
-                           "api-key-refused); not needed otherwise."})
+        entry["ext_obj"].spec.components.security_scheme(
+            "bearerAuth",
+            {
+                "type": "http",
+                "scheme": "bearer",
+                "description": "A seat token (acts as that seat) or the referee token, "
+                "as returned by POST /v1/games.",
+            },
+        )
+        entry["ext_obj"].spec.components.security_scheme(
+            "apiKeyAuth",
+            {
+                "type": "apiKey",
+                "in": "header",
+                "name": "X-API-Key",
+                "description": "Needed to create or import a game when the operator set "
+                "API_KEYS (none: 401 api-key-required; another: 403 "
+                "api-key-refused); not needed otherwise.",
+            },
+        )
 
 
 def _store():
@@ -103,14 +167,27 @@ def _store():
 
 # Responses carrying tokens or a caller's view: never stored by any cache. The GETs'
 # ETag is the version, the same for every caller's view: Vary on Authorization too.
-_NO_STORE = {"games.create_game", "games.get_game", "games.get_events",
-             "games.get_legal_actions", "games.post_action"}
+_NO_STORE = {
+    "games.create_game",
+    "games.get_game",
+    "games.get_events",
+    "games.get_legal_actions",
+    "games.post_action",
+}
 _VARY_ON_AUTHORIZATION = {"games.get_game", "games.get_events", "games.get_legal_actions"}
-_NO_STORE_DOC = {"Cache-Control": {"schema": {"type": "string", "example": "no-store"},
-                                   "description": "no-store"}}
-_PRIVATE_DOC = {**_NO_STORE_DOC,
-                "Vary": {"schema": {"type": "string", "example": "Authorization"},
-                         "description": "Authorization: the body is the caller's view"}}
+_NO_STORE_DOC = {
+    "Cache-Control": {
+        "schema": {"type": "string", "example": "no-store"},
+        "description": "no-store",
+    }
+}
+_PRIVATE_DOC = {
+    **_NO_STORE_DOC,
+    "Vary": {
+        "schema": {"type": "string", "example": "Authorization"},
+        "description": "Authorization: the body is the caller's view",
+    },
+}
 
 
 @blp.after_request
@@ -131,8 +208,7 @@ def _unauthorized(detail: Message, error: str | None = None) -> Response:
 
 
 def _not_found() -> Response:
-    return problem(404, "game-not-found",
-                   Message("No game with that id is open to this token."))
+    return problem(404, "game-not-found", Message("No game with that id is open to this token."))
 
 
 @blp.before_request
@@ -147,8 +223,9 @@ def _authenticate():
     if not header:
         return _unauthorized(Message("Send Authorization: Bearer <token>."))
     if scheme.lower() != "bearer" or not token or " " in token:
-        return _unauthorized(Message("The Authorization header is not 'Bearer <token>'."),
-                             "invalid_request")
+        return _unauthorized(
+            Message("The Authorization header is not 'Bearer <token>'."), "invalid_request"
+        )
     try:
         g.actor = _store().authenticate(game_id, token)
     except Unauthenticated:
@@ -163,16 +240,29 @@ def _store_error(error: StoreError) -> Response:
     if isinstance(error, Unauthenticated):
         return _unauthorized(_INVALID_TOKEN, "invalid_token")
     if isinstance(error, UnknownGame):
-        return problem(422, "unknown-game", Message(
-            "unknown game %(game)s (one of %(games)s)", game=repr(error.args[0]),
-            games=", ".join(ENGINE_MODULES)), rule="G-O1")
+        return problem(
+            422,
+            "unknown-game",
+            Message(
+                "unknown game %(game)s (one of %(games)s)",
+                game=repr(error.args[0]),
+                games=", ".join(ENGINE_MODULES),
+            ),
+            rule="G-O1",
+        )
     if isinstance(error, KeyReused):
-        return problem(422, "idempotency-key-reused",
-                       Message("This Idempotency-Key was used with another request."))
+        return problem(
+            422,
+            "idempotency-key-reused",
+            Message("This Idempotency-Key was used with another request."),
+        )
     if isinstance(error, KeyInFlight):
-        return problem(409, "idempotency-key-in-flight",
-                       Message("A request with this Idempotency-Key is still being "
-                               "processed."), headers={"Retry-After": "1"})
+        return problem(
+            409,
+            "idempotency-key-in-flight",
+            Message("A request with this Idempotency-Key is still being processed."),
+            headers={"Retry-After": "1"},
+        )
     return problem(500)
 
 
@@ -181,11 +271,18 @@ def _unavailable(error: Unavailable) -> Response:
     """503 ``unavailable`` with ``Retry-After``: the game stayed busy through every
     retry, or the database cannot be reached (stopped, connections lost)."""
     if error.outage:
-        return problem(503, "unavailable", Message(
-            "The service cannot reach its database; retry shortly."),
-            headers={"Retry-After": "2"})
-    return problem(503, "unavailable", Message("The game is busy; retry shortly."),
-                   headers={"Retry-After": "1"})
+        return problem(
+            503,
+            "unavailable",
+            Message("The service cannot reach its database; retry shortly."),
+            headers={"Retry-After": "2"},
+        )
+    return problem(
+        503,
+        "unavailable",
+        Message("The game is busy; retry shortly."),
+        headers={"Retry-After": "1"},
+    )
 
 
 @blp.errorhandler(RuleViolation)
@@ -198,8 +295,11 @@ def _idempotency(scope: str, actor: str, payload: Any) -> IdempotencyRequest | N
     if key is None:
         return None
     if not _KEY_PATTERN.fullmatch(key):
-        abort(400, code="invalid-idempotency-key",
-              detail=Message("Idempotency-Key: 1 to 255 visible ASCII characters."))
+        abort(
+            400,
+            code="invalid-idempotency-key",
+            detail=Message("Idempotency-Key: 1 to 255 visible ASCII characters."),
+        )
     return IdempotencyRequest(scope, actor, key, request_hash(payload))
 
 
@@ -213,8 +313,10 @@ def _reply(status: int, body: dict, replayed: bool = False) -> Response:
         response = problem_response(status, body)
     else:
         response = current_app.response_class(
-            json.dumps(body, separators=(",", ":"), ensure_ascii=False), status=status,
-            mimetype="application/json")
+            json.dumps(body, separators=(",", ":"), ensure_ascii=False),
+            status=status,
+            mimetype="application/json",
+        )
         if "version" in body:
             response.headers["ETag"] = _etag(body["version"])
     if replayed:
@@ -229,15 +331,27 @@ def _events_out(record: GameRecord, stored: list, viewer: str) -> list[dict]:
     for event in stored:
         viewed = module.view_event(record.state, event.event, viewer)
         if viewed is not None:
-            out.append({"seq": event.seq, "type": event.event["type"],
-                        "seat": event.event.get("seat"), **viewed})
+            out.append(
+                {
+                    "seq": event.seq,
+                    "type": event.event["type"],
+                    "seat": event.event.get("seat"),
+                    **viewed,
+                }
+            )
     return out
 
 
 def _game_body(record: GameRecord, viewer: str) -> dict:
-    body = {"id": record.id, "game": record.game, "version": record.version,
-            "status": record.status, "viewer": viewer,
-            "seed_commitment": record.seed_commitment, "names": record.names}
+    body = {
+        "id": record.id,
+        "game": record.game,
+        "version": record.version,
+        "status": record.status,
+        "viewer": viewer,
+        "seed_commitment": record.seed_commitment,
+        "names": record.names,
+    }
     if record.rematch_of is not None:
         body["rematch_of"] = record.rematch_of
     if record.rematch is not None:
@@ -252,14 +366,17 @@ def _game_body(record: GameRecord, viewer: str) -> dict:
 
 @blp.post("")
 @blp.arguments(CreateGameSchema(), description="A new game")  # instances: built once
-@blp.response(201, CreatedGameSchema, headers={"Location": {"schema": {"type": "string"}},
-                                               **_NO_STORE_DOC})
+@blp.response(
+    201, CreatedGameSchema, headers={"Location": {"schema": {"type": "string"}}, **_NO_STORE_DOC}
+)
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(403, response="FORBIDDEN")
 @blp.alt_response(429, response="TOO_MANY_REQUESTS")
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
-@blp.doc(security=API_KEY_SECURITY, requestBody={
-    "required": True, "content": {"application/json": {"schema": _ref("CreateGame")}}})
+@blp.doc(
+    security=API_KEY_SECURITY,
+    requestBody={"required": True, "content": {"application/json": {"schema": _ref("CreateGame")}}},
+)
 def create_game(body: dict):
     """Create a game: a bearer token per seat, a referee token, the seed's commitment.
 
@@ -274,15 +391,22 @@ def create_game(body: dict):
     seed = _seed(body.get("seed"), options.pop("seed", None))
     position = body.get("position")
     if position is not None and position.get("game") != body["game"]:
-        return _invalid_position(RuleViolation(
-            "invalid-position", Message("The position is not one of %(game)s: its game is "
-                                        "%(given)s.", game=body["game"],
-                                        given=repr(position.get("game"))),
-            422, rule="G-P1", extra={"field": "game"}))
+        return _invalid_position(
+            RuleViolation(
+                "invalid-position",
+                Message(
+                    "The position is not one of %(game)s: its game is %(given)s.",
+                    game=body["game"],
+                    given=repr(position.get("game")),
+                ),
+                422,
+                rule="G-P1",
+                extra={"field": "game"},
+            )
+        )
     seating = Seating(names=body.get("names") or {}, invite=body["invitations"])
     try:
-        created = _seated(lambda: _store().create(body["game"], options, seed, position,
-                                                  seating))
+        created = _seated(lambda: _store().create(body["game"], options, seed, position, seating))
     except RuleViolation as violation:
         if violation.code != "invalid-position":
             raise
@@ -295,9 +419,12 @@ def _seated(create: Callable[[], tuple[int, dict]]) -> tuple[int, dict]:
     try:
         return create()
     except UnknownSeat as error:
-        abort(422, code="invalid-seat", detail=Message("The game has no seat %(seat)s.",
-                                                       seat=repr(error.args[0])),
-              messages={"json": {"names": {error.args[0]: ["no such seat"]}}})
+        abort(
+            422,
+            code="invalid-seat",
+            detail=Message("The game has no seat %(seat)s.", seat=repr(error.args[0])),
+            messages={"json": {"names": {error.args[0]: ["no such seat"]}}},
+        )
         raise  # unreachable: abort raises
 
 
@@ -318,9 +445,14 @@ def _invalid_position(violation: RuleViolation) -> Response:
     position) and, as body validation does, ``errors`` at ``position.<field>``."""
     field = str(violation.extra.get("field", ""))
     where = "position" + (f".{field}" if field else "")
-    return problem(422, violation.code, violation.detail, rule=violation.rule,
-                   errors={"json": {where: [violation.detail]}},
-                   **{k: v for k, v in violation.extra.items() if k != "errors"})
+    return problem(
+        422,
+        violation.code,
+        violation.detail,
+        rule=violation.rule,
+        errors={"json": {where: [violation.detail]}},
+        **{k: v for k, v in violation.extra.items() if k != "errors"},
+    )
 
 
 def _seed(top: str | None, option: object) -> str | None:
@@ -328,21 +460,27 @@ def _seed(top: str | None, option: object) -> str | None:
     spelling); both must be 64 hex digits and agree (422 otherwise). None: draw one."""
     if option is not None:
         if not isinstance(option, str) or not re.fullmatch(_SEED, option):
-            abort(422, code="invalid-option",
-                  detail=Message("option 'seed': exactly 64 hex digits"),
-                  messages={"json": {"options": {"seed": ["exactly 64 hex digits"]}}},
-                  extra={"rule": "G-M1"})
+            abort(
+                422,
+                code="invalid-option",
+                detail=Message("option 'seed': exactly 64 hex digits"),
+                messages={"json": {"options": {"seed": ["exactly 64 hex digits"]}}},
+                extra={"rule": "G-M1"},
+            )
         if top is not None and top.lower() != option.lower():
-            abort(422, code="invalid-option", detail=Message("'seed' and options.seed differ"),
-                  messages={"json": {"options": {"seed": ["differs from seed"]}}},
-                  extra={"rule": "G-M1"})
+            abort(
+                422,
+                code="invalid-option",
+                detail=Message("'seed' and options.seed differ"),
+                messages={"json": {"options": {"seed": ["differs from seed"]}}},
+                extra={"rule": "G-M1"},
+            )
         top = option
     return top.lower() if top else None
 
 
 @blp.get("/<game_id>")
-@blp.response(200, GameViewSchema, headers={"ETag": {"schema": {"type": "string"}},
-                                            **_PRIVATE_DOC})
+@blp.response(200, GameViewSchema, headers={"ETag": {"schema": {"type": "string"}}, **_PRIVATE_DOC})
 @blp.alt_response(304, description="Not modified (If-None-Match)")
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
@@ -379,25 +517,38 @@ def _expected_version(action: dict, game_id: str) -> int | None:
     if header is not None and header.strip() != "*":
         match = _IF_MATCH.fullmatch(header.strip())
         if not match:
-            abort(400, code="invalid-if-match",
-                  detail=Message('If-Match takes the ETag of GET /v1/games/{id}, e.g. "7".'))
+            abort(
+                400,
+                code="invalid-if-match",
+                detail=Message('If-Match takes the ETag of GET /v1/games/{id}, e.g. "7".'),
+            )
         if match.group(1):
             current = _store().read(game_id).version
-            abort(412, code="version-mismatch",
-                  detail=Message('A weak ETag never satisfies If-Match (strong comparison); '
-                                 'the game is at version %(version)s: send If-Match: '
-                                 '"%(version)s".', version=current),
-                  extra={"version": current})
+            abort(
+                412,
+                code="version-mismatch",
+                detail=Message(
+                    "A weak ETag never satisfies If-Match (strong comparison); "
+                    "the game is at version %(version)s: send If-Match: "
+                    '"%(version)s".',
+                    version=current,
+                ),
+                extra={"version": current},
+            )
         in_header = int(match.group(2))
     if in_header is not None and in_body is not None and in_header != in_body:
-        abort(400, code="conflicting-versions",
-              detail=Message("If-Match and expected_version name different versions."))
+        abort(
+            400,
+            code="conflicting-versions",
+            detail=Message("If-Match and expected_version name different versions."),
+        )
     return in_header if in_header is not None else in_body
 
 
 @blp.post("/<game_id>/actions")
-@blp.response(200, ActionResultSchema, headers={"ETag": {"schema": {"type": "string"}},
-                                                **_NO_STORE_DOC})
+@blp.response(
+    200, ActionResultSchema, headers={"ETag": {"schema": {"type": "string"}}, **_NO_STORE_DOC}
+)
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(403, response="FORBIDDEN")
 @blp.alt_response(404, response="NOT_FOUND")
@@ -406,10 +557,11 @@ def _expected_version(action: dict, game_id: str) -> int | None:
 @blp.alt_response(428, response="PRECONDITION_REQUIRED")
 @blp.alt_response(429, response="TOO_MANY_REQUESTS")
 @blp.alt_response(503, response="SERVICE_UNAVAILABLE")
-@blp.doc(security=SECURITY, parameters=[_HEADER_DOCS["If-Match"],
-                                        _HEADER_DOCS["Idempotency-Key"]],
-         requestBody={"required": True,
-                      "content": {"application/json": {"schema": _ref("Action")}}})
+@blp.doc(
+    security=SECURITY,
+    parameters=[_HEADER_DOCS["If-Match"], _HEADER_DOCS["Idempotency-Key"]],
+    requestBody={"required": True, "content": {"application/json": {"schema": _ref("Action")}}},
+)
 def post_action(game_id: str):
     """Apply one action as the caller's seat (or as the referee).
 
@@ -420,14 +572,15 @@ def post_action(game_id: str):
     action = blp.ARGUMENTS_PARSER.parse(_ACTION_SCHEMA, request, location="json")
     actor = g.actor
     if actor != REFEREE and "seat" in action and action["seat"] != actor:
-        return problem(403, "seat-mismatch", Message("A seat token acts only as its own "
-                                                     "seat."), rule="G-M1")
+        return problem(
+            403, "seat-mismatch", Message("A seat token acts only as its own seat."), rule="G-M1"
+        )
     expected = _expected_version(action, game_id)
     idempotency = _idempotency(game_id, actor, {"action": action, "version": expected})
     outcomes: list = []
-    (status, body), replayed = _store().act(game_id, actor, action, expected,
-                                            _action_renderer(actor, outcomes.append),
-                                            idempotency)
+    (status, body), replayed = _store().act(
+        game_id, actor, action, expected, _action_renderer(actor, outcomes.append), idempotency
+    )
     count_action(outcomes[-1] if outcomes else None, replayed)
     return _reply(status, body, replayed)
 
@@ -436,27 +589,33 @@ def _action_renderer(actor: str, seen: Callable[[Any], None]):
     """The reply to an action's outcome, as ``actor`` may see it (the store keeps a
     refusal's as it is and renders an accepted one again for a replay); ``seen`` is
     told each outcome rendered (the last one is the action's)."""
+
     def render(outcome) -> tuple[int, dict]:
         seen(outcome)
         if isinstance(outcome, Refused):
-            return outcome.status, problem_body(outcome.status, outcome.code,
-                                                outcome.detail, **outcome.extra)
+            return outcome.status, problem_body(
+                outcome.status, outcome.code, outcome.detail, **outcome.extra
+            )
         record = outcome.game
         module = record.engine
         view = module.view(record.state, actor)
-        body = {"version": record.version, "status": record.status,
-                "events": _events_out(record, outcome.events, actor),
-                "result": view["result"], "view": view}
+        body = {
+            "version": record.version,
+            "status": record.status,
+            "events": _events_out(record, outcome.events, actor),
+            "result": view["result"],
+            "view": view,
+        }
         if record.finished:
             body["seed"] = record.seed
         return 200, body
+
     return render
 
 
 @blp.get("/<game_id>/events")
 @blp.arguments(EventsQuerySchema(), location="query")
-@blp.response(200, EventsSchema, headers={"ETag": {"schema": {"type": "string"}},
-                                          **_PRIVATE_DOC})
+@blp.response(200, EventsSchema, headers={"ETag": {"schema": {"type": "string"}}, **_PRIVATE_DOC})
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=SECURITY)
@@ -465,15 +624,27 @@ def get_events(query: dict, game_id: str):
     engine: hidden payload removed, events hidden entirely left out)."""
     page = _store().page(game_id, query["after"], query["limit"], catch_up=True)
     record = page.game
-    return _reply(200, {"version": record.version,
-                        "events": _events_out(record, page.events, g.actor),
-                        "last_seq": page.last_seq, "imported": record.imported})
+    return _reply(
+        200,
+        {
+            "version": record.version,
+            "events": _events_out(record, page.events, g.actor),
+            "last_seq": page.last_seq,
+            "imported": record.imported,
+        },
+    )
 
 
 @blp.get("/<game_id>/legal-actions")
-@blp.doc(responses={"200": {
-    "description": "OK", "content": {"application/json": {"schema": _ref("LegalActions")}},
-    "headers": {"ETag": {"schema": {"type": "string"}}, **_PRIVATE_DOC}}})
+@blp.doc(
+    responses={
+        "200": {
+            "description": "OK",
+            "content": {"application/json": {"schema": _ref("LegalActions")}},
+            "headers": {"ETag": {"schema": {"type": "string"}}, **_PRIVATE_DOC},
+        }
+    }
+)
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=SECURITY)
@@ -482,5 +653,4 @@ def get_legal_actions(game_id: str):
     `expected_version` = `version`)."""
     record = _store().current(game_id)
     actions = record.engine.legal_actions(record.state, g.actor)
-    return _reply(200, {"game": record.game, "version": record.version,
-                        "actions": actions})
+    return _reply(200, {"game": record.game, "version": record.version, "actions": actions})

@@ -1,4 +1,5 @@
 """Liveness and metrics."""
+
 from __future__ import annotations
 
 from marshmallow import Schema, fields
@@ -38,15 +39,24 @@ def readyz():
     try:
         check_schema(get_store(current_app))
     except DBAPIError:
-        return problem(503, "unavailable", Message("The database cannot be reached."),
-                       headers={"Retry-After": "5"})
+        return problem(
+            503,
+            "unavailable",
+            Message("The database cannot be reached."),
+            headers={"Retry-After": "5"},
+        )
     return {"status": "ready"}
 
 
 @blp.get("/metrics")
-@blp.doc(responses={"200": {
-    "description": "Prometheus text exposition format",
-    "content": {"text/plain": {"schema": {"type": "string"}}}}})
+@blp.doc(
+    responses={
+        "200": {
+            "description": "Prometheus text exposition format",
+            "content": {"text/plain": {"schema": {"type": "string"}}},
+        }
+    }
+)
 def get_metrics():
     """Prometheus metrics: requests by route and status, latency histograms, actions
     and refusals by game and code, replays, games created (service.observability).

@@ -14,6 +14,7 @@
 
 Authentication and the store's errors are those of :mod:`service.api.games`.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -38,19 +39,34 @@ from service.observability import count_game
 from service.store import REFEREE, SeatNotFound, StoreError, Unavailable, get_store
 from service.limits import API_KEY_HEADER
 from service.store.signing import signing_key, verify
-from service.store.transfer import (FORMAT, FORMAT_VERSION, MAX_IMPORT_EVENTS, ImportRefused,
-                                    Unverified, export_game, import_game)
+from service.store.transfer import (
+    FORMAT,
+    FORMAT_VERSION,
+    MAX_IMPORT_EVENTS,
+    ImportRefused,
+    Unverified,
+    export_game,
+    import_game,
+)
 
-blp = Blueprint("records", __name__, url_prefix="/v1/games",
-                description="A game's record: export, import, seat token recovery")
+blp = Blueprint(
+    "records",
+    __name__,
+    url_prefix="/v1/games",
+    description="A game's record: export, import, seat token recovery",
+)
 
 blp.before_request(games._authenticate)  # noqa: SLF001 - the same bearer tokens
 blp.errorhandler(StoreError)(games._store_error)  # noqa: SLF001
 blp.errorhandler(Unavailable)(games._unavailable)  # noqa: SLF001
 blp.errorhandler(RuleViolation)(games._rule_violation)  # noqa: SLF001
 
-_NO_STORE_DOC = {"Cache-Control": {"schema": {"type": "string", "example": "no-store"},
-                                   "description": "no-store"}}
+_NO_STORE_DOC = {
+    "Cache-Control": {
+        "schema": {"type": "string", "example": "no-store"},
+        "description": "no-store",
+    }
+}
 
 
 class ObjectList(fields.Field):
@@ -75,47 +91,74 @@ class GameExportSchema(Schema):
     class Meta:
         unknown = RAISE
 
-    format = fields.String(required=True, validate=Equal(FORMAT),
-                           metadata={"example": FORMAT})
-    format_version = fields.Integer(required=True, strict=True,
-                                    validate=Equal(FORMAT_VERSION))
+    format = fields.String(required=True, validate=Equal(FORMAT), metadata={"example": FORMAT})
+    format_version = fields.Integer(required=True, strict=True, validate=Equal(FORMAT_VERSION))
     id = fields.String(required=True, metadata={"description": "the exported game's id"})
     # checked against the engines at load time, not at import (tests register one)
-    game = fields.String(required=True, validate=lambda game: OneOf(ENGINE_MODULES)(game),
-                         metadata={"example": "two-way", "enum": list(GAMES)})
+    game = fields.String(
+        required=True,
+        validate=lambda game: OneOf(ENGINE_MODULES)(game),
+        metadata={"example": "two-way", "enum": list(GAMES)},
+    )
     options = fields.Dict(keys=fields.String(), required=True)
     status = fields.String(required=True, metadata={"example": "finished"})
     version = fields.Integer(required=True, strict=True, validate=Range(min=1))
     seed_commitment = fields.String(required=True)
     seed = fields.String(metadata={"description": "only in a finished game's export"})
-    from_position = fields.Boolean(metadata={
-        "description": "true: the game started from a stated position (G-P1), not from "
-                       "a fresh deal of its seed (game-created says so too)"})
+    from_position = fields.Boolean(
+        metadata={
+            "description": "true: the game started from a stated position (G-P1), not from "
+            "a fresh deal of its seed (game-created says so too)"
+        }
+    )
     exported_at = fields.String(metadata={"description": "ISO 8601, UTC"})
-    imported = fields.Nested(games.ImportedSchema, allow_none=True, metadata={
-        "description": "null: refereed here; a copy made by POST /v1/games/import: when, "
-                       "and whether the document it came from was this service's own"})
-    actions = ObjectList(metadata={
-        "description": "with the seed only: every accepted action, {\"seq\": the first "
-                       "event it appended, \"actor\": a seat or referee, \"action\": the "
-                       "body the engine received}; an import re-derives each event from "
-                       "them", "type": "array", "items": {
-                           "type": "object", "required": ["seq", "actor", "action"],
-                           "additionalProperties": False, "properties": {
-                               "seq": {"type": "integer", "minimum": 1},
-                               "actor": {"type": "string"},
-                               "action": {"type": "object"}}}})
-    events = ObjectList(required=True, metadata={
-        "description": '{"seq", "type", "seat", ...the engine\'s fields}: seq 1, 2, 3 '
-                       "..., the first game-created; at most %d per import"
-                       % MAX_IMPORT_EVENTS, "type": "array", "items": {"type": "object"},
-        "minItems": 1, "maxItems": MAX_IMPORT_EVENTS})
+    imported = fields.Nested(
+        games.ImportedSchema,
+        allow_none=True,
+        metadata={
+            "description": "null: refereed here; a copy made by POST /v1/games/import: when, "
+            "and whether the document it came from was this service's own"
+        },
+    )
+    actions = ObjectList(
+        metadata={
+            "description": 'with the seed only: every accepted action, {"seq": the first '
+            'event it appended, "actor": a seat or referee, "action": the '
+            "body the engine received}; an import re-derives each event from "
+            "them",
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["seq", "actor", "action"],
+                "additionalProperties": False,
+                "properties": {
+                    "seq": {"type": "integer", "minimum": 1},
+                    "actor": {"type": "string"},
+                    "action": {"type": "object"},
+                },
+            },
+        }
+    )
+    events = ObjectList(
+        required=True,
+        metadata={
+            "description": '{"seq", "type", "seat", ...the engine\'s fields}: seq 1, 2, 3 '
+            "..., the first game-created; at most %d per import" % MAX_IMPORT_EVENTS,
+            "type": "array",
+            "items": {"type": "object"},
+            "minItems": 1,
+            "maxItems": MAX_IMPORT_EVENTS,
+        },
+    )
     view = fields.Dict(required=True, metadata={"description": "the referee's view"})
-    signature = fields.String(metadata={
-        "description": "HMAC-SHA256 (64 hex digits) of the canonical document (every "
-                       "other member; sorted keys, no spaces, UTF-8) with the service's "
-                       "key: a document it holds for imports as a verified copy",
-        "pattern": "^[0-9a-f]{64}$"})
+    signature = fields.String(
+        metadata={
+            "description": "HMAC-SHA256 (64 hex digits) of the canonical document (every "
+            "other member; sorted keys, no spaces, UTF-8) with the service's "
+            "key: a document it holds for imports as a verified copy",
+            "pattern": "^[0-9a-f]{64}$",
+        }
+    )
 
 
 class SeatTokenIssuedSchema(Schema):
@@ -160,16 +203,20 @@ def export_record(game_id: str):
     seed only once the game is finished (an unfinished game's events carry what the
     referee may see, never the seed). POST it to /v1/games/import to re-create it."""
     store = get_store(current_app)
-    return _referee_only() or export_game(store, game_id,
-                                          secret=current_app.config.get("EXPORT_SECRET"))
+    return _referee_only() or export_game(
+        store, game_id, secret=current_app.config.get("EXPORT_SECRET")
+    )
 
 
 _EXPORT_SCHEMA = GameExportSchema()
 
 
 @blp.post("/import")
-@blp.response(201, games.CreatedGameSchema,
-              headers={"Location": {"schema": {"type": "string"}}, **_NO_STORE_DOC})
+@blp.response(
+    201,
+    games.CreatedGameSchema,
+    headers={"Location": {"schema": {"type": "string"}}, **_NO_STORE_DOC},
+)
 @blp.alt_response(400, response="BAD_REQUEST")
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(403, response="FORBIDDEN")
@@ -177,9 +224,13 @@ _EXPORT_SCHEMA = GameExportSchema()
 @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
 @blp.alt_response(429, response="TOO_MANY_REQUESTS")
 @blp.doc(security=games.API_KEY_SECURITY)
-@blp.doc(operationId="importGame", requestBody={
-    "required": True, "content": {"application/json": {"schema": {
-        "$ref": "#/components/schemas/GameExport"}}}})
+@blp.doc(
+    operationId="importGame",
+    requestBody={
+        "required": True,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/GameExport"}}},
+    },
+)
 def import_record():
     """Re-create an exported game under a new id with new tokens (the reply of
     `POST /v1/games`), once the engine re-derives it: game-created and the deal are
@@ -200,17 +251,31 @@ def import_record():
     store = get_store(current_app)
     signed = _offload(verify, raw, signing_key(store, current_app.config.get("EXPORT_SECRET")))
     try:
-        status, reply = import_game(store, document, signed=signed,
-                                    allow_unverified=_configured_api_key(),
-                                    pause=_pause, offload=_offload)
+        status, reply = import_game(
+            store,
+            document,
+            signed=signed,
+            allow_unverified=_configured_api_key(),
+            pause=_pause,
+            offload=_offload,
+        )
     except ImportRefused as refused:
-        return problem(422, "import-mismatch", refused.detail,
-                       errors={"json": {refused.field: [refused.detail]}})
+        return problem(
+            422,
+            "import-mismatch",
+            refused.detail,
+            errors={"json": {refused.field: [refused.detail]}},
+        )
     except Unverified:
-        return problem(403, "import-unsigned", Message(
-            "This document is not signed by this service (an edited export, another "
-            "deployment's, or made by hand): it imports only with an API key, as an "
-            "unverified copy."))
+        return problem(
+            403,
+            "import-unsigned",
+            Message(
+                "This document is not signed by this service (an edited export, another "
+                "deployment's, or made by hand): it imports only with an API key, as an "
+                "unverified copy."
+            ),
+        )
     count_game(document["game"], "imported")
     response = games._reply(status, reply)  # noqa: SLF001 - the same compact JSON
     response.headers["Location"] = url_for("games.get_game", game_id=reply["id"])
@@ -269,8 +334,7 @@ def _configured_api_key() -> bool:
     if not keys or not sent:
         return False
     digest = hashlib.sha256(sent.encode()).hexdigest()
-    return any(hmac.compare_digest(digest, hashlib.sha256(k.encode()).hexdigest())
-               for k in keys)
+    return any(hmac.compare_digest(digest, hashlib.sha256(k.encode()).hexdigest()) for k in keys)
 
 
 @blp.post("/<game_id>/seats/<seat>/token")
@@ -289,8 +353,9 @@ def reissue_seat_token(game_id: str, seat: str):
     try:
         token = get_store(current_app).reissue_token(game_id, seat)
     except SeatNotFound:
-        return problem(404, "seat-not-found", Message("This game has no seat %(seat)s.",
-                                                      seat=repr(seat)))
+        return problem(
+            404, "seat-not-found", Message("This game has no seat %(seat)s.", seat=repr(seat))
+        )
     return {"seat": seat, "token": token}
 
 

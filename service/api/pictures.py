@@ -16,6 +16,7 @@ stateless pictures of positions for referees without a game.
 The positions are the check endpoints' own schemas; bad input is a 422 problem as
 there. The few words in a picture follow Accept-Language.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -42,8 +43,9 @@ from service.pictures import solitaire_frenzy as frenzy_picture
 from service.pictures import two_way as two_way_picture
 from service.store import StoreError, Unavailable, get_store
 
-blp = Blueprint("pictures", __name__, url_prefix="/v1",
-                description="Pictures (SVG) of games and positions")
+blp = Blueprint(
+    "pictures", __name__, url_prefix="/v1", description="Pictures (SVG) of games and positions"
+)
 blp.errorhandler(StoreError)(games._store_error)
 blp.errorhandler(Unavailable)(games._unavailable)
 blp.before_request(games._authenticate)  # only routes with a game_id need a token
@@ -51,43 +53,64 @@ blp.before_request(games._authenticate)  # only routes with a game_id need a tok
 # An SVG is a document that may carry script: a picture opened by itself (not as an
 # <img>) must not run any, nor be sniffed as something else (issue 18, item 7). The
 # pictures draw with inline style attributes only: nothing else is allowed.
-SVG_HEADERS = {"X-Content-Type-Options": "nosniff",
-               "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"}
-_SVG_DOC = {"description": "the picture (SVG 1.1, scalable: viewBox, width 100%)",
-            "content": {MIMETYPE: {"schema": {"type": "string"}}},
-            "headers": {name: {"schema": {"type": "string", "example": value},
-                               "description": value}
-                        for name, value in SVG_HEADERS.items()}}
+SVG_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+}
+_SVG_DOC = {
+    "description": "the picture (SVG 1.1, scalable: viewBox, width 100%)",
+    "content": {MIMETYPE: {"schema": {"type": "string"}}},
+    "headers": {
+        name: {"schema": {"type": "string", "example": value}, "description": value}
+        for name, value in SVG_HEADERS.items()
+    },
+}
 
 
 def _svg(body: bytes, status: int = 200) -> Response:
     """An SVG reply, with :data:`SVG_HEADERS`."""
-    return current_app.response_class(body, status=status, mimetype=MIMETYPE,
-                                      headers=SVG_HEADERS)
+    return current_app.response_class(body, status=status, mimetype=MIMETYPE, headers=SVG_HEADERS)
 
 
 class TwoWayGridPictureSchema(GridSchema):
-    colour = fields.String(load_default="blue", validate=validate.OneOf(("blue", "green")),
-                           metadata={"description": "whose faces the grid holds"})
+    colour = fields.String(
+        load_default="blue",
+        validate=validate.OneOf(("blue", "green")),
+        metadata={"description": "whose faces the grid holds"},
+    )
 
 
 class HalvesPictureSchema(Schema):
     top = HalvesCardField(required=True, metadata={"description": "the top card as it lies"})
-    hand = fields.List(HalvesCardField(), load_default=list,
-                       validate=validate.Length(max=20),
-                       metadata={"description": "cards as held", "example": ["RT-BS"]})
-    match = fields.String(load_default=PER_HALF, validate=validate.OneOf(MATCHES),
-                          metadata={"description": "the HV-T1 reading (per_half, whole_card, "
-                                                   "any_half): which cards are framed"})
+    hand = fields.List(
+        HalvesCardField(),
+        load_default=list,
+        validate=validate.Length(max=20),
+        metadata={"description": "cards as held", "example": ["RT-BS"]},
+    )
+    match = fields.String(
+        load_default=PER_HALF,
+        validate=validate.OneOf(MATCHES),
+        metadata={
+            "description": "the HV-T1 reading (per_half, whole_card, "
+            "any_half): which cards are framed"
+        },
+    )
 
 
 class FoundationsPictureSchema(Schema):
-    piles = fields.List(fields.List(DeckCardField(metadata={"pattern": DECK_CARD_PATTERN}),
-                                    validate=validate.Length(min=1, max=13)),
-                        required=True, validate=validate.Length(max=32), metadata={
-                            "description": "foundation piles, each its cards from the Ace "
-                                           "up (SF-F1)",
-                            "example": [["AH", "2H", "3H"], ["AS"]]})
+    piles = fields.List(
+        fields.List(
+            DeckCardField(metadata={"pattern": DECK_CARD_PATTERN}),
+            validate=validate.Length(min=1, max=13),
+        ),
+        required=True,
+        validate=validate.Length(max=32),
+        metadata={
+            "description": "foundation piles, each its cards from the Ace up (SF-F1)",
+            "example": [["AH", "2H", "3H"], ["AS"]],
+        },
+    )
 
 
 def _foundation_problem(piles: list[list[str]]) -> Response | None:
@@ -97,15 +120,22 @@ def _foundation_problem(piles: list[list[str]]) -> Response | None:
         for j, card in enumerate(pile):
             refusal = foundation_refusal(card, pile[j - 1] if j else None)
             if refusal is not None:
-                return problem(422, "invalid-foundation", refusal.detail, rule="SF-F1",
-                               errors={"json": {"piles": {i: {j: [refusal.detail]}}}})
+                return problem(
+                    422,
+                    "invalid-foundation",
+                    refusal.detail,
+                    rule="SF-F1",
+                    errors={"json": {"piles": {i: {j: [refusal.detail]}}}},
+                )
     return None
 
 
 @blp.get("/games/<game_id>/picture.svg")
-@blp.doc(security=games.SECURITY, responses={"200": _SVG_DOC, "304": {
-    "description": "Not modified (If-None-Match)"}}, parameters=[
-        games._HEADER_DOCS["If-None-Match"]])
+@blp.doc(
+    security=games.SECURITY,
+    responses={"200": _SVG_DOC, "304": {"description": "Not modified (If-None-Match)"}},
+    parameters=[games._HEADER_DOCS["If-None-Match"]],
+)
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
 def game_picture(game_id: str) -> Response:
@@ -120,8 +150,11 @@ def game_picture(game_id: str) -> Response:
     no-store`, `Vary: Authorization, Accept-Language`.
     """
     record = get_store(current_app).current(game_id)
-    tag = '"{}"'.format(hashlib.sha256(
-        f"{game_id}\n{record.version}\n{g.actor}\n{language()}".encode()).hexdigest()[:24])
+    tag = '"{}"'.format(
+        hashlib.sha256(
+            f"{game_id}\n{record.version}\n{g.actor}\n{language()}".encode()
+        ).hexdigest()[:24]
+    )
     held = games._etags(request.headers.get("If-None-Match", ""))
     if tag in held or "*" in held:  # "*": the picture exists (RFC 9110), as for the view
         response = current_app.response_class(status=304)

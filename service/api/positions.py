@@ -12,6 +12,7 @@ object of the body's ``game`` before handing it over.
 
 Authentication and the store's errors are those of :mod:`service.api.games`.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -27,8 +28,12 @@ from service.errors import problem
 from service.messages import Message
 from service.store import StoreError, Unavailable, get_store
 
-blp = Blueprint("positions", __name__, url_prefix="/v1/games",
-                description="Positions (G-P1): a game's position in its notation")
+blp = Blueprint(
+    "positions",
+    __name__,
+    url_prefix="/v1/games",
+    description="Positions (G-P1): a game's position in its notation",
+)
 blp.before_request(games._authenticate)  # noqa: SLF001 - the same bearer tokens
 blp.errorhandler(StoreError)(games._store_error)  # noqa: SLF001
 blp.errorhandler(Unavailable)(games._unavailable)  # noqa: SLF001
@@ -44,11 +49,15 @@ def position_class(game: str) -> type[Schema] | None:
 def _open_schema(games_named: list[str]) -> dict:
     """The component of a position whose schema is not written yet: an object with
     ``game``, every other member as the engine documents it."""
-    return {"type": "object", "required": ["game"], "additionalProperties": True,
-            "properties": {"game": {"type": "string", "enum": games_named}},
-            "description": "A position in the game's notation (README, Positions); "
-                           "checked by the engine (422 invalid-position, naming the "
-                           "field and the rule)."}
+    return {
+        "type": "object",
+        "required": ["game"],
+        "additionalProperties": True,
+        "properties": {"game": {"type": "string", "enum": games_named}},
+        "description": "A position in the game's notation (README, Positions); "
+        "checked by the engine (422 invalid-position, naming the "
+        "field and the rule).",
+    }
 
 
 def register(spec) -> None:
@@ -66,11 +75,17 @@ def register(spec) -> None:
                 spec.components.schema(component, schema=schema)
         except DuplicateComponentNameError:
             pass  # registered already (by its own API module)
-    spec.components.schema("AnyPosition", {
-        "description": "A position in its game's notation (G-P1), typed by `game`.",
-        "oneOf": [{"$ref": f"#/components/schemas/{name}"} for name in components],
-        "discriminator": {"propertyName": "game", "mapping": {
-            game: f"#/components/schemas/{POSITIONS[game][2]}" for game in GAMES}}})
+    spec.components.schema(
+        "AnyPosition",
+        {
+            "description": "A position in its game's notation (G-P1), typed by `game`.",
+            "oneOf": [{"$ref": f"#/components/schemas/{name}"} for name in components],
+            "discriminator": {
+                "propertyName": "game",
+                "mapping": {game: f"#/components/schemas/{POSITIONS[game][2]}" for game in GAMES},
+            },
+        },
+    )
 
 
 class GamePositionSchema(Schema):
@@ -78,11 +93,15 @@ class GamePositionSchema(Schema):
     game = fields.String(required=True)
     version = fields.Integer(required=True, metadata={"description": "also the ETag"})
     viewer = fields.String(required=True, metadata={"description": "a seat or referee"})
-    position = fields.Raw(required=True, metadata={
-        "description": "the position as you may see it (AnyPosition: one per game, by "
-                       "`game`); the referee's of a table game, or anyone's once the "
-                       "game is over, POSTed back as `position` makes the same game",
-        "allOf": [{"$ref": "#/components/schemas/AnyPosition"}]})
+    position = fields.Raw(
+        required=True,
+        metadata={
+            "description": "the position as you may see it (AnyPosition: one per game, by "
+            "`game`); the referee's of a table game, or anyone's once the "
+            "game is over, POSTed back as `position` makes the same game",
+            "allOf": [{"$ref": "#/components/schemas/AnyPosition"}],
+        },
+    )
 
 
 @blp.after_request
@@ -94,13 +113,17 @@ def _private(response: Response) -> Response:
 
 
 @blp.get("/<game_id>/position")
-@blp.response(200, GamePositionSchema, headers={"ETag": {"schema": {"type": "string"}},
-                                                **games._PRIVATE_DOC})  # noqa: SLF001
+@blp.response(
+    200, GamePositionSchema, headers={"ETag": {"schema": {"type": "string"}}, **games._PRIVATE_DOC}
+)  # noqa: SLF001
 @blp.alt_response(304, description="Not modified (If-None-Match)")
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
-@blp.doc(security=games.SECURITY, operationId="getGamePosition",
-         parameters=[games._HEADER_DOCS["If-None-Match"]])  # noqa: SLF001
+@blp.doc(
+    security=games.SECURITY,
+    operationId="getGamePosition",
+    parameters=[games._HEADER_DOCS["If-None-Match"]],
+)  # noqa: SLF001
 def get_position(game_id: str):
     """The game's position in its notation as the caller may see it (G-P1): a seat
     sees other seats' hidden cards as counts (G-M1); the referee of a table game sees
@@ -120,8 +143,19 @@ def get_position(game_id: str):
         return response
     render = getattr(record.engine, "position", None)
     if render is None:
-        return problem(404, "position-unavailable", Message(
-            "%(game)s has no position notation yet.", game=record.game), rule="G-P1")
-    return games._reply(200, {  # noqa: SLF001
-        "id": record.id, "game": record.game, "version": record.version,
-        "viewer": g.actor, "position": render(record.state, g.actor)})
+        return problem(
+            404,
+            "position-unavailable",
+            Message("%(game)s has no position notation yet.", game=record.game),
+            rule="G-P1",
+        )
+    return games._reply(
+        200,
+        {  # noqa: SLF001
+            "id": record.id,
+            "game": record.game,
+            "version": record.version,
+            "viewer": g.actor,
+            "position": render(record.state, g.actor),
+        },
+    )

@@ -10,6 +10,7 @@
 A rule's ``title`` is in the request's language (Accept-Language: en fr de es it ro;
 ``titles`` has all six); statements, rulings and problem summaries are in English.
 """
+
 from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
@@ -20,30 +21,52 @@ from service.errors import problem
 from service.i18n import pick
 from service.messages import Message
 
-blp = Blueprint("rules", __name__, url_prefix="/v1/rules",
-                description="The rule book: every rule ID the service cites")
-problems_blp = Blueprint("problems", __name__, url_prefix="/problems",
-                         description="The problem types every error's `type` names")
+blp = Blueprint(
+    "rules",
+    __name__,
+    url_prefix="/v1/rules",
+    description="The rule book: every rule ID the service cites",
+)
+problems_blp = Blueprint(
+    "problems",
+    __name__,
+    url_prefix="/problems",
+    description="The problem types every error's `type` names",
+)
 
 
 class RulesQuerySchema(Schema):
-    game = fields.String(validate=validate.OneOf(rulebook.SECTIONS), metadata={
-        "description": "only this section: every-game (G-*) or a game name"})
+    game = fields.String(
+        validate=validate.OneOf(rulebook.SECTIONS),
+        metadata={"description": "only this section: every-game (G-*) or a game name"},
+    )
 
 
 class RuleSchema(Schema):
     id = fields.String(required=True, metadata={"example": "SQ-T3"})
-    section = fields.String(required=True, validate=validate.OneOf(rulebook.SECTIONS),
-                            metadata={"example": "sequence"})
-    title = fields.String(required=True, metadata={
-        "description": "in the request's language (Accept-Language)"})
-    titles = fields.Dict(keys=fields.String(), values=fields.String(), required=True,
-                         metadata={"description": "the title in en fr de es it ro"})
+    section = fields.String(
+        required=True, validate=validate.OneOf(rulebook.SECTIONS), metadata={"example": "sequence"}
+    )
+    title = fields.String(
+        required=True, metadata={"description": "in the request's language (Accept-Language)"}
+    )
+    titles = fields.Dict(
+        keys=fields.String(),
+        values=fields.String(),
+        required=True,
+        metadata={"description": "the title in en fr de es it ro"},
+    )
     statement = fields.String(required=True, metadata={"description": "the rule (English)"})
-    rulings = fields.List(fields.String(), required=True, metadata={
-        "description": "what the service decided where the sheets are silent or unclear"})
-    options = fields.List(fields.String(), required=True, metadata={
-        "description": "game options that change the rule (see /v1/games/catalog)"})
+    rulings = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "what the service decided where the sheets are silent or unclear"},
+    )
+    options = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "game options that change the rule (see /v1/games/catalog)"},
+    )
 
 
 class RulesSchema(Schema):
@@ -58,18 +81,30 @@ class CitedRuleSchema(Schema):
 class ProblemTypeSchema(Schema):
     type = fields.String(required=True)
     code = fields.String(required=True)
-    status = fields.List(fields.Integer(), required=True,
-                         metadata={"description": "the HTTP statuses it comes with"})
+    status = fields.List(
+        fields.Integer(), required=True, metadata={"description": "the HTTP statuses it comes with"}
+    )
     summary = fields.String(required=True, metadata={"description": "what it means (English)"})
-    rules = fields.List(fields.Nested(CitedRuleSchema), required=True, metadata={
-        "description": "the rules its refusals cite as `rule`; empty for problems about "
-                       "the request itself"})
+    rules = fields.List(
+        fields.Nested(CitedRuleSchema),
+        required=True,
+        metadata={
+            "description": "the rules its refusals cite as `rule`; empty for problems about "
+            "the request itself"
+        },
+    )
 
 
 def _rule_out(entry: dict) -> dict:
-    return {"id": entry["id"], "section": entry["section"], "title": pick(entry["title"]),
-            "titles": entry["title"], "statement": entry["statement"].strip(),
-            "rulings": [r.strip() for r in entry["rulings"]], "options": entry["options"]}
+    return {
+        "id": entry["id"],
+        "section": entry["section"],
+        "title": pick(entry["title"]),
+        "titles": entry["title"],
+        "statement": entry["statement"].strip(),
+        "rulings": [r.strip() for r in entry["rulings"]],
+        "options": entry["options"],
+    }
 
 
 @blp.get("")
@@ -88,8 +123,9 @@ def get_rule(rule_id: str):
     `rule-not-found`."""
     entry = rulebook.rule(rule_id)
     if entry is None:
-        return problem(404, "rule-not-found", Message("No rule %(id)s in the rule book.",
-                                                      id=repr(rule_id)))
+        return problem(
+            404, "rule-not-found", Message("No rule %(id)s in the rule book.", id=repr(rule_id))
+        )
     return _rule_out(entry)
 
 
@@ -101,9 +137,13 @@ def get_problem_type(code: str):
     rules it cites, a summary; unknown: 404 `problem-not-found`."""
     entry = rulebook.problems().get(code)
     if entry is None:
-        return problem(404, "problem-not-found", Message("No problem type %(code)s.",
-                                                         code=repr(code)))
-    return {"type": rulebook.TYPE_BASE + code, "code": code, "status": entry["status"],
-            "summary": entry["summary"].strip(),
-            "rules": [{"id": r, "title": pick(rulebook.rule(r)["title"])}
-                      for r in entry["rules"]]}
+        return problem(
+            404, "problem-not-found", Message("No problem type %(code)s.", code=repr(code))
+        )
+    return {
+        "type": rulebook.TYPE_BASE + code,
+        "code": code,
+        "status": entry["status"],
+        "summary": entry["summary"].strip(),
+        "rules": [{"id": r, "title": pick(rulebook.rule(r)["title"])} for r in entry["rules"]],
+    }

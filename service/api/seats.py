@@ -8,6 +8,7 @@
 
 See :mod:`service.store.seating`.
 """
+
 from __future__ import annotations
 
 from flask import Response, current_app, g, request
@@ -19,11 +20,16 @@ from service.api.base import Blueprint
 from service.errors import problem
 from service.messages import Message
 from service.store import REFEREE, SeatNotFound, StoreError, Unavailable, get_store
-from service.store.seating import (InvitationExpired, InvitationInvalid, InvitationUsed,
-                                   RematchExists)
+from service.store.seating import (
+    InvitationExpired,
+    InvitationInvalid,
+    InvitationUsed,
+    RematchExists,
+)
 
-blp = Blueprint("seats", __name__, url_prefix="/v1/games",
-                description="Invitations, seat names and rematches")
+blp = Blueprint(
+    "seats", __name__, url_prefix="/v1/games", description="Invitations, seat names and rematches"
+)
 blp.errorhandler(StoreError)(games._store_error)  # noqa: SLF001
 blp.errorhandler(Unavailable)(games._unavailable)  # noqa: SLF001
 
@@ -42,11 +48,18 @@ def _authenticate():
 
 
 class JoinSchema(Schema):
-    code = fields.String(required=True, validate=Length(1, 200), metadata={
-        "description": "the seat's invitation code"})
-    name = fields.String(validate=games.NAME, metadata={
-        "description": "the player's display name: 1 to 40 characters, no control "
-                       "character or line break, no leading or trailing space"})
+    code = fields.String(
+        required=True,
+        validate=Length(1, 200),
+        metadata={"description": "the seat's invitation code"},
+    )
+    name = fields.String(
+        validate=games.NAME,
+        metadata={
+            "description": "the player's display name: 1 to 40 characters, no control "
+            "character or line break, no leading or trailing space"
+        },
+    )
 
 
 class JoinedSchema(Schema):
@@ -64,11 +77,17 @@ class InvitationSchema(Schema):
 
 def _invitation_problem(error: Exception) -> Response:
     if isinstance(error, InvitationUsed):
-        return problem(409, "invitation-used", Message(
-            "This invitation was used already: ask the referee for a new one."))
+        return problem(
+            409,
+            "invitation-used",
+            Message("This invitation was used already: ask the referee for a new one."),
+        )
     if isinstance(error, InvitationExpired):
-        return problem(410, "invitation-expired", Message(
-            "This invitation has expired: ask the referee for a new one."))
+        return problem(
+            410,
+            "invitation-expired",
+            Message("This invitation has expired: ask the referee for a new one."),
+        )
     return problem(403, "invalid-invitation", Message("This invitation is not valid."))
 
 
@@ -106,18 +125,27 @@ def invite_seat(game_id: str, seat: str):
     try:
         issued = get_store(current_app).reinvite(game_id, seat)
     except SeatNotFound:
-        return problem(404, "seat-not-found", Message("This game has no seat %(seat)s.",
-                                                      seat=repr(seat)))
-    response = games._reply(200, {  # noqa: SLF001
-        "seat": seat, **issued,
-        "join_url": f"/referee/#invite={game_id}.{seat}.{issued['invitation']}"})
+        return problem(
+            404, "seat-not-found", Message("This game has no seat %(seat)s.", seat=repr(seat))
+        )
+    response = games._reply(
+        200,
+        {  # noqa: SLF001
+            "seat": seat,
+            **issued,
+            "join_url": f"/referee/#invite={game_id}.{seat}.{issued['invitation']}",
+        },
+    )
     response.headers["Cache-Control"] = "no-store"
     return response
 
 
 @blp.post("/<game_id>/rematch")
-@blp.response(201, games.CreatedGameSchema, headers={
-    "Location": {"schema": {"type": "string"}}, **games._NO_STORE_DOC})  # noqa: SLF001
+@blp.response(
+    201,
+    games.CreatedGameSchema,
+    headers={"Location": {"schema": {"type": "string"}}, **games._NO_STORE_DOC},
+)  # noqa: SLF001
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(403, response="FORBIDDEN")
 @blp.alt_response(404, response="NOT_FOUND")
@@ -132,7 +160,10 @@ def rematch_game(game_id: str):
     try:
         created = games._seated(lambda: get_store(current_app).rematch(game_id))  # noqa: SLF001
     except RematchExists as error:
-        return problem(409, "rematch-exists", Message(
-            "This game has a rematch already: %(game)s.", game=error.args[0]),
-            rematch=error.args[0])
+        return problem(
+            409,
+            "rematch-exists",
+            Message("This game has a rematch already: %(game)s.", game=error.args[0]),
+            rematch=error.args[0],
+        )
     return games.created_reply(record.game, created)

@@ -14,6 +14,7 @@ card, side, board or sequence) is a 422 problem whose ``errors`` names the field
 e.g. ``{"json": {"chips.green.2": ["chips.green.2: [3, 11] is off the 10 x 10
 board"]}}``; an illegal but well-formed move is a 200 with ``legal: false``.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -27,13 +28,24 @@ from service.errors import problem
 from service.i18n import localize
 from service.games.sequence import CLASSIC, NUMBERS, SIDES, InputError, check_board, check_move
 
-blp = Blueprint("sequence", __name__, url_prefix="/v1/sequence",
-                description="Sequence (RULES.md §2) validation")
-numbers_blp = Blueprint("sequence-numbers", __name__, url_prefix="/v1/sequence-numbers",
-                        description="Sequence Numbers (RULES.md §3) validation")
+blp = Blueprint(
+    "sequence", __name__, url_prefix="/v1/sequence", description="Sequence (RULES.md §2) validation"
+)
+numbers_blp = Blueprint(
+    "sequence-numbers",
+    __name__,
+    url_prefix="/v1/sequence-numbers",
+    description="Sequence Numbers (RULES.md §3) validation",
+)
 
-CODES = ("space-occupied", "card-not-on-space", "no-chip", "own-chip", "chip-locked",
-         "invalid-sequence")
+CODES = (
+    "space-occupied",
+    "card-not-on-space",
+    "no-chip",
+    "own-chip",
+    "chip-locked",
+    "invalid-sequence",
+)
 
 
 class StrictInteger(fields.Integer):
@@ -49,9 +61,12 @@ class StrictInteger(fields.Integer):
 
 
 def _cell_field(**kwargs: Any) -> fields.List:
-    return fields.List(StrictInteger(metadata={"minimum": 0, "maximum": 9}),
-                       validate=validate.Length(equal=2), metadata={
-        "description": "[row, col], row 0 at the top, 0..9", "example": [4, 4]}, **kwargs)
+    return fields.List(
+        StrictInteger(metadata={"minimum": 0, "maximum": 9}),
+        validate=validate.Length(equal=2),
+        metadata={"description": "[row, col], row 0 at the top, 0..9", "example": [4, 4]},
+        **kwargs,
+    )
 
 
 class SequenceSchema(Schema):
@@ -61,30 +76,54 @@ class SequenceSchema(Schema):
 
 def _chips_field() -> fields.Dict:
     return fields.Dict(
-        keys=fields.String(validate=validate.OneOf(SIDES)), values=fields.List(_cell_field()),
-        required=True, metadata={"description": "each side's chips (green, blue, red)",
-                                 "additionalProperties": False, "properties": {
-                                     side: {"type": "array", "items": {
-                                         "type": "array", "minItems": 2, "maxItems": 2,
-                                         "items": {"type": "integer", "minimum": 0,
-                                                   "maximum": 9}}} for side in SIDES},
-                                 "example": {"green": [[0, 1], [0, 2]], "blue": [[5, 5]]}})
+        keys=fields.String(validate=validate.OneOf(SIDES)),
+        values=fields.List(_cell_field()),
+        required=True,
+        metadata={
+            "description": "each side's chips (green, blue, red)",
+            "additionalProperties": False,
+            "properties": {
+                side: {
+                    "type": "array",
+                    "items": {
+                        "type": "array",
+                        "minItems": 2,
+                        "maxItems": 2,
+                        "items": {"type": "integer", "minimum": 0, "maximum": 9},
+                    },
+                }
+                for side in SIDES
+            },
+            "example": {"green": [[0, 1], [0, 2]], "blue": [[5, 5]]},
+        },
+    )
 
 
 class PositionSchema(Schema):
     chips = _chips_field()
-    sequences = fields.List(fields.Nested(SequenceSchema), load_default=list, metadata={
-        "description": "the completed (locked) sequences; chips outside them are unlocked"})
+    sequences = fields.List(
+        fields.Nested(SequenceSchema),
+        load_default=list,
+        metadata={
+            "description": "the completed (locked) sequences; chips outside them are unlocked"
+        },
+    )
 
 
 class NumbersBoardField(fields.List):
     """A custom Sequence Numbers board: 10 rows of 10 (integers, FREE/null corners)."""
 
     def __init__(self, **kwargs: Any):
-        super().__init__(fields.List(fields.Raw(allow_none=True)), allow_none=True,
-                         metadata={"description": "custom board (SN-C0): 10 rows of 10, "
-                                                  "integers, the 4 corners FREE or null; "
-                                                  "omitted: the default board"}, **kwargs)
+        super().__init__(
+            fields.List(fields.Raw(allow_none=True)),
+            allow_none=True,
+            metadata={
+                "description": "custom board (SN-C0): 10 rows of 10, "
+                "integers, the 4 corners FREE or null; "
+                "omitted: the default board"
+            },
+            **kwargs,
+        )
 
 
 class NumbersPositionSchema(PositionSchema):
@@ -92,36 +131,52 @@ class NumbersPositionSchema(PositionSchema):
 
 
 def _side_field() -> fields.String:
-    return fields.String(required=True, validate=validate.OneOf(SIDES),
-                         metadata={"description": "the side making the move"})
+    return fields.String(
+        required=True,
+        validate=validate.OneOf(SIDES),
+        metadata={"description": "the side making the move"},
+    )
 
 
 def _named_field() -> fields.List:
-    return fields.List(_cell_field(), validate=validate.Length(equal=5), load_default=None,
-                       metadata={"description": "SQ-S5: which 5 spaces form the sequence "
-                                                "when the line is longer than 5"})
+    return fields.List(
+        _cell_field(),
+        validate=validate.Length(equal=5),
+        load_default=None,
+        metadata={
+            "description": "SQ-S5: which 5 spaces form the sequence when the line is longer than 5"
+        },
+    )
 
 
 class MoveSchema(PositionSchema):
     side = _side_field()
     cell = _cell_field(required=True)
     sequence = _named_field()
-    card = fields.String(required=True, metadata={
-        "description": "card code (10H or TH...); JD/JC wild, JS/JH remove a chip",
-        "pattern": DECK_CARD_PATTERN,
-        "example": "7H"})
+    card = fields.String(
+        required=True,
+        metadata={
+            "description": "card code (10H or TH...); JD/JC wild, JS/JH remove a chip",
+            "pattern": DECK_CARD_PATTERN,
+            "example": "7H",
+        },
+    )
 
 
 class NumbersMoveSchema(NumbersPositionSchema):
     side = _side_field()
     cell = _cell_field(required=True)
     sequence = _named_field()
-    card = fields.String(required=True, metadata={
-        "description": "a problem card 'a + b', 'a - b', 'a x b', 'a / b' (also × ÷ : − *), "
-                       "or PLUS (wild) / MINUS (remove a chip); a division is exact and "
-                       "the answer on the board (422 otherwise)", "example": "6 x 7",
-        "pattern": NUMBERS_CARD_PATTERN})
-
+    card = fields.String(
+        required=True,
+        metadata={
+            "description": "a problem card 'a + b', 'a - b', 'a x b', 'a / b' (also × ÷ : − *), "
+            "or PLUS (wild) / MINUS (remove a chip); a division is exact and "
+            "the answer on the board (422 otherwise)",
+            "example": "6 x 7",
+            "pattern": NUMBERS_CARD_PATTERN,
+        },
+    )
 
 
 class HandField(fields.Raw):
@@ -129,76 +184,137 @@ class HandField(fields.Raw):
     what a seat reads of another seat's hand)."""
 
     def __init__(self, **kwargs: Any):
-        super().__init__(metadata={"oneOf": [{"type": "array", "items": {"type": "string"}},
-                                             {"type": "integer", "minimum": 0}],
-                                   "example": ["7H", "JD", "2S"]}, **kwargs)
+        super().__init__(
+            metadata={
+                "oneOf": [
+                    {"type": "array", "items": {"type": "string"}},
+                    {"type": "integer", "minimum": 0},
+                ],
+                "example": ["7H", "JD", "2S"],
+            },
+            **kwargs,
+        )
 
     def _deserialize(self, value: Any, attr: Any, data: Any, **kwargs: Any) -> Any:
         valid = (isinstance(value, int) and not isinstance(value, bool) and value >= 0) or (
-            isinstance(value, list) and all(isinstance(card, str) for card in value))
+            isinstance(value, list) and all(isinstance(card, str) for card in value)
+        )
         if not valid:
             raise ValidationError("a list of cards or a count")
         return value
 
 
 def _seats(values: fields.Field, description: str, **kwargs: Any) -> fields.Dict:
-    return fields.Dict(keys=fields.String(validate=validate.Regexp(r"^p([1-9]|1[0-2])$")),
-                       values=values, metadata={"description": description}, **kwargs)
+    return fields.Dict(
+        keys=fields.String(validate=validate.Regexp(r"^p([1-9]|1[0-2])$")),
+        values=values,
+        metadata={"description": description},
+        **kwargs,
+    )
 
 
 def _seat(description: str) -> fields.String:
-    return fields.String(allow_none=True, load_default=None,
-                         metadata={"description": description, "example": "p1"})
+    return fields.String(
+        allow_none=True, load_default=None, metadata={"description": description, "example": "p1"}
+    )
 
 
 class SequencePositionSchema(Schema):
     """G-P1: a Sequence or Sequence Numbers position (README, Positions). The engine's
     own validation decides what is reachable (422 ``invalid-position``)."""
+
     game = fields.String(required=True, validate=validate.OneOf((CLASSIC, NUMBERS)))
     chips = _chips_field()
-    sequences = fields.List(fields.Nested(SequenceSchema), load_default=list, metadata={
-        "description": "the completed (locked) sequences; every completed line must be "
-                       "one (SQ-S5)"})
-    hands = _seats(HandField(), "each seat's hand (a count: dealt from the seed)",
-                   required=True)
-    discards = _seats(fields.List(fields.String()), "each seat's discard pile, bottom "
-                      "first (public)", load_default=dict)
-    deck = fields.List(fields.String(), allow_none=True, load_default=None, metadata={
-        "description": "the draw deck, top first; left out: every card no place holds, "
-                       "shuffled from the seed (server dealing)"})
+    sequences = fields.List(
+        fields.Nested(SequenceSchema),
+        load_default=list,
+        metadata={
+            "description": "the completed (locked) sequences; every completed line must be "
+            "one (SQ-S5)"
+        },
+    )
+    hands = _seats(HandField(), "each seat's hand (a count: dealt from the seed)", required=True)
+    discards = _seats(
+        fields.List(fields.String()),
+        "each seat's discard pile, bottom first (public)",
+        load_default=dict,
+    )
+    deck = fields.List(
+        fields.String(),
+        allow_none=True,
+        load_default=None,
+        metadata={
+            "description": "the draw deck, top first; left out: every card no place holds, "
+            "shuffled from the seed (server dealing)"
+        },
+    )
     turn = _seat("the seat to play; null only during a table deal or once finished")
-    turn_number = StrictInteger(allow_none=True, load_default=None, metadata={
-        "description": "the current turn is the n-th (default: the least the chips allow)"})
-    exchanged = fields.Boolean(load_default=False, metadata={
-        "description": "the seat on turn exchanged a dead card this turn (SQ-T4)"})
-    owed_draws = fields.List(fields.String(), load_default=list, metadata={
-        "description": "table dealing: seats owing their draw, oldest play first (SQ-T5)"})
+    turn_number = StrictInteger(
+        allow_none=True,
+        load_default=None,
+        metadata={
+            "description": "the current turn is the n-th (default: the least the chips allow)"
+        },
+    )
+    exchanged = fields.Boolean(
+        load_default=False,
+        metadata={"description": "the seat on turn exchanged a dead card this turn (SQ-T4)"},
+    )
+    owed_draws = fields.List(
+        fields.String(),
+        load_default=list,
+        metadata={
+            "description": "table dealing: seats owing their draw, oldest play first (SQ-T5)"
+        },
+    )
     replacement_due = _seat("table dealing: the seat owing a dead card's replacement")
-    penalty_due = fields.List(fields.String(), load_default=list, metadata={
-        "description": "seats owing a table-talk discard (SQ-T6)"})
-    lost_draws = _seats(StrictInteger(), "table dealing: draws lost per seat (SQ-T5)",
-                        load_default=dict)
+    penalty_due = fields.List(
+        fields.String(),
+        load_default=list,
+        metadata={"description": "seats owing a table-talk discard (SQ-T6)"},
+    )
+    lost_draws = _seats(
+        StrictInteger(), "table dealing: draws lost per seat (SQ-T5)", load_default=dict
+    )
     reshuffles = StrictInteger(load_default=0, metadata={"description": "SQ-T7"})
-    passes = StrictInteger(load_default=0, metadata={
-        "description": "counted passes in a row (SQ-E1)"})
-    decks_without_sequence = StrictInteger(load_default=0, metadata={
-        "description": "whole decks in a row without a new sequence (SQ-E1)"})
-    sequences_at_reshuffle = StrictInteger(allow_none=True, load_default=None, metadata={
-        "description": "sequences completed at the last reshuffle (SQ-E1)"})
-    result = fields.Dict(allow_none=True, load_default=None, metadata={
-        "description": "a finished game's RESULT (its reason at least)"})
+    passes = StrictInteger(
+        load_default=0, metadata={"description": "counted passes in a row (SQ-E1)"}
+    )
+    decks_without_sequence = StrictInteger(
+        load_default=0,
+        metadata={"description": "whole decks in a row without a new sequence (SQ-E1)"},
+    )
+    sequences_at_reshuffle = StrictInteger(
+        allow_none=True,
+        load_default=None,
+        metadata={"description": "sequences completed at the last reshuffle (SQ-E1)"},
+    )
+    result = fields.Dict(
+        allow_none=True,
+        load_default=None,
+        metadata={"description": "a finished game's RESULT (its reason at least)"},
+    )
+
 
 class FoundSequenceSchema(Schema):
-    cells = fields.List(fields.List(fields.Integer()), required=True,
-                        metadata={"description": "5 cells in reading order"})
-    locked = fields.Boolean(required=True, metadata={
-        "description": "true: given as completed; false: found on the board"})
+    cells = fields.List(
+        fields.List(fields.Integer()),
+        required=True,
+        metadata={"description": "5 cells in reading order"},
+    )
+    locked = fields.Boolean(
+        required=True,
+        metadata={"description": "true: given as completed; false: found on the board"},
+    )
 
 
 class SequencesResultSchema(Schema):
-    sequences = fields.Dict(keys=fields.String(), values=fields.List(
-        fields.Nested(FoundSequenceSchema)), required=True,
-        metadata={"description": "per side named in chips: its completed sequences"})
+    sequences = fields.Dict(
+        keys=fields.String(),
+        values=fields.List(fields.Nested(FoundSequenceSchema)),
+        required=True,
+        metadata={"description": "per side named in chips: its completed sequences"},
+    )
     counts = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
 
 
@@ -209,38 +325,69 @@ class SideSequenceSchema(Schema):
 
 class MoveResultSchema(Schema):
     legal = fields.Boolean(required=True)
-    code = fields.String(required=True, allow_none=True, validate=validate.OneOf(CODES),
-                         metadata={"description": "null when legal"})
-    detail = fields.String(required=True, allow_none=True, metadata={
-        "description": "why not, in the request's language (Accept-Language); null when "
-                       "legal"})
-    rule = fields.String(required=True, allow_none=True, metadata={
-        "description": "the rule ID the refusal applies (G-R1), e.g. SQ-T1; null when legal",
-        "example": "SQ-T1"})
+    code = fields.String(
+        required=True,
+        allow_none=True,
+        validate=validate.OneOf(CODES),
+        metadata={"description": "null when legal"},
+    )
+    detail = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "why not, in the request's language (Accept-Language); null when legal"
+        },
+    )
+    rule = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "the rule ID the refusal applies (G-R1), e.g. SQ-T1; null when legal",
+            "example": "SQ-T1",
+        },
+    )
     action = fields.String(required=True, validate=validate.OneOf(("play", "remove-chip")))
     card = fields.String(required=True, metadata={"description": "the card, canonical"})
-    sequences = fields.List(fields.Nested(SideSequenceSchema), required=True, metadata={
-        "description": "what the placement would complete (SQ-S1, SQ-S4, SQ-S5)"})
+    sequences = fields.List(
+        fields.Nested(SideSequenceSchema),
+        required=True,
+        metadata={"description": "what the placement would complete (SQ-S1, SQ-S4, SQ-S5)"},
+    )
 
 
 def _input_problem(error: InputError) -> Response:
-    return problem(422, error.code, error.detail, rule=error.rule,
-                   errors={"json": {error.field: [error.detail]}})
+    return problem(
+        422,
+        error.code,
+        error.detail,
+        rule=error.rule,
+        errors={"json": {error.field: [error.detail]}},
+    )
 
 
 def _sequences(game: str, body: dict) -> Response:
     try:
-        return json_reply(check_board(game, body["chips"], body["sequences"],
-                                      body.get("board")))
+        return json_reply(check_board(game, body["chips"], body["sequences"], body.get("board")))
     except InputError as error:
         return _input_problem(error)
 
 
 def _move(game: str, body: dict) -> Response:
     try:
-        return json_reply(localize(check_move(game, body["chips"], body["sequences"],
-                                              body["side"], body["card"], body["cell"],
-                                              body.get("board"), body["sequence"])))
+        return json_reply(
+            localize(
+                check_move(
+                    game,
+                    body["chips"],
+                    body["sequences"],
+                    body["side"],
+                    body["card"],
+                    body["cell"],
+                    body.get("board"),
+                    body["sequence"],
+                )
+            )
+        )
     except InputError as error:
         return _input_problem(error)
 

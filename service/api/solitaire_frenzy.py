@@ -10,6 +10,7 @@ Card codes are read like everywhere (``10H``, ``TH``, ``th``); a joker or an unk
 code is a 422 problem naming the field, e.g. ``{"json": {"card": ["unknown card code
 'ZZ'"]}}``; an illegal but well-formed play is a 200 with ``legal: false``.
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -22,11 +23,21 @@ from service.i18n import localize
 from service.cards import JOKER, CardError, parse_card
 from service.games.solitaire_frenzy import COLUMN, FOUNDATION, check_play
 
-blp = Blueprint("solitaire-frenzy", __name__, url_prefix="/v1/solitaire-frenzy",
-                description="Solitaire Frenzy (RULES.md §5) validation")
+blp = Blueprint(
+    "solitaire-frenzy",
+    __name__,
+    url_prefix="/v1/solitaire-frenzy",
+    description="Solitaire Frenzy (RULES.md §5) validation",
+)
 
-CODES = ("new-pile-needs-ace", "ace-needs-new-pile", "pile-complete", "wrong-suit",
-         "wrong-rank", "wrong-colour")
+CODES = (
+    "new-pile-needs-ace",
+    "ace-needs-new-pile",
+    "pile-complete",
+    "wrong-suit",
+    "wrong-rank",
+    "wrong-colour",
+)
 
 
 class DeckCardField(fields.String):
@@ -43,28 +54,52 @@ class DeckCardField(fields.String):
 
 
 class FrenzyPlayCheckSchema(Schema):
-    card = DeckCardField(required=True, metadata={
-        "description": "the card played: rank A 2-10 (or T) J Q K + suit S H D C",
-        "pattern": DECK_CARD_PATTERN,
-        "example": "5H"})
-    onto = DeckCardField(load_default=None, allow_none=True, metadata={
-        "description": "the foundation top or the exposed column card it goes onto; "
-                       "null: a new foundation pile (an Ace) or an empty column",
-        "pattern": DECK_CARD_PATTERN,
-        "example": "4H"})
-    to = fields.String(required=True, validate=validate.OneOf((FOUNDATION, COLUMN)),
-                       metadata={"example": FOUNDATION})
+    card = DeckCardField(
+        required=True,
+        metadata={
+            "description": "the card played: rank A 2-10 (or T) J Q K + suit S H D C",
+            "pattern": DECK_CARD_PATTERN,
+            "example": "5H",
+        },
+    )
+    onto = DeckCardField(
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "the foundation top or the exposed column card it goes onto; "
+            "null: a new foundation pile (an Ace) or an empty column",
+            "pattern": DECK_CARD_PATTERN,
+            "example": "4H",
+        },
+    )
+    to = fields.String(
+        required=True,
+        validate=validate.OneOf((FOUNDATION, COLUMN)),
+        metadata={"example": FOUNDATION},
+    )
 
 
 class FrenzyPlayVerdictSchema(Schema):
     legal = fields.Boolean(required=True)
-    code = fields.String(required=True, allow_none=True, validate=validate.OneOf(CODES),
-                         metadata={"description": "why not; null when legal"})
-    rule = fields.String(required=True, metadata={
-        "description": "the rule applied: SF-F1 (foundations), SF-R1 (columns), SF-R4 "
-                       "(empty column)"})
-    detail = fields.String(required=True, metadata={
-        "description": "the verdict in words, in the request's language (Accept-Language)"})
+    code = fields.String(
+        required=True,
+        allow_none=True,
+        validate=validate.OneOf(CODES),
+        metadata={"description": "why not; null when legal"},
+    )
+    rule = fields.String(
+        required=True,
+        metadata={
+            "description": "the rule applied: SF-F1 (foundations), SF-R1 (columns), SF-R4 "
+            "(empty column)"
+        },
+    )
+    detail = fields.String(
+        required=True,
+        metadata={
+            "description": "the verdict in words, in the request's language (Accept-Language)"
+        },
+    )
 
 
 @blp.post("/plays/check")
@@ -97,52 +132,77 @@ class _CardField(fields.String):
 
 class FrenzyFoundationCardSchema(Schema):
     card = _CardField(required=True)
-    seat = fields.String(required=True, metadata={"description": "the deck it came from",
-                                                  "example": "p1"})
+    seat = fields.String(
+        required=True, metadata={"description": "the deck it came from", "example": "p1"}
+    )
 
 
 class FrenzyFoundationSchema(Schema):
-    id = fields.Integer(validate=validate.Range(min=1), metadata={
-        "description": "the pile's number (default: its place in the list, from 1)"})
-    cards = fields.List(fields.Nested(FrenzyFoundationCardSchema), required=True,
-                        validate=validate.Length(min=1, max=13), metadata={
-                            "description": "from the Ace up, one rank at a time in its "
-                                           "suit (SF-F1), each with its owner"})
+    id = fields.Integer(
+        validate=validate.Range(min=1),
+        metadata={"description": "the pile's number (default: its place in the list, from 1)"},
+    )
+    cards = fields.List(
+        fields.Nested(FrenzyFoundationCardSchema),
+        required=True,
+        validate=validate.Length(min=1, max=13),
+        metadata={
+            "description": "from the Ace up, one rank at a time in its "
+            "suit (SF-F1), each with its owner"
+        },
+    )
 
 
 class FrenzySeatPositionSchema(Schema):
-    pile = fields.List(_CardField(), validate=validate.Length(max=13), metadata={
-        "description": "the 13-pile, top LAST (or pile_top and pile_size)"})
+    pile = fields.List(
+        _CardField(),
+        validate=validate.Length(max=13),
+        metadata={"description": "the 13-pile, top LAST (or pile_top and pile_size)"},
+    )
     pile_top = _CardField(allow_none=True)
     pile_size = fields.Integer(validate=validate.Range(min=0, max=13))
-    columns = fields.List(fields.List(_CardField()), required=True,
-                          validate=validate.Length(equal=4), metadata={
-                              "description": "the four columns, exposed card LAST, each "
-                                             "built down in alternating colours (SF-R1)"})
-    hand = fields.List(_CardField(), metadata={
-        "description": "face down, next to turn FIRST (or hand_size)"})
+    columns = fields.List(
+        fields.List(_CardField()),
+        required=True,
+        validate=validate.Length(equal=4),
+        metadata={
+            "description": "the four columns, exposed card LAST, each "
+            "built down in alternating colours (SF-R1)"
+        },
+    )
+    hand = fields.List(
+        _CardField(), metadata={"description": "face down, next to turn FIRST (or hand_size)"}
+    )
     hand_size = fields.Integer(validate=validate.Range(min=0, max=52))
-    waste = fields.List(_CardField(), metadata={
-        "description": "turned cards, top LAST (or waste_top and waste_size)"})
+    waste = fields.List(
+        _CardField(),
+        metadata={"description": "turned cards, top LAST (or waste_top and waste_size)"},
+    )
     waste_top = _CardField(allow_none=True)
     waste_size = fields.Integer(validate=validate.Range(min=0, max=52))
-    cycle = fields.String(validate=validate.OneOf(("turning", "known", "broken")), metadata={
-        "description": "the turning position (SF-H1, SF-E1): turning = a pass through "
-                       "the hand with no waste play since the last pick-up; known = "
-                       "the hand was turned through that way; broken = a waste card "
-                       "was played since the last pick-up"})
+    cycle = fields.String(
+        validate=validate.OneOf(("turning", "known", "broken")),
+        metadata={
+            "description": "the turning position (SF-H1, SF-E1): turning = a pass through "
+            "the hand with no waste play since the last pick-up; known = "
+            "the hand was turned through that way; broken = a waste card "
+            "was played since the last pick-up"
+        },
+    )
 
 
 class FrenzyRetiredSchema(Schema):
     round = fields.Integer(required=True, validate=validate.Range(min=1))
-    pile = fields.Integer(allow_none=True, validate=validate.Range(min=0, max=13), metadata={
-        "description": "its 13-pile size when it left (null in table mode)"})
+    pile = fields.Integer(
+        allow_none=True,
+        validate=validate.Range(min=0, max=13),
+        metadata={"description": "its 13-pile size when it left (null in table mode)"},
+    )
 
 
 class FrenzyRoundRecordSchema(Schema):
     round = fields.Integer(required=True)
-    reason = fields.String(required=True, validate=validate.OneOf(("out", "stuck",
-                                                                   "last-seat")))
+    reason = fields.String(required=True, validate=validate.OneOf(("out", "stuck", "last-seat")))
     out = fields.String(required=True, allow_none=True)
     board = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
     pile = fields.Dict(keys=fields.String(), values=fields.Integer(), required=True)
@@ -154,17 +214,35 @@ class SolitaireFrenzyPositionSchema(Schema):
     seat's tableau; cards left out (given by a size) are dealt from the seed."""
 
     game = fields.String(required=True, validate=validate.Equal("solitaire-frenzy"))
-    round = fields.Integer(validate=validate.Range(min=1), metadata={
-        "description": "the round in play (default 1)"})
-    totals = fields.Dict(keys=fields.String(), values=fields.Integer(), metadata={
-        "description": "running totals before this round (SF-E2)"})
-    history = fields.List(fields.Nested(FrenzyRoundRecordSchema), metadata={
-        "description": "the ended rounds; holding the round in play means the game is over"})
-    retired = fields.Dict(keys=fields.String(), values=fields.Nested(FrenzyRetiredSchema),
-                          metadata={"description": "seats that left the table (SF-E3)"})
-    foundations = fields.List(fields.Nested(FrenzyFoundationSchema), metadata={
-        "description": "the shared foundation piles"})
-    players = fields.Dict(keys=fields.String(), values=fields.Nested(FrenzySeatPositionSchema),
-                          metadata={"description": "each seat still playing: its 13-pile, "
-                                                   "columns, hand and waste (may be left out "
-                                                   "in table mode)"})
+    round = fields.Integer(
+        validate=validate.Range(min=1), metadata={"description": "the round in play (default 1)"}
+    )
+    totals = fields.Dict(
+        keys=fields.String(),
+        values=fields.Integer(),
+        metadata={"description": "running totals before this round (SF-E2)"},
+    )
+    history = fields.List(
+        fields.Nested(FrenzyRoundRecordSchema),
+        metadata={
+            "description": "the ended rounds; holding the round in play means the game is over"
+        },
+    )
+    retired = fields.Dict(
+        keys=fields.String(),
+        values=fields.Nested(FrenzyRetiredSchema),
+        metadata={"description": "seats that left the table (SF-E3)"},
+    )
+    foundations = fields.List(
+        fields.Nested(FrenzyFoundationSchema),
+        metadata={"description": "the shared foundation piles"},
+    )
+    players = fields.Dict(
+        keys=fields.String(),
+        values=fields.Nested(FrenzySeatPositionSchema),
+        metadata={
+            "description": "each seat still playing: its 13-pile, "
+            "columns, hand and waste (may be left out "
+            "in table mode)"
+        },
+    )

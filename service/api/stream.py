@@ -33,6 +33,7 @@ timestamped with the app's ``SECRET_KEY`` (itsdangerous), naming one game and on
 viewer, valid ``STREAM_TICKET_SECONDS`` (60 s). Expired, garbled, or another game's:
 401. A ticket is checked when the stream opens; the bearer token never goes into a URL.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -53,12 +54,25 @@ from service.api import games
 from service.api.base import Blueprint, DigitsInteger
 from service.errors import problem
 from service.messages import Message
-from service.store import (EventPage, Feed, GameRecord, GameStore, StoreError, Unavailable,
-                           get_feed, get_store, hash_token)
+from service.store import (
+    EventPage,
+    Feed,
+    GameRecord,
+    GameStore,
+    StoreError,
+    Unavailable,
+    get_feed,
+    get_store,
+    hash_token,
+)
 from service.store import idle
 
-blp = Blueprint("stream", __name__, url_prefix="/v1/games",
-                description="The live event feed of a game (Server-Sent Events)")
+blp = Blueprint(
+    "stream",
+    __name__,
+    url_prefix="/v1/games",
+    description="The live event feed of a game (Server-Sent Events)",
+)
 blp.errorhandler(StoreError)(games._store_error)
 blp.errorhandler(Unavailable)(games._unavailable)
 
@@ -67,18 +81,28 @@ blp.errorhandler(Unavailable)(games._unavailable)
 def _register_security_scheme(state) -> None:
     """Document the ticket (components.securitySchemes.streamTicket)."""
     for entry in state.app.extensions.get("flask-smorest", {}).get("apis", {}).values():
-        entry["ext_obj"].spec.components.security_scheme("streamTicket", {
-            "type": "apiKey", "in": "query", "name": "ticket",
-            "description": "A stream ticket from POST /v1/games/{id}/stream-tickets: "
-                           "opens that game's stream as the viewer it was issued to, "
-                           "for 60 s (EventSource cannot send Authorization)."})
+        entry["ext_obj"].spec.components.security_scheme(
+            "streamTicket",
+            {
+                "type": "apiKey",
+                "in": "query",
+                "name": "ticket",
+                "description": "A stream ticket from POST /v1/games/{id}/stream-tickets: "
+                "opens that game's stream as the viewer it was issued to, "
+                "for 60 s (EventSource cannot send Authorization).",
+            },
+        )
 
 
 log = logging.getLogger(__name__)
 TICKET_SALT = "card-referee.stream-ticket"
 PAGE = 500  # events read per statement while catching up
-DEFAULTS = {"STREAM_SECONDS": 300.0, "STREAM_HEARTBEAT_SECONDS": 15.0,
-            "STREAM_RETRY_MS": 1000, "STREAM_TICKET_SECONDS": 60}
+DEFAULTS = {
+    "STREAM_SECONDS": 300.0,
+    "STREAM_HEARTBEAT_SECONDS": 15.0,
+    "STREAM_RETRY_MS": 1000,
+    "STREAM_TICKET_SECONDS": 60,
+}
 _DIGITS = frozenset("0123456789")
 
 
@@ -87,26 +111,36 @@ def _setting(name: str) -> Any:
 
 
 class StreamQuerySchema(Schema):
-    after = DigitsInteger(validate=Range(min=0, max=games.MAX_INTEGER), metadata={
-        "description": "resume after this seq (as Last-Event-ID, which wins when both "
-                       "are sent); absent: the stream opens with the current view"})
+    after = DigitsInteger(
+        validate=Range(min=0, max=games.MAX_INTEGER),
+        metadata={
+            "description": "resume after this seq (as Last-Event-ID, which wins when both "
+            "are sent); absent: the stream opens with the current view"
+        },
+    )
     # ?ticket= is read before the arguments (_authenticate) and documented as the
     # streamTicket security scheme, the alternative to bearerAuth (not as a parameter:
     # a client sends one of them, never both: 400 conflicting-credentials)
 
 
 class StreamHeadersSchema(Schema):
-    last_event_id = fields.String(data_key="Last-Event-ID", metadata={
-        "pattern": r"^\s*([0-9]{1,18})?\s*$",
-        "description": "resume after this seq (EventSource sends the id: of the last "
-                       "event it received when it reconnects); not a seq: 400"})
+    last_event_id = fields.String(
+        data_key="Last-Event-ID",
+        metadata={
+            "pattern": r"^\s*([0-9]{1,18})?\s*$",
+            "description": "resume after this seq (EventSource sends the id: of the last "
+            "event it received when it reconnects); not a seq: 400",
+        },
+    )
 
 
 class TicketSchema(Schema):
-    ticket = fields.String(required=True, metadata={
-        "description": "pass it as ?ticket= on GET .../stream"})
-    expires_in = fields.Integer(required=True, metadata={
-        "description": "seconds the ticket may still open a stream"})
+    ticket = fields.String(
+        required=True, metadata={"description": "pass it as ?ticket= on GET .../stream"}
+    )
+    expires_in = fields.Integer(
+        required=True, metadata={"description": "seconds the ticket may still open a stream"}
+    )
 
 
 def _serializer() -> URLSafeTimedSerializer:
@@ -114,8 +148,7 @@ def _serializer() -> URLSafeTimedSerializer:
 
 
 def _ticket_unauthorized(detail: Message) -> Response:
-    return problem(401, "invalid-ticket", detail,
-                   headers={"WWW-Authenticate": games.BEARER_REALM})
+    return problem(401, "invalid-ticket", detail, headers={"WWW-Authenticate": games.BEARER_REALM})
 
 
 @blp.before_request
@@ -125,8 +158,11 @@ def _authenticate():
     if ticket is None:
         return games._authenticate()
     if "Authorization" in request.headers:
-        return problem(400, "conflicting-credentials",
-                       Message("Send either ?ticket= or the Authorization header, not both."))
+        return problem(
+            400,
+            "conflicting-credentials",
+            Message("Send either ?ticket= or the Authorization header, not both."),
+        )
     game_id = request.view_args["game_id"]
     try:
         claims = _serializer().loads(ticket, max_age=_setting("STREAM_TICKET_SECONDS"))
@@ -167,10 +203,12 @@ def post_stream_ticket(game_id: str):
     asked with a seat token re-issued since: 401. Never put the bearer token itself in a URL.
     """
     token = request.headers["Authorization"].partition(" ")[2].strip()
-    ticket = _serializer().dumps({"game": game_id, "viewer": g.actor,
-                                  "token": _fingerprint(hash_token(token))})
-    response = games._reply(200, {"ticket": ticket,
-                                  "expires_in": _setting("STREAM_TICKET_SECONDS")})
+    ticket = _serializer().dumps(
+        {"game": game_id, "viewer": g.actor, "token": _fingerprint(hash_token(token))}
+    )
+    response = games._reply(
+        200, {"ticket": ticket, "expires_in": _setting("STREAM_TICKET_SECONDS")}
+    )
     response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -183,32 +221,43 @@ def _resume_point(query: dict, headers: dict) -> int | None:
         return query.get("after")
     value = header.strip()
     if not set(value) <= _DIGITS or len(value) > 19 or int(value) > games.MAX_INTEGER:
-        abort(400, code="invalid-last-event-id",
-                    detail=Message("Last-Event-ID is the id: (a seq) of an event of this stream."))
+        abort(
+            400,
+            code="invalid-last-event-id",
+            detail=Message("Last-Event-ID is the id: (a seq) of an event of this stream."),
+        )
     return int(value)
 
 
 _EVENT_STREAM_DOC = {
     "description": "Server-Sent Events: `retry:`, then (without a resume point) one "
-                   "`view` event (data: the GET /v1/games/{id} body; id: the log's "
-                   "last seq), then one event per log entry you may see (id: seq, "
-                   "event: its type, data: the entry as /events shows it), `: "
-                   "keep-alive` comments at least every 15 s. Ends after about 5 "
-                   "minutes (reconnect with Last-Event-ID) and after a finished "
-                   "game's last entry.",
+    "`view` event (data: the GET /v1/games/{id} body; id: the log's "
+    "last seq), then one event per log entry you may see (id: seq, "
+    "event: its type, data: the entry as /events shows it), `: "
+    "keep-alive` comments at least every 15 s. Ends after about 5 "
+    "minutes (reconnect with Last-Event-ID) and after a finished "
+    "game's last entry.",
     "content": {"text/event-stream": {"schema": {"type": "string"}}},
-    "headers": {"Cache-Control": {"schema": {"type": "string", "example": "no-store"}},
-                "X-Accel-Buffering": {"schema": {"type": "string", "example": "no"},
-                                      "description": "no: proxies must not buffer"}},
+    "headers": {
+        "Cache-Control": {"schema": {"type": "string", "example": "no-store"}},
+        "X-Accel-Buffering": {
+            "schema": {"type": "string", "example": "no"},
+            "description": "no: proxies must not buffer",
+        },
+    },
 }
 
 
 @blp.get("/<game_id>/stream")
 @blp.arguments(StreamQuerySchema(), location="query")
 @blp.arguments(StreamHeadersSchema(), location="headers")
-@blp.doc(security=[*games.SECURITY, {"streamTicket": []}], responses={
-    "200": _EVENT_STREAM_DOC,
-    "204": {"description": "the game is finished and you have seen all of it"}})
+@blp.doc(
+    security=[*games.SECURITY, {"streamTicket": []}],
+    responses={
+        "200": _EVENT_STREAM_DOC,
+        "204": {"description": "the game is finished and you have seen all of it"},
+    },
+)
 @blp.alt_response(400, response="BAD_REQUEST")
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
@@ -230,20 +279,33 @@ def get_stream(query: dict, headers: dict, game_id: str):
         page = store.page(game_id, resume, PAGE, catch_up=True)
         if resume > page.game.last_seq:
             resume = None  # past the log's end: start over with the view
-        elif page.game.finished and len(page.events) < PAGE and not (
-                games._events_out(page.game, page.events, viewer)):
+        elif (
+            page.game.finished
+            and len(page.events) < PAGE
+            and not (games._events_out(page.game, page.events, viewer))
+        ):
             finished = Response(status=204, headers={"Cache-Control": "no-store"})
             del finished.headers["Content-Type"]  # no body: no type (not text/html)
             return finished
     seconds = _setting("STREAM_SECONDS") * random.uniform(0.9, 1.1)
     token_hash = g.get("token_hash") or hash_token(
-        request.headers["Authorization"].partition(" ")[2].strip())
-    body = _stream(get_feed(current_app), game_id, viewer, token_hash, resume,
-                   deadline=time.monotonic() + seconds,
-                   heartbeat=_setting("STREAM_HEARTBEAT_SECONDS"),
-                   retry_ms=_setting("STREAM_RETRY_MS"))
-    return Response(body, mimetype="text/event-stream", headers={
-        "Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+        request.headers["Authorization"].partition(" ")[2].strip()
+    )
+    body = _stream(
+        get_feed(current_app),
+        game_id,
+        viewer,
+        token_hash,
+        resume,
+        deadline=time.monotonic() + seconds,
+        heartbeat=_setting("STREAM_HEARTBEAT_SECONDS"),
+        retry_ms=_setting("STREAM_RETRY_MS"),
+    )
+    return Response(
+        body,
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
 
 
 def _sse(seq: int, kind: str, data: dict) -> str:
@@ -253,14 +315,19 @@ def _sse(seq: int, kind: str, data: dict) -> str:
 
 def _opening(record: GameRecord, viewer: str) -> tuple[int, bool, str]:
     """(last seq, finished?, the ``view`` event) of the game as it is now."""
-    return (record.last_seq, record.finished,
-            _sse(record.last_seq, "view", games._game_body(record, viewer)))
+    return (
+        record.last_seq,
+        record.finished,
+        _sse(record.last_seq, "view", games._game_body(record, viewer)),
+    )
 
 
 def _entries(page: EventPage, viewer: str) -> str:
     """The page's entries that ``viewer`` may see, as SSE text (one write)."""
-    return "".join(_sse(event["seq"], event["type"], event)
-                   for event in games._events_out(page.game, page.events, viewer))
+    return "".join(
+        _sse(event["seq"], event["type"], event)
+        for event in games._events_out(page.game, page.events, viewer)
+    )
 
 
 def _idle_at(store: GameStore, record: GameRecord | None) -> float | None:
@@ -275,8 +342,16 @@ def _revoked(feed: Feed, game_id: str, viewer: str, token_hash: str) -> bool:
     return feed.store.token_hash_of(game_id, viewer) != token_hash
 
 
-def _stream(feed: Feed, game_id: str, viewer: str, token_hash: str, resume: int | None,
-            deadline: float, heartbeat: float, retry_ms: int) -> Iterator[str]:
+def _stream(
+    feed: Feed,
+    game_id: str,
+    viewer: str,
+    token_hash: str,
+    resume: int | None,
+    deadline: float,
+    heartbeat: float,
+    retry_ms: int,
+) -> Iterator[str]:
     """The SSE text of one stream (it runs after the view returned: no request
     context). It registers on the feed BEFORE its first read, so that no commit falls
     between a read and the wait, reads the log only when the feed says it grew, and
@@ -315,8 +390,11 @@ def _stream(feed: Feed, game_id: str, viewer: str, token_hash: str, resume: int 
                         yield text
                         sent = time.monotonic()
                     after = target = page.last_seq
-                    full, finished, empty = (len(page.events) == PAGE, page.game.finished,
-                                             not page.events)
+                    full, finished, empty = (
+                        len(page.events) == PAGE,
+                        page.game.finished,
+                        not page.events,
+                    )
                     page = None
                     if full:  # more to catch up with
                         page = watch.page(after, PAGE)
@@ -341,8 +419,7 @@ def _stream(feed: Feed, game_id: str, viewer: str, token_hash: str, resume: int 
                     continue
                 now = time.monotonic()
                 beat = now >= sent + heartbeat
-                if idle_at is not None and now >= idle_at and (
-                        beat or checked != known.updated):
+                if idle_at is not None and now >= idle_at and (beat or checked != known.updated):
                     checked = known.updated
                     caught = watch.catch_up()  # (shared: it may be a moment old)
                     if caught.last_seq > after:

@@ -11,6 +11,7 @@ problem whose ``errors`` names the field and index, e.g.
 line is a 200 with ``valid: false`` whose ``reasons`` name their code, their rule and a
 sentence in the request's language (Accept-Language, service.i18n).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -20,17 +21,14 @@ from marshmallow import Schema, ValidationError, fields, validate
 from service.api.actions import CARD_PATTERN
 from service.api.base import Blueprint, json_reply
 from service.cards import CardError, parse_card
-from service.games.two_way import (GRID_SIZE, LINE_LENGTHS, classify_line, explain_reasons,
-                                   scan_grid)
+from service.games.two_way import GRID_SIZE, LINE_LENGTHS, classify_line, explain_reasons, scan_grid
 from service.i18n import localize
 
-blp = Blueprint("two-way", __name__, url_prefix="/v1/two-way",
-                description="two-way validation")
+blp = Blueprint("two-way", __name__, url_prefix="/v1/two-way", description="two-way validation")
 
 KINDS = ("run", "same-rank", "suit-set")
 TIERS = ("high", "low")
-REASONS = ("mixed-ranks-and-suits", "not-consecutive", "identical-adjacent",
-           "duplicate-card")
+REASONS = ("mixed-ranks-and-suits", "not-consecutive", "identical-adjacent", "duplicate-card")
 
 
 class CardField(fields.String):
@@ -40,9 +38,13 @@ class CardField(fields.String):
     """
 
     def __init__(self, **kwargs: Any):
-        metadata = {"description": "card code: rank A 2-10 (or T) J Q K + suit S H D C, "
-                                   "or JK for a joker; case-insensitive",
-                    "example": "10H", "pattern": CARD_PATTERN, **kwargs.pop("metadata", {})}
+        metadata = {
+            "description": "card code: rank A 2-10 (or T) J Q K + suit S H D C, "
+            "or JK for a joker; case-insensitive",
+            "example": "10H",
+            "pattern": CARD_PATTERN,
+            **kwargs.pop("metadata", {}),
+        }
         super().__init__(metadata=metadata, **kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
@@ -62,8 +64,7 @@ class CardList(fields.List):
         if isinstance(value, list):
             allow_none = self.inner.allow_none
             try:
-                return [None if item is None and allow_none else parse_card(item)
-                        for item in value]
+                return [None if item is None and allow_none else parse_card(item) for item in value]
             except CardError:
                 pass
         return super()._deserialize(value, attr, data, **kwargs)
@@ -71,54 +72,95 @@ class CardList(fields.List):
 
 class LineCheckSchema(Schema):
     cards = CardList(
-        CardField(), required=True,
+        CardField(),
+        required=True,
         validate=validate.Length(min=min(LINE_LENGTHS), max=max(LINE_LENGTHS)),
-        metadata={"description": "3 to 6 cards in their order along the grid line",
-                  "example": ["KS", "AS", "2S", "3S"]})
+        metadata={
+            "description": "3 to 6 cards in their order along the grid line",
+            "example": ["KS", "AS", "2S", "3S"],
+        },
+    )
 
 
 class ReasonSchema(Schema):
-    code = fields.String(required=True, validate=validate.OneOf(REASONS),
-                         metadata={"example": "identical-adjacent"})
-    rule = fields.String(required=True, metadata={
-        "description": "the rule the line breaks (G-R1): mixed-ranks-and-suits TW-S4, "
-                       "not-consecutive TW-S1, identical-adjacent TW-S5 (3-4 cards) or TW-S6 "
-                       "(5-6 cards), duplicate-card TW-S4", "example": "TW-S5"})
-    detail = fields.String(required=True, metadata={
-        "description": "the reason in words, in the request's language (Accept-Language)"})
+    code = fields.String(
+        required=True, validate=validate.OneOf(REASONS), metadata={"example": "identical-adjacent"}
+    )
+    rule = fields.String(
+        required=True,
+        metadata={
+            "description": "the rule the line breaks (G-R1): mixed-ranks-and-suits TW-S4, "
+            "not-consecutive TW-S1, identical-adjacent TW-S5 (3-4 cards) or TW-S6 "
+            "(5-6 cards), duplicate-card TW-S4",
+            "example": "TW-S5",
+        },
+    )
+    detail = fields.String(
+        required=True,
+        metadata={
+            "description": "the reason in words, in the request's language (Accept-Language)"
+        },
+    )
 
 
 class LineVerdictSchema(Schema):
     valid = fields.Boolean(required=True)
-    kind = fields.String(required=True, allow_none=True, validate=validate.OneOf(KINDS),
-                         metadata={"description": "null when invalid"})
-    tier = fields.String(required=True, allow_none=True, validate=validate.OneOf(TIERS),
-                         metadata={"description": "null when invalid"})
-    points = fields.Integer(required=True, metadata={
-        "description": "high 5/7/10/12, low 3/4/6/8 for 3/4/5/6 cards; 0 when invalid"})
+    kind = fields.String(
+        required=True,
+        allow_none=True,
+        validate=validate.OneOf(KINDS),
+        metadata={"description": "null when invalid"},
+    )
+    tier = fields.String(
+        required=True,
+        allow_none=True,
+        validate=validate.OneOf(TIERS),
+        metadata={"description": "null when invalid"},
+    )
+    points = fields.Integer(
+        required=True,
+        metadata={"description": "high 5/7/10/12, low 3/4/6/8 for 3/4/5/6 cards; 0 when invalid"},
+    )
     length = fields.Integer(required=True)
-    cards = fields.List(fields.String(), required=True,
-                        metadata={"description": "the input, canonical"})
-    assignment = fields.List(fields.String(), required=True, metadata={
-        "description": "the cards with every joker replaced by the card it stands for "
-                       "in the best reading (TW-S8); the input when invalid"})
-    reasons = fields.List(fields.Nested(ReasonSchema), required=True,
-                          metadata={"description": "why the line is invalid (each with its "
-                                                   "rule); empty when valid"})
+    cards = fields.List(
+        fields.String(), required=True, metadata={"description": "the input, canonical"}
+    )
+    assignment = fields.List(
+        fields.String(),
+        required=True,
+        metadata={
+            "description": "the cards with every joker replaced by the card it stands for "
+            "in the best reading (TW-S8); the input when invalid"
+        },
+    )
+    reasons = fields.List(
+        fields.Nested(ReasonSchema),
+        required=True,
+        metadata={"description": "why the line is invalid (each with its rule); empty when valid"},
+    )
 
 
 class GridSchema(Schema):
     grid = fields.List(
         CardList(CardField(allow_none=True), validate=validate.Length(equal=GRID_SIZE)),
-        required=True, validate=validate.Length(equal=GRID_SIZE),
-        metadata={"description": "7 rows of 7 cells, row 0 at blue's side; a cell is the "
-                                 "card code of one colour's face, or null when empty"})
+        required=True,
+        validate=validate.Length(equal=GRID_SIZE),
+        metadata={
+            "description": "7 rows of 7 cells, row 0 at blue's side; a cell is the "
+            "card code of one colour's face, or null when empty"
+        },
+    )
 
 
 class GridLineSchema(Schema):
-    cells = fields.List(fields.List(fields.Integer()), required=True, metadata={
-        "description": "[row, col] of each card, in reading order (top-left end first)",
-        "example": [[0, 0], [0, 1], [0, 2]]})
+    cells = fields.List(
+        fields.List(fields.Integer()),
+        required=True,
+        metadata={
+            "description": "[row, col] of each card, in reading order (top-left end first)",
+            "example": [[0, 0], [0, 1], [0, 2]],
+        },
+    )
     cards = fields.List(fields.String(), required=True)
     kind = fields.String(required=True, validate=validate.OneOf(KINDS))
     tier = fields.String(required=True, validate=validate.OneOf(TIERS))
@@ -169,11 +211,17 @@ def grid_sequences(body: dict) -> dict:
 
 # ----- positions (G-P1) ---------------------------------------------------------------
 
-TILE_DESCRIPTION = ('a tile: its manifest id 0..107, or its faces "AS/KH" (blue face / '
-                    'green face; the first tile of the manifest with those faces not yet '
-                    'named). A server game without a stated manifest takes faces only.')
-TILE_SCHEMA = {"oneOf": [{"type": "integer", "minimum": 0, "maximum": 107},
-                         {"type": "string", "pattern": r"^[^/]+/[^/]+$", "example": "AS/KH"}]}
+TILE_DESCRIPTION = (
+    'a tile: its manifest id 0..107, or its faces "AS/KH" (blue face / '
+    "green face; the first tile of the manifest with those faces not yet "
+    "named). A server game without a stated manifest takes faces only."
+)
+TILE_SCHEMA = {
+    "oneOf": [
+        {"type": "integer", "minimum": 0, "maximum": 107},
+        {"type": "string", "pattern": r"^[^/]+/[^/]+$", "example": "AS/KH"},
+    ]
+}
 
 
 class TileField(fields.Raw):
@@ -181,22 +229,37 @@ class TileField(fields.Raw):
     (``service.games.two_way.positions``)."""
 
     def __init__(self, **kwargs: Any):
-        super().__init__(metadata={"description": TILE_DESCRIPTION, **TILE_SCHEMA,
-                                   **kwargs.pop("metadata", {})}, **kwargs)
+        super().__init__(
+            metadata={"description": TILE_DESCRIPTION, **TILE_SCHEMA, **kwargs.pop("metadata", {})},
+            **kwargs,
+        )
 
 
 class TwoWayBaseEntrySchema(Schema):
-    cells = fields.List(fields.List(fields.Integer()), required=True, metadata={
-        "description": "[row, col] of each tile, in line order (TW-D1)",
-        "example": [[0, 0], [0, 1], [0, 2]]})
-    tiles = fields.List(TileField(), required=True, metadata={
-        "description": "the removed tiles in line order; a correct sequence on the "
-                       "owner's faces (TW-D4)"})
+    cells = fields.List(
+        fields.List(fields.Integer()),
+        required=True,
+        metadata={
+            "description": "[row, col] of each tile, in line order (TW-D1)",
+            "example": [[0, 0], [0, 1], [0, 2]],
+        },
+    )
+    tiles = fields.List(
+        TileField(),
+        required=True,
+        metadata={
+            "description": "the removed tiles in line order; a correct sequence on the "
+            "owner's faces (TW-D4)"
+        },
+    )
 
 
 def _by_seat(inner: fields.Field, description: str) -> fields.Dict:
-    return fields.Dict(keys=fields.String(validate=validate.OneOf(("blue", "green"))),
-                       values=inner, metadata={"description": description})
+    return fields.Dict(
+        keys=fields.String(validate=validate.OneOf(("blue", "green"))),
+        values=inner,
+        metadata={"description": description},
+    )
 
 
 class TwoWayPositionSchema(Schema):
@@ -204,35 +267,68 @@ class TwoWayPositionSchema(Schema):
     is dealt from the seed: an omitted hand takes the tiles the phase implies, an
     omitted bag is the rest. The engine refuses an unreachable position (422
     invalid-position with ``field`` and ``rule``)."""
-    game = fields.String(required=True, validate=validate.Equal("two-way"),
-                         metadata={"description": "the discriminator"})
-    grid = fields.List(fields.List(TileField(allow_none=True)), required=True, metadata={
-        "description": "7 rows of 7 cells, row 0 at blue's side (TW-C1): a tile or null"})
-    hands = _by_seat(fields.List(TileField()), "each seat's tiles in draw order (5 off "
-                     "turn; 5 - placed while placing or drawing; 7 before the discard)")
-    bag = fields.List(TileField(), allow_none=True, metadata={
-        "description": "the bag (order irrelevant); omitted: every tile not stated"})
-    bag_count = fields.Integer(metadata={"description": "read only: the bag's size, "
-                                                        "where the bag may not be read"})
-    bases = _by_seat(fields.List(fields.Nested(TwoWayBaseEntrySchema)),
-                     "each seat's removed sequences (TW-D4), at most the slots (TW-D3)")
+
+    game = fields.String(
+        required=True,
+        validate=validate.Equal("two-way"),
+        metadata={"description": "the discriminator"},
+    )
+    grid = fields.List(
+        fields.List(TileField(allow_none=True)),
+        required=True,
+        metadata={"description": "7 rows of 7 cells, row 0 at blue's side (TW-C1): a tile or null"},
+    )
+    hands = _by_seat(
+        fields.List(TileField()),
+        "each seat's tiles in draw order (5 off "
+        "turn; 5 - placed while placing or drawing; 7 before the discard)",
+    )
+    bag = fields.List(
+        TileField(),
+        allow_none=True,
+        metadata={"description": "the bag (order irrelevant); omitted: every tile not stated"},
+    )
+    bag_count = fields.Integer(
+        metadata={"description": "read only: the bag's size, where the bag may not be read"}
+    )
+    bases = _by_seat(
+        fields.List(fields.Nested(TwoWayBaseEntrySchema)),
+        "each seat's removed sequences (TW-D4), at most the slots (TW-D3)",
+    )
     scores = _by_seat(fields.Integer(), "optional: the sum of the removed sequences' points")
-    turn = fields.String(validate=validate.OneOf(("blue", "green")), metadata={
-        "description": "the seat to play (default: option first_seat)"})
-    phase = fields.String(validate=validate.OneOf(("deal", "place", "draw", "discard",
-                                                   "over")),
-                          metadata={"description": "the point of the turn (TW-T2); default "
-                                                   "place; over: a finished game"})
-    placed = fields.Integer(metadata={"description": "placements made this turn (default 0; "
-                                                     "2 in draw and discard)"})
+    turn = fields.String(
+        validate=validate.OneOf(("blue", "green")),
+        metadata={"description": "the seat to play (default: option first_seat)"},
+    )
+    phase = fields.String(
+        validate=validate.OneOf(("deal", "place", "draw", "discard", "over")),
+        metadata={
+            "description": "the point of the turn (TW-T2); default place; over: a finished game"
+        },
+    )
+    placed = fields.Integer(
+        metadata={"description": "placements made this turn (default 0; 2 in draw and discard)"}
+    )
     turn_number = fields.Integer(metadata={"description": "default 1 (0 while dealing)"})
-    pending_skips = _by_seat(fields.Integer(validate=validate.OneOf((0, 1))),
-                             "a missed turn owed (TW-D5, TW-T5); default none")
-    dealt = fields.List(fields.String(), metadata={
-        "description": "phase deal: the seats already dealt (table dealing reports the "
-                       "rest; server dealing deals them from the seed)"})
-    manifest = fields.List(TileField(), allow_none=True, metadata={
-        "description": '108 tiles "AS/KH" (tile id = index), checked as option '
-                       'tile_manifest (TW-C2); default: the game\'s own'})
-    custom_manifest = fields.Boolean(metadata={"description": "whether the manifest copies "
-                                                              "a physical set"})
+    pending_skips = _by_seat(
+        fields.Integer(validate=validate.OneOf((0, 1))),
+        "a missed turn owed (TW-D5, TW-T5); default none",
+    )
+    dealt = fields.List(
+        fields.String(),
+        metadata={
+            "description": "phase deal: the seats already dealt (table dealing reports the "
+            "rest; server dealing deals them from the seed)"
+        },
+    )
+    manifest = fields.List(
+        TileField(),
+        allow_none=True,
+        metadata={
+            "description": '108 tiles "AS/KH" (tile id = index), checked as option '
+            "tile_manifest (TW-C2); default: the game's own"
+        },
+    )
+    custom_manifest = fields.Boolean(
+        metadata={"description": "whether the manifest copies a physical set"}
+    )

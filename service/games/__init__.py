@@ -122,6 +122,7 @@ One vocabulary across games (DESIGN.md):
   that it reaches the player in any of the six languages (service.i18n); every code
   has its entry in seeds/problems.yaml and every rule ID its entry in seeds/rules/.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -142,8 +143,14 @@ class RuleViolation(Exception):
     of which must be as public to the actor as the detail is.
     """
 
-    def __init__(self, code: str, detail: str, status: int = 409, rule: str | None = None,
-                 extra: dict | None = None):
+    def __init__(
+        self,
+        code: str,
+        detail: str,
+        status: int = 409,
+        rule: str | None = None,
+        extra: dict | None = None,
+    ):
         super().__init__(detail)
         self.code = code
         self.detail = detail

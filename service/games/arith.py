@@ -16,6 +16,7 @@ answers with and keeps in hands, is ``"<a> <op> <b>"`` with ``op`` one of ``+ - 
 >>> canonical_problem(" 84 ÷ 2 "), answer("84 : 2")
 ('84 / 2', 42)
 """
+
 from __future__ import annotations
 
 import re
@@ -25,9 +26,15 @@ from service.messages import Message
 _SIGNS = re.escape("+-\u2212")
 _OPERATORS = {
     "+": "+",
-    "-": "-", "\u2212": "-",
-    "x": "x", "X": "x", "\u00d7": "x", "*": "x",
-    "/": "/", "\u00f7": "/", ":": "/",
+    "-": "-",
+    "\u2212": "-",
+    "x": "x",
+    "X": "x",
+    "\u00d7": "x",
+    "*": "x",
+    "/": "/",
+    "\u00f7": "/",
+    ":": "/",
 }
 _OPERAND = rf"[{_SIGNS}]?\d{{1,9}}"
 _OPS = re.escape("".join(_OPERATORS))
@@ -53,12 +60,16 @@ def parse_problem(text: object) -> tuple[int, str, int]:
     division (SN-C1: every card's answer is an integer).
     """
     if not isinstance(text, str):
-        raise ProblemError(Message("a problem card is text like '6 x 7', not %(text)s",
-                                   text=repr(text)))
+        raise ProblemError(
+            Message("a problem card is text like '6 x 7', not %(text)s", text=repr(text))
+        )
     match = _PATTERN.fullmatch(text)
     if match is None:
-        raise ProblemError(Message("%(text)s is not a problem 'a + b', 'a - b', 'a x b' or "
-                                   "'a / b'", text=repr(text)))
+        raise ProblemError(
+            Message(
+                "%(text)s is not a problem 'a + b', 'a - b', 'a x b' or 'a / b'", text=repr(text)
+            )
+        )
     a, op, b = _operand(match[1]), _OPERATORS[match[2]], _operand(match[3])
     if op == "/":
         if b == 0:
@@ -78,8 +89,9 @@ def evaluate(a: int, op: str, b: int) -> int:
     if op == "x":
         return a * b
     if b == 0 or a % b:
-        raise ProblemError(Message("%(text)s is not an exact division", text=" / ".join(
-            map(str, (a, b)))))
+        raise ProblemError(
+            Message("%(text)s is not an exact division", text=" / ".join(map(str, (a, b))))
+        )
     return a // b
 
 

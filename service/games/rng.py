@@ -18,6 +18,7 @@ Seeds are 64 hex digits (256 bits) drawn with :mod:`secrets` by :func:`new_seed`
 >>> commitment("00" * 32)[:16]
 '60e05bd1b195af2f'
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -45,7 +46,7 @@ def _integers(seed: str, label: str) -> Iterator[int]:
     while True:
         block = hashlib.sha256(prefix + counter.to_bytes(8, "big")).digest()
         for i in range(0, 32, 8):
-            yield int.from_bytes(block[i:i + 8], "big")
+            yield int.from_bytes(block[i : i + 8], "big")
         counter += 1
 
 

@@ -16,6 +16,7 @@ service/api/pictures.py. Pictures are built with :mod:`xml.etree.ElementTree`, w
 escapes every text and attribute (seat names, codes), and scale with their
 ``viewBox`` (width 100%: readable at phone width).
 """
+
 from __future__ import annotations
 
 import importlib
@@ -38,8 +39,9 @@ SIDE_COLOURS = {"green": "#2e8b57", "blue": "#2f6fd6", "red": "#d03a3a"}
 def picture_module(game: str) -> ModuleType:
     """The picture module of a game name (``two-way`` -> service.pictures.two_way).
     Raises KeyError for an unknown game, ImportError when its picture is missing."""
-    return importlib.import_module(ENGINE_MODULES[game].replace("service.games.",
-                                                                "service.pictures.", 1))
+    return importlib.import_module(
+        ENGINE_MODULES[game].replace("service.games.", "service.pictures.", 1)
+    )
 
 
 def draw(game: str, view: dict) -> bytes:
@@ -50,9 +52,13 @@ def draw(game: str, view: dict) -> bytes:
 def _attrs(attrs: dict[str, Any]) -> dict[str, str]:
     """Attribute names in Python spelling (``stroke_width``) to SVG's (``stroke-width``);
     values as text; None left out."""
-    return {key.rstrip("_").replace("_", "-"): (f"{value:g}" if isinstance(value, float)
-                                                 else str(value))
-            for key, value in attrs.items() if value is not None}
+    return {
+        key.rstrip("_").replace("_", "-"): (
+            f"{value:g}" if isinstance(value, float) else str(value)
+        )
+        for key, value in attrs.items()
+        if value is not None
+    }
 
 
 class Svg:
@@ -61,9 +67,19 @@ class Svg:
 
     def __init__(self, width: float, height: float, title: str):
         self.width, self.height = width, height
-        self.root = ET.Element("svg", _attrs({
-            "xmlns": SVG_NS, "viewBox": f"0 0 {width:g} {height:g}", "width": "100%",
-            "role": "img", "font_family": FONT, "preserveAspectRatio": "xMidYMin meet"}))
+        self.root = ET.Element(
+            "svg",
+            _attrs(
+                {
+                    "xmlns": SVG_NS,
+                    "viewBox": f"0 0 {width:g} {height:g}",
+                    "width": "100%",
+                    "role": "img",
+                    "font_family": FONT,
+                    "preserveAspectRatio": "xMidYMin meet",
+                }
+            ),
+        )
         ET.SubElement(self.root, "title").text = title
         self.add("rect", x=0, y=0, width=width, height=height, fill="#fbfaf6")
 
@@ -71,13 +87,25 @@ class Svg:
         """A child element ``tag`` with ``attrs`` (``stroke_width`` -> stroke-width)."""
         return ET.SubElement(self.root if parent is None else parent, tag, _attrs(attrs))
 
-    def text(self, x: float, y: float, content: Any, size: float = 14,
-             parent: ET.Element | None = None, **attrs: Any) -> ET.Element:
+    def text(
+        self,
+        x: float,
+        y: float,
+        content: Any,
+        size: float = 14,
+        parent: ET.Element | None = None,
+        **attrs: Any,
+    ) -> ET.Element:
         """Text centred on (x, y) unless ``text_anchor`` says otherwise; a Message is
         translated into the request's language."""
-        element = self.add("text", parent, x=x, y=y, font_size=size,
-                           **{"text_anchor": "middle", "dominant_baseline": "central",
-                              **attrs})
+        element = self.add(
+            "text",
+            parent,
+            x=x,
+            y=y,
+            font_size=size,
+            **{"text_anchor": "middle", "dominant_baseline": "central", **attrs},
+        )
         element.text = str(translate(content)) if isinstance(content, Message) else str(content)
         return element
 
@@ -99,17 +127,43 @@ def card_label(code: str) -> tuple[str, str]:
     return code, "#1d1d1d"
 
 
-def draw_card(svg: Svg, x: float, y: float, w: float, h: float, code: str | None,
-              parent: ET.Element | None = None, fill: str = "#ffffff",
-              size: float | None = None, **attrs: Any) -> ET.Element:
+def draw_card(
+    svg: Svg,
+    x: float,
+    y: float,
+    w: float,
+    h: float,
+    code: str | None,
+    parent: ET.Element | None = None,
+    fill: str = "#ffffff",
+    size: float | None = None,
+    **attrs: Any,
+) -> ET.Element:
     """A card at (x, y): rounded white rectangle and its code (None: face down)."""
     group = svg.group(parent, **attrs)
-    svg.add("rect", group, x=x + 1, y=y + 1, width=w - 2, height=h - 2, rx=4,
-            fill=fill if code is not None else "#5b6b8c", stroke="#555", stroke_width=1)
+    svg.add(
+        "rect",
+        group,
+        x=x + 1,
+        y=y + 1,
+        width=w - 2,
+        height=h - 2,
+        rx=4,
+        fill=fill if code is not None else "#5b6b8c",
+        stroke="#555",
+        stroke_width=1,
+    )
     if code is not None:
         text, colour = card_label(code)
-        svg.text(x + w / 2, y + h / 2, text, size or min(h * 0.42, w * 0.34), group,
-                 fill=colour, font_weight="bold")
+        svg.text(
+            x + w / 2,
+            y + h / 2,
+            text,
+            size or min(h * 0.42, w * 0.34),
+            group,
+            fill=colour,
+            font_weight="bold",
+        )
     return group
 
 
@@ -127,5 +181,7 @@ def status_line(view: dict) -> Message | str:
 
 def scores_line(scores: dict[str, Any]) -> str:
     """``p1 3 · p2 1``: seat names and figures, no words (same in every language)."""
-    return " \u00b7 ".join(f"{seat} {score:g}" if isinstance(score, float) else
-                           f"{seat} {score}" for seat, score in scores.items())
+    return " \u00b7 ".join(
+        f"{seat} {score:g}" if isinstance(score, float) else f"{seat} {score}"
+        for seat, score in scores.items()
+    )

@@ -1,4 +1,5 @@
 """The command line: ``python -m service.play --url ... --game ...`` (see service.play)."""
+
 from __future__ import annotations
 
 import argparse
@@ -19,30 +20,62 @@ from service.play.transport import HTTPTransport
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m service.play", description=__doc__.split(
-        "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m service.play",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--url", default="http://127.0.0.1:8000")
-    parser.add_argument("--game", default=None, help="the game: " + ", ".join(GAMES) + (
-        f" (default {TWO_WAY}, or the game of --position)"))
+    parser.add_argument(
+        "--game",
+        default=None,
+        help="the game: " + ", ".join(GAMES) + (f" (default {TWO_WAY}, or the game of --position)"),
+    )
     parser.add_argument("--games", type=int, default=20)
-    parser.add_argument("--seed", type=int, default=None,
-                        help="seeds the client's choices and the games' seeds")
-    parser.add_argument("--wrong-rate", type=float, default=0.1,
-                        help="2-Way Cards: probability per step of a wrong declaration")
-    parser.add_argument("--players", type=int, default=None,
-                        help="Sequence, Halves...: the number of players (seats p1..pN)")
-    parser.add_argument("--at-once", type=int, default=1,
-                        help="real-time games: how many games race side by side")
-    parser.add_argument("--options", type=json.loads, default={},
-                        help="game options as a JSON object (see GET /v1/games/catalog)")
-    parser.add_argument("--no-follow", dest="follow", action="store_false",
-                        help="do not follow the games' event streams")
-    parser.add_argument("--position", metavar="FILE", default=None,
-                        help="start every game from the position in FILE (JSON in the "
-                             "game's notation, G-P1; its game is the game played)")
-    parser.add_argument("--idle-seconds", type=int, default=None,
-                        help="option idle_seconds of the games (G-T1: an idle seat loses "
-                             "its turn or is treated as stuck)")
+    parser.add_argument(
+        "--seed", type=int, default=None, help="seeds the client's choices and the games' seeds"
+    )
+    parser.add_argument(
+        "--wrong-rate",
+        type=float,
+        default=0.1,
+        help="2-Way Cards: probability per step of a wrong declaration",
+    )
+    parser.add_argument(
+        "--players",
+        type=int,
+        default=None,
+        help="Sequence, Halves...: the number of players (seats p1..pN)",
+    )
+    parser.add_argument(
+        "--at-once", type=int, default=1, help="real-time games: how many games race side by side"
+    )
+    parser.add_argument(
+        "--options",
+        type=json.loads,
+        default={},
+        help="game options as a JSON object (see GET /v1/games/catalog)",
+    )
+    parser.add_argument(
+        "--no-follow",
+        dest="follow",
+        action="store_false",
+        help="do not follow the games' event streams",
+    )
+    parser.add_argument(
+        "--position",
+        metavar="FILE",
+        default=None,
+        help="start every game from the position in FILE (JSON in the "
+        "game's notation, G-P1; its game is the game played)",
+    )
+    parser.add_argument(
+        "--idle-seconds",
+        type=int,
+        default=None,
+        help="option idle_seconds of the games (G-T1: an idle seat loses "
+        "its turn or is treated as stuck)",
+    )
     args = parser.parse_args(argv)
     args.position = _position(parser, args.position)
     stated = None if args.position is None else args.position.get("game")
@@ -88,8 +121,9 @@ def main(argv: list[str] | None = None) -> int:
             racer = Racer(lambda: HTTPTransport(args.url), rng, position=args.position)
             stats = racer.race(args.game, args.games, args.options, args.at_once)
         else:
-            player = Player(transport, rng, args.wrong_rate, follow=args.follow,
-                            position=args.position)
+            player = Player(
+                transport, rng, args.wrong_rate, follow=args.follow, position=args.position
+            )
             stats = player.play(args.game, args.games, args.options)
     except OSError as error:  # the catalog could not be read: nothing was played
         stats = Stats(games=args.games)

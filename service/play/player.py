@@ -1,5 +1,6 @@
 """The turn-based player: plays whole games, each seat (and the referee in table mode)
 with its own token, asking the seat to move for its legal actions."""
+
 from __future__ import annotations
 
 import hashlib
@@ -64,10 +65,16 @@ class Player:
     one (has ``stream``). ``position``: start every game from it (G-P1).
     """
 
-    def __init__(self, transport: Transport, rng: random.Random, wrong_rate: float = 0.0,
-                 stats: Stats | None = None,
-                 on_reply: Callable[[str, str, Reply], None] | None = None,
-                 follow: bool = True, position: dict | None = None):
+    def __init__(
+        self,
+        transport: Transport,
+        rng: random.Random,
+        wrong_rate: float = 0.0,
+        stats: Stats | None = None,
+        on_reply: Callable[[str, str, Reply], None] | None = None,
+        follow: bool = True,
+        position: dict | None = None,
+    ):
         self.transport = transport
         self.position = position
         self.rng = rng
@@ -78,8 +85,14 @@ class Player:
 
     # ----- requests -----
 
-    def _send(self, method: str, path: str, body: Any = None,
-              headers: dict[str, str] | None = None, retry: bool = False) -> Reply:
+    def _send(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
+        retry: bool = False,
+    ) -> Reply:
         """One request; transport failures and 503 retried when ``retry`` (a GET, or a
         POST carrying an Idempotency-Key). A 429 (the server's rate limit: nothing was
         done) is sent again after its ``Retry-After``, up to ``THROTTLED`` times."""
@@ -112,8 +125,15 @@ class Player:
             return reply
         raise AssertionError("unreachable")
 
-    def _ok(self, method: str, path: str, body: Any = None, headers: dict | None = None,
-            retry: bool = False, expect: int = 200) -> Any:
+    def _ok(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        headers: dict | None = None,
+        retry: bool = False,
+        expect: int = 200,
+    ) -> Any:
         reply = self._send(method, path, body, headers, retry)
         if reply.status != expect:
             detail = reply.body.get("code") if isinstance(reply.body, dict) else reply.body
@@ -135,12 +155,19 @@ class Player:
         body = {"game": game, "options": options, "seed": f"{self.rng.getrandbits(256):064x}"}
         if self.position is not None:
             body["position"] = self.position
-        created = self._ok("POST", "/v1/games", body,
-                           {"Idempotency-Key": self._key()}, retry=True, expect=201)
+        created = self._ok(
+            "POST", "/v1/games", body, {"Idempotency-Key": self._key()}, retry=True, expect=201
+        )
         tokens = {seat: entry["token"] for seat, entry in created["seats"].items()}
         tokens["referee"] = created["referee_token"]
-        run = GameRun(created["id"], game, tokens, created["seed_commitment"],
-                      version=created["version"], status=created["status"])
+        run = GameRun(
+            created["id"],
+            game,
+            tokens,
+            created["seed_commitment"],
+            version=created["version"],
+            status=created["status"],
+        )
         if look and self.follow:
             self.open_stream(run)
         elif look:
@@ -177,13 +204,14 @@ class Player:
             return
         last = run.acked[-1][0]
         if run.stream.wait_for(last, STREAM_TIMEOUT) is None:
-            self.stats.error(f"game {run.id}: event {last} was not streamed within "
-                             f"{STREAM_TIMEOUT:g} s ({run.stream.error or 'no error'})")
+            self.stats.error(
+                f"game {run.id}: event {last} was not streamed within "
+                f"{STREAM_TIMEOUT:g} s ({run.stream.error or 'no error'})"
+            )
             return
         for seq, replied in run.acked:
             self.stats.streamed += 1
-            self.stats.stream_lag = max(self.stats.stream_lag,
-                                        run.stream.arrival(seq) - replied)
+            self.stats.stream_lag = max(self.stats.stream_lag, run.stream.arrival(seq) - replied)
 
     def refresh(self, run: GameRun) -> None:
         """The referee's view: version, status, turn."""
@@ -191,8 +219,9 @@ class Player:
         run.version, run.status, run.view = body["version"], body["status"], body["view"]
 
     def legal(self, run: GameRun, seat: str) -> tuple[int, list[dict]]:
-        body = self._ok("GET", f"/v1/games/{run.id}/legal-actions", headers=run.auth(seat),
-                        retry=True)
+        body = self._ok(
+            "GET", f"/v1/games/{run.id}/legal-actions", headers=run.auth(seat), retry=True
+        )
         return body["version"], body["actions"]
 
     def seat_to_move(self, run: GameRun) -> tuple[str, int, list[dict]] | None:
@@ -219,8 +248,12 @@ class Player:
         declarations = [a for a in actions if a["type"] == "declare"]
         if declarations:
             return self.rng.choice(declarations)
-        if (run.game == TWO_WAY and seat in run.seats and self.wrong_rate
-                and self.rng.random() < self.wrong_rate):
+        if (
+            run.game == TWO_WAY
+            and seat in run.seats
+            and self.wrong_rate
+            and self.rng.random() < self.wrong_rate
+        ):
             own = self._ok("GET", f"/v1/games/{run.id}", headers=run.auth(seat), retry=True)
             lines = wrong_declarations(own["view"], seat, actions)
             if lines:
@@ -234,8 +267,13 @@ class Player:
         """POST the action as ``seat`` based on ``version``; counts its events and
         notes their last seq for :meth:`check_stream`."""
         body = {**action, "expected_version": version}
-        reply = self._ok("POST", f"/v1/games/{run.id}/actions", body,
-                         {**run.auth(seat), "Idempotency-Key": self._key()}, retry=True)
+        reply = self._ok(
+            "POST",
+            f"/v1/games/{run.id}/actions",
+            body,
+            {**run.auth(seat), "Idempotency-Key": self._key()},
+            retry=True,
+        )
         replied = time.perf_counter()
         self.stats.actions += 1
         run.actions += 1

@@ -1,5 +1,6 @@
 """The real-time racer: one concurrent client per seat (Halves, Solitaire Frenzy), each
 posting its legal plays as fast as it can; stale refusals are counted, not errors."""
+
 from __future__ import annotations
 
 import random
@@ -57,17 +58,31 @@ class RaceStats(Stats):
     def summary(self) -> str:
         """One line: games, plays (accepted, stale, other refusals), events, winners,
         errors, accepted plays/s."""
-        other = ", ".join(f"{code} {n}" for code, n in sorted(self.refused.items())
-                          if not code.startswith("stale")) or "none"
-        events = ", ".join(f"{kind} {n}" for kind, n in sorted(self.events.items())
-                           if kind not in ("played", "game-ended")) or "none"
+        other = (
+            ", ".join(
+                f"{code} {n}"
+                for code, n in sorted(self.refused.items())
+                if not code.startswith("stale")
+            )
+            or "none"
+        )
+        events = (
+            ", ".join(
+                f"{kind} {n}"
+                for kind, n in sorted(self.events.items())
+                if kind not in ("played", "game-ended")
+            )
+            or "none"
+        )
         winners = ", ".join(f"{who} {n}" for who, n in sorted(self.winners.items()))
         rate = self.accepted["play"] / self.seconds if self.seconds else 0.0
-        return (f"games {self.games} (finished {self.finished}) | plays {self.posts['play']} "
-                f"(accepted {self.accepted['play']}, stale {self.stale}) | other refusals "
-                f"{other} | events {events} | winners {winners or '-'} | errors "
-                f"{self.errors} | {rate:.0f} accepted plays/s ({self.seconds:.1f} s, "
-                f"{self.requests} requests, {self.streams} streams, {self.waits} waits)")
+        return (
+            f"games {self.games} (finished {self.finished}) | plays {self.posts['play']} "
+            f"(accepted {self.accepted['play']}, stale {self.stale}) | other refusals "
+            f"{other} | events {events} | winners {winners or '-'} | errors "
+            f"{self.errors} | {rate:.0f} accepted plays/s ({self.seconds:.1f} s, "
+            f"{self.requests} requests, {self.streams} streams, {self.waits} waits)"
+        )
 
 
 class Racer:
@@ -78,10 +93,14 @@ class Racer:
     seat, action, reply, seconds)`` is called for every action POST (from the seat
     threads). ``position``: start every game from it (G-P1)."""
 
-    def __init__(self, connect: Callable[[], Transport], rng: random.Random,
-                 stats: RaceStats | None = None,
-                 on_action: Callable[[GameRun, str, dict, Reply, float], None] | None = None,
-                 position: dict | None = None):
+    def __init__(
+        self,
+        connect: Callable[[], Transport],
+        rng: random.Random,
+        stats: RaceStats | None = None,
+        on_action: Callable[[GameRun, str, dict, Reply, float], None] | None = None,
+        position: dict | None = None,
+    ):
         self.connect = connect
         self.position = position
         self.rng = rng
@@ -96,18 +115,23 @@ class Racer:
         with self.lock:
             self.stats.games += 1
             seed = self.rng.getrandbits(64)
-        host = Player(self.connect(), random.Random(seed), stats=RaceStats(),
-                      position=self.position)
+        host = Player(
+            self.connect(), random.Random(seed), stats=RaceStats(), position=self.position
+        )
         seats: list[Player] = []
         run = None
         try:
             run = host.create(game, dict(options or {}), look=False)  # the seats look
             with self.lock:
                 self.runs.append(run)
-            seats = [Player(self.connect(), random.Random(seed + i), stats=RaceStats())
-                     for i in range(1, len(run.seats) + 1)]
-            threads = [threading.Thread(target=self.play_seat, args=(run, seat, player))
-                       for seat, player in zip(run.seats, seats)]
+            seats = [
+                Player(self.connect(), random.Random(seed + i), stats=RaceStats())
+                for i in range(1, len(run.seats) + 1)
+            ]
+            threads = [
+                threading.Thread(target=self.play_seat, args=(run, seat, player))
+                for seat, player in zip(run.seats, seats)
+            ]
             for thread in threads:
                 thread.start()
             for thread in threads:
@@ -146,9 +170,13 @@ class Racer:
                     continue
                 action = race_choice(player.rng, actions)
                 begin = time.perf_counter()
-                reply = player._send("POST", path + "/actions", action,
-                                     {**run.auth(seat), "Idempotency-Key": player._key()},
-                                     retry=True)
+                reply = player._send(
+                    "POST",
+                    path + "/actions",
+                    action,
+                    {**run.auth(seat), "Idempotency-Key": player._key()},
+                    retry=True,
+                )
                 seconds = time.perf_counter() - begin
                 if self.on_action is not None:
                     self.on_action(run, seat, action, reply, seconds)
@@ -184,8 +212,14 @@ class Racer:
         stats.error(f"{kind} -> {reply.status} {code or reply.body}")
         return True
 
-    def race(self, game: str, games: int, options: dict | None = None,
-             at_once: int = 1, plays: int | None = None) -> RaceStats:
+    def race(
+        self,
+        game: str,
+        games: int,
+        options: dict | None = None,
+        at_once: int = 1,
+        plays: int | None = None,
+    ) -> RaceStats:
         """Race ``games`` games, ``at_once`` side by side (a lane starts its next game
         as soon as its last one ended); with ``plays``, no game is started once that
         many play POSTs were sent (the games under way finish). ``stats.seconds`` is
@@ -196,8 +230,7 @@ class Racer:
         def lane() -> None:
             while True:
                 with self.lock:
-                    if next(left, None) is None or (
-                            plays is not None and self.plays_sent >= plays):
+                    if next(left, None) is None or (plays is not None and self.plays_sent >= plays):
                         return
                 self.race_game(game, options)
 
@@ -227,5 +260,4 @@ def is_realtime(transport: Transport, game: str) -> bool:
     reply = transport.request("GET", "/v1/games/catalog")
     if reply.status != 200:
         return False
-    return any(entry["game"] == game and entry.get("realtime")
-               for entry in reply.body["games"])
+    return any(entry["game"] == game and entry.get("realtime") for entry in reply.body["games"])

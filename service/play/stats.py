@@ -1,5 +1,6 @@
 """What a run counted (games, turns, declarations, errors...) and the 2-Way Cards
 strategy helpers (grid lines, free sequence lengths, wrong declarations)."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -45,15 +46,21 @@ class Stats:
     def summary(self) -> str:
         """One line: games, turns, actions, declarations, penalties, winners, errors,
         actions/s."""
-        winners = ", ".join(f"{who} {n}" for who, n in sorted(
-            self.winners.items(), key=lambda item: (item[0] == "draw", item[0])))
-        return (f"games {self.games} (finished {self.finished}) | turns {self.turns} | "
-                f"actions {self.actions} | declarations {self.declarations_valid} valid, "
-                f"{self.declarations_wrong} wrong | penalties {self.penalties} | "
-                f"winners {winners or '-'} | errors {self.errors} | "
-                f"{self.actions_per_second:.0f} actions/s ({self.seconds:.1f} s, "
-                f"{self.requests} requests) | streamed {self.streamed}, slowest "
-                f"{self.stream_lag * 1000:.0f} ms")
+        winners = ", ".join(
+            f"{who} {n}"
+            for who, n in sorted(
+                self.winners.items(), key=lambda item: (item[0] == "draw", item[0])
+            )
+        )
+        return (
+            f"games {self.games} (finished {self.finished}) | turns {self.turns} | "
+            f"actions {self.actions} | declarations {self.declarations_valid} valid, "
+            f"{self.declarations_wrong} wrong | penalties {self.penalties} | "
+            f"winners {winners or '-'} | errors {self.errors} | "
+            f"{self.actions_per_second:.0f} actions/s ({self.seconds:.1f} s, "
+            f"{self.requests} requests) | streamed {self.streamed}, slowest "
+            f"{self.stream_lag * 1000:.0f} ms"
+        )
 
 
 # ----- strategy helpers (2-Way Cards) ----------------------------------------------
@@ -69,8 +76,9 @@ def grid_lines(grid: list[list[Any]], lengths: set[int]) -> list[list[list[int]]
             for dr, dc in GRID_DIRECTIONS:
                 for n in sorted(lengths):
                     cells = [[r + i * dr, c + i * dc] for i in range(n)]
-                    if all(0 <= y < size and 0 <= x < size and grid[y][x] is not None
-                           for y, x in cells):
+                    if all(
+                        0 <= y < size and 0 <= x < size and grid[y][x] is not None for y, x in cells
+                    ):
                         out.append(cells)
     return out
 
@@ -85,11 +93,14 @@ def wrong_declarations(view: dict, seat: str, legal: list[dict]) -> list[list[li
     """Lines ``seat`` could declare that are NOT correct: occupied, free length, and
     not among the legal declarations (in either direction)."""
     correct = {frozenset(map(tuple, a["cells"])) for a in legal if a["type"] == "declare"}
-    return [cells for cells in grid_lines(view["grid"], free_lengths(view, seat))
-            if frozenset(map(tuple, cells)) not in correct]
+    return [
+        cells
+        for cells in grid_lines(view["grid"], free_lengths(view, seat))
+        if frozenset(map(tuple, cells)) not in correct
+    ]
 
 
 def winner_of(view: dict) -> str:
-    """"draw" or the winning seats joined by "+" (a team: ``p1+p3``), from a finished
+    """ "draw" or the winning seats joined by "+" (a team: ``p1+p3``), from a finished
     game's view: its ``result.winners`` (the one result shape of every game)."""
     return "+".join(view["result"]["winners"]) or "draw"

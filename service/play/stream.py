@@ -1,5 +1,6 @@
 """The event stream client: Server-Sent Events parsed into messages, a stream followed
 per viewer with reconnection (Last-Event-ID), checked against the actions' replies."""
+
 from __future__ import annotations
 
 import http.client
@@ -166,8 +167,7 @@ class EventStream:
         with self._changed:
             if seq in self._arrivals:
                 return self._arrivals[seq]
-            return min((at for s, at in self._arrivals.items() if s >= seq),
-                       default=float("inf"))
+            return min((at for s, at in self._arrivals.items() if s >= seq), default=float("inf"))
 
     def wait_for(self, seq: int, timeout: float) -> float | None:
         """:meth:`arrival` of ``seq``, waiting up to ``timeout`` s for it; None if it
@@ -181,8 +181,7 @@ class EventStream:
         """Wait up to ``timeout`` s for news after event ``seq``: a later event, or the
         end of the stream. True if there is some."""
         with self._changed:
-            return self._changed.wait_for(lambda: self.last_seq > seq or self.ended,
-                                          timeout)
+            return self._changed.wait_for(lambda: self.last_seq > seq or self.ended, timeout)
 
     def close(self) -> None:
         """Stop following."""

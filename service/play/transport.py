@@ -1,5 +1,6 @@
 """The HTTP transport of the game-playing client: one request per call, retried over
 transport failures, 503s and 429s with the same Idempotency-Key."""
+
 from __future__ import annotations
 
 import http.client
@@ -39,8 +40,9 @@ class Transport(Protocol):
     server answers 204 (a finished game with nothing more to see); :class:`OSError`
     for any other status."""
 
-    def request(self, method: str, path: str, body: Any = None,
-                headers: dict[str, str] | None = None) -> Reply: ...
+    def request(
+        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> Reply: ...
 
     def stream(self, path: str, headers: dict[str, str]) -> StreamBody | None: ...
 
@@ -66,15 +68,15 @@ class HTTPTransport:
         self.timeout = timeout
         self.connection: http.client.HTTPConnection | None = None
 
-    def request(self, method: str, path: str, body: Any = None,
-                headers: dict[str, str] | None = None) -> Reply:
+    def request(
+        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> Reply:
         data = None if body is None else json.dumps(body).encode()
         sent = {"Accept": "application/json", **(headers or {})}
         if data is not None:
             sent["Content-Type"] = "application/json"
         if self.connection is None:
-            self.connection = http.client.HTTPConnection(self.host, self.port,
-                                                         timeout=self.timeout)
+            self.connection = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
         try:
             self.connection.request(method, self.prefix + path, body=data, headers=sent)
             response = self.connection.getresponse()
@@ -109,8 +111,7 @@ class HTTPStream:
     def __init__(self, host: str, port: int, path: str, headers: dict[str, str]):
         self.connection = http.client.HTTPConnection(host, port, timeout=STREAM_TIMEOUT)
         try:
-            self.connection.request("GET", path,
-                                    headers={"Accept": "text/event-stream", **headers})
+            self.connection.request("GET", path, headers={"Accept": "text/event-stream", **headers})
             self.response = self.connection.getresponse()
             if self.connection.sock is not None:  # then wait as long as it is open
                 self.connection.sock.settimeout(None)

@@ -5,6 +5,7 @@ share links. The page uses the public API only (see js/).
 Files served: index.html, referee.css, js/*.js and lang/*.json of this folder, each with
 the page's Content-Security-Policy; any other name is a 404 problem.
 """
+
 from __future__ import annotations
 
 import io
@@ -18,12 +19,16 @@ from marshmallow.validate import Length
 from service.api.base import StrictParser
 
 HERE = Path(__file__).resolve().parent
-FILES = frozenset(["index.html", "referee.css"]
-                  + [f"js/{p.name}" for p in (HERE / "js").glob("*.js")]
-                  + [f"lang/{p.name}" for p in (HERE / "lang").glob("*.json")])
+FILES = frozenset(
+    ["index.html", "referee.css"]
+    + [f"js/{p.name}" for p in (HERE / "js").glob("*.js")]
+    + [f"lang/{p.name}" for p in (HERE / "lang").glob("*.json")]
+)
 # Everything from this origin; the page has no inline script or style.
-POLICY = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-          "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+)
 QR_MAX_CHARS = 1000  # a share link is ~120 characters; a QR code holds at most ~2,900
 
 bp = Blueprint("referee", __name__, url_prefix="/referee")
@@ -71,8 +76,19 @@ def qr_code() -> Response:
     body = _parser.parse(QRSchema(), location="json")
     out = io.BytesIO()
     segno.make(body["text"], error="m", micro=False).save(
-        out, kind="svg", xmldecl=False, svgns=True, nl=False, omitsize=True, scale=1,
-        border=4, dark="#000", light="#fff", svgclass=None, lineclass=None)
+        out,
+        kind="svg",
+        xmldecl=False,
+        svgns=True,
+        nl=False,
+        omitsize=True,
+        scale=1,
+        border=4,
+        dark="#000",
+        light="#fff",
+        svgclass=None,
+        lineclass=None,
+    )
     svg = out.getvalue().replace(b"<svg ", b'<svg aria-hidden="true" ', 1)
     response = Response(svg, mimetype="image/svg+xml")
     response.headers["Cache-Control"] = "no-store"

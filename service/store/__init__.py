@@ -5,6 +5,7 @@
 ``DATABASE_URL``; :func:`get_feed` the app's event feed watcher (:mod:`service.store.feed`).
 The schema comes from the Alembic migrations (``alembic upgrade head``).
 """
+
 from __future__ import annotations
 
 import logging
@@ -16,17 +17,56 @@ from sqlalchemy.exc import OperationalError, ProgrammingError
 from service.store.feed import FALLBACK_SECONDS, POLL_SECONDS, Feed, Watch
 from service.messages import Message
 from service.store.models import SCHEMA_REVISION
-from service.store.records import (REFEREE, Applied, EventPage, GameNotFound, GameRecord,
-                                   GameStore, IdempotencyRequest, KeyInFlight, KeyReused,
-                                   Refused, ReplayReport, Reply, SeatNotFound, StoreError,
-                                   Unauthenticated, Unavailable, UnknownGame, hash_token,
-                                   request_hash)
+from service.store.records import (
+    REFEREE,
+    Applied,
+    EventPage,
+    GameNotFound,
+    GameRecord,
+    GameStore,
+    IdempotencyRequest,
+    KeyInFlight,
+    KeyReused,
+    Refused,
+    ReplayReport,
+    Reply,
+    SeatNotFound,
+    StoreError,
+    Unauthenticated,
+    Unavailable,
+    UnknownGame,
+    hash_token,
+    request_hash,
+)
 
-__all__ = ["REFEREE", "SCHEMA_REVISION", "Applied", "EventPage", "Feed", "GameNotFound",
-           "GameRecord", "GameStore", "IdempotencyRequest", "KeyInFlight", "KeyReused",
-           "Refused", "ReplayReport", "Reply", "SchemaNotCurrent", "SeatNotFound",
-           "StoreError", "Unauthenticated", "Unavailable", "UnknownGame", "Watch",
-           "check_schema", "get_feed", "get_store", "hash_token", "request_hash"]
+__all__ = [
+    "REFEREE",
+    "SCHEMA_REVISION",
+    "Applied",
+    "EventPage",
+    "Feed",
+    "GameNotFound",
+    "GameRecord",
+    "GameStore",
+    "IdempotencyRequest",
+    "KeyInFlight",
+    "KeyReused",
+    "Refused",
+    "ReplayReport",
+    "Reply",
+    "SchemaNotCurrent",
+    "SeatNotFound",
+    "StoreError",
+    "Unauthenticated",
+    "Unavailable",
+    "UnknownGame",
+    "Watch",
+    "check_schema",
+    "get_feed",
+    "get_store",
+    "hash_token",
+    "request_hash",
+]
 
 _EXTENSION = "card-referee-store"
 _FEED_EXTENSION = "card-referee-feed"
@@ -53,12 +93,12 @@ def get_store(app) -> GameStore:
         with _lock:
             store = app.extensions.get(_EXTENSION)
             if store is None:
-                store = GameStore(app.config["DATABASE_URL"],
-                                  attempts=app.config.get("STORE_ATTEMPTS", 6),
-                                  in_flight_seconds=app.config.get(
-                                      "IDEMPOTENCY_IN_FLIGHT_SECONDS", 60.0),
-                                  idempotency_ttl_seconds=app.config.get(
-                                      "IDEMPOTENCY_TTL_SECONDS", 24 * 3600))
+                store = GameStore(
+                    app.config["DATABASE_URL"],
+                    attempts=app.config.get("STORE_ATTEMPTS", 6),
+                    in_flight_seconds=app.config.get("IDEMPOTENCY_IN_FLIGHT_SECONDS", 60.0),
+                    idempotency_ttl_seconds=app.config.get("IDEMPOTENCY_TTL_SECONDS", 24 * 3600),
+                )
                 try:
                     check_schema(store)
                 except BaseException as error:
@@ -72,25 +112,35 @@ def get_store(app) -> GameStore:
 
 def check_schema(store: GameStore) -> None:
     """:class:`SchemaNotCurrent` unless the database is at ``SCHEMA_REVISION``."""
+
     def revisions(connection) -> list[str]:
         try:
-            return list(connection.execute(text("SELECT version_num FROM alembic_version"))
-                        .scalars())
+            return list(
+                connection.execute(text("SELECT version_num FROM alembic_version")).scalars()
+            )
         except (OperationalError, ProgrammingError) as error:
             if "alembic_version" not in str(error.orig):
                 raise
             return []  # never migrated
+
     found = store.uow.read_one(revisions)
     if found != [SCHEMA_REVISION]:
         if found:
-            raise SchemaNotCurrent(Message(
-                "The database is at revision %(found)s; this release needs %(needed)s. Run "
-                "`alembic upgrade head` (make serve does) with the same DATABASE_URL.",
-                found=found[0], needed=SCHEMA_REVISION))
-        raise SchemaNotCurrent(Message(
-            "The database is not migrated; this release needs %(needed)s. Run `alembic "
-            "upgrade head` (make serve does) with the same DATABASE_URL.",
-            needed=SCHEMA_REVISION))
+            raise SchemaNotCurrent(
+                Message(
+                    "The database is at revision %(found)s; this release needs %(needed)s. Run "
+                    "`alembic upgrade head` (make serve does) with the same DATABASE_URL.",
+                    found=found[0],
+                    needed=SCHEMA_REVISION,
+                )
+            )
+        raise SchemaNotCurrent(
+            Message(
+                "The database is not migrated; this release needs %(needed)s. Run `alembic "
+                "upgrade head` (make serve does) with the same DATABASE_URL.",
+                needed=SCHEMA_REVISION,
+            )
+        )
 
 
 def get_feed(app) -> Feed:
@@ -104,9 +154,11 @@ def get_feed(app) -> Feed:
             feed = app.extensions.get(_FEED_EXTENSION)
             if feed is None:
                 config = app.config
-                feed = Feed(store, listen=config.get("FEED_LISTEN", True),
-                            poll_seconds=config.get("FEED_POLL_SECONDS", POLL_SECONDS),
-                            fallback_seconds=config.get("FEED_FALLBACK_SECONDS",
-                                                        FALLBACK_SECONDS))
+                feed = Feed(
+                    store,
+                    listen=config.get("FEED_LISTEN", True),
+                    poll_seconds=config.get("FEED_POLL_SECONDS", POLL_SECONDS),
+                    fallback_seconds=config.get("FEED_FALLBACK_SECONDS", FALLBACK_SECONDS),
+                )
                 app.extensions[_FEED_EXTENSION] = feed
     return feed

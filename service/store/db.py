@@ -30,6 +30,7 @@ time-out) fails at its first statement instead; SQLAlchemy then invalidates the 
 pool and :func:`is_conflict` makes the unit of work retry on a fresh connection
 (see :mod:`service.store.uow` for why a retry never gives a second effect).
 """
+
 from __future__ import annotations
 
 import fcntl
@@ -42,8 +43,13 @@ from typing import Any, ContextManager
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.exc import (DBAPIError, IntegrityError, InterfaceError, OperationalError,
-                            PendingRollbackError)
+from sqlalchemy.exc import (
+    DBAPIError,
+    IntegrityError,
+    InterfaceError,
+    OperationalError,
+    PendingRollbackError,
+)
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 
 BUSY_TIMEOUT_MS = 10_000  # how long an SQLite writer waits for the write lock
@@ -75,8 +81,7 @@ def make_engine(url: str | URL, **kwargs: Any) -> Engine:
             # unique violation between two writers) loses a PREPARE that psycopg still
             # believes made, and the next use of that statement fails ("prepared
             # statement _pg3_N does not exist")
-            kwargs["connect_args"] = {"prepare_threshold": None,
-                                      **kwargs.get("connect_args", {})}
+            kwargs["connect_args"] = {"prepare_threshold": None, **kwargs.get("connect_args", {})}
         engine = create_engine(url, **kwargs)
         event.listen(engine, "after_cursor_execute", _sync_pipeline)
         return engine
@@ -184,8 +189,14 @@ def held(lock: WriterLock | None) -> ContextManager[None]:
     return lock.held() if lock is not None else nullcontext()
 
 
-def _sync_pipeline(_connection: Any, _cursor: Any, _statement: str, _parameters: Any,
-                   context: Any, _executemany: bool) -> None:
+def _sync_pipeline(
+    _connection: Any,
+    _cursor: Any,
+    _statement: str,
+    _parameters: Any,
+    context: Any,
+    _executemany: bool,
+) -> None:
     """In pipeline mode (:func:`service.store.uow.pipelined`), a statement executed with
     ``pipeline_sync`` has its result fetched now (with everything queued before it),
     before SQLAlchemy reads the cursor; its errors are SQLAlchemy's as usual."""
@@ -254,5 +265,11 @@ def is_outage(error: BaseException) -> bool:
     return True  # psycopg: could not connect, connection lost, server shutting down
 
 
-_SQLITE_OUTAGE_TEXT = (*_SQLITE_RETRY_TEXT, "unable to open", "disk i/o", "readonly",
-                       "disk is full", "database or disk is full")
+_SQLITE_OUTAGE_TEXT = (
+    *_SQLITE_RETRY_TEXT,
+    "unable to open",
+    "disk i/o",
+    "readonly",
+    "disk is full",
+    "database or disk is full",
+)

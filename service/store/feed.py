@@ -23,6 +23,7 @@ The thread runs only while some game is watched, and stops when the last stream
 ends. :meth:`Feed.close` (app teardown; a worker told to stop, see gunicorn.conf.py)
 wakes every stream so that it ends at once.
 """
+
 from __future__ import annotations
 
 import logging
@@ -113,10 +114,17 @@ class Watch:
         was re-issued since."""
         feed, game = self.feed, self.game
         with feed.lock:
-            return game.changed.wait_for(
-                lambda: feed.closed or game.last_seq > after or (
-                    revocations is not None and game.revocations != revocations),
-                timeout) and not feed.closed
+            return (
+                game.changed.wait_for(
+                    lambda: (
+                        feed.closed
+                        or game.last_seq > after
+                        or (revocations is not None and game.revocations != revocations)
+                    ),
+                    timeout,
+                )
+                and not feed.closed
+            )
 
 
 class Feed:
@@ -127,8 +135,14 @@ class Feed:
     the poll behind LISTEN.
     """
 
-    def __init__(self, store: GameStore, *, listen: bool = True,
-                 poll_seconds: float = POLL_SECONDS, fallback_seconds: float = FALLBACK_SECONDS):
+    def __init__(
+        self,
+        store: GameStore,
+        *,
+        listen: bool = True,
+        poll_seconds: float = POLL_SECONDS,
+        fallback_seconds: float = FALLBACK_SECONDS,
+    ):
         self.store = store
         url = store.uow.engine.url
         self.listen = listen and url.get_backend_name() == "postgresql"
@@ -224,7 +238,7 @@ class Feed:
         ids = self.watched()
         try:
             for start in range(0, len(ids), POLL_CHUNK):
-                chunk = self.store.last_seqs(ids[start:start + POLL_CHUNK])
+                chunk = self.store.last_seqs(ids[start : start + POLL_CHUNK])
                 for game_id, (last_seq, credentials) in chunk.items():
                     self.advance(game_id, last_seq, credentials)
         except Exception:  # noqa: BLE001 - the feed thread must survive a bad moment
@@ -260,8 +274,7 @@ class Feed:
         game_id, _, rest = payload.partition(":")
         numbers = rest.split(":")
         if all(n.isdigit() for n in numbers) and len(numbers) in (1, 2):
-            self.advance(game_id, int(numbers[0]),
-                         int(numbers[1]) if len(numbers) == 2 else None)
+            self.advance(game_id, int(numbers[0]), int(numbers[1]) if len(numbers) == 2 else None)
 
 
 def close_all() -> None:

@@ -15,6 +15,7 @@ Only :func:`due` runs on every read: in process, no statement (the engine's chec
 of a game whose deadline has passed is cheap, and nothing is written unless it
 returns events).
 """
+
 from __future__ import annotations
 
 from datetime import datetime, timezone
@@ -48,8 +49,9 @@ def passed(options: dict[str, Any] | None, status: str, since: float, now: float
     return limit is not None and status == "active" and now - since >= limit
 
 
-def due(module: ModuleType, state: dict[str, Any], since: float,
-        now: float) -> list[dict[str, Any]]:
+def due(
+    module: ModuleType, state: dict[str, Any], since: float, now: float
+) -> list[dict[str, Any]]:
     """The events G-T1 triggers at ``now`` for a game in ``state`` whose last event was
     recorded at ``since`` (epoch seconds): [] unless the engine has ``idle_events``,
     the game runs, its option ``idle_seconds`` is set and ``now - since`` reached it;

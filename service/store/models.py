@@ -25,13 +25,13 @@
 The schema itself is built by the Alembic migrations in ``migrations/``, never by
 ``create_all``; these classes must match them (a test compares).
 """
+
 from __future__ import annotations
 
 from datetime import datetime, timezone
 from typing import Any
 
-from sqlalchemy import (JSON, DateTime, ForeignKey, Integer, MetaData, String,
-                        UniqueConstraint)
+from sqlalchemy import JSON, DateTime, ForeignKey, Integer, MetaData, String, UniqueConstraint
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -46,8 +46,9 @@ NAMING_CONVENTION = {
 # JSON everywhere; JSONB on PostgreSQL (compact, comparable).
 JSONType = JSON().with_variant(postgresql.JSONB(), "postgresql")
 # the same, keeping Python None as SQL NULL (not the JSON text 'null')
-NullableJSON = (JSON(none_as_null=True)
-                .with_variant(postgresql.JSONB(none_as_null=True), "postgresql"))
+NullableJSON = JSON(none_as_null=True).with_variant(
+    postgresql.JSONB(none_as_null=True), "postgresql"
+)
 
 # The Alembic revision these models match (the newest in migrations/versions, a test
 # keeps them equal): the service answers 503 on a database at any other revision.
@@ -94,7 +95,8 @@ class Seat(Base):
     __tablename__ = "seats"
 
     game_id: Mapped[str] = mapped_column(
-        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
     seat: Mapped[str] = mapped_column(String(40), primary_key=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True)
 
@@ -105,7 +107,8 @@ class Invitation(Base):
     __tablename__ = "invitations"
 
     game_id: Mapped[str] = mapped_column(
-        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
     seat: Mapped[str] = mapped_column(String(40), primary_key=True)
     code_hash: Mapped[str] = mapped_column(String(64), unique=True)
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
@@ -116,7 +119,8 @@ class Event(Base):
     __tablename__ = "events"
 
     game_id: Mapped[str] = mapped_column(
-        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+        String(32), ForeignKey("games.id", ondelete="CASCADE"), primary_key=True
+    )
     seq: Mapped[int] = mapped_column(Integer, primary_key=True)
     type: Mapped[str] = mapped_column(String(64))
     seat: Mapped[str | None] = mapped_column(String(40), nullable=True)
@@ -132,8 +136,7 @@ class IdempotencyKey(Base):
     __table_args__ = (UniqueConstraint("game_id", "actor", "key"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    game_id: Mapped[str] = mapped_column(
-        String(32), ForeignKey("games.id", ondelete="CASCADE"))
+    game_id: Mapped[str] = mapped_column(String(32), ForeignKey("games.id", ondelete="CASCADE"))
     actor: Mapped[str] = mapped_column(String(40))
     key: Mapped[str] = mapped_column(String(255))
     request_hash: Mapped[str] = mapped_column(String(64))

@@ -17,6 +17,7 @@ command writes its export there).
 
 Run by ``flask --app service purge`` (see :mod:`service.cli`).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -43,8 +44,10 @@ class PurgeReport:
     idempotency_records: int
 
     def __str__(self) -> str:
-        return (f"{self.finished} finished games, {self.abandoned} abandoned games, "
-                f"{self.idempotency_records} expired idempotency records")
+        return (
+            f"{self.finished} finished games, {self.abandoned} abandoned games, "
+            f"{self.idempotency_records} expired idempotency records"
+        )
 
 
 def _condition(finished_before: datetime | None, abandoned_before: datetime | None) -> Any:
@@ -58,9 +61,15 @@ def _condition(finished_before: datetime | None, abandoned_before: datetime | No
     return or_(*parts) if parts else None
 
 
-def purge(store: GameStore, finished_before: datetime | None,
-          abandoned_before: datetime | None, *, dry_run: bool = False,
-          archive: Callable[[str], None] | None = None, batch: int = BATCH) -> PurgeReport:
+def purge(
+    store: GameStore,
+    finished_before: datetime | None,
+    abandoned_before: datetime | None,
+    *,
+    dry_run: bool = False,
+    archive: Callable[[str], None] | None = None,
+    batch: int = BATCH,
+) -> PurgeReport:
     """Delete expired idempotency records, and finished games last changed before
     ``finished_before`` and unfinished ones last acted on before ``abandoned_before``
     (None: keep that kind). ``dry_run``: count only. Each batch of games is one
@@ -71,21 +80,37 @@ def purge(store: GameStore, finished_before: datetime | None,
         return _count(store, condition, keys_before)
     counts = {True: 0, False: 0}
     while condition is not None:
-        picked = store.uow.read_one(lambda c: c.execute(
-            select(_GAMES.c.id, _GAMES.c.status).where(condition)
-            .order_by(_GAMES.c.updated_at).limit(batch)).all())
+        picked = store.uow.read_one(
+            lambda c: c.execute(
+                select(_GAMES.c.id, _GAMES.c.status)
+                .where(condition)
+                .order_by(_GAMES.c.updated_at)
+                .limit(batch)
+            ).all()
+        )
         if not picked:
             break
         for row in picked:
             if archive is not None:
                 archive(row.id)
-        deleted = store.uow.run(lambda c, picked=picked: c.execute(
-            delete(_GAMES).where(_GAMES.c.id.in_([r.id for r in picked]), condition)
-            .returning(_GAMES.c.status)).scalars().all(), core=True)
+        deleted = store.uow.run(
+            lambda c, picked=picked: (
+                c.execute(
+                    delete(_GAMES)
+                    .where(_GAMES.c.id.in_([r.id for r in picked]), condition)
+                    .returning(_GAMES.c.status)
+                )
+                .scalars()
+                .all()
+            ),
+            core=True,
+        )
         for status in deleted:  # a picked game acted on since no longer matches
             counts[status == FINISHED] += 1
-    keys = store.uow.run(lambda c: c.execute(
-        delete(_KEYS).where(_KEYS.c.created_at < keys_before)).rowcount, core=True)
+    keys = store.uow.run(
+        lambda c: c.execute(delete(_KEYS).where(_KEYS.c.created_at < keys_before)).rowcount,
+        core=True,
+    )
     return PurgeReport(counts[True], counts[False], keys)
 
 
@@ -94,10 +119,12 @@ def _count(store: GameStore, condition: Any, keys_before: datetime) -> PurgeRepo
         counts = {True: 0, False: 0}
         if condition is not None:
             for status, count in connection.execute(
-                    select(_GAMES.c.status, func.count()).where(condition)
-                    .group_by(_GAMES.c.status)):
+                select(_GAMES.c.status, func.count()).where(condition).group_by(_GAMES.c.status)
+            ):
                 counts[status == FINISHED] += count
-        keys = connection.execute(select(func.count()).select_from(_KEYS).where(
-            _KEYS.c.created_at < keys_before)).scalar()
+        keys = connection.execute(
+            select(func.count()).select_from(_KEYS).where(_KEYS.c.created_at < keys_before)
+        ).scalar()
         return PurgeReport(counts[True], counts[False], keys)
+
     return store.uow.run(fn, write=False, core=True)

@@ -6,6 +6,7 @@ gunicorn's master runs it as a child process at start (gunicorn.conf.py ``when_r
 the master itself must import none of the service's modules, or the gevent workers it
 forks would inherit them imported before gevent patched ``threading`` and sockets.
 """
+
 from __future__ import annotations
 
 import sys

@@ -13,6 +13,7 @@
   the first game used them) with a fresh seed; the two games name each other
   (``rematch_of`` / ``rematch``), and a game has one rematch at most.
 """
+
 from __future__ import annotations
 
 import hmac
@@ -46,6 +47,7 @@ def valid_name(name: str) -> bool:
 
 def _hash(code: str) -> str:
     import hashlib
+
     return hashlib.sha256(code.encode()).hexdigest()
 
 
@@ -80,8 +82,9 @@ class Seating:
     invite_seconds: float = INVITATION_SECONDS
     rematch_of: str | None = None
 
-    def seat(self, connection: Connection, game_id: str, seats: dict[str, dict[str, Any]],
-             now: datetime) -> dict[str, dict[str, Any]]:
+    def seat(
+        self, connection: Connection, game_id: str, seats: dict[str, dict[str, Any]], now: datetime
+    ) -> dict[str, dict[str, Any]]:
         """In the creating transaction: link the rematch and issue the invitations;
         the reply's ``seats``. :class:`RematchExists`, :class:`UnknownSeat` (the whole
         creation rolls back)."""
@@ -90,55 +93,79 @@ class Seating:
                 raise UnknownSeat(seat)
         if self.rematch_of is not None:
             linked = connection.execute(
-                update(_GAMES).where(_GAMES.c.id == self.rematch_of, _GAMES.c.rematch.is_(None))
-                .values(rematch=game_id)).rowcount
+                update(_GAMES)
+                .where(_GAMES.c.id == self.rematch_of, _GAMES.c.rematch.is_(None))
+                .values(rematch=game_id)
+            ).rowcount
             if linked != 1:
                 raise RematchExists(self.rematch_of)
         if not self.invite:
             return seats
-        return {seat: invite(connection, game_id, seat, now, self.invite_seconds)
-                for seat in seats}
+        return {seat: invite(connection, game_id, seat, now, self.invite_seconds) for seat in seats}
 
 
-def invite(connection: Connection, game_id: str, seat: str, now: datetime,
-           seconds: float = INVITATION_SECONDS) -> dict[str, Any]:
+def invite(
+    connection: Connection,
+    game_id: str,
+    seat: str,
+    now: datetime,
+    seconds: float = INVITATION_SECONDS,
+) -> dict[str, Any]:
     """Give ``seat`` a new invitation (replacing any earlier one) and a token nobody
     knows (the one it had stops working): ``{"invitation": code, "expires_at": ISO}``."""
     code = secrets.token_urlsafe(32)
     expires = now + timedelta(seconds=seconds)
-    connection.execute(delete(_INVITATIONS).where(_INVITATIONS.c.game_id == game_id,
-                                                  _INVITATIONS.c.seat == seat))
-    connection.execute(insert(_INVITATIONS).values(
-        game_id=game_id, seat=seat, code_hash=_hash(code), expires_at=expires))
-    connection.execute(update(_SEATS).where(_SEATS.c.game_id == game_id, _SEATS.c.seat == seat)
-                       .values(token_hash=_hash(secrets.token_urlsafe(32))))
+    connection.execute(
+        delete(_INVITATIONS).where(_INVITATIONS.c.game_id == game_id, _INVITATIONS.c.seat == seat)
+    )
+    connection.execute(
+        insert(_INVITATIONS).values(
+            game_id=game_id, seat=seat, code_hash=_hash(code), expires_at=expires
+        )
+    )
+    connection.execute(
+        update(_SEATS)
+        .where(_SEATS.c.game_id == game_id, _SEATS.c.seat == seat)
+        .values(token_hash=_hash(secrets.token_urlsafe(32)))
+    )
     return {"invitation": code, "expires_at": expires.isoformat()}
 
 
-def join(connection: Connection, game_id: str, seat: str, code: str, name: str | None,
-         now: datetime) -> str:
+def join(
+    connection: Connection, game_id: str, seat: str, code: str, name: str | None, now: datetime
+) -> str:
     """Exchange ``code`` for ``seat``'s new token (and set its display ``name``), in the
     caller's transaction. :class:`InvitationInvalid`, :class:`InvitationUsed`,
     :class:`InvitationExpired`."""
-    row = connection.execute(select(_INVITATIONS).where(
-        _INVITATIONS.c.game_id == game_id, _INVITATIONS.c.seat == seat)
-        .with_for_update()).first()
+    row = connection.execute(
+        select(_INVITATIONS)
+        .where(_INVITATIONS.c.game_id == game_id, _INVITATIONS.c.seat == seat)
+        .with_for_update()
+    ).first()
     if row is None or not hmac.compare_digest(row.code_hash, _hash(code)):
         raise InvitationInvalid(seat)
     if row.used_at is not None:
         raise InvitationUsed(seat)
-    expires = row.expires_at if row.expires_at.tzinfo else row.expires_at.replace(
-        tzinfo=now.tzinfo)
+    expires = row.expires_at if row.expires_at.tzinfo else row.expires_at.replace(tzinfo=now.tzinfo)
     if expires <= now:
         raise InvitationExpired(seat)
-    used = connection.execute(update(_INVITATIONS).where(
-        _INVITATIONS.c.game_id == game_id, _INVITATIONS.c.seat == seat,
-        _INVITATIONS.c.used_at.is_(None)).values(used_at=now)).rowcount
+    used = connection.execute(
+        update(_INVITATIONS)
+        .where(
+            _INVITATIONS.c.game_id == game_id,
+            _INVITATIONS.c.seat == seat,
+            _INVITATIONS.c.used_at.is_(None),
+        )
+        .values(used_at=now)
+    ).rowcount
     if used != 1:  # another join won meanwhile
         raise InvitationUsed(seat)
     token = secrets.token_urlsafe(32)
-    connection.execute(update(_SEATS).where(_SEATS.c.game_id == game_id, _SEATS.c.seat == seat)
-                       .values(token_hash=_hash(token)))
+    connection.execute(
+        update(_SEATS)
+        .where(_SEATS.c.game_id == game_id, _SEATS.c.seat == seat)
+        .values(token_hash=_hash(token))
+    )
     if name is not None:
         set_name(connection, game_id, seat, name)
     return token
@@ -146,9 +173,13 @@ def join(connection: Connection, game_id: str, seat: str, code: str, name: str |
 
 def set_name(connection: Connection, game_id: str, seat: str, name: str | None) -> None:
     """Set (``None``: clear) ``seat``'s display name, in the caller's transaction."""
-    names = connection.execute(select(_GAMES.c.names).where(_GAMES.c.id == game_id)
-                               .with_for_update()).scalar() or {}
-    names = {**names, seat: name} if name is not None else {
-        k: v for k, v in names.items() if k != seat}
-    connection.execute(update(_GAMES).where(_GAMES.c.id == game_id)
-                       .values(names=names or None))
+    names = (
+        connection.execute(
+            select(_GAMES.c.names).where(_GAMES.c.id == game_id).with_for_update()
+        ).scalar()
+        or {}
+    )
+    names = (
+        {**names, seat: name} if name is not None else {k: v for k, v in names.items() if k != seat}
+    )
+    connection.execute(update(_GAMES).where(_GAMES.c.id == game_id).values(names=names or None))

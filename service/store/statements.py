@@ -1,11 +1,23 @@
 """The SQL of the store's hot paths, built once (SQLAlchemy caches the compiled form),
 and the statements whose form depends on the dialect (:class:`_Statements`)."""
+
 from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import (Connection, String, Text, bindparam, cast, func, insert, literal,
-                        select, union_all, update)
+from sqlalchemy import (
+    Connection,
+    String,
+    Text,
+    bindparam,
+    cast,
+    func,
+    insert,
+    literal,
+    select,
+    union_all,
+    update,
+)
 from sqlalchemy.dialects import postgresql
 
 from service.store.models import DONE, Event, Game, IdempotencyKey, Seat, ServiceKey
@@ -30,36 +42,73 @@ def _json_text(name: str, dialect: str) -> Any:
 
 # The statements of the hot paths, built once (SQLAlchemy caches their compiled form).
 _ACTOR = union_all(  # one indexed lookup per table: (game id, seat or NULL for referee)
-    select(_SEATS.c.game_id.label("game_id"), _SEATS.c.seat.label("seat"))
-    .where(_SEATS.c.token_hash == bindparam("token_hash")),
-    select(_GAMES.c.id, literal(None, String(40)))
-    .where(_GAMES.c.referee_token_hash == bindparam("token_hash")))
-_READ = (select(_GAMES.c.game, _GAMES.c.options, _GAMES.c.status, _GAMES.c.version,
-                _GAMES.c.snapshot, _GAMES.c.last_seq, _GAMES.c.seed, _GAMES.c.updated_at,
-                _GAMES.c.names, _GAMES.c.rematch_of, _GAMES.c.rematch, _GAMES.c.imported)
-         .where(_GAMES.c.id == bindparam("game_id")))
-_TAKE_OVER = (update(_KEYS).where(_KEYS.c.id == bindparam("key_id"))
-              .values(state=DONE, request_hash=bindparam("new_request_hash"),
-                      status_code=bindparam("new_status_code"),
-                      response_body=bindparam("new_body", type_=_KEYS.c.response_body.type),
-                      version=bindparam("new_version"), first_seq=bindparam("new_first_seq"),
-                      last_seq=bindparam("new_last_seq"), created_at=bindparam("now")))
-_KEY_RECORD = (select(_KEYS.c.id.label("key_id"), _KEYS.c.request_hash.label("key_request_hash"),
-                      _KEYS.c.state.label("key_state"),
-                      _KEYS.c.status_code.label("key_status_code"),
-                      _KEYS.c.response_body.label("key_response_body"),
-                      _KEYS.c.version.label("key_version"),
-                      _KEYS.c.first_seq.label("key_first_seq"),
-                      _KEYS.c.last_seq.label("key_last_seq"),
-                      _KEYS.c.created_at.label("key_created_at"))
-               .where(_KEYS.c.game_id == bindparam("game_id"),
-                      _KEYS.c.actor == bindparam("actor"), _KEYS.c.key == bindparam("key")))
-_LAST_SEQS = (select(_GAMES.c.id, _GAMES.c.last_seq, _GAMES.c.credentials)
-              .where(_GAMES.c.id.in_(bindparam("ids", expanding=True))))
-_EVENT_COLUMNS = ("game_id", "seq", "type", "seat", "payload", "actor", "action",
-                  "created_at")
-_KEY_COLUMNS = ("game_id", "actor", "key", "request_hash", "state", "status_code",
-                "response_body", "version", "first_seq", "last_seq", "created_at")
+    select(_SEATS.c.game_id.label("game_id"), _SEATS.c.seat.label("seat")).where(
+        _SEATS.c.token_hash == bindparam("token_hash")
+    ),
+    select(_GAMES.c.id, literal(None, String(40))).where(
+        _GAMES.c.referee_token_hash == bindparam("token_hash")
+    ),
+)
+_READ = select(
+    _GAMES.c.game,
+    _GAMES.c.options,
+    _GAMES.c.status,
+    _GAMES.c.version,
+    _GAMES.c.snapshot,
+    _GAMES.c.last_seq,
+    _GAMES.c.seed,
+    _GAMES.c.updated_at,
+    _GAMES.c.names,
+    _GAMES.c.rematch_of,
+    _GAMES.c.rematch,
+    _GAMES.c.imported,
+).where(_GAMES.c.id == bindparam("game_id"))
+_TAKE_OVER = (
+    update(_KEYS)
+    .where(_KEYS.c.id == bindparam("key_id"))
+    .values(
+        state=DONE,
+        request_hash=bindparam("new_request_hash"),
+        status_code=bindparam("new_status_code"),
+        response_body=bindparam("new_body", type_=_KEYS.c.response_body.type),
+        version=bindparam("new_version"),
+        first_seq=bindparam("new_first_seq"),
+        last_seq=bindparam("new_last_seq"),
+        created_at=bindparam("now"),
+    )
+)
+_KEY_RECORD = select(
+    _KEYS.c.id.label("key_id"),
+    _KEYS.c.request_hash.label("key_request_hash"),
+    _KEYS.c.state.label("key_state"),
+    _KEYS.c.status_code.label("key_status_code"),
+    _KEYS.c.response_body.label("key_response_body"),
+    _KEYS.c.version.label("key_version"),
+    _KEYS.c.first_seq.label("key_first_seq"),
+    _KEYS.c.last_seq.label("key_last_seq"),
+    _KEYS.c.created_at.label("key_created_at"),
+).where(
+    _KEYS.c.game_id == bindparam("game_id"),
+    _KEYS.c.actor == bindparam("actor"),
+    _KEYS.c.key == bindparam("key"),
+)
+_LAST_SEQS = select(_GAMES.c.id, _GAMES.c.last_seq, _GAMES.c.credentials).where(
+    _GAMES.c.id.in_(bindparam("ids", expanding=True))
+)
+_EVENT_COLUMNS = ("game_id", "seq", "type", "seat", "payload", "actor", "action", "created_at")
+_KEY_COLUMNS = (
+    "game_id",
+    "actor",
+    "key",
+    "request_hash",
+    "state",
+    "status_code",
+    "response_body",
+    "version",
+    "first_seq",
+    "last_seq",
+    "created_at",
+)
 
 
 class _Statements:
@@ -71,21 +120,32 @@ class _Statements:
         self.insert_game = insert(_GAMES).values(snapshot=_json_text("snapshot_text", dialect))
         # (no bind is named after a column: SQLAlchemy would SET such a column of a
         # table written through a CTE from the statement's parameters)
-        self.advance = (update(_GAMES).where(_GAMES.c.id == bindparam("target_game"))
-                        .values(snapshot=_json_text("snapshot_text", dialect),
-                                status=bindparam("new_status"),
-                                version=bindparam("new_version"),
-                                last_seq=bindparam("new_last_seq"),
-                                updated_at=bindparam("now")))
+        self.advance = (
+            update(_GAMES)
+            .where(_GAMES.c.id == bindparam("target_game"))
+            .values(
+                snapshot=_json_text("snapshot_text", dialect),
+                status=bindparam("new_status"),
+                version=bindparam("new_version"),
+                last_seq=bindparam("new_last_seq"),
+                updated_at=bindparam("now"),
+            )
+        )
         if dialect == "postgresql":  # the feed's notification, sent at commit
             self.advance = self.advance.returning(
-                func.pg_notify(FEED_CHANNEL, bindparam("notify_payload", type_=Text)))
+                func.pg_notify(FEED_CHANNEL, bindparam("notify_payload", type_=Text))
+            )
         self._combined: dict[tuple[int, bool, bool], Any] = {}
         # a new game's events, rows of _EVENT_COLUMNS (GameStore._event_rows)
         mark, json_cast = ("?", "") if dialect == "sqlite" else ("%s", "::jsonb")
-        self._row_values = "(" + ", ".join(
-            mark + (json_cast if name in ("payload", "action") else "")
-            for name in _EVENT_COLUMNS) + ")"
+        self._row_values = (
+            "("
+            + ", ".join(
+                mark + (json_cast if name in ("payload", "action") else "")
+                for name in _EVENT_COLUMNS
+            )
+            + ")"
+        )
         self._insert_events = f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) VALUES "
 
     def insert_events(self, connection: Connection, rows: list[tuple]) -> None:
@@ -96,10 +156,17 @@ class _Statements:
         elif rows:
             connection.exec_driver_sql(
                 self._insert_events + ", ".join([self._row_values] * len(rows)),
-                tuple(value for row in rows for value in row))
+                tuple(value for row in rows for value in row),
+            )
 
-    def writes(self, connection: Connection, events: list[dict[str, Any]],
-               game: dict[str, Any] | None, key: str | None, key_params: dict[str, Any]) -> None:
+    def writes(
+        self,
+        connection: Connection,
+        events: list[dict[str, Any]],
+        game: dict[str, Any] | None,
+        key: str | None,
+        key_params: dict[str, Any],
+    ) -> None:
         """Write an action's outcome: append ``events`` (rows), advance the game
         (``game``: the params of :attr:`advance`; None for a refusal), record the
         reply under the idempotency key (``key``: "insert", "take-over" or None;
@@ -131,8 +198,9 @@ class _Statements:
             params.update((f"e{i}_{name}", value) for name, value in row.items())
         if key is not None:
             params.update((f"k_{name}", value) for name, value in key_params.items())
-        connection.execute(self._combined_statement(len(events), game is not None,
-                                                    key is not None), params)
+        connection.execute(
+            self._combined_statement(len(events), game is not None, key is not None), params
+        )
 
     def _combined_statement(self, events: int, advance: bool, key: bool) -> Any:
         shape = (events, advance, key)
@@ -143,13 +211,26 @@ class _Statements:
 
     def _combine(self, events: int, advance: bool, key: bool) -> Any:
         # one single-row INSERT per event: SQLAlchemy does not cache a multi-row VALUES
-        parts = [insert(_EVENTS).values({
-            name: bindparam(f"e{i}_{name}", type_=_EVENTS.c[name].type)
-            for name in _EVENT_COLUMNS}) for i in range(events)]
+        parts = [
+            insert(_EVENTS).values(
+                {
+                    name: bindparam(f"e{i}_{name}", type_=_EVENTS.c[name].type)
+                    for name in _EVENT_COLUMNS
+                }
+            )
+            for i in range(events)
+        ]
         if key:  # inline: no RETURNING of the new id (nothing reads it)
-            parts.append(insert(_KEYS).inline().values({
-                name: bindparam(f"k_{name}", type_=_KEYS.c[name].type)
-                for name in _KEY_COLUMNS}))
+            parts.append(
+                insert(_KEYS)
+                .inline()
+                .values(
+                    {
+                        name: bindparam(f"k_{name}", type_=_KEYS.c[name].type)
+                        for name in _KEY_COLUMNS
+                    }
+                )
+            )
         main = self.advance if advance else parts.pop()
         for i, part in enumerate(parts):
             main = main.add_cte(part.cte(f"write_{i}"))

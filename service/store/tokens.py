@@ -6,6 +6,7 @@ for a rematch, its ``read`` and ``create``.
 Tokens are ``secrets.token_urlsafe(32)``; only their SHA-256 hex digests are stored. A
 re-issue bumps the game's ``credentials`` (and notifies every host on PostgreSQL), so
 that the streams the old token opened end within about a second."""
+
 from __future__ import annotations
 
 import secrets
@@ -17,8 +18,15 @@ from service.store import seating
 from service.store.models import utcnow
 from service.store.seating import Seating
 from service.store.statements import _ACTOR, _GAMES, _SEATS
-from service.store.values import (FEED_CHANNEL, REFEREE, GameNotFound, Reply, SeatNotFound,
-                                  Unauthenticated, hash_token)
+from service.store.values import (
+    FEED_CHANNEL,
+    REFEREE,
+    GameNotFound,
+    Reply,
+    SeatNotFound,
+    Unauthenticated,
+    hash_token,
+)
 
 _INVITATIONS = seating.Invitation.__table__
 
@@ -37,8 +45,9 @@ class Credentials:
         a caller learns nothing about games that are not theirs."""
         if not token:
             raise Unauthenticated("a bearer token is required")
-        owner = self.uow.read_one(lambda c: c.execute(
-            _ACTOR, {"token_hash": hash_token(token)}).first())
+        owner = self.uow.read_one(
+            lambda c: c.execute(_ACTOR, {"token_hash": hash_token(token)}).first()
+        )
         if owner is None:
             raise Unauthenticated("the token opens no game")
         if owner.game_id != game_id:
@@ -53,8 +62,10 @@ class Credentials:
 
         def write(connection: Connection) -> int:
             changed = connection.execute(
-                update(_SEATS).where(_SEATS.c.game_id == game_id, _SEATS.c.seat == seat)
-                .values(token_hash=hash_token(token))).rowcount
+                update(_SEATS)
+                .where(_SEATS.c.game_id == game_id, _SEATS.c.seat == seat)
+                .values(token_hash=hash_token(token))
+            ).rowcount
             if changed == 1:
                 self._revoked(connection, game_id)
             return changed
@@ -71,8 +82,10 @@ class Credentials:
 
         def write(connection: Connection) -> int:
             changed = connection.execute(
-                update(_GAMES).where(_GAMES.c.id == game_id)
-                .values(referee_token_hash=hash_token(token))).rowcount
+                update(_GAMES)
+                .where(_GAMES.c.id == game_id)
+                .values(referee_token_hash=hash_token(token))
+            ).rowcount
             if changed == 1:
                 self._revoked(connection, game_id)  # its open streams end too
             return changed
@@ -87,23 +100,32 @@ class Credentials:
         """Exchange a seat's invitation ``code`` for its new token (and set its display
         ``name``). :class:`~service.store.seating.InvitationInvalid` (also for a game or
         seat that does not exist), ``InvitationUsed``, ``InvitationExpired``."""
+
         def write(connection: Connection) -> str:
             token = seating.join(connection, game_id, seat, code, name, utcnow())
             self._revoked(connection, game_id)
             return token
+
         return self.uow.run(write, core=True)
 
-    def reinvite(self, game_id: str, seat: str,
-                 seconds: float = seating.INVITATION_SECONDS) -> dict[str, Any]:
+    def reinvite(
+        self, game_id: str, seat: str, seconds: float = seating.INVITATION_SECONDS
+    ) -> dict[str, Any]:
         """A new invitation for ``seat`` (its earlier code and its token stop working):
         ``{"invitation", "expires_at"}``. :class:`SeatNotFound`."""
+
         def write(connection: Connection) -> dict[str, Any]:
-            if connection.execute(select(_SEATS.c.seat).where(
-                    _SEATS.c.game_id == game_id, _SEATS.c.seat == seat)).first() is None:
+            if (
+                connection.execute(
+                    select(_SEATS.c.seat).where(_SEATS.c.game_id == game_id, _SEATS.c.seat == seat)
+                ).first()
+                is None
+            ):
                 raise SeatNotFound(seat)
             issued = seating.invite(connection, game_id, seat, utcnow(), seconds)
             self._revoked(connection, game_id)
             return issued
+
         return self.uow.run(write, core=True)
 
     def rematch(self, game_id: str) -> Reply:
@@ -113,11 +135,22 @@ class Credentials:
         record = self.read(game_id)
         if record.rematch is not None:
             raise seating.RematchExists(record.rematch)
-        invited = self.uow.read_one(lambda c: c.execute(
-            select(func.count()).select_from(_INVITATIONS)
-            .where(_INVITATIONS.c.game_id == game_id)).scalar()) > 0
-        return self.create(record.game, dict(record.options), None, seating=Seating(
-            names=dict(record.names), invite=invited, rematch_of=game_id))
+        invited = (
+            self.uow.read_one(
+                lambda c: c.execute(
+                    select(func.count())
+                    .select_from(_INVITATIONS)
+                    .where(_INVITATIONS.c.game_id == game_id)
+                ).scalar()
+            )
+            > 0
+        )
+        return self.create(
+            record.game,
+            dict(record.options),
+            None,
+            seating=Seating(names=dict(record.names), invite=invited, rematch_of=game_id),
+        )
 
     def _revoked(self, connection: Connection, game_id: str) -> None:
         """In the transaction that replaced a token: bump the game's ``credentials``
@@ -125,20 +158,26 @@ class Credentials:
         (payload ``"<game id>:<last_seq>:<credentials>"``), so that every stream the old
         token opened ends within about a second on every worker and host."""
         row = connection.execute(
-            update(_GAMES).where(_GAMES.c.id == game_id)
+            update(_GAMES)
+            .where(_GAMES.c.id == game_id)
             .values(credentials=_GAMES.c.credentials + 1)
-            .returning(_GAMES.c.last_seq, _GAMES.c.credentials)).first()
+            .returning(_GAMES.c.last_seq, _GAMES.c.credentials)
+        ).first()
         if row is not None and connection.dialect.name == "postgresql":
-            connection.execute(select(func.pg_notify(
-                FEED_CHANNEL, f"{game_id}:{row.last_seq}:{row.credentials}")))
+            connection.execute(
+                select(func.pg_notify(FEED_CHANNEL, f"{game_id}:{row.last_seq}:{row.credentials}"))
+            )
 
     def token_hash_of(self, game_id: str, actor: str) -> str | None:
         """The SHA-256 of the token that opens ``actor`` (a seat or ``"referee"``) in
         game ``game_id`` now; None when there is no such game or seat. A credential
         derived from a token (a stream ticket) checks it still holds: a re-issued
         seat token revokes what the old one gave."""
-        query = (select(_GAMES.c.referee_token_hash).where(_GAMES.c.id == game_id)
-                 if actor == REFEREE else
-                 select(_SEATS.c.token_hash).where(_SEATS.c.game_id == game_id,
-                                                   _SEATS.c.seat == actor))
+        query = (
+            select(_GAMES.c.referee_token_hash).where(_GAMES.c.id == game_id)
+            if actor == REFEREE
+            else select(_SEATS.c.token_hash).where(
+                _SEATS.c.game_id == game_id, _SEATS.c.seat == actor
+            )
+        )
         return self.uow.read_one(lambda c: c.execute(query).scalar())

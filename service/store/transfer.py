@@ -61,6 +61,7 @@ that does not: a missing or malformed field, an event that does not fold (its se
 setup that does not follow from the seed, an event the engine does not make, a status
 or view that differs (its path).
 """
+
 from __future__ import annotations
 
 import json
@@ -75,8 +76,15 @@ from service.games.rng import commitment, new_seed
 from service.messages import Message
 from service.store.models import utcnow
 from service.store.records import REFEREE, GameStore, Reply, _engine_for
-from service.store.rederive import (ImportRefused, canonical, check_actions,
-                                    expect, first_difference, rederive, setup_events)
+from service.store.rederive import (
+    ImportRefused,
+    canonical,
+    check_actions,
+    expect,
+    first_difference,
+    rederive,
+    setup_events,
+)
 from service.store.signing import sign, signing_key
 
 FORMAT = "card-referee/game-export"
@@ -85,8 +93,18 @@ MAX_IMPORT_EVENTS = 20_000  # events per import (the body is MAX_IMPORT_BYTES at
 _HIDDEN_FROM_EXPORT = ("seed",)  # never in an unfinished game's export, whatever the engine
 _SEED = re.compile(r"[0-9a-f]{64}")
 
-__all__ = ["FORMAT", "FORMAT_VERSION", "MAX_IMPORT_EVENTS", "Checked", "ImportRefused",
-           "Unverified", "check_import", "export_game", "import_game", "write_export"]
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "MAX_IMPORT_EVENTS",
+    "Checked",
+    "ImportRefused",
+    "Unverified",
+    "check_import",
+    "export_game",
+    "import_game",
+    "write_export",
+]
 
 
 class Unverified(PermissionError):
@@ -97,8 +115,9 @@ class Unverified(PermissionError):
 # ----- export --------------------------------------------------------------------
 
 
-def export_game(store: GameStore, game_id: str, archive: bool = False,
-                secret: str | None = None) -> dict[str, Any]:
+def export_game(
+    store: GameStore, game_id: str, archive: bool = False, secret: str | None = None
+) -> dict[str, Any]:
     """The signed export document of the game (see the module docstring); ``archive``:
     the operator's whole record, seed and actions included even for an unfinished
     game; ``secret``: ``CARD_REFEREE_SECRET`` (None: the database's key).
@@ -110,9 +129,16 @@ def export_game(store: GameStore, game_id: str, archive: bool = False,
     for entry in stored:
         event = entry.event if whole else _referee_fields(module, record.state, entry.event)
         events.append({"seq": entry.seq, **event})
-    document = {"format": FORMAT, "format_version": FORMAT_VERSION, "id": record.id,
-                "game": record.game, "options": record.options, "status": record.status,
-                "version": record.version, "seed_commitment": record.seed_commitment}
+    document = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "id": record.id,
+        "game": record.game,
+        "options": record.options,
+        "status": record.status,
+        "version": record.version,
+        "seed_commitment": record.seed_commitment,
+    }
     if whole:
         document["seed"] = record.seed
         document["actions"] = store.actions(game_id)
@@ -130,13 +156,17 @@ def _referee_fields(module: Any, state: dict, event: dict) -> dict:
     """The fields of ``event`` the referee's filter shows unchanged (type and seat
     always; never the seed)."""
     shown = module.view_event(state, event, REFEREE) or {}
-    return {key: value for key, value in event.items()
-            if key in ("type", "seat") or (key not in _HIDDEN_FROM_EXPORT
-                                           and key in shown and shown[key] == value)}
+    return {
+        key: value
+        for key, value in event.items()
+        if key in ("type", "seat")
+        or (key not in _HIDDEN_FROM_EXPORT and key in shown and shown[key] == value)
+    }
 
 
-def write_export(store: GameStore, game_id: str, directory: str | os.PathLike,
-                 secret: str | None = None) -> Path:
+def write_export(
+    store: GameStore, game_id: str, directory: str | os.PathLike, secret: str | None = None
+) -> Path:
     """Write the game's archive (:func:`export_game` with ``archive``: the seed
     included) to ``directory/<id>.json``, readable by its owner only (the directory is
     created if needed; the file is written under a temporary name, then renamed: a
@@ -145,10 +175,14 @@ def write_export(store: GameStore, game_id: str, directory: str | os.PathLike,
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{game_id}.json"
     partial = folder / f".{game_id}.json.partial"
-    text = json.dumps(export_game(store, game_id, archive=True, secret=secret),
-                      separators=(",", ":"), ensure_ascii=False)
-    with os.fdopen(os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w",
-                   encoding="utf-8") as out:
+    text = json.dumps(
+        export_game(store, game_id, archive=True, secret=secret),
+        separators=(",", ":"),
+        ensure_ascii=False,
+    )
+    with os.fdopen(
+        os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8"
+    ) as out:
         out.write(text)
     partial.replace(target)
     return target
@@ -171,9 +205,15 @@ class Checked:
     imported: dict[str, Any]
 
 
-def import_game(store: GameStore, document: dict[str, Any], *, signed: bool,
-                allow_unverified: bool, pause: Callable[[], None] = lambda: None,
-                offload: Callable[..., Any] = lambda fn, *args: fn(*args)) -> Reply:
+def import_game(
+    store: GameStore,
+    document: dict[str, Any],
+    *,
+    signed: bool,
+    allow_unverified: bool,
+    pause: Callable[[], None] = lambda: None,
+    offload: Callable[..., Any] = lambda fn, *args: fn(*args),
+) -> Reply:
     """Re-create an exported game under a new id with new tokens, once it re-derives
     (:func:`check_import`): the reply of :meth:`GameStore.create` (201). ``signed``:
     the document's signature holds; ``allow_unverified``: the caller may import an
@@ -184,20 +224,39 @@ def import_game(store: GameStore, document: dict[str, Any], *, signed: bool,
     checked = offload(check_import, document, signed)
     if not signed and not allow_unverified:
         raise Unverified()
-    return store.insert(checked.game, checked.options, checked.seed, checked.events,
-                        checked.state, checked.version, actions=checked.actions,
-                        imported=checked.imported, pause=pause, offload=offload)
+    return store.insert(
+        checked.game,
+        checked.options,
+        checked.seed,
+        checked.events,
+        checked.state,
+        checked.version,
+        actions=checked.actions,
+        imported=checked.imported,
+        pause=pause,
+        offload=offload,
+    )
 
 
-def check_import(document: dict[str, Any], signed: bool,
-                 pause: Callable[[], None] = lambda: None) -> Checked:
+def check_import(
+    document: dict[str, Any], signed: bool, pause: Callable[[], None] = lambda: None
+) -> Checked:
     """Every check of an import (module docstring); pure (the engine's functions only).
     :class:`ImportRefused`; :class:`service.store.UnknownGame`."""
-    expect(document.get("format") == FORMAT, "format",
-           Message("format is not %(format)s", format=repr(FORMAT)))
-    expect(document.get("format_version") == FORMAT_VERSION, "format_version",
-           Message("format_version %(given)s is not %(version)s",
-                   given=repr(document.get("format_version")), version=FORMAT_VERSION))
+    expect(
+        document.get("format") == FORMAT,
+        "format",
+        Message("format is not %(format)s", format=repr(FORMAT)),
+    )
+    expect(
+        document.get("format_version") == FORMAT_VERSION,
+        "format_version",
+        Message(
+            "format_version %(given)s is not %(version)s",
+            given=repr(document.get("format_version")),
+            version=FORMAT_VERSION,
+        ),
+    )
     module = _engine_for(document["game"])
     events = _events(document["events"], pause)
     seeded = document.get("seed") is not None
@@ -206,38 +265,65 @@ def check_import(document: dict[str, Any], signed: bool,
     actions: dict[int, tuple[str, dict]] = {}
     if seeded:
         recorded = check_actions(document.get("actions", []), len(events))
-        actions = {seq: (entry["actor"], canonical(entry["action"]))
-                   for seq, entry in recorded.items()}
-        state = rederive(module, document["game"], document["options"], seed, events,
-                         recorded, pause)
-        expect(document["version"] == 1 + len(actions), "version",
-               Message("the version is 1 plus one per action: %(version)s",
-                       version=1 + len(actions)))
+        actions = {
+            seq: (entry["actor"], canonical(entry["action"])) for seq, entry in recorded.items()
+        }
+        state = rederive(
+            module, document["game"], document["options"], seed, events, recorded, pause
+        )
+        expect(
+            document["version"] == 1 + len(actions),
+            "version",
+            Message("the version is 1 plus one per action: %(version)s", version=1 + len(actions)),
+        )
     else:
-        expect("actions" not in document, "actions",
-               Message("an export without its seed carries no actions"))
+        expect(
+            "actions" not in document,
+            "actions",
+            Message("an export without its seed carries no actions"),
+        )
         state = _replay(module, document, seed, events, pause)
     _same_outcome(module, document, state, seeded)
-    return Checked(document["game"], document["options"], seed, events, state,
-                   document["version"], actions,
-                   {"at": utcnow().isoformat(), "verified": _verified(document, signed)})
+    return Checked(
+        document["game"],
+        document["options"],
+        seed,
+        events,
+        state,
+        document["version"],
+        actions,
+        {"at": utcnow().isoformat(), "verified": _verified(document, signed)},
+    )
 
 
 def _verified(document: dict, signed: bool) -> bool:
     """Signed here, and not a copy of an unverified copy (unverified is for ever)."""
     earlier = document.get("imported")
-    expect(earlier is None or (isinstance(earlier, dict) and set(earlier) == {"at", "verified"}
-                               and isinstance(earlier["verified"], bool)
-                               and isinstance(earlier["at"], str)),
-           "imported", Message('imported is null or {"at", "verified"}'))
+    expect(
+        earlier is None
+        or (
+            isinstance(earlier, dict)
+            and set(earlier) == {"at", "verified"}
+            and isinstance(earlier["verified"], bool)
+            and isinstance(earlier["at"], str)
+        ),
+        "imported",
+        Message('imported is null or {"at", "verified"}'),
+    )
     return signed and (earlier is None or earlier["verified"])
 
 
 def _same_outcome(module: Any, document: dict, state: dict, seeded: bool) -> None:
     """The replayed status and referee view are the exported ones."""
-    expect(state["status"] == document["status"], "status",
-           Message("the events replay to status %(replayed)s, not %(status)s",
-                   replayed=repr(state["status"]), status=repr(document["status"])))
+    expect(
+        state["status"] == document["status"],
+        "status",
+        Message(
+            "the events replay to status %(replayed)s, not %(status)s",
+            replayed=repr(state["status"]),
+            status=repr(document["status"]),
+        ),
+    )
     view = canonical(module.view(state, REFEREE))
     exported = canonical(document["view"])
     if not seeded:  # the new seed's, by design
@@ -245,37 +331,63 @@ def _same_outcome(module: Any, document: dict, state: dict, seeded: bool) -> Non
             view.pop(key, None)
             exported.pop(key, None)
     difference = first_difference(exported, view, "view")
-    expect(difference is None, difference or "view",
-           Message("the events replay to another %(field)s", field=difference))
+    expect(
+        difference is None,
+        difference or "view",
+        Message("the events replay to another %(field)s", field=difference),
+    )
 
 
 def _events(exported: list[dict], pause: Callable[[], None]) -> list[dict]:
     """The events without their seq, checked: seq 1, 2, 3 ..., a string type, the
     first one game-created."""
-    expect(len(exported) <= MAX_IMPORT_EVENTS, "events",
-           Message("at most %(count)s events per import", count=MAX_IMPORT_EVENTS))
+    expect(
+        len(exported) <= MAX_IMPORT_EVENTS,
+        "events",
+        Message("at most %(count)s events per import", count=MAX_IMPORT_EVENTS),
+    )
     events = []
     for index, event in enumerate(exported):
         where = f"events.{index}"
         expect(isinstance(event, dict), where, Message("an event is an object"))
-        expect(type(event.get("seq")) is int and event["seq"] == index + 1, where + ".seq",
-               Message("event %(seq)s is missing: the events run 1, 2, 3 ... without gaps",
-                       seq=index + 1))
-        expect(isinstance(event.get("type"), str), where + ".type",
-               Message("event %(seq)s has no type", seq=index + 1))
-        expect(event.get("seat") is None or isinstance(event["seat"], str),
-               where + ".seat", Message("event %(seq)s: seat is a string or null",
-                                        seq=index + 1))
+        expect(
+            type(event.get("seq")) is int and event["seq"] == index + 1,
+            where + ".seq",
+            Message(
+                "event %(seq)s is missing: the events run 1, 2, 3 ... without gaps", seq=index + 1
+            ),
+        )
+        expect(
+            isinstance(event.get("type"), str),
+            where + ".type",
+            Message("event %(seq)s has no type", seq=index + 1),
+        )
+        expect(
+            event.get("seat") is None or isinstance(event["seat"], str),
+            where + ".seat",
+            Message("event %(seq)s: seat is a string or null", seq=index + 1),
+        )
         # parsed JSON already (no tuples; key order does not matter to the checks)
-        events.append({"type": event["type"], "seat": event.get("seat"),
-                       **{k: v for k, v in event.items() if k not in ("seq", "type", "seat")}})
+        events.append(
+            {
+                "type": event["type"],
+                "seat": event.get("seat"),
+                **{k: v for k, v in event.items() if k not in ("seq", "type", "seat")},
+            }
+        )
         if index % 500 == 499:
             pause()
-    expect(bool(events) and events[0]["type"] == "game-created", "events.0.type",
-           Message("the first event is game-created"))
+    expect(
+        bool(events) and events[0]["type"] == "game-created",
+        "events.0.type",
+        Message("the first event is game-created"),
+    )
     seats = events[0].get("seats")
-    expect(isinstance(seats, list) and len(seats) > 0, "events.0.seats",
-           Message("game-created names the seats"))
+    expect(
+        isinstance(seats, list) and len(seats) > 0,
+        "events.0.seats",
+        Message("game-created names the seats"),
+    )
     return events
 
 
@@ -284,46 +396,76 @@ def _seed(document: dict, events: list[dict], signed: bool) -> str:
     unfinished game's signed export, which has none, a fresh one."""
     seed = document.get("seed")
     if seed is None:
-        expect(document["status"] != "finished", "seed",
-               Message("a finished game's export carries its seed"))
-        expect("seed" not in events[0], "events.0.seed",
-               Message("game-created names a seed the export does not"))
-        expect(signed, "seed", Message("without its seed, the deal cannot be re-derived: "
-                                       "only this service's own signed export of an "
-                                       "unfinished game imports without one"))
+        expect(
+            document["status"] != "finished",
+            "seed",
+            Message("a finished game's export carries its seed"),
+        )
+        expect(
+            "seed" not in events[0],
+            "events.0.seed",
+            Message("game-created names a seed the export does not"),
+        )
+        expect(
+            signed,
+            "seed",
+            Message(
+                "without its seed, the deal cannot be re-derived: "
+                "only this service's own signed export of an "
+                "unfinished game imports without one"
+            ),
+        )
         return new_seed()
-    expect(isinstance(seed, str) and _SEED.fullmatch(seed) is not None, "seed",
-           Message("the seed is 64 lowercase hex digits"))
-    expect(commitment(seed) == document.get("seed_commitment"), "seed_commitment",
-           Message("the seed does not match seed_commitment"))
-    expect(events[0].get("seed") == seed, "events.0.seed",
-           Message("game-created names another seed"))
+    expect(
+        isinstance(seed, str) and _SEED.fullmatch(seed) is not None,
+        "seed",
+        Message("the seed is 64 lowercase hex digits"),
+    )
+    expect(
+        commitment(seed) == document.get("seed_commitment"),
+        "seed_commitment",
+        Message("the seed does not match seed_commitment"),
+    )
+    expect(
+        events[0].get("seed") == seed, "events.0.seed", Message("game-created names another seed")
+    )
     return seed
 
 
-def _replay(module: Any, document: dict, seed: str, events: list[dict],
-            pause: Callable[[], None]) -> dict:
+def _replay(
+    module: Any, document: dict, seed: str, events: list[dict], pause: Callable[[], None]
+) -> dict:
     """A seedless (signed) export: game-created as ``new_game`` makes it (its members
     that follow from the seed aside: those that differ between two seeds), then every
     event folded."""
     created = setup_events(module, document["game"], document["options"], seed, events)[0]
     other = setup_events(module, document["game"], document["options"], new_seed(), events)[0]
-    expect(set(events[0]) == set(created), "events.0", Message(
-        "game-created is not what the engine makes of the options"))
+    expect(
+        set(events[0]) == set(created),
+        "events.0",
+        Message("game-created is not what the engine makes of the options"),
+    )
     for key in sorted(created):
         if created[key] == other[key]:
             difference = first_difference(created[key], events[0][key], f"events.0.{key}")
-            expect(difference is None, difference or "", Message(
-                "game-created is not what the engine makes of the options"))
+            expect(
+                difference is None,
+                difference or "",
+                Message("game-created is not what the engine makes of the options"),
+            )
     state = None
     for index, event in enumerate(events):
         try:
             state = module.fold(state, event)
         except Exception as error:  # noqa: BLE001 - never the exception's text
-            raise ImportRefused(Message("event %(seq)s (%(type)s) does not replay: the "
-                                        "engine refuses it here", seq=index + 1,
-                                        type=event["type"]),
-                                f"events.{index}") from error
+            raise ImportRefused(
+                Message(
+                    "event %(seq)s (%(type)s) does not replay: the engine refuses it here",
+                    seq=index + 1,
+                    type=event["type"],
+                ),
+                f"events.{index}",
+            ) from error
         if index % 100 == 99:
             pause()
     return canonical(state)

@@ -22,6 +22,7 @@ Write transactions start as writers (``BEGIN IMMEDIATE`` on SQLite, see
 (:func:`lock_game`), so one game changes in one transaction at a time, across threads,
 gunicorn workers and hosts sharing one PostgreSQL.
 """
+
 from __future__ import annotations
 
 import random
@@ -35,8 +36,7 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, PendingRollbackError
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from sqlalchemy.orm import Session, sessionmaker
 
-from service.store.db import (held, is_conflict, is_outage, single_statements, writer,
-                              writer_lock)
+from service.store.db import held, is_conflict, is_outage, single_statements, writer, writer_lock
 from service.store.models import Game, IdempotencyKey
 
 T = TypeVar("T")
@@ -57,8 +57,7 @@ class Unavailable(Exception):
 class UnitOfWork:
     """Transactions over one engine: ``run(fn)`` with retries, or ``transaction()``."""
 
-    def __init__(self, engine: Engine, attempts: int = DEFAULT_ATTEMPTS,
-                 backoff: float = 0.01):
+    def __init__(self, engine: Engine, attempts: int = DEFAULT_ATTEMPTS, backoff: float = 0.01):
         self.engine = engine
         self.attempts = attempts
         self.backoff = backoff
@@ -79,8 +78,10 @@ class UnitOfWork:
     def connection(self, write: bool = True) -> Iterator[Connection]:
         """One transaction on a Core connection: commits when the block ends, rolls
         back on an exception."""
-        with (held(self._lock if write else None),
-              (self._writer if write else self.engine).begin() as connection):
+        with (
+            held(self._lock if write else None),
+            (self._writer if write else self.engine).begin() as connection,
+        ):
             yield connection
 
     @contextmanager
@@ -132,7 +133,7 @@ class UnitOfWork:
                     raise
                 if attempt + 1 == self.attempts:
                     raise Unavailable(str(error.orig), outage=_lost(error)) from error
-                time.sleep(self.backoff * (2 ** attempt) * (0.5 + random.random()))
+                time.sleep(self.backoff * (2**attempt) * (0.5 + random.random()))
             except (SQLAlchemyTimeoutError, PendingRollbackError) as error:  # pool, state
                 raise Unavailable(str(error), outage=True) from error
         raise Unavailable("no attempt made")  # attempts == 0
@@ -140,13 +141,17 @@ class UnitOfWork:
 
 def _lost(error: DBAPIError) -> bool:
     """The retries ended on a lost connection (not on a conflict between writers)."""
-    return bool(error.connection_invalidated) or not isinstance(error, IntegrityError) and \
-        (getattr(error.orig, "sqlstate", None) or "")[:2] in ("08", "57")
+    return (
+        bool(error.connection_invalidated)
+        or not isinstance(error, IntegrityError)
+        and (getattr(error.orig, "sqlstate", None) or "")[:2] in ("08", "57")
+    )
 
 
 def pipeline_supported() -> bool:
     """psycopg's pipeline mode is available (libpq 14 or later)."""
     import psycopg
+
     return psycopg.Pipeline.is_supported()
 
 
@@ -161,6 +166,7 @@ def pipelined(connection: Connection) -> Iterator[None]:
     :class:`~sqlalchemy.exc.DBAPIError` (so :func:`~service.store.db.is_conflict`
     judges it as any other)."""
     import psycopg
+
     raw = connection.connection.driver_connection
     try:
         with raw.pipeline() as pipeline:
@@ -171,8 +177,9 @@ def pipelined(connection: Connection) -> Iterator[None]:
     except psycopg.Error as error:  # from the pipeline's last sync: not wrapped yet
         _roll_back(connection, raw)
         lost = raw.closed or raw.broken
-        raise DBAPIError.instance("COMMIT", None, error, psycopg.Error,
-                                  connection_invalidated=lost) from error
+        raise DBAPIError.instance(
+            "COMMIT", None, error, psycopg.Error, connection_invalidated=lost
+        ) from error
     except BaseException:
         _roll_back(connection, raw)
         raise
@@ -185,6 +192,7 @@ def pipelined(connection: Connection) -> Iterator[None]:
 
 def _roll_back(connection: Connection, raw: Any) -> None:
     import psycopg
+
     if raw.closed or raw.broken:
         connection.invalidate()
         return
@@ -206,24 +214,44 @@ def synced(connection: Connection | Session) -> dict[str, Any]:
 
 _GAMES, _KEYS = Game.__table__, IdempotencyKey.__table__
 # built once: SQLAlchemy caches its compiled form
-_LOCK = (select(_GAMES.c.game, _GAMES.c.options, _GAMES.c.status, _GAMES.c.version,
-                cast(_GAMES.c.snapshot, Text).label("snapshot"), _GAMES.c.last_seq,
-                _GAMES.c.seed, _GAMES.c.updated_at, _KEYS.c.id.label("key_id"),
-                _KEYS.c.request_hash.label("key_request_hash"),
-                _KEYS.c.state.label("key_state"), _KEYS.c.status_code.label("key_status_code"),
-                _KEYS.c.response_body.label("key_response_body"),
-                _KEYS.c.version.label("key_version"),
-                _KEYS.c.first_seq.label("key_first_seq"),
-                _KEYS.c.last_seq.label("key_last_seq"),
-                _KEYS.c.created_at.label("key_created_at"))
-         .select_from(_GAMES.outerjoin(_KEYS, and_(
-             _KEYS.c.game_id == _GAMES.c.id, _KEYS.c.actor == bindparam("actor"),
-             _KEYS.c.key == bindparam("key"))))
-         .where(_GAMES.c.id == bindparam("game_id")).with_for_update(of=_GAMES))
+_LOCK = (
+    select(
+        _GAMES.c.game,
+        _GAMES.c.options,
+        _GAMES.c.status,
+        _GAMES.c.version,
+        cast(_GAMES.c.snapshot, Text).label("snapshot"),
+        _GAMES.c.last_seq,
+        _GAMES.c.seed,
+        _GAMES.c.updated_at,
+        _KEYS.c.id.label("key_id"),
+        _KEYS.c.request_hash.label("key_request_hash"),
+        _KEYS.c.state.label("key_state"),
+        _KEYS.c.status_code.label("key_status_code"),
+        _KEYS.c.response_body.label("key_response_body"),
+        _KEYS.c.version.label("key_version"),
+        _KEYS.c.first_seq.label("key_first_seq"),
+        _KEYS.c.last_seq.label("key_last_seq"),
+        _KEYS.c.created_at.label("key_created_at"),
+    )
+    .select_from(
+        _GAMES.outerjoin(
+            _KEYS,
+            and_(
+                _KEYS.c.game_id == _GAMES.c.id,
+                _KEYS.c.actor == bindparam("actor"),
+                _KEYS.c.key == bindparam("key"),
+            ),
+        )
+    )
+    .where(_GAMES.c.id == bindparam("game_id"))
+    .with_for_update(of=_GAMES)
+)
 
 
-def lock_game(connection: Connection | Session, game_id: str,
-              key: tuple[str, str] | None = None) -> Row | None:
+def lock_game(
+    connection: Connection | Session, game_id: str, key: tuple[str, str] | None = None
+) -> Row | None:
     """The game row, locked until the transaction ends (``FOR UPDATE OF games`` on
     PostgreSQL; on SQLite the ``BEGIN IMMEDIATE`` of the write transaction already
     holds the lock): ``game``, ``options``, ``status``, ``version``, ``snapshot`` (as
@@ -241,5 +269,8 @@ def lock_game(connection: Connection | Session, game_id: str,
     sees the record (a unique index, never the lock, is what allows one record per
     key)."""
     actor, name = key if key is not None else (None, None)
-    return connection.execute(_LOCK, {"game_id": game_id, "actor": actor, "key": name},
-                              execution_options=synced(connection)).first()
+    return connection.execute(
+        _LOCK,
+        {"game_id": game_id, "actor": actor, "key": name},
+        execution_options=synced(connection),
+    ).first()

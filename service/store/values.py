@@ -1,6 +1,7 @@
 """The store's constants, its refusals (the API maps each to a problem) and the values
 its methods take and give: game records, events, outcomes of an action, idempotency
 requests, replay reports; and the helpers that fold and canonicalise events."""
+
 from __future__ import annotations
 
 import hashlib
@@ -70,8 +71,6 @@ class KeyInFlight(StoreError):
     left in flight by the previous release (see :meth:`GameStore._check_key`)."""
 
 
-
-
 # ----- values ---------------------------------------------------------------------
 
 
@@ -121,11 +120,21 @@ class GameRecord:
     @classmethod
     def of(cls, game_id: str, row: Any) -> GameRecord:
         """From a row of :data:`_READ` (the snapshot decoded)."""
-        return cls(id=game_id, game=row.game, options=row.options, status=row.status,
-                   version=row.version, state=row.snapshot, seed=row.seed,
-                   last_seq=row.last_seq, updated=idle.epoch(row.updated_at),
-                   names=row.names or {}, rematch_of=row.rematch_of, rematch=row.rematch,
-                   imported=row.imported)
+        return cls(
+            id=game_id,
+            game=row.game,
+            options=row.options,
+            status=row.status,
+            version=row.version,
+            state=row.snapshot,
+            seed=row.seed,
+            last_seq=row.last_seq,
+            updated=idle.epoch(row.updated_at),
+            names=row.names or {},
+            rematch_of=row.rematch_of,
+            rematch=row.rematch,
+            imported=row.imported,
+        )
 
 
 @dataclass(frozen=True)
@@ -224,14 +233,28 @@ def _fold_all(module: ModuleType, state: dict | None, events: list[dict]) -> dic
     return state
 
 
-def _event_params(game_id: str, seq: int, event: dict[str, Any], now: Any,
-                  actor: str | None = None, action: dict | None = None) -> dict[str, Any]:
+def _event_params(
+    game_id: str,
+    seq: int,
+    event: dict[str, Any],
+    now: Any,
+    actor: str | None = None,
+    action: dict | None = None,
+) -> dict[str, Any]:
     """The ``events`` row of ``event`` (its payload: every field but type and seat);
     on the first event of an accepted action, ``actor`` and ``action`` (what an
     import re-derives the events from)."""
     payload = {k: v for k, v in event.items() if k not in ("type", "seat")}
-    return {"game_id": game_id, "seq": seq, "type": event["type"], "seat": event.get("seat"),
-            "payload": payload, "actor": actor, "action": action, "created_at": now}
+    return {
+        "game_id": game_id,
+        "seq": seq,
+        "type": event["type"],
+        "seat": event.get("seat"),
+        "payload": payload,
+        "actor": actor,
+        "action": action,
+        "created_at": now,
+    }
 
 
 def _event_of(row: Any) -> dict[str, Any]:
@@ -241,8 +264,11 @@ def _event_of(row: Any) -> dict[str, Any]:
 
 def _canonical_event(event: dict[str, Any]) -> dict[str, Any]:
     """``event`` as :func:`_event_of` reads it back: type, seat, then the payload."""
-    return {"type": event["type"], "seat": event.get("seat"),
-            **_canonical({k: v for k, v in event.items() if k not in ("type", "seat")})}
+    return {
+        "type": event["type"],
+        "seat": event.get("seat"),
+        **_canonical({k: v for k, v in event.items() if k not in ("type", "seat")}),
+    }
 
 
 def _canonical(value: Any) -> Any:

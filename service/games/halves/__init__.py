@@ -81,34 +81,94 @@ Results (HV-E1, HV-T5, HV-T6): ``reason`` ``out`` (a seat has one card left),
 counts share) or ``last-seat``; ``scores`` = cards left per seat (pile + hand; fewer
 is better; a retired seat's count when it retired); detail under ``halves``.
 """
+
 from __future__ import annotations
 
 from service.games.halves.actions import REFEREE, apply
-from service.games.halves.cards import (ANY_HALF, COLOURS, DEFAULT_DECK, MATCHES, MAX_DECK,
-                                        PER_HALF, SEEDS,
-                                        SYMBOLS, WHOLE_CARD, CardCodeError, card_code,
-                                        check_play, halves_of, judge, laid, matches,
-                                        parse_card)
-from service.games.halves.fold import (HAND, active_seats, can_play, cards_left, fold,
-                                       someone_can_play, top)
-from service.games.halves.options import (CATALOG, GAME, MIN_CARDS, PLAYERS,
-                                          normalise_options)
+from service.games.halves.cards import (
+    ANY_HALF,
+    COLOURS,
+    DEFAULT_DECK,
+    MATCHES,
+    MAX_DECK,
+    PER_HALF,
+    SEEDS,
+    SYMBOLS,
+    WHOLE_CARD,
+    CardCodeError,
+    card_code,
+    check_play,
+    halves_of,
+    judge,
+    laid,
+    matches,
+    parse_card,
+)
+from service.games.halves.fold import (
+    HAND,
+    active_seats,
+    can_play,
+    cards_left,
+    fold,
+    someone_can_play,
+    top,
+)
+from service.games.halves.options import CATALOG, GAME, MIN_CARDS, PLAYERS, normalise_options
 from service.games.halves.positions import position, start_from_position
-from service.games.halves.race import (bottom_moves_can_help, idle_events, new_game,
-                                       next_pile_turner, resolve_block)
+from service.games.halves.race import (
+    bottom_moves_can_help,
+    idle_events,
+    new_game,
+    next_pile_turner,
+    resolve_block,
+)
 from service.games.halves.state import HalvesState
 from service.games.halves.views import legal_actions, view, view_event
 
 REALTIME = True
 
 __all__ = [
-    "ANY_HALF", "CATALOG", "COLOURS", "DEFAULT_DECK", "GAME", "HAND", "MATCHES", "MAX_DECK",
-    "MIN_CARDS", "PER_HALF",
-    "PLAYERS", "REALTIME", "REFEREE", "SEEDS", "SYMBOLS", "WHOLE_CARD", "CardCodeError",
-    "HalvesState", "active_seats", "apply", "bottom_moves_can_help", "can_play",
-    "card_code", "cards_left", "check_play", "fold", "halves_of", "idle_events", "judge",
+    "ANY_HALF",
+    "CATALOG",
+    "COLOURS",
+    "DEFAULT_DECK",
+    "GAME",
+    "HAND",
+    "MATCHES",
+    "MAX_DECK",
+    "MIN_CARDS",
+    "PER_HALF",
+    "PLAYERS",
+    "REALTIME",
+    "REFEREE",
+    "SEEDS",
+    "SYMBOLS",
+    "WHOLE_CARD",
+    "CardCodeError",
+    "HalvesState",
+    "active_seats",
+    "apply",
+    "bottom_moves_can_help",
+    "can_play",
+    "card_code",
+    "cards_left",
+    "check_play",
+    "fold",
+    "halves_of",
+    "idle_events",
+    "judge",
     "laid",
-    "legal_actions", "matches", "new_game", "next_pile_turner", "normalise_options",
-    "parse_card", "position", "resolve_block", "someone_can_play", "start_from_position", "top",
-    "view", "view_event",
+    "legal_actions",
+    "matches",
+    "new_game",
+    "next_pile_turner",
+    "normalise_options",
+    "parse_card",
+    "position",
+    "resolve_block",
+    "someone_can_play",
+    "start_from_position",
+    "top",
+    "view",
+    "view_event",
 ]

@@ -1,15 +1,39 @@
 """Halves actions: ``apply`` and its refusals (HV-T1..HV-T6, HV-M1, G-M1, G-M2)."""
+
 from __future__ import annotations
 
 from typing import Any
 
 from service.games import RuleViolation
-from service.games.halves.cards import (CardCodeError, card_code, deck_index, halves_of,
-                                        identity, laid, matches, parse_card)
-from service.games.halves.fold import (HAND, active_seats, cards_left, emit, public_cards,
-                                       top, top_halves)
-from service.games.halves.race import (block_step, bottom_moves_can_help, check_out, end,
-                                       next_pile_turner, pile_turn, resolve_block, top_ups)
+from service.games.halves.cards import (
+    CardCodeError,
+    card_code,
+    deck_index,
+    halves_of,
+    identity,
+    laid,
+    matches,
+    parse_card,
+)
+from service.games.halves.fold import (
+    HAND,
+    active_seats,
+    cards_left,
+    emit,
+    public_cards,
+    top,
+    top_halves,
+)
+from service.games.halves.race import (
+    block_step,
+    bottom_moves_can_help,
+    check_out,
+    end,
+    next_pile_turner,
+    pile_turn,
+    resolve_block,
+    top_ups,
+)
 from service.games.halves.state import HalvesState
 from service.messages import Message
 
@@ -24,8 +48,13 @@ _ACTION_KEYS = {
     "blocked": {"card", "turned"},
 }
 # G-R1: the rule a malformed action of each type names (an unknown type: G-R1 itself)
-_ACTION_RULES = {"play": "HV-T1", "draw": "HV-T2", "retire": "HV-T6", "deal": "HV-M1",
-                 "blocked": "HV-T4"}
+_ACTION_RULES = {
+    "play": "HV-T1",
+    "draw": "HV-T2",
+    "retire": "HV-T6",
+    "deal": "HV-M1",
+    "blocked": "HV-T4",
+}
 _ALWAYS = {"type", "seat", "expected_version"}
 # G-R1: a game-over refusal cites the rule that ended that game (by the result's reason)
 _ENDED_BY = {"out": "HV-E1", "no-legal-play": "HV-T5", "last-seat": "HV-T6"}
@@ -33,13 +62,11 @@ _TABLE_ONLY = {"deal", "blocked"}
 _SEAT_ACTIONS = {"play", "draw"}
 
 
-def _malformed(detail: Message, code: str = "invalid-action", rule: str = "G-R1"
-               ) -> RuleViolation:
+def _malformed(detail: Message, code: str = "invalid-action", rule: str = "G-R1") -> RuleViolation:
     return RuleViolation(code, detail, 422, rule=rule)
 
 
-def _refuse(code: str, detail: Message, rule: str, extra: dict | None = None
-            ) -> RuleViolation:
+def _refuse(code: str, detail: Message, rule: str, extra: dict | None = None) -> RuleViolation:
     return RuleViolation(code, detail, 409, rule=rule, extra=extra)
 
 
@@ -51,18 +78,28 @@ def _game_card(state: HalvesState, raw: Any, field: str) -> tuple[str, bool]:
     """(upright code, written the other way round) of a card of this game's deck.
     422 ``invalid-card`` naming ``field``."""
     if raw is None:
-        raise _malformed(Message("the action needs %(field)s: a card code such as 'RC-GS'",
-                                 field=repr(field)), "invalid-card", "HV-C1")
+        raise _malformed(
+            Message("the action needs %(field)s: a card code such as 'RC-GS'", field=repr(field)),
+            "invalid-card",
+            "HV-C1",
+        )
     try:
         halves = parse_card(raw)
     except CardCodeError as exc:
-        raise _malformed(Message("%(field)s: %(error)s", field=field, error=exc.message),
-                         "invalid-card", "HV-C1") from exc
+        raise _malformed(
+            Message("%(field)s: %(error)s", field=field, error=exc.message), "invalid-card", "HV-C1"
+        ) from exc
     upright = deck_index(tuple(state["deck"])).get(identity(halves))
     if upright is None:
-        raise _malformed(Message("%(field)s: %(card)s is not a card of this game's deck "
-                                 "(HV-C1)", field=field, card=card_code(halves)),
-                         "invalid-card", "HV-C1")
+        raise _malformed(
+            Message(
+                "%(field)s: %(card)s is not a card of this game's deck (HV-C1)",
+                field=field,
+                card=card_code(halves),
+            ),
+            "invalid-card",
+            "HV-C1",
+        )
     return upright, halves != halves_of(upright)
 
 
@@ -82,8 +119,9 @@ def _parse(state: HalvesState, kind: str, action: dict) -> dict:
         card, reversed_ = _game_card(state, action.get("card"), "card")
         out["card"], out["turned"] = card, _turned(state, action, reversed_)
     elif "turned" in action:
-        raise _malformed(Message("'turned' goes with a 'card' (%(type)s)", type=kind),
-                         rule=_ACTION_RULES[kind])
+        raise _malformed(
+            Message("'turned' goes with a 'card' (%(type)s)", type=kind), rule=_ACTION_RULES[kind]
+        )
     if kind == "play" and action.get("based_on") is not None:
         out["based_on"] = _game_card(state, action["based_on"], "based_on")[0]
     return out
@@ -96,45 +134,79 @@ def _acting_seat(state: HalvesState, actor: str, action: dict, kind: str) -> str
     if actor == REFEREE:
         if kind in ("deal", "blocked"):
             if named is not None:
-                raise _malformed(Message("a %(type)s report names no seat", type=kind),
-                                 rule="HV-M1")
+                raise _malformed(
+                    Message("a %(type)s report names no seat", type=kind), rule="HV-M1"
+                )
             return None
         if kind in _SEAT_ACTIONS and not table:
-            raise _forbid("referee-not-allowed", Message(
-                "in server dealing the seats play and draw for themselves (G-M1); the "
-                "referee only retires a seat (HV-T6)"), "G-M1")
+            raise _forbid(
+                "referee-not-allowed",
+                Message(
+                    "in server dealing the seats play and draw for themselves (G-M1); the "
+                    "referee only retires a seat (HV-T6)"
+                ),
+                "G-M1",
+            )
         if named is None:
-            raise _malformed(Message('the referee names the seat: "seat" (%(type)s)',
-                                     type=kind), "seat-required", "HV-M1")
+            raise _malformed(
+                Message('the referee names the seat: "seat" (%(type)s)', type=kind),
+                "seat-required",
+                "HV-M1",
+            )
         if named not in state["seats"]:
-            raise _malformed(Message("unknown seat %(seat)s", seat=repr(named)),
-                             "invalid-seat", "HV-M1")
+            raise _malformed(
+                Message("unknown seat %(seat)s", seat=repr(named)), "invalid-seat", "HV-M1"
+            )
         return named
     if actor not in state["seats"]:
-        raise _forbid("unknown-actor", Message("%(actor)s is not a seat of this game",
-                                               actor=repr(actor)), "G-M1")
+        raise _forbid(
+            "unknown-actor",
+            Message("%(actor)s is not a seat of this game", actor=repr(actor)),
+            "G-M1",
+        )
     if named is not None and named != actor:
-        raise _forbid("not-your-seat", Message("%(seat)s may not act for %(other)s",
-                                               seat=actor, other=repr(named)), "G-M1")
+        raise _forbid(
+            "not-your-seat",
+            Message("%(seat)s may not act for %(other)s", seat=actor, other=repr(named)),
+            "G-M1",
+        )
     if kind not in _SEAT_ACTIONS:
         rule = "HV-T6" if kind == "retire" else "HV-M1"
-        raise _forbid("referee-only", Message("only the referee may %(type)s (%(rule)s)",
-                                              type=kind, rule=rule), rule)
+        raise _forbid(
+            "referee-only",
+            Message("only the referee may %(type)s (%(rule)s)", type=kind, rule=rule),
+            rule,
+        )
     if table:
-        raise _forbid("referee-reports", Message("in table mode the referee reports the "
-                                                 "table's plays and draws (HV-M1)"),
-                      "HV-M1")
+        raise _forbid(
+            "referee-reports",
+            Message("in table mode the referee reports the table's plays and draws (HV-M1)"),
+            "HV-M1",
+        )
     return actor
 
 
 def _stale(state: HalvesState, based_on: str) -> RuleViolation:
     entry = top(state)
     shown = card_code(laid(entry["card"], entry["turned"]))
-    return _refuse("stale-top-card", Message(
-        "the top card is now %(top)s (lying as %(shown)s), not %(based_on)s: the first play "
-        "recorded won (HV-T3)", top=entry["card"], shown=shown, based_on=based_on),
-                   "HV-T3", {"top": {"card": entry["card"], "turned": entry["turned"],
-                                     "halves": list(laid(entry["card"], entry["turned"]))}})
+    return _refuse(
+        "stale-top-card",
+        Message(
+            "the top card is now %(top)s (lying as %(shown)s), not %(based_on)s: the first play "
+            "recorded won (HV-T3)",
+            top=entry["card"],
+            shown=shown,
+            based_on=based_on,
+        ),
+        "HV-T3",
+        {
+            "top": {
+                "card": entry["card"],
+                "turned": entry["turned"],
+                "halves": list(laid(entry["card"], entry["turned"])),
+            }
+        },
+    )
 
 
 def _do_play(state: HalvesState, seat: str, action: dict, fields: dict) -> list[dict]:
@@ -144,38 +216,74 @@ def _do_play(state: HalvesState, seat: str, action: dict, fields: dict) -> list[
     table = state["options"]["dealing"] == "table"
     if table:
         if not state["hands"][seat]:
-            raise _refuse("hand-empty", Message("%(seat)s holds no card (report its draw "
-                                                "first, HV-T2)", seat=seat), "HV-M1")
+            raise _refuse(
+                "hand-empty",
+                Message("%(seat)s holds no card (report its draw first, HV-T2)", seat=seat),
+                "HV-M1",
+            )
         if card in public_cards(state):
-            raise _refuse("card-not-available", Message(
-                "%(card)s is already in the central pile: it cannot be played again (G-M2)",
-                card=card), "G-M2")
+            raise _refuse(
+                "card-not-available",
+                Message(
+                    "%(card)s is already in the central pile: it cannot be played again (G-M2)",
+                    card=card,
+                ),
+                "G-M2",
+            )
     elif card not in state["hands"][seat]:
-        raise _refuse("not-in-hand", Message("%(card)s is not in %(seat)s's hand",
-                                             card=card, seat=seat), "HV-T1")
+        raise _refuse(
+            "not-in-hand",
+            Message("%(card)s is not in %(seat)s's hand", card=card, seat=seat),
+            "HV-T1",
+        )
     if based_on is None and not table:
-        raise _malformed(Message('a play names the top card it aims at: "based_on" '
-                                 "(HV-T3)"), rule="HV-T3")
+        raise _malformed(
+            Message('a play names the top card it aims at: "based_on" (HV-T3)'), rule="HV-T3"
+        )
     if based_on is not None and based_on != top(state)["card"]:
         raise _stale(state, based_on)
     if turned and not state["options"]["allow_turning"]:
-        raise _refuse("turning-not-allowed", Message(
-            "%(card)s must be laid upright: this game does not allow turning cards "
-            "(allow_turning: false, HV-T1)", card=card), "HV-T1")
+        raise _refuse(
+            "turning-not-allowed",
+            Message(
+                "%(card)s must be laid upright: this game does not allow turning cards "
+                "(allow_turning: false, HV-T1)",
+                card=card,
+            ),
+            "HV-T1",
+        )
     top_laid, rule = top_halves(state), state["options"]["match"]
     if not matches(top_laid, laid(card, turned), rule):
-        params = {"card": card_code(laid(card, turned)), "top": card_code(top_laid),
-                  "match": rule}
-        if state["options"]["allow_turning"] and matches(top_laid, laid(card, not turned),
-                                                         rule):
-            raise _refuse("no-match", Message(
-                "%(card)s does not match the top card %(top)s, but would the other way "
-                "round (HV-T1, match: %(match)s)", **params), "HV-T1")
-        raise _refuse("no-match", Message("%(card)s does not match the top card %(top)s "
-                                          "(HV-T1, match: %(match)s)", **params), "HV-T1")
+        params = {"card": card_code(laid(card, turned)), "top": card_code(top_laid), "match": rule}
+        if state["options"]["allow_turning"] and matches(top_laid, laid(card, not turned), rule):
+            raise _refuse(
+                "no-match",
+                Message(
+                    "%(card)s does not match the top card %(top)s, but would the other way "
+                    "round (HV-T1, match: %(match)s)",
+                    **params,
+                ),
+                "HV-T1",
+            )
+        raise _refuse(
+            "no-match",
+            Message(
+                "%(card)s does not match the top card %(top)s (HV-T1, match: %(match)s)", **params
+            ),
+            "HV-T1",
+        )
     events: list[dict] = []
-    state = emit(events, state, {"type": "played", "seat": seat, "card": card,
-                                  "turned": turned, "based_on": top(state)["card"]})
+    state = emit(
+        events,
+        state,
+        {
+            "type": "played",
+            "seat": seat,
+            "card": card,
+            "turned": turned,
+            "based_on": top(state)["card"],
+        },
+    )
     state = check_out(events, state, seat)
     if not table:
         resolve_block(events, state)
@@ -185,20 +293,22 @@ def _do_play(state: HalvesState, seat: str, action: dict, fields: dict) -> list[
 def _do_draw(state: HalvesState, seat: str, action: dict, fields: dict) -> list[dict]:
     """HV-T2: one card from the seat's own pile into its hand, at most 4 in hand."""
     if len(state["hands"][seat]) >= HAND:
-        raise _refuse("hand-full", Message("%(seat)s already holds %(count)s cards (HV-T2)",
-                                           seat=seat, count=HAND), "HV-T2")
+        raise _refuse(
+            "hand-full",
+            Message("%(seat)s already holds %(count)s cards (HV-T2)", seat=seat, count=HAND),
+            "HV-T2",
+        )
     if not state["piles"][seat]:
-        raise _refuse("pile-empty", Message("%(seat)s's pile is empty (HV-T2)", seat=seat),
-                      "HV-T2")
-    return [{"type": "drawn", "seat": seat, "card": state["piles"][seat][0],
-             "top_up": False}]
+        raise _refuse("pile-empty", Message("%(seat)s's pile is empty (HV-T2)", seat=seat), "HV-T2")
+    return [{"type": "drawn", "seat": seat, "card": state["piles"][seat][0], "top_up": False}]
 
 
 def _do_retire(state: HalvesState, seat: str, action: dict, fields: dict) -> list[dict]:
     """HV-T6: the seat's cards leave play; it cannot win; one seat left wins."""
     events: list[dict] = []
-    state = emit(events, state, {"type": "seat-retired", "seat": seat,
-                                  "cards": cards_left(state, seat)})
+    state = emit(
+        events, state, {"type": "seat-retired", "seat": seat, "cards": cards_left(state, seat)}
+    )
     left = active_seats(state)
     if len(left) == 1:
         end(events, state, "last-seat", left)
@@ -214,8 +324,11 @@ def _do_deal(state: HalvesState, seat: None, action: dict, fields: dict) -> list
     share = len(state["box"]) // len(state["seats"])
     for each in state["seats"]:
         state = emit(events, state, {"type": "dealt", "seat": each, "count": share})
-    emit(events, state, pile_turn(state, state["options"]["first_seat"], fields["card"],
-                                    fields["turned"], "HV-P2"))
+    emit(
+        events,
+        state,
+        pile_turn(state, state["options"]["first_seat"], fields["card"], fields["turned"], "HV-P2"),
+    )
     return events
 
 
@@ -223,45 +336,67 @@ def _do_blocked(state: HalvesState, seat: None, action: dict, fields: dict) -> l
     """HV-T4/HV-T5 (table mode): the referee reports that nobody can play; the
     service records the step the rules prescribe (see :func:`block_step`). A pile
     turn needs the card the seat turned (``card``); no other step takes one."""
-    turner = None if top_ups(state) or bottom_moves_can_help(state) \
-        else next_pile_turner(state)
+    turner = None if top_ups(state) or bottom_moves_can_help(state) else next_pile_turner(state)
     if turner is not None and "card" not in fields:
-        raise _malformed(Message('a pile turn is due: report the card %(seat)s turned from '
-                                 'its pile: "card" (HV-T5)', seat=turner),
-                         "card-required", "HV-T5")
+        raise _malformed(
+            Message(
+                'a pile turn is due: report the card %(seat)s turned from its pile: "card" (HV-T5)',
+                seat=turner,
+            ),
+            "card-required",
+            "HV-T5",
+        )
     if turner is None and "card" in fields:
-        raise _malformed(Message("no pile turn is due now (top-ups, a bottom-card move or "
-                                 "the end come first): send no card (HV-T4)"), rule="HV-T4")
+        raise _malformed(
+            Message(
+                "no pile turn is due now (top-ups, a bottom-card move or "
+                "the end come first): send no card (HV-T4)"
+            ),
+            rule="HV-T4",
+        )
     if "card" in fields and fields["card"] in public_cards(state):
-        raise _refuse("card-not-available", Message("%(card)s is already in the central "
-                                                    "pile (G-M2)", card=fields["card"]),
-                      "G-M2")
+        raise _refuse(
+            "card-not-available",
+            Message("%(card)s is already in the central pile (G-M2)", card=fields["card"]),
+            "G-M2",
+        )
     events: list[dict] = []
     block_step(events, state, fields.get("card"), fields.get("turned", False))
     return events
 
 
-_HANDLERS = {"play": _do_play, "draw": _do_draw, "retire": _do_retire,
-             "deal": _do_deal, "blocked": _do_blocked}
+_HANDLERS = {
+    "play": _do_play,
+    "draw": _do_draw,
+    "retire": _do_retire,
+    "deal": _do_deal,
+    "blocked": _do_blocked,
+}
 
 
 def _check_phase(state: HalvesState, kind: str, seat: str | None) -> None:
     """409s that depend on the phase and the seat (after game-over)."""
     table = state["options"]["dealing"] == "table"
     if kind in _TABLE_ONLY and not table:
-        raise _refuse("not-table-mode", Message("in server mode the service itself deals "
-                                                "(HV-M1)") if kind == "deal" else
-                      Message("in server mode the service itself detects a block (HV-M1)"),
-                      "HV-M1")
+        raise _refuse(
+            "not-table-mode",
+            Message("in server mode the service itself deals (HV-M1)")
+            if kind == "deal"
+            else Message("in server mode the service itself detects a block (HV-M1)"),
+            "HV-M1",
+        )
     if kind == "deal" and state["phase"] != "deal":
-        raise _refuse("already-dealt", Message("the deal has been reported (HV-M1)"),
-                      "HV-M1")
+        raise _refuse("already-dealt", Message("the deal has been reported (HV-M1)"), "HV-M1")
     if kind != "deal" and state["phase"] == "deal":
-        raise _refuse("deal-not-reported", Message("report the deal and the starting card "
-                                                   "first (HV-M1, HV-P2)"), "HV-M1")
+        raise _refuse(
+            "deal-not-reported",
+            Message("report the deal and the starting card first (HV-M1, HV-P2)"),
+            "HV-M1",
+        )
     if seat is not None and seat in state["retired"]:
-        raise _refuse("seat-retired", Message("%(seat)s has left the game (HV-T6)",
-                                              seat=seat), "HV-T6")
+        raise _refuse(
+            "seat-retired", Message("%(seat)s has left the game (HV-T6)", seat=seat), "HV-T6"
+        )
 
 
 def apply(state: HalvesState, actor: str, action: Any) -> list[dict]:
@@ -283,19 +418,32 @@ def apply(state: HalvesState, actor: str, action: Any) -> list[dict]:
         raise _malformed(Message("an action is a JSON object with a 'type'"))
     kind = action.get("type")
     if kind not in _HANDLERS:
-        raise _malformed(Message("unknown action type %(type)s (one of %(types)s)",
-                                 type=repr(kind), types=", ".join(sorted(_HANDLERS))))
+        raise _malformed(
+            Message(
+                "unknown action type %(type)s (one of %(types)s)",
+                type=repr(kind),
+                types=", ".join(sorted(_HANDLERS)),
+            )
+        )
     if kind == "play" and ("cards" in action or isinstance(action.get("card"), list)):
-        raise _malformed(Message("one card per play: send each card as a play of its own "
-                                 "(HV-T2)"), rule="HV-T2")
+        raise _malformed(
+            Message("one card per play: send each card as a play of its own (HV-T2)"), rule="HV-T2"
+        )
     extra = sorted(set(action) - _ALWAYS - _ACTION_KEYS[kind])
     if extra:
-        raise _malformed(Message("unknown field %(field)s in a %(type)s action",
-                                 field=repr(extra[0]), type=kind), rule=_ACTION_RULES[kind])
+        raise _malformed(
+            Message(
+                "unknown field %(field)s in a %(type)s action", field=repr(extra[0]), type=kind
+            ),
+            rule=_ACTION_RULES[kind],
+        )
     fields = _parse(state, kind, action)
     seat = _acting_seat(state, actor, action, kind)
     if state["status"] != "active":
-        raise _refuse("game-over", Message("the game is over"), _ENDED_BY.get(
-            (state["result"] or {}).get("reason"), "HV-E1"))
+        raise _refuse(
+            "game-over",
+            Message("the game is over"),
+            _ENDED_BY.get((state["result"] or {}).get("reason"), "HV-E1"),
+        )
     _check_phase(state, kind, seat)
     return _HANDLERS[kind](state, seat, action, fields)

@@ -3,6 +3,7 @@
 A half is a colour letter then a symbol letter (``RC`` = red circle); a card is two
 halves joined by ``-`` (``RC-GS``), read as written; ``turned`` swaps them.
 """
+
 from __future__ import annotations
 
 import json
@@ -36,9 +37,15 @@ class CardCodeError(ValueError):
 
 
 def _unknown_code(raw: str) -> CardCodeError:
-    return CardCodeError(Message("unknown card code %(code)s: a card is two halves, each a "
-                                 "colour (R G B Y) and a symbol (C S T X), e.g. RC-GS",
-                                 code=repr(raw)))
+    return CardCodeError(
+        Message(
+            "unknown card code %(code)s: a card is two halves, each a "
+            "colour (R G B Y) and a symbol (C S T X), e.g. RC-GS",
+            code=repr(raw),
+        )
+    )
+
+
 _CODE = re.compile(r"([A-Za-z]{2})[-/]?([A-Za-z]{2})")
 
 
@@ -55,8 +62,11 @@ def parse_card(raw: Any) -> tuple[str, str]:
     """The halves of a card code AS WRITTEN (first, second): ``"cr/sg"`` ->
     ``("RC", "GS")``. Raises :class:`CardCodeError`."""
     if not isinstance(raw, str):
-        raise CardCodeError(Message("a card code is a string such as 'RC-GS', not "
-                                    "%(type)s", type=type(raw).__name__))
+        raise CardCodeError(
+            Message(
+                "a card code is a string such as 'RC-GS', not %(type)s", type=type(raw).__name__
+            )
+        )
     match = _CODE.fullmatch(raw)
     if match is None:
         raise _unknown_code(raw)
@@ -79,8 +89,9 @@ def laid(card: str, turned: bool) -> tuple[str, str]:
     return (second, first) if turned else (first, second)
 
 
-def judge(top: tuple[str, str] | list[str], card: tuple[str, str] | list[str],
-          match: str = PER_HALF) -> dict:
+def judge(
+    top: tuple[str, str] | list[str], card: tuple[str, str] | list[str], match: str = PER_HALF
+) -> dict:
     """HV-T1: does ``card`` (its halves as laid) go on ``top`` (its halves as laid)?
 
     Each half is compared with the top's half in the same place (``any_half``: with
@@ -94,11 +105,12 @@ def judge(top: tuple[str, str] | list[str], card: tuple[str, str] | list[str],
     halves in place): each half by colour, else by symbol, against either half.
     """
     if match == ANY_HALF:
-        facts = [{"colour": h[0] in (top[0][0], top[1][0]),
-                  "symbol": h[1] in (top[0][1], top[1][1])} for h in card]
+        facts = [
+            {"colour": h[0] in (top[0][0], top[1][0]), "symbol": h[1] in (top[0][1], top[1][1])}
+            for h in card
+        ]
     else:
-        facts = [{"colour": t[0] == h[0], "symbol": t[1] == h[1]}
-                 for t, h in zip(top, card)]
+        facts = [{"colour": t[0] == h[0], "symbol": t[1] == h[1]} for t, h in zip(top, card)]
     if match in (PER_HALF, ANY_HALF):
         by = ["colour" if f["colour"] else "symbol" if f["symbol"] else None for f in facts]
         ok = all(by)
@@ -108,8 +120,9 @@ def judge(top: tuple[str, str] | list[str], card: tuple[str, str] | list[str],
     return {"matches": ok, "halves": [{"by": b, **f} for b, f in zip(by, facts)]}
 
 
-def matches(top: tuple[str, str] | list[str], card: tuple[str, str] | list[str],
-            match: str = PER_HALF) -> bool:
+def matches(
+    top: tuple[str, str] | list[str], card: tuple[str, str] | list[str], match: str = PER_HALF
+) -> bool:
     """HV-T1 verdict only (the hot path of the block detection)."""
     (tc1, ts1), (tc2, ts2) = top
     (c1, s1), (c2, s2) = card
@@ -135,20 +148,33 @@ def check_play(top: Any, card: Any, turned: bool = False, match: str = PER_HALF)
     verdict = judge(top_halves, way, match)
     other = matches(top_halves, way[::-1], match)
     if verdict["matches"]:
-        detail = Message("%(card)s goes on %(top)s", card=card_code(way),
-                         top=card_code(top_halves))
+        detail = Message("%(card)s goes on %(top)s", card=card_code(way), top=card_code(top_halves))
     elif other:
-        detail = Message("%(card)s does not go on %(top)s, but %(turned)s (the card turned "
-                         "round) does", card=card_code(way), top=card_code(top_halves),
-                         turned=card_code(way[::-1]))
+        detail = Message(
+            "%(card)s does not go on %(top)s, but %(turned)s (the card turned round) does",
+            card=card_code(way),
+            top=card_code(top_halves),
+            turned=card_code(way[::-1]),
+        )
     else:
-        detail = Message("%(card)s does not go on %(top)s either way round",
-                         card=card_code(held), top=card_code(top_halves))
-    return {"matches": verdict["matches"], "code": None if verdict["matches"] else "no-match",
-            "halves": verdict["halves"],
-            "matches_turned": other, "top": card_code(top_halves),
-            "card": card_code(held), "turned": bool(turned), "laid": card_code(way),
-            "match": match, "rule": "HV-T1", "detail": detail}
+        detail = Message(
+            "%(card)s does not go on %(top)s either way round",
+            card=card_code(held),
+            top=card_code(top_halves),
+        )
+    return {
+        "matches": verdict["matches"],
+        "code": None if verdict["matches"] else "no-match",
+        "halves": verdict["halves"],
+        "matches_turned": other,
+        "top": card_code(top_halves),
+        "card": card_code(held),
+        "turned": bool(turned),
+        "laid": card_code(way),
+        "match": match,
+        "rule": "HV-T1",
+        "detail": detail,
+    }
 
 
 def identity(halves: tuple[str, str] | list[str]) -> tuple[str, str]:

@@ -1,4 +1,5 @@
 """Halves state: events -> state (the fold) and the queries on a state."""
+
 from __future__ import annotations
 
 from service.games.halves.cards import laid, matches
@@ -14,14 +15,30 @@ def _created_state(event: dict) -> HalvesState:
     server = options["dealing"] == "server"
     first = seats.index(options["first_seat"])
     return {
-        "game": GAME, "options": options, "seed": event["seed"], "status": "active",
-        "phase": "deal", "result": None, "seats": seats, "retired": {}, "deck": deck,
+        "game": GAME,
+        "options": options,
+        "seed": event["seed"],
+        "status": "active",
+        "phase": "deal",
+        "result": None,
+        "seats": seats,
+        "retired": {},
+        "deck": deck,
         "box": shuffle(deck, event["seed"], "deal") if server else [None] * len(deck),
-        "hands": {s: [] for s in seats}, "piles": {s: [] for s in seats},
-        "centre": [], "streak": 0, "turner": seats[(first + 1) % len(seats)],
-        "counts": {"plays": 0, "draws": 0, "top_up_draws": 0, "bottom_card_moves": 0,
-                   "pile_turns": 0},
-        "from_position": bool(event.get("from_position", False)), "timed_out": [],
+        "hands": {s: [] for s in seats},
+        "piles": {s: [] for s in seats},
+        "centre": [],
+        "streak": 0,
+        "turner": seats[(first + 1) % len(seats)],
+        "counts": {
+            "plays": 0,
+            "draws": 0,
+            "top_up_draws": 0,
+            "bottom_card_moves": 0,
+            "pile_turns": 0,
+        },
+        "from_position": bool(event.get("from_position", False)),
+        "timed_out": [],
     }
 
 
@@ -30,8 +47,11 @@ def _copy(state: HalvesState, *keys: str) -> HalvesState:
     out = dict(state)
     for key in keys:
         value = state[key]
-        out[key] = ({k: (v[:] if isinstance(v, list) else v) for k, v in value.items()}
-                    if isinstance(value, dict) else value[:])
+        out[key] = (
+            {k: (v[:] if isinstance(v, list) else v) for k, v in value.items()}
+            if isinstance(value, dict)
+            else value[:]
+        )
     return out
 
 
@@ -120,13 +140,19 @@ def _fold_position_set(s: HalvesState, e: dict) -> HalvesState:
     def cards(value: list | int) -> list:
         return list(value) if isinstance(value, list) else [None] * value
 
-    return {**s, "phase": "play",
-            "hands": {seat: cards(placed["hands"][seat]) for seat in s["seats"]},
-            "piles": {seat: cards(placed["piles"][seat]) for seat in s["seats"]},
-            "box": cards(placed["box"]), "centre": [dict(x) for x in placed["centre"]],
-            "retired": dict(stated["retired"]), "streak": stated["in_a_row"],
-            "turner": stated["pile_turns_from"], "counts": dict(stated["counts"]),
-            "timed_out": list(stated.get("timed_out", []))}
+    return {
+        **s,
+        "phase": "play",
+        "hands": {seat: cards(placed["hands"][seat]) for seat in s["seats"]},
+        "piles": {seat: cards(placed["piles"][seat]) for seat in s["seats"]},
+        "box": cards(placed["box"]),
+        "centre": [dict(x) for x in placed["centre"]],
+        "retired": dict(stated["retired"]),
+        "streak": stated["in_a_row"],
+        "turner": stated["pile_turns_from"],
+        "counts": dict(stated["counts"]),
+        "timed_out": list(stated.get("timed_out", [])),
+    }
 
 
 def _fold_timed_out(s: HalvesState, e: dict) -> HalvesState:
@@ -139,10 +165,15 @@ def _fold_ended(s: HalvesState, e: dict) -> HalvesState:
 
 
 _FOLDS = {
-    "dealt": _fold_dealt, "pile-turned": _fold_pile_turned, "drawn": _fold_drawn,
-    "played": _fold_played, "bottom-card-moved": _fold_bottom_moved,
-    "seat-retired": _fold_retired, "game-ended": _fold_ended,
-    "position-set": _fold_position_set, "seat-timed-out": _fold_timed_out,
+    "dealt": _fold_dealt,
+    "pile-turned": _fold_pile_turned,
+    "drawn": _fold_drawn,
+    "played": _fold_played,
+    "bottom-card-moved": _fold_bottom_moved,
+    "seat-retired": _fold_retired,
+    "game-ended": _fold_ended,
+    "position-set": _fold_position_set,
+    "seat-timed-out": _fold_timed_out,
 }
 
 
@@ -194,8 +225,11 @@ def can_play(state: HalvesState, seat: str) -> bool:
     """HV-T4: a hand card of ``seat`` matches the top in an allowed orientation
     (server mode: the hands are known)."""
     top_laid, rule = top_halves(state), state["options"]["match"]
-    return any(matches(top_laid, laid(card, turned), rule)
-               for card in state["hands"][seat] for turned in orientations(state))
+    return any(
+        matches(top_laid, laid(card, turned), rule)
+        for card in state["hands"][seat]
+        for turned in orientations(state)
+    )
 
 
 def someone_can_play(state: HalvesState) -> bool:

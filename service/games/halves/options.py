@@ -1,11 +1,20 @@
 """Halves options and the catalog (HV-C1, HV-P1, HV-P2, G-O1, G-M1)."""
+
 from __future__ import annotations
 
 from typing import Any
 
 from service.games import RuleViolation
-from service.games.halves.cards import (DEFAULT_DECK, MATCHES, MAX_DECK, PER_HALF,
-                                        CardCodeError, card_code, identity, parse_card)
+from service.games.halves.cards import (
+    DEFAULT_DECK,
+    MATCHES,
+    MAX_DECK,
+    PER_HALF,
+    CardCodeError,
+    card_code,
+    identity,
+    parse_card,
+)
 from service.messages import Message
 
 GAME = "halves"
@@ -14,8 +23,9 @@ PLAYERS = tuple(range(2, 15))  # HV-P1 ruling
 IDLE_SECONDS = 120  # G-T1 ruling: the default in server dealing
 
 
-def _option(name: str, type_: str, default: Any, description: str,
-            choices: list | None = None, **more: Any) -> dict:
+def _option(
+    name: str, type_: str, default: Any, description: str, choices: list | None = None, **more: Any
+) -> dict:
     """A catalog entry; ``more``: ``nullable``, ``minimum`` (JSON Schema words)."""
     entry = {"name": name, "type": type_, "default": default, "description": description}
     if choices is not None:
@@ -29,35 +39,73 @@ CATALOG: dict[str, dict] = {
         "rules": "RULES.md §4 (HV-*)",
         "players": list(PLAYERS),
         "options": [
-            _option("players", "integer", 2, "player count, 2 to 14, at least 5 cards "
-                    "each (HV-P1)", list(PLAYERS)),
-            _option("dealing", "string", "server", "server: the service shuffles, deals, "
-                    "draws and detects blocks (G-M1); table: a referee reports the deal, "
-                    "draws, plays and blocks of a physical game (G-M2, HV-M1)",
-                    ["server", "table"]),
-            _option("first_seat", "string", "p1", "the seat that turns the starting card "
-                    "(HV-P2, G-O1); pile turns (HV-T5) start with the seat after it"),
-            _option("match", "string", PER_HALF, "HV-T1: per_half: each half matches the "
-                    "top's half in its place by colour or by symbol; whole_card: both "
-                    "halves by colour, or both by symbol; any_half: each half matches "
-                    "either half of the top by colour or by symbol", list(MATCHES)),
-            _option("allow_turning", "boolean", True, "HV-T1: a card may be laid turned "
-                    "round (halves swapped)"),
-            _option("deck", "array", None, "custom deck: card codes ('RC-GS'), each "
-                    "upright, two different halves, no card twice, at least 5 per "
-                    "player; null: the default 72 cards (HV-C1)"),
-            _option("idle_seconds", "integer", IDLE_SECONDS, "G-T1: seconds without any "
-                    "move after which every seat is treated as unable to play on the top "
-                    "(HV-T4), so that a seat that left cannot freeze the game; server "
-                    "dealing: default 120, null turns it off; table dealing: always off "
-                    "(null)", nullable=True, minimum=1),
+            _option(
+                "players",
+                "integer",
+                2,
+                "player count, 2 to 14, at least 5 cards each (HV-P1)",
+                list(PLAYERS),
+            ),
+            _option(
+                "dealing",
+                "string",
+                "server",
+                "server: the service shuffles, deals, "
+                "draws and detects blocks (G-M1); table: a referee reports the deal, "
+                "draws, plays and blocks of a physical game (G-M2, HV-M1)",
+                ["server", "table"],
+            ),
+            _option(
+                "first_seat",
+                "string",
+                "p1",
+                "the seat that turns the starting card "
+                "(HV-P2, G-O1); pile turns (HV-T5) start with the seat after it",
+            ),
+            _option(
+                "match",
+                "string",
+                PER_HALF,
+                "HV-T1: per_half: each half matches the "
+                "top's half in its place by colour or by symbol; whole_card: both "
+                "halves by colour, or both by symbol; any_half: each half matches "
+                "either half of the top by colour or by symbol",
+                list(MATCHES),
+            ),
+            _option(
+                "allow_turning",
+                "boolean",
+                True,
+                "HV-T1: a card may be laid turned round (halves swapped)",
+            ),
+            _option(
+                "deck",
+                "array",
+                None,
+                "custom deck: card codes ('RC-GS'), each "
+                "upright, two different halves, no card twice, at least 5 per "
+                "player; null: the default 72 cards (HV-C1)",
+            ),
+            _option(
+                "idle_seconds",
+                "integer",
+                IDLE_SECONDS,
+                "G-T1: seconds without any "
+                "move after which every seat is treated as unable to play on the top "
+                "(HV-T4), so that a seat that left cannot freeze the game; server "
+                "dealing: default 120, null turns it off; table dealing: always off "
+                "(null)",
+                nullable=True,
+                minimum=1,
+            ),
         ],
     },
 }
 
 
-def invalid_option(detail: Message, rule: str, path: tuple[str, ...] = (),
-                    message: Message | None = None) -> RuleViolation:
+def invalid_option(
+    detail: Message, rule: str, path: tuple[str, ...] = (), message: Message | None = None
+) -> RuleViolation:
     """422 invalid-option; with ``path`` (``("deck", "3")``) also the per-field
     ``errors`` of a body validation: ``{"json": {"options": {"deck": {"3": [...]}}}}``."""
     extra = None
@@ -74,38 +122,64 @@ def _choice(options: dict, name: str, allowed: list, default: Any, rule: str) ->
     if value is None:
         return default
     if type(value) is not type(default) or value not in allowed:
-        raise invalid_option(Message("option %(name)s must be one of %(allowed)s, not "
-                                      "%(value)s (%(rule)s)", name=repr(name),
-                                      allowed=allowed, value=repr(value), rule=rule),
-                              rule, (name,))
+        raise invalid_option(
+            Message(
+                "option %(name)s must be one of %(allowed)s, not %(value)s (%(rule)s)",
+                name=repr(name),
+                allowed=allowed,
+                value=repr(value),
+                rule=rule,
+            ),
+            rule,
+            (name,),
+        )
     return value
 
 
 def _custom_deck(raw: Any) -> list[str]:
     """A custom deck (HV-C1): card codes, upright as listed; 422 naming the bad card."""
     if not isinstance(raw, list) or not raw or len(raw) > MAX_DECK:
-        raise invalid_option(Message("option 'deck' must be a list of 1 to %(most)s card "
-                                      "codes (HV-C1)", most=MAX_DECK), "HV-C1", ("deck",))
+        raise invalid_option(
+            Message(
+                "option 'deck' must be a list of 1 to %(most)s card codes (HV-C1)", most=MAX_DECK
+            ),
+            "HV-C1",
+            ("deck",),
+        )
     seen: dict[tuple[str, str], int] = {}
     cards = []
     for i, value in enumerate(raw):
         try:
             halves = parse_card(value)
         except CardCodeError as exc:
-            raise invalid_option(Message("deck[%(index)s]: %(error)s", index=i,
-                                          error=exc.message), "HV-C1", ("deck", str(i)),
-                                  exc.message) from exc
+            raise invalid_option(
+                Message("deck[%(index)s]: %(error)s", index=i, error=exc.message),
+                "HV-C1",
+                ("deck", str(i)),
+                exc.message,
+            ) from exc
         code = card_code(halves)
         if halves[0] == halves[1]:
             message = Message("%(card)s: its two halves are the same (HV-C1)", card=code)
-            raise invalid_option(Message("deck[%(index)s] %(error)s", index=i,
-                                          error=message), "HV-C1", ("deck", str(i)), message)
+            raise invalid_option(
+                Message("deck[%(index)s] %(error)s", index=i, error=message),
+                "HV-C1",
+                ("deck", str(i)),
+                message,
+            )
         if identity(halves) in seen:
-            message = Message("%(card)s is the same card as deck[%(first)s] (turned round or "
-                              "repeated): every card once (HV-C1)", card=code,
-                              first=seen[identity(halves)])
-            raise invalid_option(Message("deck[%(index)s] %(error)s", index=i,
-                                          error=message), "HV-C1", ("deck", str(i)), message)
+            message = Message(
+                "%(card)s is the same card as deck[%(first)s] (turned round or "
+                "repeated): every card once (HV-C1)",
+                card=code,
+                first=seen[identity(halves)],
+            )
+            raise invalid_option(
+                Message("deck[%(index)s] %(error)s", index=i, error=message),
+                "HV-C1",
+                ("deck", str(i)),
+                message,
+            )
         seen[identity(halves)] = i
         cards.append(code)
     return cards
@@ -122,17 +196,29 @@ def normalise_options(options: Any) -> dict:
     known = {o["name"] for o in CATALOG[GAME]["options"]}
     unknown = sorted(set(options) - known)
     if unknown:
-        raise invalid_option(Message("unknown option %(name)s (known: %(known)s)",
-                                      name=repr(unknown[0]), known=sorted(known)),
-                              "HV-P1", (unknown[0],), Message("unknown option"))
+        raise invalid_option(
+            Message(
+                "unknown option %(name)s (known: %(known)s)",
+                name=repr(unknown[0]),
+                known=sorted(known),
+            ),
+            "HV-P1",
+            (unknown[0],),
+            Message("unknown option"),
+        )
     players = _choice(options, "players", list(PLAYERS), 2, "HV-P1")
     deck = None if options.get("deck") is None else _custom_deck(options["deck"])
     if len(deck or DEFAULT_DECK) < MIN_CARDS * players:
-        raise invalid_option(Message("%(players)s players need at least %(least)s cards, "
-                                      "the deck has %(count)s (HV-P1)", players=players,
-                                      least=MIN_CARDS * players,
-                                      count=len(deck or DEFAULT_DECK)),
-                              "HV-P1", ("deck",) if deck else ("players",))
+        raise invalid_option(
+            Message(
+                "%(players)s players need at least %(least)s cards, the deck has %(count)s (HV-P1)",
+                players=players,
+                least=MIN_CARDS * players,
+                count=len(deck or DEFAULT_DECK),
+            ),
+            "HV-P1",
+            ("deck",) if deck else ("players",),
+        )
     seats = [f"p{i}" for i in range(1, players + 1)]
     dealing = _choice(options, "dealing", ["server", "table"], "server", "G-M1")
     return {
@@ -153,11 +239,20 @@ def _idle_seconds(options: dict, dealing: str) -> int | None:
     if value is None:
         return None
     if type(value) is not int or value < 1:
-        raise invalid_option(Message("option 'idle_seconds' must be a whole number of "
-                                     "seconds from 1, or null (G-T1)"), "G-T1",
-                             ("idle_seconds",))
+        raise invalid_option(
+            Message(
+                "option 'idle_seconds' must be a whole number of seconds from 1, or null (G-T1)"
+            ),
+            "G-T1",
+            ("idle_seconds",),
+        )
     if dealing == "table":
-        raise invalid_option(Message("option 'idle_seconds' is off in table dealing: the "
-                                     "referee reports the table (G-T1)"), "G-T1",
-                             ("idle_seconds",))
+        raise invalid_option(
+            Message(
+                "option 'idle_seconds' is off in table dealing: the "
+                "referee reports the table (G-T1)"
+            ),
+            "G-T1",
+            ("idle_seconds",),
+        )
     return value

@@ -23,14 +23,22 @@ Cards the position does not list are shuffled from the seed (G-M1, label
 the rest is the box. In table dealing the service never knows the hidden cards
 (HV-M1): hands and piles are counts there.
 """
+
 from __future__ import annotations
 
 import json
 from typing import Any
 
 from service.games import RuleViolation
-from service.games.halves.cards import (DEFAULT_DECK, CardCodeError, card_code, deck_index,
-                                        identity, laid, parse_card)
+from service.games.halves.cards import (
+    DEFAULT_DECK,
+    CardCodeError,
+    card_code,
+    deck_index,
+    identity,
+    laid,
+    parse_card,
+)
 from service.games.halves.fold import HAND, active_seats, cards_left, emit, fold
 from service.games.halves.options import GAME, invalid_option, normalise_options
 from service.games.halves.race import end, resolve_block
@@ -39,8 +47,18 @@ from service.games.rng import shuffle
 from service.messages import Message
 
 REFEREE = "referee"
-FIELDS = ("game", "centre", "hands", "piles", "retired", "box", "pile_turns_from",
-          "in_a_row", "counts", "timed_out")
+FIELDS = (
+    "game",
+    "centre",
+    "hands",
+    "piles",
+    "retired",
+    "box",
+    "pile_turns_from",
+    "in_a_row",
+    "counts",
+    "timed_out",
+)
 COUNTS = ("plays", "draws", "top_up_draws", "bottom_card_moves", "pile_turns")
 
 
@@ -50,8 +68,9 @@ def _bad(field: str, detail: Message, rule: str = "G-P1") -> RuleViolation:
 
 
 def _must(field: str, what: Message, rule: str = "G-P1") -> RuleViolation:
-    return _bad(field, Message("position field %(field)s must be %(what)s", field=field,
-                               what=what), rule)
+    return _bad(
+        field, Message("position field %(field)s must be %(what)s", field=field, what=what), rule
+    )
 
 
 def _count(value: Any, field: str, least: int = 0, rule: str = "G-P1") -> int:
@@ -74,17 +93,31 @@ class _Reader:
         try:
             halves = parse_card(raw)
         except CardCodeError as exc:
-            raise _bad(field, Message("%(field)s: %(error)s", field=field,
-                                      error=exc.message), "HV-C1") from exc
+            raise _bad(
+                field, Message("%(field)s: %(error)s", field=field, error=exc.message), "HV-C1"
+            ) from exc
         upright = self.index.get(identity(halves))
         if upright is None:
-            raise _bad(field, Message("%(field)s: %(card)s is not a card of this game's deck "
-                                      "(HV-C1)", field=field, card=card_code(halves)),
-                       "HV-C1")
+            raise _bad(
+                field,
+                Message(
+                    "%(field)s: %(card)s is not a card of this game's deck (HV-C1)",
+                    field=field,
+                    card=card_code(halves),
+                ),
+                "HV-C1",
+            )
         if identity(halves) in self.seen:
-            raise _bad(field, Message("%(field)s: %(card)s is already at %(first)s: every "
-                                      "card of the game exactly once (G-P1)", field=field,
-                                      card=upright, first=self.seen[identity(halves)]))
+            raise _bad(
+                field,
+                Message(
+                    "%(field)s: %(card)s is already at %(first)s: every "
+                    "card of the game exactly once (G-P1)",
+                    field=field,
+                    card=upright,
+                    first=self.seen[identity(halves)],
+                ),
+            )
         self.seen[identity(halves)] = field
         return upright, card_code(halves) != upright
 
@@ -95,24 +128,40 @@ class _Reader:
             raise _must(name, Message("an object: seat -> value"))
         for seat in raw:
             if seat not in self.seats:
-                raise _must(f"{name}.{seat}", Message("one of the seats %(seats)s",
-                                                      seats=", ".join(self.seats)))
+                raise _must(
+                    f"{name}.{seat}",
+                    Message("one of the seats %(seats)s", seats=", ".join(self.seats)),
+                )
         return raw
 
     def cards_or_count(self, raw: Any, field: str, most: int | None) -> list[str] | int:
         """A hand or pile: card codes (server dealing) or a count."""
         if isinstance(raw, list):
             if self.options["dealing"] == "table":
-                raise _bad(field, Message("%(field)s: in table dealing the service knows "
-                                          "only how many cards a hand or pile holds: give "
-                                          "a count (HV-M1)", field=field), "HV-M1")
+                raise _bad(
+                    field,
+                    Message(
+                        "%(field)s: in table dealing the service knows "
+                        "only how many cards a hand or pile holds: give "
+                        "a count (HV-M1)",
+                        field=field,
+                    ),
+                    "HV-M1",
+                )
             size = len(raw)
         else:
             size = _count(raw, field)
         if most is not None and size > most:
-            raise _bad(field, Message("%(field)s holds %(count)s cards: a hand holds at most "
-                                      "%(most)s (HV-T2)", field=field, count=size,
-                                      most=most), "HV-T2")
+            raise _bad(
+                field,
+                Message(
+                    "%(field)s holds %(count)s cards: a hand holds at most %(most)s (HV-T2)",
+                    field=field,
+                    count=size,
+                    most=most,
+                ),
+                "HV-T2",
+            )
         if isinstance(raw, list):
             return [self.card(code, f"{field}[{i}]")[0] for i, code in enumerate(raw)]
         return raw
@@ -122,8 +171,11 @@ def _read_centre(reader: _Reader, raw: Any) -> list[dict]:
     if not isinstance(raw, list):
         raise _must("centre", Message("a list of card codes as they lie, bottom first"))
     if not raw:
-        raise _bad("centre", Message("centre: the central pile needs at least its starting "
-                                     "card (HV-P2)"), "HV-P2")
+        raise _bad(
+            "centre",
+            Message("centre: the central pile needs at least its starting card (HV-P2)"),
+            "HV-P2",
+        )
     out = []
     for i, code in enumerate(raw):
         card, turned = reader.card(code, f"centre[{i}]")
@@ -131,8 +183,7 @@ def _read_centre(reader: _Reader, raw: Any) -> list[dict]:
     return out
 
 
-def _read_places(reader: _Reader, position: dict, retired: dict[str, int]
-                 ) -> tuple[dict, dict]:
+def _read_places(reader: _Reader, position: dict, retired: dict[str, int]) -> tuple[dict, dict]:
     """(hands, piles): every seat's, as stated (cards or counts); retired seats empty."""
     hands_raw = reader.seat_map(position.get("hands"), "hands")
     piles_raw = reader.seat_map(position.get("piles"), "piles")
@@ -141,9 +192,15 @@ def _read_places(reader: _Reader, position: dict, retired: dict[str, int]
         if seat in retired:
             for name, given in (("hands", hands_raw), ("piles", piles_raw)):
                 if given.get(seat) not in (None, 0, []):
-                    raise _bad(f"{name}.{seat}", Message(
-                        "%(field)s: a retired seat holds no cards, they left play with it "
-                        "(HV-T6)", field=f"{name}.{seat}"), "HV-T6")
+                    raise _bad(
+                        f"{name}.{seat}",
+                        Message(
+                            "%(field)s: a retired seat holds no cards, they left play with it "
+                            "(HV-T6)",
+                            field=f"{name}.{seat}",
+                        ),
+                        "HV-T6",
+                    )
             hands[seat], piles[seat] = 0, 0
             continue
         if seat not in hands_raw:
@@ -157,38 +214,71 @@ def _size(value: list | int) -> int:
     return len(value) if isinstance(value, list) else value
 
 
-def _check_counts(reader: _Reader, position: dict, hands: dict, piles: dict,
-                  retired: dict[str, int]) -> int:
+def _check_counts(
+    reader: _Reader, position: dict, hands: dict, piles: dict, retired: dict[str, int]
+) -> int:
     """G-P1/HV-E1/HV-T6 checks on the counts; returns the box's size."""
     left = len(reader.deck) - len(reader.seen)
     counted = sum(v for v in [*hands.values(), *piles.values()] if isinstance(v, int))
     box = left - counted
     if box < 0:
-        raise _bad("hands", Message("the position holds %(count)s cards, the deck has "
-                                    "%(total)s (G-P1)", count=len(reader.deck) - box,
-                                    total=len(reader.deck)))
+        raise _bad(
+            "hands",
+            Message(
+                "the position holds %(count)s cards, the deck has %(total)s (G-P1)",
+                count=len(reader.deck) - box,
+                total=len(reader.deck),
+            ),
+        )
     if "box" in position and _count(position["box"], "box") != box:
-        raise _bad("box", Message("box: the position leaves %(left)s cards out of play, not "
-                                  "%(box)s (G-P1)", left=box, box=position["box"]))
+        raise _bad(
+            "box",
+            Message(
+                "box: the position leaves %(left)s cards out of play, not %(box)s (G-P1)",
+                left=box,
+                box=position["box"],
+            ),
+        )
     if sum(retired.values()) > box:
-        raise _bad("retired", Message("retired: the retired seats left with %(count)s cards, "
-                                      "more than the %(box)s out of play (HV-T6)",
-                                      count=sum(retired.values()), box=box), "HV-T6")
+        raise _bad(
+            "retired",
+            Message(
+                "retired: the retired seats left with %(count)s cards, "
+                "more than the %(box)s out of play (HV-T6)",
+                count=sum(retired.values()),
+                box=box,
+            ),
+            "HV-T6",
+        )
     active = [s for s in reader.seats if s not in retired]
     ones = []
     for seat in active:
         total = _size(hands[seat]) + _size(piles[seat])
         if total == 0:
             field = f"hands.{seat}"
-            raise _bad(field, Message(
-                "%(field)s: %(seat)s has no card left: with one card left it would already "
-                "have won (HV-E1)", field=field, seat=seat), "HV-E1")
+            raise _bad(
+                field,
+                Message(
+                    "%(field)s: %(seat)s has no card left: with one card left it would already "
+                    "have won (HV-E1)",
+                    field=field,
+                    seat=seat,
+                ),
+                "HV-E1",
+            )
         if total == 1:
             ones.append(seat)
     if len(ones) > 1:
-        raise _bad(f"hands.{ones[1]}", Message(
-            "%(seat)s and %(other)s both have one card left: the first of them already won "
-            "(HV-E1)", seat=ones[0], other=ones[1]), "HV-E1")
+        raise _bad(
+            f"hands.{ones[1]}",
+            Message(
+                "%(seat)s and %(other)s both have one card left: the first of them already won "
+                "(HV-E1)",
+                seat=ones[0],
+                other=ones[1],
+            ),
+            "HV-E1",
+        )
     return box
 
 
@@ -197,13 +287,17 @@ def _read_extras(reader: _Reader, position: dict) -> tuple[str, int, dict]:
     seats, first = reader.seats, reader.seats.index(reader.options["first_seat"])
     turner = position.get("pile_turns_from", seats[(first + 1) % len(seats)])
     if turner not in seats:
-        raise _must("pile_turns_from", Message("one of the seats %(seats)s",
-                                               seats=", ".join(seats)), "HV-T5")
+        raise _must(
+            "pile_turns_from",
+            Message("one of the seats %(seats)s", seats=", ".join(seats)),
+            "HV-T5",
+        )
     in_a_row = _count(position.get("in_a_row", 0), "in_a_row", rule="HV-T5")
     raw = position.get("counts", {})
     if not isinstance(raw, dict) or set(raw) - set(COUNTS):
-        raise _must("counts", Message("an object with the counts %(names)s",
-                                      names=", ".join(COUNTS)))
+        raise _must(
+            "counts", Message("an object with the counts %(names)s", names=", ".join(COUNTS))
+        )
     counts = {name: _count(raw.get(name, 0), f"counts.{name}") for name in COUNTS}
     return turner, in_a_row, counts
 
@@ -217,43 +311,59 @@ def _read_timed_out(reader: _Reader, raw: Any, retired: dict[str, int]) -> list[
         active = []
     for i, seat in enumerate(raw):
         if seat not in active or seat in raw[:i]:
-            raise _must(f"timed_out[{i}]", Message("one of the seats %(seats)s",
-                                                   seats=", ".join(active)), "G-T1")
+            raise _must(
+                f"timed_out[{i}]",
+                Message("one of the seats %(seats)s", seats=", ".join(active)),
+                "G-T1",
+            )
     return list(raw)
 
 
-def read_position(options: dict, deck: list[str], seed: str, position: Any
-                  ) -> tuple[dict, dict]:
+def read_position(options: dict, deck: list[str], seed: str, position: Any) -> tuple[dict, dict]:
     """(stated, placed) of a position (G-P1): ``stated`` the position normalised as
     stated (canonical codes, defaults filled in), ``placed`` every hand, pile and the
     box as cards (server) or counts (table), the unlisted cards dealt from the seed.
     Raises RuleViolation ``invalid-position`` (422) naming the field and the rule."""
     if not isinstance(position, dict):
-        raise _must("position", Message("an object with the fields %(fields)s",
-                                        fields=", ".join(FIELDS)))
+        raise _must(
+            "position", Message("an object with the fields %(fields)s", fields=", ".join(FIELDS))
+        )
     for name in position:
         if name not in FIELDS:
-            raise _must(name, Message("one of the fields %(fields)s",
-                                      fields=", ".join(FIELDS)))
+            raise _must(name, Message("one of the fields %(fields)s", fields=", ".join(FIELDS)))
     if position.get("game", GAME) != GAME:
-        raise _bad("game", Message("game: this is a game of %(game)s, not %(other)s",
-                                   game=GAME, other=repr(position["game"])))
+        raise _bad(
+            "game",
+            Message(
+                "game: this is a game of %(game)s, not %(other)s",
+                game=GAME,
+                other=repr(position["game"]),
+            ),
+        )
     reader = _Reader(options, deck)
     centre = _read_centre(reader, position.get("centre"))
-    retired = {seat: _count(n, f"retired.{seat}", 2, "HV-E1")
-               for seat, n in reader.seat_map(position.get("retired"), "retired").items()}
+    retired = {
+        seat: _count(n, f"retired.{seat}", 2, "HV-E1")
+        for seat, n in reader.seat_map(position.get("retired"), "retired").items()
+    }
     if len(retired) == len(reader.seats):
-        raise _bad("retired", Message("every seat is retired: at least one plays (HV-T6)"),
-                   "HV-T6")
+        raise _bad("retired", Message("every seat is retired: at least one plays (HV-T6)"), "HV-T6")
     hands, piles = _read_places(reader, position, retired)
     box = _check_counts(reader, position, hands, piles, retired)
     turner, in_a_row, counts = _read_extras(reader, position)
     timed_out = _read_timed_out(reader, position.get("timed_out", []), retired)
-    stated = {"game": GAME, "centre": [card_code(laid(e["card"], e["turned"])) for e in centre],
-              "hands": {s: v for s, v in hands.items() if s not in retired},
-              "piles": {s: v for s, v in piles.items() if s not in retired},
-              "retired": retired, "box": box, "pile_turns_from": turner,
-              "in_a_row": in_a_row, "counts": counts, "timed_out": timed_out}
+    stated = {
+        "game": GAME,
+        "centre": [card_code(laid(e["card"], e["turned"])) for e in centre],
+        "hands": {s: v for s, v in hands.items() if s not in retired},
+        "piles": {s: v for s, v in piles.items() if s not in retired},
+        "retired": retired,
+        "box": box,
+        "pile_turns_from": turner,
+        "in_a_row": in_a_row,
+        "counts": counts,
+        "timed_out": timed_out,
+    }
     placed = {"centre": centre, "hands": dict(hands), "piles": dict(piles), "box": box}
     if options["dealing"] == "server":
         listed = {reader.index[key] for key in reader.seen}
@@ -261,7 +371,7 @@ def read_position(options: dict, deck: list[str], seed: str, position: Any
         for place in (placed["hands"], placed["piles"]):
             for seat in reader.seats:
                 if isinstance(place[seat], int):
-                    place[seat], rest = rest[:place[seat]], rest[place[seat]:]
+                    place[seat], rest = rest[: place[seat]], rest[place[seat] :]
         placed["box"] = rest
     return stated, placed
 
@@ -279,12 +389,22 @@ def start_from_position(game: str, options: Any, seed: str, position: Any) -> li
     normal = normalise_options(options)
     deck = list(normal["deck"] or DEFAULT_DECK)
     stated, placed = read_position(normal, deck, seed, position)
-    created = {"type": "game-created", "seat": None, "game": GAME, "options": normal,
-               "seats": [f"p{i}" for i in range(1, normal["players"] + 1)],
-               "deck": deck, "seed": seed, "from_position": True}
+    created = {
+        "type": "game-created",
+        "seat": None,
+        "game": GAME,
+        "options": normal,
+        "seats": [f"p{i}" for i in range(1, normal["players"] + 1)],
+        "deck": deck,
+        "seed": seed,
+        "from_position": True,
+    }
     events = [created]
-    state = emit(events, fold(None, created), {"type": "position-set", "seat": None,
-                                               "position": stated, "placed": placed})
+    state = emit(
+        events,
+        fold(None, created),
+        {"type": "position-set", "seat": None, "position": stated, "placed": placed},
+    )
     left = active_seats(state)
     out = [seat for seat in left if cards_left(state, seat) == 1]
     if len(left) == 1:
@@ -313,12 +433,14 @@ def position(state: HalvesState, viewer: str | None) -> dict:
     return {
         "game": GAME,
         "centre": [card_code(laid(e["card"], e["turned"])) for e in state["centre"]],
-        "hands": {s: _shown(state["hands"][s], over or viewer in (s, REFEREE))
-                  for s in active},
+        "hands": {s: _shown(state["hands"][s], over or viewer in (s, REFEREE)) for s in active},
         "piles": {s: _shown(state["piles"][s], over) for s in active},
-        "retired": dict(state["retired"]), "box": len(state["box"]),
-        "pile_turns_from": state["turner"], "in_a_row": state["streak"],
-        "counts": dict(state["counts"]), "timed_out": list(state.get("timed_out", [])),
+        "retired": dict(state["retired"]),
+        "box": len(state["box"]),
+        "pile_turns_from": state["turner"],
+        "in_a_row": state["streak"],
+        "counts": dict(state["counts"]),
+        "timed_out": list(state.get("timed_out", [])),
     }
 
 
@@ -330,8 +452,14 @@ def view_position_set(state: HalvesState, event: dict, viewer: str | None) -> di
         return json.loads(json.dumps(event))
     stated, placed = event["position"], event["placed"]
     server = state["options"]["dealing"] == "server"
-    shown = {**stated,
-             "hands": {s: placed["hands"][s] if server and viewer in (s, REFEREE)
-                       else _size(placed["hands"][s]) for s in stated["hands"]},
-             "piles": {s: _size(v) for s, v in stated["piles"].items()}}
+    shown = {
+        **stated,
+        "hands": {
+            s: placed["hands"][s]
+            if server and viewer in (s, REFEREE)
+            else _size(placed["hands"][s])
+            for s in stated["hands"]
+        },
+        "piles": {s: _size(v) for s, v in stated["piles"].items()},
+    }
     return {"type": event["type"], "seat": None, "position": shown}

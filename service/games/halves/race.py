@@ -1,12 +1,12 @@
 """Halves race flow: the deal (HV-P1, HV-P2), blocks, pile turns and the end
 (HV-T4, HV-T5, HV-E1)."""
+
 from __future__ import annotations
 
 from typing import Any
 
 from service.games.halves.cards import DEFAULT_DECK
-from service.games.halves.fold import (HAND, active_seats, cards_left, emit, fold,
-                                       someone_can_play)
+from service.games.halves.fold import HAND, active_seats, cards_left, emit, fold, someone_can_play
 from service.games.halves.options import GAME, invalid_option, normalise_options
 from service.games.halves.state import HalvesState, Result
 from service.messages import Message
@@ -24,19 +24,27 @@ def new_game(game: str, options: Any, seed: str) -> list[dict]:
     if game != GAME:
         raise invalid_option(Message("unknown game %(game)s", game=repr(game)), "HV-P1")
     normal = normalise_options(options)
-    created = {"type": "game-created", "seat": None, "game": GAME, "options": normal,
-               "seats": [f"p{i}" for i in range(1, normal["players"] + 1)],
-               "deck": list(normal["deck"] or DEFAULT_DECK), "seed": seed}
+    created = {
+        "type": "game-created",
+        "seat": None,
+        "game": GAME,
+        "options": normal,
+        "seats": [f"p{i}" for i in range(1, normal["players"] + 1)],
+        "deck": list(normal["deck"] or DEFAULT_DECK),
+        "seed": seed,
+    }
     events = [created]
     state = fold(None, created)
     if normal["dealing"] == "server":
         share = len(state["box"]) // len(state["seats"])
         for seat in state["seats"]:
-            state = emit(events, state, {"type": "dealt", "seat": seat,
-                                          "cards": state["box"][:share]})
+            state = emit(
+                events, state, {"type": "dealt", "seat": seat, "cards": state["box"][:share]}
+            )
         first = normal["first_seat"]
-        state = emit(events, state, pile_turn(state, first, state["piles"][first][0],
-                                                False, "HV-P2"))
+        state = emit(
+            events, state, pile_turn(state, first, state["piles"][first][0], False, "HV-P2")
+        )
         resolve_block(events, state)
     return events
 
@@ -65,15 +73,15 @@ def top_ups(state: HalvesState) -> list[dict]:
     out = []
     for seat in active_seats(state):
         hand, pile = state["hands"][seat], state["piles"][seat]
-        out += [{"type": "drawn", "seat": seat, "card": card, "top_up": True}
-                for card in pile[:max(0, HAND - len(hand))]]
+        out += [
+            {"type": "drawn", "seat": seat, "card": card, "top_up": True}
+            for card in pile[: max(0, HAND - len(hand))]
+        ]
     return out
 
 
-def pile_turn(state: HalvesState, seat: str, card: str | None, turned: bool,
-              rule: str) -> dict:
-    return {"type": "pile-turned", "seat": seat, "card": card, "turned": turned,
-            "rule": rule}
+def pile_turn(state: HalvesState, seat: str, card: str | None, turned: bool, rule: str) -> dict:
+    return {"type": "pile-turned", "seat": seat, "card": card, "turned": turned, "rule": rule}
 
 
 def result_of(state: HalvesState, reason: str, winners: list[str]) -> Result:
@@ -91,10 +99,12 @@ def result_of(state: HalvesState, reason: str, winners: list[str]) -> Result:
     }
 
 
-def end(events: list[dict], state: HalvesState, reason: str,
-        winners: list[str]) -> HalvesState:
-    return emit(events, state, {"type": "game-ended", "seat": None,
-                                 "result": result_of(state, reason, winners)})
+def end(events: list[dict], state: HalvesState, reason: str, winners: list[str]) -> HalvesState:
+    return emit(
+        events,
+        state,
+        {"type": "game-ended", "seat": None, "result": result_of(state, reason, winners)},
+    )
 
 
 def check_out(events: list[dict], state: HalvesState, seat: str) -> HalvesState:
@@ -105,8 +115,9 @@ def check_out(events: list[dict], state: HalvesState, seat: str) -> HalvesState:
     return state
 
 
-def block_step(events: list[dict], state: HalvesState, card: str | None = None,
-                turned: bool = False) -> dict:
+def block_step(
+    events: list[dict], state: HalvesState, card: str | None = None, turned: bool = False
+) -> dict:
     """One step of HV-T4/HV-T5 once nobody can play: top up the short hands; else
     move the bottom card to the top while that can help; else the next seat turns
     its pile top (``card``: the server's pile top, or the referee's report); else
@@ -117,14 +128,16 @@ def block_step(events: list[dict], state: HalvesState, card: str | None = None,
             state = emit(events, state, event)
         return state
     if bottom_moves_can_help(state):
-        return emit(events, state, {"type": "bottom-card-moved", "seat": None,
-                                     "card": state["centre"][0]["card"]})
+        return emit(
+            events,
+            state,
+            {"type": "bottom-card-moved", "seat": None, "card": state["centre"][0]["card"]},
+        )
     seat = next_pile_turner(state)
     if seat is None:
         hands = {s: len(state["hands"][s]) for s in active_seats(state)}
         fewest = min(hands.values())
-        return end(events, state, "no-legal-play",
-                   [s for s, n in hands.items() if n == fewest])
+        return end(events, state, "no-legal-play", [s for s, n in hands.items() if n == fewest])
     if state["piles"][seat][0] is not None:
         card, turned = state["piles"][seat][0], False
     # (never a win, HV-E1: after the top-ups a seat with a pile holds 4 in hand)
@@ -156,15 +169,23 @@ def idle_events(state: HalvesState, since: float, now: float) -> list[dict]:
     top it was judged on: a new top, or the seat's own draw, lifts it. No clock is
     read here, so folding the events replays exactly."""
     seconds = state["options"].get("idle_seconds")
-    if (seconds is None or state["status"] != "active" or state["phase"] != "play"
-            or state["options"]["dealing"] != "server" or now - since < seconds):
+    if (
+        seconds is None
+        or state["status"] != "active"
+        or state["phase"] != "play"
+        or state["options"]["dealing"] != "server"
+        or now - since < seconds
+    ):
         return []
     done = state.get("timed_out", [])
     events: list[dict] = []
     for seat in active_seats(state):
         if seat not in done:
-            state = emit(events, state, {"type": "seat-timed-out", "seat": seat,
-                                         "at": now, "since": since, "rule": "G-T1"})
+            state = emit(
+                events,
+                state,
+                {"type": "seat-timed-out", "seat": seat, "at": now, "since": since, "rule": "G-T1"},
+            )
     if events:
         resolve_block(events, state)
     return events

@@ -1,4 +1,5 @@
 """The shape of a Halves state (what ``fold`` builds; plain JSON data)."""
+
 from __future__ import annotations
 
 from typing import Any, TypedDict
@@ -6,6 +7,7 @@ from typing import Any, TypedDict
 
 class Options(TypedDict):
     """Normalised options (``normalise_options``)."""
+
     players: int
     dealing: str  # "server" (G-M1) | "table" (G-M2, HV-M1)
     first_seat: str
@@ -17,12 +19,14 @@ class Options(TypedDict):
 
 class CentreEntry(TypedDict):
     """One card of the central pile: upright code, laid turned round or not."""
+
     card: str
     turned: bool
 
 
 class Counts(TypedDict):
     """The record so far (shown in the view)."""
+
     plays: int
     draws: int
     top_up_draws: int
@@ -33,6 +37,7 @@ class Counts(TypedDict):
 class Result(TypedDict):
     """The shared RESULT of :mod:`service.games` (reason ``out``, ``no-legal-play`` or
     ``last-seat``)."""
+
     winners: list[str]
     scores: dict[str, int]
     reason: str
@@ -42,6 +47,7 @@ class Result(TypedDict):
 class HalvesState(TypedDict):
     """A game of Halves. Cards are upright codes (``RC-GS``); in table mode a hidden
     card is None (the service knows only the counts, HV-M1)."""
+
     game: str  # "halves"
     options: Options
     seed: str

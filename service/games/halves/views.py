@@ -1,12 +1,19 @@
 """Halves views: legal actions, the view of a state and of an event."""
+
 from __future__ import annotations
 
 import json
 
 from service.games.halves.actions import REFEREE
 from service.games.halves.cards import laid, matches
-from service.games.halves.fold import (HAND, active_seats, orientations, public_cards, top,
-                                       top_halves)
+from service.games.halves.fold import (
+    HAND,
+    active_seats,
+    orientations,
+    public_cards,
+    top,
+    top_halves,
+)
 from service.games.halves.options import GAME
 from service.games.halves.positions import view_position_set
 from service.games.halves.race import bottom_moves_can_help, next_pile_turner, top_ups
@@ -19,9 +26,12 @@ def _plays(state: HalvesState, cards: list[str]) -> list[dict]:
     allowed orientation, with ``based_on``."""
     top_entry = top(state)
     top_laid, rule = top_halves(state), state["options"]["match"]
-    return [{"type": "play", "card": card, "turned": turned, "based_on": top_entry["card"]}
-            for card in cards for turned in orientations(state)
-            if matches(top_laid, laid(card, turned), rule)]
+    return [
+        {"type": "play", "card": card, "turned": turned, "based_on": top_entry["card"]}
+        for card in cards
+        for turned in orientations(state)
+        if matches(top_laid, laid(card, turned), rule)
+    ]
 
 
 def _seat_actions(state: HalvesState, seat: str) -> list[dict]:
@@ -83,8 +93,11 @@ def _top_view(state: HalvesState) -> dict | None:
     entry = top(state)
     if entry is None:
         return None
-    return {"card": entry["card"], "turned": entry["turned"],
-            "halves": list(laid(entry["card"], entry["turned"]))}
+    return {
+        "card": entry["card"],
+        "turned": entry["turned"],
+        "halves": list(laid(entry["card"], entry["turned"])),
+    }
 
 
 def view(state: HalvesState, viewer: str | None) -> dict:
@@ -102,20 +115,28 @@ def view(state: HalvesState, viewer: str | None) -> dict:
     """
     seats = state["seats"]
     out = {
-        "game": GAME, "status": state["status"], "phase": state["phase"],
-        "options": state["options"], "seats": list(seats),
+        "game": GAME,
+        "status": state["status"],
+        "phase": state["phase"],
+        "options": state["options"],
+        "seats": list(seats),
         "retired": [s for s in seats if s in state["retired"]],
-        "top": _top_view(state), "central_pile": len(state["centre"]),
+        "top": _top_view(state),
+        "central_pile": len(state["centre"]),
         "hand_counts": {s: len(state["hands"][s]) for s in seats},
         "pile_counts": {s: len(state["piles"][s]) for s in seats},
         "box": len(state["box"]),
-        "blocked": {"top_up_draws": state["counts"]["top_up_draws"],
-                    "bottom_card_moves": state["counts"]["bottom_card_moves"],
-                    "pile_turns": state["counts"]["pile_turns"],
-                    "in_a_row": state["streak"]},
+        "blocked": {
+            "top_up_draws": state["counts"]["top_up_draws"],
+            "bottom_card_moves": state["counts"]["bottom_card_moves"],
+            "pile_turns": state["counts"]["pile_turns"],
+            "in_a_row": state["streak"],
+        },
         "next_pile_turn": next_pile_turner(state) if state["phase"] == "play" else None,
-        "plays": state["counts"]["plays"], "draws": state["counts"]["draws"],
-        "result": state["result"], "seed_commitment": commitment(state["seed"]),
+        "plays": state["counts"]["plays"],
+        "draws": state["counts"]["draws"],
+        "result": state["result"],
+        "seed_commitment": commitment(state["seed"]),
         "from_position": state.get("from_position", False),
         "timed_out": list(state.get("timed_out", [])),
     }
@@ -151,8 +172,11 @@ def view_event(state: HalvesState, event: dict, viewer: str | None) -> dict | No
     own = viewer is not None and viewer in (event.get("seat"), REFEREE)
     if kind == "dealt":
         cards = event.get("cards")
-        out = {"type": kind, "seat": event["seat"],
-               "count": len(cards) if cards is not None else event["count"]}
+        out = {
+            "type": kind,
+            "seat": event["seat"],
+            "count": len(cards) if cards is not None else event["count"],
+        }
         if own and cards is not None:
             out["hand"] = cards[:HAND]
         return out

@@ -1,4 +1,5 @@
 """Stateless checks behind the validation endpoints: a board position, a move."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -36,14 +37,20 @@ from service.messages import Message
 
 def _cell(raw: Any, field: str) -> Cell:
     if not (isinstance(raw, list | tuple) and len(raw) == 2 and all(_is_int(x) for x in raw)):
-        raise InputError("invalid-cell", Message("%(field)s: a cell is [row, col], not "
-                                                 "%(value)s", field=field, value=repr(raw)),
-                         field, "SQ-C1")
+        raise InputError(
+            "invalid-cell",
+            Message("%(field)s: a cell is [row, col], not %(value)s", field=field, value=repr(raw)),
+            field,
+            "SQ-C1",
+        )
     r, c = raw
     if not _in_board(r, c):
-        raise InputError("invalid-cell", Message("%(field)s: %(cell)s is off the 10 x 10 "
-                                                 "board", field=field, cell=repr(raw)),
-                         field, "SQ-C1")
+        raise InputError(
+            "invalid-cell",
+            Message("%(field)s: %(cell)s is off the 10 x 10 board", field=field, cell=repr(raw)),
+            field,
+            "SQ-C1",
+        )
     return (r, c)
 
 
@@ -51,16 +58,18 @@ def _board_from_input(game: str, board: Any) -> list[list[Any]]:
     if board is None:
         return _board_data(CLASSIC_BOARD if game == CLASSIC else NUMBERS_BOARD)
     if game == CLASSIC:
-        raise InputError("invalid-board", Message("Sequence has one board (SQ-C1)"), "board",
-                         "SQ-C1")
+        raise InputError(
+            "invalid-board", Message("Sequence has one board (SQ-C1)"), "board", "SQ-C1"
+        )
     try:
         return _validate_board(board)
     except RuleViolation as exc:
         raise InputError("invalid-board", exc.detail, "board", "SN-C0") from exc
 
 
-def _board_position(game: str, chips_in: Any, sequences_in: Any, board_in: Any = None
-                    ) -> tuple[list[list[Any]], list[list[str | None]], list[dict]]:
+def _board_position(
+    game: str, chips_in: Any, sequences_in: Any, board_in: Any = None
+) -> tuple[list[list[Any]], list[list[str | None]], list[dict]]:
     """Validate a board position: ``chips`` {side: [cell...]}, ``sequences``
     [{"side", "cells"}] (the completed, locked ones). Raises InputError naming
     the field: unknown side, bad or repeated cell, chip on a corner, a sequence
@@ -69,69 +78,126 @@ def _board_position(game: str, chips_in: Any, sequences_in: Any, board_in: Any =
     board = _board_from_input(game, board_in)
     chips: list[list[str | None]] = [[None] * SIZE for _ in range(SIZE)]
     if not isinstance(chips_in, dict):
-        raise InputError("invalid-chips", Message("chips: {side: [[row, col], ...]}"),
-                         "chips", "SQ-C3")
+        raise InputError(
+            "invalid-chips", Message("chips: {side: [[row, col], ...]}"), "chips", "SQ-C3"
+        )
     for side, cells in chips_in.items():
         if side not in SIDES:
-            raise InputError("invalid-side", Message(
-                "%(field)s: unknown side %(side)s (one of %(sides)s)", field="chips",
-                side=repr(side), sides=", ".join(SIDES)), f"chips.{side}", "SQ-C3")
+            raise InputError(
+                "invalid-side",
+                Message(
+                    "%(field)s: unknown side %(side)s (one of %(sides)s)",
+                    field="chips",
+                    side=repr(side),
+                    sides=", ".join(SIDES),
+                ),
+                f"chips.{side}",
+                "SQ-C3",
+            )
         if not isinstance(cells, list):
-            raise InputError("invalid-chips", Message("a side's chips are a list of cells"),
-                             f"chips.{side}", "SQ-C3")
+            raise InputError(
+                "invalid-chips",
+                Message("a side's chips are a list of cells"),
+                f"chips.{side}",
+                "SQ-C3",
+            )
         for i, raw in enumerate(cells):
             field = f"chips.{side}.{i}"
             r, c = _cell(raw, field)
             if (r, c) in CORNERS:
-                raise InputError("invalid-cell", Message(
-                    "%(field)s: %(cell)s is a free corner, it holds no chip (SQ-C1)",
-                    field=field, cell=[r, c]), field, "SQ-C1")
+                raise InputError(
+                    "invalid-cell",
+                    Message(
+                        "%(field)s: %(cell)s is a free corner, it holds no chip (SQ-C1)",
+                        field=field,
+                        cell=[r, c],
+                    ),
+                    field,
+                    "SQ-C1",
+                )
             if chips[r][c] is not None:
-                raise InputError("invalid-cell", Message(
-                    "%(field)s: %(cell)s already holds a %(side)s chip", field=field,
-                    cell=[r, c], side=chips[r][c]), field, "SQ-C1")
+                raise InputError(
+                    "invalid-cell",
+                    Message(
+                        "%(field)s: %(cell)s already holds a %(side)s chip",
+                        field=field,
+                        cell=[r, c],
+                        side=chips[r][c],
+                    ),
+                    field,
+                    "SQ-C1",
+                )
             chips[r][c] = side
     sequences = _sequences_from_input(sequences_in, board, chips)
     return board, chips, sequences
 
 
-def _sequences_from_input(raw: Any, board: list[list[Any]],
-                          chips: list[list[str | None]]) -> list[dict]:
+def _sequences_from_input(
+    raw: Any, board: list[list[Any]], chips: list[list[str | None]]
+) -> list[dict]:
     if raw is None:
         return []
     if not isinstance(raw, list):
-        raise InputError("invalid-sequence", Message("sequences: a list of {side, cells}"),
-                         "sequences", "SQ-S1")
+        raise InputError(
+            "invalid-sequence", Message("sequences: a list of {side, cells}"), "sequences", "SQ-S1"
+        )
     out: list[dict] = []
     for i, item in enumerate(raw):
         field = f"sequences.{i}"
         if not (isinstance(item, dict) and set(item) == {"side", "cells"}):
-            raise InputError("invalid-sequence", Message("%(field)s: {side, cells}",
-                                                         field=field), field, "SQ-S1")
+            raise InputError(
+                "invalid-sequence", Message("%(field)s: {side, cells}", field=field), field, "SQ-S1"
+            )
         side = item["side"]
         if side not in SIDES:
             where = f"{field}.side"
-            raise InputError("invalid-side", Message(
-                "%(field)s: unknown side %(side)s (one of %(sides)s)", field=where,
-                side=repr(side), sides=", ".join(SIDES)), where, "SQ-C3")
+            raise InputError(
+                "invalid-side",
+                Message(
+                    "%(field)s: unknown side %(side)s (one of %(sides)s)",
+                    field=where,
+                    side=repr(side),
+                    sides=", ".join(SIDES),
+                ),
+                where,
+                "SQ-C3",
+            )
         if not isinstance(item["cells"], list):
             where = f"{field}.cells"
-            raise InputError("invalid-sequence", Message("%(field)s: 5 cells", field=where),
-                             where, "SQ-S1")
+            raise InputError(
+                "invalid-sequence", Message("%(field)s: 5 cells", field=where), where, "SQ-S1"
+            )
         cells = [_cell(x, f"{field}.cells.{j}") for j, x in enumerate(item["cells"])]
         if not _is_window(cells) or len(set(cells)) != LENGTH:
-            raise InputError("invalid-sequence", Message(
-                "%(field)s: not 5 spaces in a straight line (SQ-S1)", field=field),
-                f"{field}.cells", "SQ-S1")
+            raise InputError(
+                "invalid-sequence",
+                Message("%(field)s: not 5 spaces in a straight line (SQ-S1)", field=field),
+                f"{field}.cells",
+                "SQ-S1",
+            )
         if not all(_counts_for(board, chips, x, side) for x in cells):
-            raise InputError("invalid-sequence", Message(
-                "%(field)s: a space does not hold a %(side)s chip or a free corner (SQ-S1)",
-                field=field, side=side), f"{field}.cells", "SQ-S1")
+            raise InputError(
+                "invalid-sequence",
+                Message(
+                    "%(field)s: a space does not hold a %(side)s chip or a free corner (SQ-S1)",
+                    field=field,
+                    side=side,
+                ),
+                f"{field}.cells",
+                "SQ-S1",
+            )
         held = [{tuple(x) for x in s["cells"]} for s in out if s["side"] == side]
         if not _compatible(set(cells), held):
-            raise InputError("invalid-sequence", Message(
-                "%(field)s: shares more than one space with another %(side)s sequence "
-                "(SQ-S4)", field=field, side=side), f"{field}.cells", "SQ-S4")
+            raise InputError(
+                "invalid-sequence",
+                Message(
+                    "%(field)s: shares more than one space with another %(side)s sequence (SQ-S4)",
+                    field=field,
+                    side=side,
+                ),
+                f"{field}.cells",
+                "SQ-S4",
+            )
         out.append({"side": side, "cells": [list(x) for x in sorted(cells)]})
     return out
 
@@ -154,9 +220,15 @@ def check_board(game: str, chips: Any, sequences: Any = None, board: Any = None)
     return {"sequences": out, "counts": {side: len(v) for side, v in out.items()}}
 
 
-def _target_refusal(game: str, board: list[list[Any]], chips: list[list[str | None]],
-                    locked: set[Cell], side: str, card: str, cell: Cell
-                    ) -> tuple[str, Message, str] | None:
+def _target_refusal(
+    game: str,
+    board: list[list[Any]],
+    chips: list[list[str | None]],
+    locked: set[Cell],
+    side: str,
+    card: str,
+    cell: Cell,
+) -> tuple[str, Message, str] | None:
     """Why ``card`` may not be used on ``cell`` by ``side`` (code, detail, rule), or
     None.
 
@@ -174,28 +246,51 @@ def _target_refusal(game: str, board: list[list[Any]], chips: list[list[str | No
         if owner == side:
             return "own-chip", Message("%(cell)s holds your side's chip", cell=[r, c]), remover
         if cell in locked:
-            return ("chip-locked", Message("%(cell)s is part of a completed sequence (SQ-S2)",
-                                           cell=[r, c]), "SQ-S2" if classic else "SN-S2")
+            return (
+                "chip-locked",
+                Message("%(cell)s is part of a completed sequence (SQ-S2)", cell=[r, c]),
+                "SQ-S2" if classic else "SN-S2",
+            )
         return None
     if board[r][c] == FREE:
-        return ("space-occupied", Message("%(cell)s is a free corner: it already counts as "
-                                          "every side's chip", cell=[r, c]),
-                "SQ-C1" if classic else "SN-C1")
+        return (
+            "space-occupied",
+            Message(
+                "%(cell)s is a free corner: it already counts as every side's chip", cell=[r, c]
+            ),
+            "SQ-C1" if classic else "SN-C1",
+        )
     if chips[r][c] is not None:  # a face card goes on an open space (SQ-T1), so does a wild
         wild = "SQ-T2" if classic else "SN-C2"
-        return ("space-occupied", Message("%(cell)s already holds a %(side)s chip",
-                                          cell=[r, c], side=chips[r][c]),
-                wild if kind == "wild" else "SQ-T1")
+        return (
+            "space-occupied",
+            Message("%(cell)s already holds a %(side)s chip", cell=[r, c], side=chips[r][c]),
+            wild if kind == "wild" else "SQ-T1",
+        )
     if kind == "face" and board[r][c] != label_of(game, card):
-        return ("card-not-on-space", Message("%(card)s is not played on %(cell)s, which "
-                                             "shows %(label)s", card=card, cell=[r, c],
-                                             label=board[r][c]),
-                "SQ-T1" if classic else "SN-C1")
+        return (
+            "card-not-on-space",
+            Message(
+                "%(card)s is not played on %(cell)s, which shows %(label)s",
+                card=card,
+                cell=[r, c],
+                label=board[r][c],
+            ),
+            "SQ-T1" if classic else "SN-C1",
+        )
     return None
 
 
-def check_move(game: str, chips: Any, sequences: Any, side: Any, card: Any, cell: Any,
-               board: Any = None, sequence: Any = None) -> dict:
+def check_move(
+    game: str,
+    chips: Any,
+    sequences: Any,
+    side: Any,
+    card: Any,
+    cell: Any,
+    board: Any = None,
+    sequence: Any = None,
+) -> dict:
     """Would ``side`` playing ``card`` on ``cell`` be legal, and what would it complete?
 
     Out: ``{"legal", "code", "detail", "rule", "action", "sequences": [{"side",
@@ -207,22 +302,44 @@ def check_move(game: str, chips: Any, sequences: Any, side: Any, card: Any, cell
     """
     grid, chip_grid, locked = _board_position(game, chips, sequences, board)
     if side not in SIDES:
-        raise InputError("invalid-side", Message(
-            "%(field)s: unknown side %(side)s (one of %(sides)s)", field="side",
-            side=repr(side), sides=", ".join(SIDES)), "side", "SQ-C3")
+        raise InputError(
+            "invalid-side",
+            Message(
+                "%(field)s: unknown side %(side)s (one of %(sides)s)",
+                field="side",
+                side=repr(side),
+                sides=", ".join(SIDES),
+            ),
+            "side",
+            "SQ-C3",
+        )
     canonical = parse_card_for(game, card, "card")
     target = _cell(cell, "cell")
     named = None if sequence is None else _named_sequence(sequence)
     if card_class(game, canonical) == "face" and not any(
-            label_of(game, canonical) in row for row in grid):  # a face's label is never FREE
-        raise InputError("invalid-card", Message(
-            "%(card)s: no space of the board shows %(label)s (SN-C1)", card=canonical,
-            label=label_of(game, canonical)), "card", "SN-C1")
+        label_of(game, canonical) in row for row in grid
+    ):  # a face's label is never FREE
+        raise InputError(
+            "invalid-card",
+            Message(
+                "%(card)s: no space of the board shows %(label)s (SN-C1)",
+                card=canonical,
+                label=label_of(game, canonical),
+            ),
+            "card",
+            "SN-C1",
+        )
     action = "remove-chip" if card_class(game, canonical) == "remover" else "play"
-    verdict = {"legal": False, "code": None, "detail": None, "rule": None,
-               "action": action, "card": canonical, "sequences": []}
-    refusal = _target_refusal(game, grid, chip_grid, _locked_cells(locked), side,
-                              canonical, target)
+    verdict = {
+        "legal": False,
+        "code": None,
+        "detail": None,
+        "rule": None,
+        "action": action,
+        "card": canonical,
+        "sequences": [],
+    }
+    refusal = _target_refusal(game, grid, chip_grid, _locked_cells(locked), side, canonical, target)
     if refusal:
         verdict["code"], verdict["detail"], verdict["rule"] = refusal
         return verdict
@@ -241,11 +358,15 @@ def check_move(game: str, chips: Any, sequences: Any, side: Any, card: Any, cell
 def _named_sequence(raw: Any) -> list[Cell]:
     """The SQ-S5 ``sequence`` of an action: 5 distinct cells (422 otherwise)."""
     if not isinstance(raw, list) or len(raw) != LENGTH:
-        raise InputError("invalid-sequence", Message(
-            "sequence: 5 cells [[row, col], ...] (SQ-S5)"), "sequence", "SQ-S5")
+        raise InputError(
+            "invalid-sequence",
+            Message("sequence: 5 cells [[row, col], ...] (SQ-S5)"),
+            "sequence",
+            "SQ-S5",
+        )
     cells = [_cell(x, f"sequence.{i}") for i, x in enumerate(raw)]
     if len(set(cells)) != LENGTH:
-        raise InputError("invalid-sequence", Message("sequence: 5 different cells (SQ-S5)"),
-                         "sequence", "SQ-S5")
+        raise InputError(
+            "invalid-sequence", Message("sequence: 5 different cells (SQ-S5)"), "sequence", "SQ-S5"
+        )
     return cells
-

@@ -1,4 +1,5 @@
 """Table-mode reports of dealt and drawn cards (G-M2) and lost draws (SQ-T5)."""
+
 from __future__ import annotations
 
 from collections import Counter
@@ -36,13 +37,17 @@ def _check_report(state: SequenceState, seat: str, card: str, by_referee: bool) 
     impossible; ``{"conflict": True}`` when no copy of it is left in the deck (a
     seat's report only: the referee's is refused then), else ``{}``."""
     if by_referee and card not in _draw_candidates(state):
-        raise _refuse("card-not-in-deck", Message("no %(card)s is left in the deck",
-                                                  card=card), "G-M2")
+        raise _refuse(
+            "card-not-in-deck", Message("no %(card)s is left in the deck", card=card), "G-M2"
+        )
     if not by_referee and card not in _seat_draw_candidates(state, seat):
-        why = (Message("every %(card)s is in %(seat)s's hand or on a discard pile", card=card,
-                       seat=seat) if deck_count(state)
-               else Message("the deck is empty and no discard pile holds %(card)s",
-                            card=card))
+        why = (
+            Message(
+                "every %(card)s is in %(seat)s's hand or on a discard pile", card=card, seat=seat
+            )
+            if deck_count(state)
+            else Message("the deck is empty and no discard pile holds %(card)s", card=card)
+        )
         raise _refuse("card-not-in-deck", why, "G-M2")
     conflict = deck_count(state) > 0 and card not in state["deck"]
     return {"conflict": True} if conflict else {}
@@ -54,29 +59,32 @@ def _do_draw(state: SequenceState, seat: str, action: dict, by_referee: bool) ->
     previous seat lose a draw it still owes for an earlier play (SQ-T5). The card is
     checked against what the sender can know (G-M2, ``_check_report``)."""
     if state["options"]["dealing"] != "table":
-        raise _refuse("not-table-mode", Message("in server mode the draw is part of the "
-                                                "play (SQ-T5: it cannot be missed)"), "G-M1")
+        raise _refuse(
+            "not-table-mode",
+            Message("in server mode the draw is part of the play (SQ-T5: it cannot be missed)"),
+            "G-M1",
+        )
     if "card" not in action:
-        raise _malformed(Message('a table-mode draw reports the card drawn: "card"'),
-                         rule="G-M2")
+        raise _malformed(Message('a table-mode draw reports the card drawn: "card"'), rule="G-M2")
     card = parse_card_for(state["game"], action["card"])
     events: list[dict] = []
     if state["phase"] == "deal":
         if len(state["hands"][seat]) >= state["hand_size"]:
-            raise _refuse("hand-full", Message("%(seat)s has been dealt %(count)s cards",
-                                               seat=seat, count=state["hand_size"]),
-                          "SQ-P2" if state["game"] == "sequence" else "SN-P2")
+            raise _refuse(
+                "hand-full",
+                Message(
+                    "%(seat)s has been dealt %(count)s cards", seat=seat, count=state["hand_size"]
+                ),
+                "SQ-P2" if state["game"] == "sequence" else "SN-P2",
+            )
         conflict = _check_report(state, seat, card, by_referee)
-        state = _emit(events, state, {"type": "dealt", "seat": seat, "cards": [card],
-                                      **conflict})
+        state = _emit(events, state, {"type": "dealt", "seat": seat, "cards": [card], **conflict})
         if all(len(h) == state["hand_size"] for h in state["hands"].values()):
-            _emit(events, state, {"type": "turn-started", "seat":
-                                  state["options"]["first_seat"]})
+            _emit(events, state, {"type": "turn-started", "seat": state["options"]["first_seat"]})
         return events
     replacement = state["replacement_due"] == seat
     if not replacement and seat not in state["pending_draws"]:
-        raise _refuse("draw-not-due", Message("%(seat)s has no draw to make", seat=seat),
-                      "SQ-T5")
+        raise _refuse("draw-not-due", Message("%(seat)s has no draw to make", seat=seat), "SQ-T5")
     conflict = _check_report(state, seat, card, by_referee)
     if not deck_count(state):
         state = _reshuffle(events, state)
@@ -89,8 +97,9 @@ def _do_draw(state: SequenceState, seat: str, action: dict, by_referee: bool) ->
     return events
 
 
-def _lose_previous_draw(events: list[dict], state: SequenceState, seat: str, mine: int
-                        ) -> SequenceState:
+def _lose_previous_draw(
+    events: list[dict], state: SequenceState, seat: str, mine: int
+) -> SequenceState:
     """SQ-T5: ``seat`` has played (play number ``mine``) and drawn, so the seat just
     before it in turn order loses a draw it still owes for an earlier play. A draw
     owed by any other seat is not affected (it is lost later, when that seat's own
@@ -107,4 +116,3 @@ def _owes_draw(state: SequenceState, seat: str) -> bool:
     """Table mode: ``seat`` still owes a draw (SQ-T5, SQ-T4) and a card is left for it."""
     owes = seat in state["pending_draws"] or state["replacement_due"] == seat
     return owes and _cards_to_draw(state)
-

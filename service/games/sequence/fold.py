@@ -1,4 +1,5 @@
 """Fold: events -> state (events are the record, the state is derived)."""
+
 from __future__ import annotations
 
 import json
@@ -16,23 +17,41 @@ def _created_state(event: dict) -> SequenceState:
     deck = list(event["deck"])
     table = options["dealing"] == "table"
     return {
-        "game": event["game"], "options": options, "seed": event["seed"],
+        "game": event["game"],
+        "options": options,
+        "seed": event["seed"],
         "from_position": bool(event.get("from_position", False)),
-        "status": "active", "phase": "deal", "result": None,
-        "seats": seats, "sides": dict(event["sides"]),
+        "status": "active",
+        "phase": "deal",
+        "result": None,
+        "seats": seats,
+        "sides": dict(event["sides"]),
         "teams": {k: list(v) for k, v in event["teams"].items()},
-        "hand_size": event["hand_size"], "sequences_to_win": event["sequences_to_win"],
+        "hand_size": event["hand_size"],
+        "sequences_to_win": event["sequences_to_win"],
         "board": [list(row) for row in event["board"]],
-        "chips": [[None] * SIZE for _ in range(SIZE)], "sequences": [],
+        "chips": [[None] * SIZE for _ in range(SIZE)],
+        "sequences": [],
         "deck": sorted(deck) if table else shuffle(deck, event["seed"], "deck"),
-        "hands": {s: [] for s in seats}, "discards": {s: [] for s in seats},
-        "turn": None, "turn_number": 0, "exchanged": False,
-        "plays": 0, "pending_draws": {}, "replacement_due": None,
-        "lost_draws": {s: 0 for s in seats}, "penalty_due": [],
-        "passes": 0, "timeouts": 0, "reshuffles": 0, "barren": 0, "mark": 0,
+        "hands": {s: [] for s in seats},
+        "discards": {s: [] for s in seats},
+        "turn": None,
+        "turn_number": 0,
+        "exchanged": False,
+        "plays": 0,
+        "pending_draws": {},
+        "replacement_due": None,
+        "lost_draws": {s: 0 for s in seats},
+        "penalty_due": [],
+        "passes": 0,
+        "timeouts": 0,
+        "reshuffles": 0,
+        "barren": 0,
+        "mark": 0,
         # table mode (G-M2): the game's cards {card: copies}, and the seats' reports
         # of a card no copy of which was left in the deck [{seat, card, deck}]
-        "deck_cards": dict(Counter(deck)) if table else None, "conflicts": [],
+        "deck_cards": dict(Counter(deck)) if table else None,
+        "conflicts": [],
     }
 
 
@@ -60,8 +79,9 @@ def _take(state: SequenceState, event: dict, card: str) -> None:
             raise ValueError(f"event draws {card!r} but the deck top is not it")
         del state["deck"][0]
     elif event.get("conflict"):
-        state["conflicts"].append({"seat": event["seat"], "card": card,
-                                   "deck": state["reshuffles"]})
+        state["conflicts"].append(
+            {"seat": event["seat"], "card": card, "deck": state["reshuffles"]}
+        )
     else:
         state["deck"].remove(card)
 
@@ -100,8 +120,13 @@ def _fold_drawn(s: SequenceState, e: dict) -> SequenceState:
 
 
 def _fold_turn(s: SequenceState, e: dict) -> SequenceState:
-    return {**s, "phase": "play", "turn": e["seat"], "turn_number": s["turn_number"] + 1,
-            "exchanged": False}
+    return {
+        **s,
+        "phase": "play",
+        "turn": e["seat"],
+        "turn_number": s["turn_number"] + 1,
+        "exchanged": False,
+    }
 
 
 def _after_play(s: SequenceState, seat: str) -> None:
@@ -174,8 +199,7 @@ def _fold_passed(s: SequenceState, e: dict) -> SequenceState:
     if s["exchanged"]:
         return {**s, "passes": 0, "timeouts": 0}
     before = s.get("timeouts", 0) if s["passes"] else 0
-    return {**s, "passes": s["passes"] + 1,
-            "timeouts": before + (1 if e.get("timed_out") else 0)}
+    return {**s, "passes": s["passes"] + 1, "timeouts": before + (1 if e.get("timed_out") else 0)}
 
 
 def _fold_timed_out(s: SequenceState, e: dict) -> SequenceState:
@@ -208,28 +232,47 @@ def fold_position(s: SequenceState, e: dict) -> SequenceState:
         for r, c in cells:
             chips[r][c] = side
     owed = stated["owed_draws"]
-    return {**s, "phase": e["phase"], "chips": chips,
-            "sequences": [{"side": x["side"], "cells": [list(c) for c in x["cells"]]}
-                          for x in stated["sequences"]],
-            "hands": {seat: list(e["hands"][seat]) for seat in seats},
-            "discards": {seat: list(stated["discards"][seat]) for seat in seats},
-            "deck": list(e["deck"]), "turn": stated["turn"],
-            "turn_number": stated["turn_number"], "exchanged": stated["exchanged"],
-            "plays": len(owed), "pending_draws": {seat: i + 1 for i, seat in enumerate(owed)},
-            "replacement_due": stated["replacement_due"],
-            "lost_draws": {seat: stated["lost_draws"].get(seat, 0) for seat in seats},
-            "penalty_due": list(stated["penalty_due"]), "passes": stated["passes"],
-            "reshuffles": stated["reshuffles"], "barren": stated["decks_without_sequence"],
-            "mark": stated["sequences_at_reshuffle"], "conflicts": []}
+    return {
+        **s,
+        "phase": e["phase"],
+        "chips": chips,
+        "sequences": [
+            {"side": x["side"], "cells": [list(c) for c in x["cells"]]} for x in stated["sequences"]
+        ],
+        "hands": {seat: list(e["hands"][seat]) for seat in seats},
+        "discards": {seat: list(stated["discards"][seat]) for seat in seats},
+        "deck": list(e["deck"]),
+        "turn": stated["turn"],
+        "turn_number": stated["turn_number"],
+        "exchanged": stated["exchanged"],
+        "plays": len(owed),
+        "pending_draws": {seat: i + 1 for i, seat in enumerate(owed)},
+        "replacement_due": stated["replacement_due"],
+        "lost_draws": {seat: stated["lost_draws"].get(seat, 0) for seat in seats},
+        "penalty_due": list(stated["penalty_due"]),
+        "passes": stated["passes"],
+        "reshuffles": stated["reshuffles"],
+        "barren": stated["decks_without_sequence"],
+        "mark": stated["sequences_at_reshuffle"],
+        "conflicts": [],
+    }
 
 
 _FOLDS = {
-    "dealt": _fold_dealt, "drawn": _fold_drawn, "turn-started": _fold_turn,
-    "placed": _fold_placed, "chip-removed": _fold_removed,
-    "sequence-completed": _fold_sequence, "dead-card-exchanged": _fold_exchanged,
-    "draw-lost": _fold_lost, "deck-reshuffled": _fold_reshuffled, "passed": _fold_passed,
-    "penalty": _fold_penalty, "penalty-discarded": _fold_penalty_discard,
-    "game-ended": _fold_ended, "position-set": fold_position,
+    "dealt": _fold_dealt,
+    "drawn": _fold_drawn,
+    "turn-started": _fold_turn,
+    "placed": _fold_placed,
+    "chip-removed": _fold_removed,
+    "sequence-completed": _fold_sequence,
+    "dead-card-exchanged": _fold_exchanged,
+    "draw-lost": _fold_lost,
+    "deck-reshuffled": _fold_reshuffled,
+    "passed": _fold_passed,
+    "penalty": _fold_penalty,
+    "penalty-discarded": _fold_penalty_discard,
+    "game-ended": _fold_ended,
+    "position-set": fold_position,
     "turn-timed-out": _fold_timed_out,
 }
 

@@ -1,4 +1,5 @@
 """Lines and sequences: detection of completed sequences (SQ-S1, SQ-S2, SQ-S4, SQ-S5)."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -13,15 +14,17 @@ def _in_board(r: int, c: int) -> bool:
     return 0 <= r < SIZE and 0 <= c < SIZE
 
 
-def _counts_for(board: list[list[Any]], chips: list[list[str | None]], cell: Cell,
-                side: str) -> bool:
+def _counts_for(
+    board: list[list[Any]], chips: list[list[str | None]], cell: Cell, side: str
+) -> bool:
     """The space holds ``side``'s chip or is a free corner (SQ-S1)."""
     r, c = cell
     return chips[r][c] == side or board[r][c] == FREE
 
 
-def _run_through(board: list[list[Any]], chips: list[list[str | None]], cell: Cell,
-                 side: str, d: tuple[int, int]) -> list[Cell]:
+def _run_through(
+    board: list[list[Any]], chips: list[list[str | None]], cell: Cell, side: str, d: tuple[int, int]
+) -> list[Cell]:
     """The maximal run of ``side``/free spaces through ``cell`` along ``d``, in
     reading order (its top-most, then left-most, end first)."""
     dr, dc = d
@@ -48,12 +51,18 @@ def _is_window(cells: list[Cell]) -> bool:
     cells = sorted(cells)
     dr, dc = cells[1][0] - cells[0][0], cells[1][1] - cells[0][1]
     return (dr, dc) in DIRECTIONS and all(
-        cells[i] == (cells[0][0] + i * dr, cells[0][1] + i * dc) for i in range(LENGTH))
+        cells[i] == (cells[0][0] + i * dr, cells[0][1] + i * dc) for i in range(LENGTH)
+    )
 
 
-def new_sequences(board: list[list[Any]], chips: list[list[str | None]],
-                  sequences: Sequence[Mapping[str, Any]], cell: Cell, side: str,
-                  named: list[Cell] | None = None) -> list[list[Cell]]:
+def new_sequences(
+    board: list[list[Any]],
+    chips: list[list[str | None]],
+    sequences: Sequence[Mapping[str, Any]],
+    cell: Cell,
+    side: str,
+    named: list[Cell] | None = None,
+) -> list[list[Cell]]:
     """The sequences a chip of ``side`` just placed on ``cell`` completes.
 
     ``chips`` already holds the new chip; ``sequences`` are the completed ones
@@ -67,13 +76,21 @@ def new_sequences(board: list[list[Any]], chips: list[list[str | None]],
     held = [{tuple(x) for x in s["cells"]} for s in sequences if s["side"] == side]
     chosen: list[list[Cell]] = []
     if named is not None:
-        window = (_is_window(named) and cell in named
-                  and all(_counts_for(board, chips, x, side) for x in named))
+        window = (
+            _is_window(named)
+            and cell in named
+            and all(_counts_for(board, chips, x, side) for x in named)
+        )
         if not (window and _compatible(set(named), held)):
-            raise RuleViolation("invalid-sequence", Message(
-                "the named sequence is not 5 spaces in a line holding this chip, the side's "
-                "chips or free corners, sharing at most one space with another of its "
-                "sequences (SQ-S1, SQ-S4, SQ-S5)"), rule="SQ-S4" if window else "SQ-S5")
+            raise RuleViolation(
+                "invalid-sequence",
+                Message(
+                    "the named sequence is not 5 spaces in a line holding this chip, the side's "
+                    "chips or free corners, sharing at most one space with another of its "
+                    "sequences (SQ-S1, SQ-S4, SQ-S5)"
+                ),
+                rule="SQ-S4" if window else "SQ-S5",
+            )
         chosen.append(sorted(named))
         held.append(set(named))
     for d in DIRECTIONS:
@@ -82,7 +99,7 @@ def new_sequences(board: list[list[Any]], chips: list[list[str | None]],
             continue
         at = run.index(cell)
         for start in range(max(0, at - LENGTH + 1), min(at, len(run) - LENGTH) + 1):
-            window = run[start:start + LENGTH]
+            window = run[start : start + LENGTH]
             if _compatible(set(window), held):
                 chosen.append(window)
                 held.append(set(window))
@@ -111,8 +128,12 @@ def _lines() -> list[list[Cell]]:
 LINES: tuple[tuple[Cell, ...], ...] = tuple(tuple(line) for line in _lines())
 
 
-def scan_sequences(board: list[list[Any]], chips: list[list[str | None]],
-                   sequences: Sequence[Mapping[str, Any]], side: str) -> list[list[Cell]]:
+def scan_sequences(
+    board: list[list[Any]],
+    chips: list[list[str | None]],
+    sequences: Sequence[Mapping[str, Any]],
+    side: str,
+) -> list[list[Cell]]:
     """Every further sequence of ``side`` on the whole board (a full rescan).
 
     Lines are independent (two lines share at most one space), so per line the
@@ -123,7 +144,7 @@ def scan_sequences(board: list[list[Any]], chips: list[list[str | None]],
     found: list[list[Cell]] = []
     for line in LINES:
         for start in range(len(line) - LENGTH + 1):
-            window = list(line[start:start + LENGTH])
+            window = list(line[start : start + LENGTH])
             if any(chips[r][c] != side and board[r][c] != FREE for r, c in window):
                 continue
             if all(board[r][c] == FREE for r, c in window):
@@ -134,8 +155,12 @@ def scan_sequences(board: list[list[Any]], chips: list[list[str | None]],
     return found
 
 
-def can_still_build(board: list[list[Any]], chips: list[list[str | None]],
-                    sequences: Sequence[Mapping[str, Any]], side: str) -> bool:
+def can_still_build(
+    board: list[list[Any]],
+    chips: list[list[str | None]],
+    sequences: Sequence[Mapping[str, Any]],
+    side: str,
+) -> bool:
     """SQ-E1: some open space could still take a chip of ``side`` towards a new
     sequence: a window of 5 in a line holding an open space and otherwise only the
     side's chips, open spaces or free corners, sharing at most one space with each of
@@ -143,7 +168,7 @@ def can_still_build(board: list[list[Any]], chips: list[list[str | None]],
     held = [{tuple(x) for x in s["cells"]} for s in sequences if s["side"] == side]
     for line in LINES:
         for start in range(len(line) - LENGTH + 1):
-            window = line[start:start + LENGTH]
+            window = line[start : start + LENGTH]
             owners = {chips[r][c] for r, c in window if board[r][c] != FREE}
             if None in owners and owners <= {None, side} and _compatible(set(window), held):
                 return True
@@ -153,4 +178,3 @@ def can_still_build(board: list[list[Any]], chips: list[list[str | None]],
 def _locked_cells(sequences: Sequence[Mapping[str, Any]]) -> set[Cell]:
     """SQ-S2/SN-S2: every space of a completed sequence."""
     return {tuple(x) for s in sequences for x in s["cells"]}
-

@@ -1,4 +1,5 @@
 """apply: the moves of a turn and their rules (SQ-T1..T8, SQ-S3, SN-S1, SQ-E1)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -41,29 +42,43 @@ def _acting_seat(state: SequenceState, actor: str, action: dict, kind: str) -> s
         if kind == "penalty":
             return None
         if state["options"]["dealing"] != "table":
-            raise RuleViolation("referee-not-allowed", Message(
-                "in server mode the referee only records penalties (SQ-T6); seats make "
-                "their own moves"), 403, rule="G-M1")
+            raise RuleViolation(
+                "referee-not-allowed",
+                Message(
+                    "in server mode the referee only records penalties (SQ-T6); seats make "
+                    "their own moves"
+                ),
+                403,
+                rule="G-M1",
+            )
         if named is None:
-            raise _malformed(Message('the referee names the seat it acts for: "seat"'),
-                             "seat-required", "G-M2")
+            raise _malformed(
+                Message('the referee names the seat it acts for: "seat"'), "seat-required", "G-M2"
+            )
         if named not in state["seats"]:
-            raise _malformed(Message("unknown seat %(seat)s", seat=repr(named)),
-                             "invalid-seat", "G-M2")
+            raise _malformed(
+                Message("unknown seat %(seat)s", seat=repr(named)), "invalid-seat", "G-M2"
+            )
         return named
     if actor not in state["seats"]:
-        raise RuleViolation("unknown-actor", Message("%(actor)s is not a seat of this game",
-                                                     actor=repr(actor)), 403,
-                            rule=_mode_rule(state))
+        raise RuleViolation(
+            "unknown-actor",
+            Message("%(actor)s is not a seat of this game", actor=repr(actor)),
+            403,
+            rule=_mode_rule(state),
+        )
     if kind == "penalty":
-        raise RuleViolation("referee-only", Message("only the referee records a penalty "
-                                                    "(SQ-T6)"), 403, rule="SQ-T6")
+        raise RuleViolation(
+            "referee-only", Message("only the referee records a penalty (SQ-T6)"), 403, rule="SQ-T6"
+        )
     if named is not None and named != actor:
-        raise RuleViolation("not-your-seat", Message("%(seat)s may not act for %(other)s",
-                                                     seat=actor, other=repr(named)), 403,
-                            rule=_mode_rule(state))
+        raise RuleViolation(
+            "not-your-seat",
+            Message("%(seat)s may not act for %(other)s", seat=actor, other=repr(named)),
+            403,
+            rule=_mode_rule(state),
+        )
     return actor
-
 
 
 def _remover_rule(game: str) -> str:
@@ -91,21 +106,35 @@ def _do_play(state: SequenceState, seat: str, action: dict) -> list[dict]:
     _on_turn(state, seat)
     _in_hand(state, seat, card, "SQ-T1")
     if card_class(game, card) == "remover":
-        raise _refuse("card-cannot-place", Message("%(card)s removes a chip: use "
-                                                   "remove-chip (SQ-T3, SN-C2)", card=card),
-                      _remover_rule(game))
+        raise _refuse(
+            "card-cannot-place",
+            Message("%(card)s removes a chip: use remove-chip (SQ-T3, SN-C2)", card=card),
+            _remover_rule(game),
+        )
     side = state["sides"][seat]
     refusal = _target_refusal(game, state["board"], state["chips"], set(), side, card, cell)
     if refusal:
         raise _refuse(*refusal)
     events: list[dict] = []
     state = _lose_stale_draw(events, state, seat)
-    state = _emit(events, state, {"type": "placed", "seat": seat, "side": side,
-                                  "card": card, "cell": list(cell)})
-    for window in new_sequences(state["board"], state["chips"], state["sequences"], cell,
-                                side, named):
-        state = _emit(events, state, {"type": "sequence-completed", "seat": seat,
-                                      "side": side, "cells": [list(x) for x in window]})
+    state = _emit(
+        events,
+        state,
+        {"type": "placed", "seat": seat, "side": side, "card": card, "cell": list(cell)},
+    )
+    for window in new_sequences(
+        state["board"], state["chips"], state["sequences"], cell, side, named
+    ):
+        state = _emit(
+            events,
+            state,
+            {
+                "type": "sequence-completed",
+                "seat": seat,
+                "side": side,
+                "cells": [list(x) for x in window],
+            },
+        )
     _end_turn(events, state, seat)
     return events
 
@@ -120,23 +149,38 @@ def _do_remove(state: SequenceState, seat: str, action: dict) -> list[dict]:
     _on_turn(state, seat)
     _in_hand(state, seat, card, _remover_rule(game))
     if card_class(game, card) != "remover":
-        raise _refuse("card-cannot-remove", Message(
-            "%(card)s does not remove chips: only one-eyed Jacks JS/JH (SQ-T3) and MINUS "
-            "(SN-C2) do", card=card), _remover_rule(game))
+        raise _refuse(
+            "card-cannot-remove",
+            Message(
+                "%(card)s does not remove chips: only one-eyed Jacks JS/JH (SQ-T3) and MINUS "
+                "(SN-C2) do",
+                card=card,
+            ),
+            _remover_rule(game),
+        )
     side = state["sides"][seat]
-    refusal = _target_refusal(game, state["board"], state["chips"],
-                              _locked_cells(state["sequences"]), side, card, cell)
+    refusal = _target_refusal(
+        game, state["board"], state["chips"], _locked_cells(state["sequences"]), side, card, cell
+    )
     if refusal:
         raise _refuse(*refusal)
     events: list[dict] = []
     state = _lose_stale_draw(events, state, seat)
     r, c = cell
-    state = _emit(events, state, {"type": "chip-removed", "seat": seat, "side": side,
-                                  "card": card, "cell": [r, c],
-                                  "removed": state["chips"][r][c]})
+    state = _emit(
+        events,
+        state,
+        {
+            "type": "chip-removed",
+            "seat": seat,
+            "side": side,
+            "card": card,
+            "cell": [r, c],
+            "removed": state["chips"][r][c],
+        },
+    )
     _end_turn(events, state, seat)
     return events
-
 
 
 def _do_exchange(state: SequenceState, seat: str, action: dict) -> list[dict]:
@@ -145,22 +189,25 @@ def _do_exchange(state: SequenceState, seat: str, action: dict) -> list[dict]:
     card = parse_card_for(state["game"], action.get("card"))
     _on_turn(state, seat)
     if state["exchanged"]:
-        raise _refuse("already-exchanged", Message("one dead card per turn (SQ-T4)"),
-                      "SQ-T4")
+        raise _refuse("already-exchanged", Message("one dead card per turn (SQ-T4)"), "SQ-T4")
     _in_hand(state, seat, card, "SQ-T4")
     if card_class(state["game"], card) != "face":  # Jacks, PLUS, MINUS: on no space
-        raise _refuse("not-dead", Message("%(card)s shows on no space of the board, so it "
-                                          "is never a dead card", card=card),
-                      "SQ-C2" if state["game"] == CLASSIC else "SN-C2")
+        raise _refuse(
+            "not-dead",
+            Message(
+                "%(card)s shows on no space of the board, so it is never a dead card", card=card
+            ),
+            "SQ-C2" if state["game"] == CLASSIC else "SN-C2",
+        )
     if not is_dead(state, card):
-        raise _refuse("not-dead", Message("%(card)s still has an open space (SQ-T4)",
-                                          card=card), "SQ-T4")
+        raise _refuse(
+            "not-dead", Message("%(card)s still has an open space (SQ-T4)", card=card), "SQ-T4"
+        )
     events: list[dict] = []
     state = _emit(events, state, {"type": "dead-card-exchanged", "seat": seat, "card": card})
     if state["options"]["dealing"] == "server":
         _server_draw(events, state, seat)
     return events
-
 
 
 def _do_pass(state: SequenceState, seat: str, action: dict) -> list[dict]:
@@ -172,20 +219,31 @@ def _do_pass(state: SequenceState, seat: str, action: dict) -> list[dict]:
     if _plays(state, seat):
         raise _refuse("must-play", Message("%(seat)s has a legal play", seat=seat), "SQ-T8")
     if _owes_draw(state, seat):
-        raise _refuse("draw-first", Message("%(seat)s still owes the draw for its last "
-                                            "play: report it before passing (SQ-T5, SQ-T8)",
-                                            seat=seat), "SQ-T8")
+        raise _refuse(
+            "draw-first",
+            Message(
+                "%(seat)s still owes the draw for its last "
+                "play: report it before passing (SQ-T5, SQ-T8)",
+                seat=seat,
+            ),
+            "SQ-T8",
+        )
     if can_exchange(state, seat):
-        raise _refuse("must-exchange", Message("%(seat)s holds a dead card: exchange it "
-                                               "before passing (SQ-T4, SQ-T8)", seat=seat),
-                      "SQ-T8")
+        raise _refuse(
+            "must-exchange",
+            Message(
+                "%(seat)s holds a dead card: exchange it before passing (SQ-T4, SQ-T8)", seat=seat
+            ),
+            "SQ-T8",
+        )
     events: list[dict] = []
     _passed(events, state, seat)
     return events
 
 
-def _passed(events: list[dict], state: SequenceState, seat: str, timed_out: bool = False
-            ) -> SequenceState:
+def _passed(
+    events: list[dict], state: SequenceState, seat: str, timed_out: bool = False
+) -> SequenceState:
     """Record a pass (SQ-T8, or a lost turn, G-T1), then the next seat's turn, or the end
     after a whole round of counted passes (SQ-E1 b: ``no-legal-play``; ``idle`` when a
     seat of that round timed out, G-T1)."""
@@ -209,8 +267,9 @@ def idle_events(state: SequenceState, since: float, now: float) -> list[dict]:
         return []
     seat = state["turn"]
     events: list[dict] = []
-    state = _emit(events, state, {"type": "turn-timed-out", "seat": seat, "at": now,
-                                  "since": since})
+    state = _emit(
+        events, state, {"type": "turn-timed-out", "seat": seat, "at": now, "since": since}
+    )
     _passed(events, state, seat, timed_out=True)
     return events
 
@@ -220,43 +279,59 @@ def _do_penalty(state: SequenceState, seat: str | None, action: dict) -> list[di
     their choice (each then sends penalty-discard)."""
     side = action.get("side")
     if state["phase"] != "play":
-        raise _refuse("deal-not-finished", Message("no penalty before the deal is finished"),
-                      "SQ-T6")
+        raise _refuse(
+            "deal-not-finished", Message("no penalty before the deal is finished"), "SQ-T6"
+        )
     if side not in state["teams"]:
-        raise _malformed(Message("side must be one of %(sides)s", sides=list(state["teams"])),
-                         "invalid-side", "SQ-T6")
+        raise _malformed(
+            Message("side must be one of %(sides)s", sides=list(state["teams"])),
+            "invalid-side",
+            "SQ-T6",
+        )
     offender = action.get("offender")
     if offender is not None and offender not in state["teams"][side]:
-        raise _malformed(Message("offender must be a seat of %(side)s", side=side),
-                         "invalid-seat", "SQ-T6")
+        raise _malformed(
+            Message("offender must be a seat of %(side)s", side=side), "invalid-seat", "SQ-T6"
+        )
     members = state["teams"][side]
     if len(members) < 2:
-        raise _refuse("not-a-team", Message("%(side)s is one player: there is no teammate "
-                                            "to warn", side=side), "SQ-T6")
+        raise _refuse(
+            "not-a-team",
+            Message("%(side)s is one player: there is no teammate to warn", side=side),
+            "SQ-T6",
+        )
     if any(m in state["penalty_due"] for m in members):
-        raise _refuse("penalty-pending", Message("%(side)s still owes the last penalty's "
-                                                 "discards", side=side), "SQ-T6")
+        raise _refuse(
+            "penalty-pending",
+            Message("%(side)s still owes the last penalty's discards", side=side),
+            "SQ-T6",
+        )
     owing = [m for m in members if state["hands"][m]]
     if not owing:
-        raise _refuse("nothing-to-discard", Message("no member of %(side)s holds a card",
-                                                    side=side), "SQ-T6")
-    return [{"type": "penalty", "seat": None, "side": side, "offender": offender,
-             "seats": owing}]
+        raise _refuse(
+            "nothing-to-discard", Message("no member of %(side)s holds a card", side=side), "SQ-T6"
+        )
+    return [{"type": "penalty", "seat": None, "side": side, "offender": offender, "seats": owing}]
 
 
 def _do_penalty_discard(state: SequenceState, seat: str, action: dict) -> list[dict]:
     """SQ-T6: the penalised member discards a card of their choice, no replacement."""
     card = parse_card_for(state["game"], action.get("card"))
     if seat not in state["penalty_due"]:
-        raise _refuse("no-penalty-due", Message("%(seat)s owes no penalty discard",
-                                                seat=seat), "SQ-T6")
+        raise _refuse(
+            "no-penalty-due", Message("%(seat)s owes no penalty discard", seat=seat), "SQ-T6"
+        )
     _in_hand(state, seat, card, "SQ-T6")
     return [{"type": "penalty-discarded", "seat": seat, "card": card}]
 
 
 _HANDLERS = {
-    "play": _do_play, "remove-chip": _do_remove, "exchange-dead-card": _do_exchange,
-    "pass": _do_pass, "penalty": _do_penalty, "penalty-discard": _do_penalty_discard,
+    "play": _do_play,
+    "remove-chip": _do_remove,
+    "exchange-dead-card": _do_exchange,
+    "pass": _do_pass,
+    "penalty": _do_penalty,
+    "penalty-discard": _do_penalty_discard,
 }
 
 
@@ -276,20 +351,26 @@ def apply(state: SequenceState, actor: str, action: Any) -> list[dict]:
         raise _malformed(Message("an action is a JSON object with a 'type'"), rule="G-R1")
     kind = action.get("type")
     if kind not in _ACTION_KEYS:  # not an action of the game at all (G-R1 ruling)
-        raise _malformed(Message("unknown action type %(type)s (one of %(types)s)",
-                                 type=repr(kind), types=", ".join(sorted(_ACTION_KEYS))),
-                         rule="G-R1")
+        raise _malformed(
+            Message(
+                "unknown action type %(type)s (one of %(types)s)",
+                type=repr(kind),
+                types=", ".join(sorted(_ACTION_KEYS)),
+            ),
+            rule="G-R1",
+        )
     always = _ALWAYS - {"seat"} if kind == "penalty" else _ALWAYS  # the referee's own act
     extra = sorted(set(action) - always - _ACTION_KEYS[kind])
     if extra:
-        raise _malformed(Message("unknown field %(field)s in a %(type)s action",
-                                 field=repr(extra[0]), type=kind),
-                         rule=_remover_rule(state["game"]) if kind == "remove-chip"
-                         else _ACTION_RULES[kind])
+        raise _malformed(
+            Message(
+                "unknown field %(field)s in a %(type)s action", field=repr(extra[0]), type=kind
+            ),
+            rule=_remover_rule(state["game"]) if kind == "remove-chip" else _ACTION_RULES[kind],
+        )
     if state["status"] != "active":
         raise _refuse("game-over", Message("the game is over"), end_rule(state))
     seat = _acting_seat(state, actor, action, kind)
     if kind == "draw":
         return _do_draw(state, seat, action, actor == "referee")
     return _HANDLERS[kind](state, seat, action)
-

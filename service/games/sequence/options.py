@@ -1,5 +1,6 @@
 """The deal and the options: seats, sides, hand sizes, the created game (SQ-P1, SQ-P2,
 SN-P1, SN-P2, SQ-S3, SN-S1, SQ-E1 options)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -24,8 +25,9 @@ from service.games.sequence.fold import _emit, fold
 from service.messages import Message
 
 
-def _option(name: str, type_: str, default: Any, description: str,
-            choices: list | None = None) -> dict:
+def _option(
+    name: str, type_: str, default: Any, description: str, choices: list | None = None
+) -> dict:
     entry = {"name": name, "type": type_, "default": default, "description": description}
     if choices is not None:
         entry["choices"] = choices
@@ -36,28 +38,56 @@ IDLE_DEFAULT = 300  # G-T1: seconds on turn before the turn is lost (server deal
 MAX_IDLE = 7 * 24 * 3600
 
 _COMMON_OPTIONS = [
-    _option("sides", "integer", None, "2 or 3 sides (SQ-P1/SN-P1); null: 2 when the "
-            "players split into 2 equal teams, else 3; players <= 3 in Sequence "
-            "Numbers play individually", [2, 3]),
-    _option("dealing", "string", "server", "server: the service shuffles, deals and "
-            "draws; table: physical cards, the referee reports every card dealt or "
-            "drawn", ["server", "table"]),
-    _option("sequences_to_win", "integer", None, "null: as the rules say (SQ-S3 / SN-S1)",
-            [1, 2, 3, 4]),
+    _option(
+        "sides",
+        "integer",
+        None,
+        "2 or 3 sides (SQ-P1/SN-P1); null: 2 when the "
+        "players split into 2 equal teams, else 3; players <= 3 in Sequence "
+        "Numbers play individually",
+        [2, 3],
+    ),
+    _option(
+        "dealing",
+        "string",
+        "server",
+        "server: the service shuffles, deals and "
+        "draws; table: physical cards, the referee reports every card dealt or "
+        "drawn",
+        ["server", "table"],
+    ),
+    _option(
+        "sequences_to_win", "integer", None, "null: as the rules say (SQ-S3 / SN-S1)", [1, 2, 3, 4]
+    ),
     _option("first_seat", "string", "p1", "the seat that plays first (p1..pN)"),
-    _option("stalemate_decks", "integer", 2, "SQ-E1 ruling: when the deck runs out, the "
-            "game ends as a stalemate if this many whole decks in a row brought no new "
-            "sequence and the board is closed (no space can take a new chip of a side "
-            "that could still build a sequence there), or after 4 times this many such "
-            "decks while it is open",
-            list(range(1, 11))),
-    _option("stalemate", "string", "draw", "SQ-E1 ruling: a game ended by a stalemate or "
-            "by a round of passes is a draw (no side reached its target); "
-            "most_sequences: the side with more sequences wins it (equal counts draw)",
-            ["draw", "most_sequences"]),
-    _option("idle_seconds", "integer", None, "G-T1 ruling: a seat on turn this many "
-            "seconds (1 to 604800) loses that turn, recorded as turn-timed-out and a "
-            "pass; null: never. Default: 300 in server dealing, null in table dealing"),
+    _option(
+        "stalemate_decks",
+        "integer",
+        2,
+        "SQ-E1 ruling: when the deck runs out, the "
+        "game ends as a stalemate if this many whole decks in a row brought no new "
+        "sequence and the board is closed (no space can take a new chip of a side "
+        "that could still build a sequence there), or after 4 times this many such "
+        "decks while it is open",
+        list(range(1, 11)),
+    ),
+    _option(
+        "stalemate",
+        "string",
+        "draw",
+        "SQ-E1 ruling: a game ended by a stalemate or "
+        "by a round of passes is a draw (no side reached its target); "
+        "most_sequences: the side with more sequences wins it (equal counts draw)",
+        ["draw", "most_sequences"],
+    ),
+    _option(
+        "idle_seconds",
+        "integer",
+        None,
+        "G-T1 ruling: a seat on turn this many "
+        "seconds (1 to 604800) loses that turn, recorded as turn-timed-out and a "
+        "pass; null: never. Default: 300 in server dealing, null in table dealing",
+    ),
 ]
 
 CATALOG: dict[str, dict] = {
@@ -77,12 +107,22 @@ CATALOG: dict[str, dict] = {
         "options": [
             _option("players", "integer", 2, "player count (SN-P1)", list(NUMBERS_PLAYERS)),
             *_COMMON_OPTIONS,
-            _option("board", "array", None, "custom board: 10 rows of 10, the 4 corners "
-                    "FREE (or null), every other space an integer, each number on exactly "
-                    "two spaces; null: the shipped default (SN-C0)"),
-            _option("deck", "array", None, "custom deck: problem cards 'a + b', 'a - b', "
-                    "'a x b', 'a / b' whose answers are on the board, plus PLUS and MINUS "
-                    "cards; null: the shipped default (SN-C0)"),
+            _option(
+                "board",
+                "array",
+                None,
+                "custom board: 10 rows of 10, the 4 corners "
+                "FREE (or null), every other space an integer, each number on exactly "
+                "two spaces; null: the shipped default (SN-C0)",
+            ),
+            _option(
+                "deck",
+                "array",
+                None,
+                "custom deck: problem cards 'a + b', 'a - b', "
+                "'a x b', 'a / b' whose answers are on the board, plus PLUS and MINUS "
+                "cards; null: the shipped default (SN-C0)",
+            ),
         ],
     },
 }
@@ -94,11 +134,19 @@ def _players(game: str, options: dict) -> int:
     if not _is_int(players) or players not in allowed:
         rule = "SQ-P2" if game == CLASSIC else "SN-P1"
         if players == 5:
-            raise _invalid_option(Message("players must be one of %(allowed)s (5 players "
-                                          "cannot form 2 or 3 equal teams) (%(rule)s)",
-                                          allowed=allowed, rule=rule), rule)
-        raise _invalid_option(Message("players must be one of %(allowed)s (%(rule)s)",
-                                      allowed=allowed, rule=rule), rule)
+            raise _invalid_option(
+                Message(
+                    "players must be one of %(allowed)s (5 players "
+                    "cannot form 2 or 3 equal teams) (%(rule)s)",
+                    allowed=allowed,
+                    rule=rule,
+                ),
+                rule,
+            )
+        raise _invalid_option(
+            Message("players must be one of %(allowed)s (%(rule)s)", allowed=allowed, rule=rule),
+            rule,
+        )
     return players
 
 
@@ -124,9 +172,15 @@ def sequences_needed(game: str, players: int, sides: int) -> int:
 
 
 # G-R1: the rule an option applies (its invalid-option refusal names it)
-_OPTION_RULES = {"sides": "SQ-P1", "dealing": "G-M1", "sequences_to_win": "SQ-S3",
-                 "first_seat": "G-O1", "stalemate_decks": "SQ-E1", "stalemate": "SQ-E1",
-                 "idle_seconds": "G-T1"}
+_OPTION_RULES = {
+    "sides": "SQ-P1",
+    "dealing": "G-M1",
+    "sequences_to_win": "SQ-S3",
+    "first_seat": "G-O1",
+    "stalemate_decks": "SQ-E1",
+    "stalemate": "SQ-E1",
+    "idle_seconds": "G-T1",
+}
 
 
 def _choice(options: dict, name: str, allowed: list, default: Any) -> Any:
@@ -134,9 +188,15 @@ def _choice(options: dict, name: str, allowed: list, default: Any) -> Any:
     if value is None:
         return default
     if isinstance(value, bool) or value not in allowed:
-        raise _invalid_option(Message("%(name)s must be one of %(allowed)s, not %(value)s",
-                                      name=name, allowed=allowed, value=repr(value)),
-                              _OPTION_RULES[name])
+        raise _invalid_option(
+            Message(
+                "%(name)s must be one of %(allowed)s, not %(value)s",
+                name=name,
+                allowed=allowed,
+                value=repr(value),
+            ),
+            _OPTION_RULES[name],
+        )
     return value
 
 
@@ -147,8 +207,13 @@ def _idle_seconds(options: dict, dealing: str) -> int | None:
         return IDLE_DEFAULT if dealing == "server" else None
     value = options["idle_seconds"]
     if value is not None and not (_is_int(value) and 1 <= value <= MAX_IDLE):
-        raise _invalid_option(Message("idle_seconds must be a whole number of seconds from 1 "
-                                      "to %(most)s, or null", most=MAX_IDLE), "G-T1")
+        raise _invalid_option(
+            Message(
+                "idle_seconds must be a whole number of seconds from 1 to %(most)s, or null",
+                most=MAX_IDLE,
+            ),
+            "G-T1",
+        )
     return value
 
 
@@ -164,8 +229,14 @@ def normalise_options(game: str, options: Any) -> dict:
     known = {o["name"] for o in CATALOG[game]["options"]}
     unknown = sorted(set(options) - known)
     if unknown:
-        raise _invalid_option(Message("unknown option %(name)s (known: %(known)s)",
-                                      name=repr(unknown[0]), known=sorted(known)), "G-O1")
+        raise _invalid_option(
+            Message(
+                "unknown option %(name)s (known: %(known)s)",
+                name=repr(unknown[0]),
+                known=sorted(known),
+            ),
+            "G-O1",
+        )
     players = _players(game, options)
     sides_ok = allowed_sides(game, players)
     sides = _choice(options, "sides", sides_ok, sides_ok[0])
@@ -173,10 +244,12 @@ def normalise_options(game: str, options: Any) -> dict:
         "players": players,
         "sides": sides,
         "dealing": _choice(options, "dealing", ["server", "table"], "server"),
-        "sequences_to_win": _choice(options, "sequences_to_win", [1, 2, 3, 4],
-                                    sequences_needed(game, players, sides)),
-        "first_seat": _choice(options, "first_seat",
-                              [f"p{i}" for i in range(1, players + 1)], "p1"),
+        "sequences_to_win": _choice(
+            options, "sequences_to_win", [1, 2, 3, 4], sequences_needed(game, players, sides)
+        ),
+        "first_seat": _choice(
+            options, "first_seat", [f"p{i}" for i in range(1, players + 1)], "p1"
+        ),
         "stalemate_decks": _choice(options, "stalemate_decks", list(range(1, 11)), 2),
         "stalemate": _choice(options, "stalemate", ["draw", "most_sequences"], "draw"),
     }
@@ -190,8 +263,9 @@ def normalise_options(game: str, options: Any) -> dict:
             _validate_deck(list(NUMBERS_DECK), grid)
         out["board"], out["deck"] = board, deck
         if len(deck or NUMBERS_DECK) <= players * hand_size(game, players):
-            raise _invalid_option(Message("the deck must hold more cards than the hands "
-                                          "dealt"), "SN-C0")
+            raise _invalid_option(
+                Message("the deck must hold more cards than the hands dealt"), "SN-C0"
+            )
     return out
 
 
@@ -206,9 +280,16 @@ def _setup(game: str, options: dict) -> dict:
     else:
         board = options["board"] or _board_data(NUMBERS_BOARD)
         deck = list(options["deck"] or NUMBERS_DECK)
-    return {"options": options, "seats": seats, "sides": side_of, "teams": teams,
-            "hand_size": hand_size(game, players),
-            "sequences_to_win": options["sequences_to_win"], "board": board, "deck": deck}
+    return {
+        "options": options,
+        "seats": seats,
+        "sides": side_of,
+        "teams": teams,
+        "hand_size": hand_size(game, players),
+        "sequences_to_win": options["sequences_to_win"],
+        "board": board,
+        "deck": deck,
+    }
 
 
 def new_game(game: str, options: Any, seed: str) -> list[dict]:
@@ -223,14 +304,18 @@ def new_game(game: str, options: Any, seed: str) -> list[dict]:
     if game not in CATALOG:
         raise _invalid_option(Message("unknown game %(game)s", game=repr(game)), "G-O1")
     normal = normalise_options(game, options)
-    created = {"type": "game-created", "seat": None, "game": game,
-               **_setup(game, normal), "seed": seed}
+    created = {
+        "type": "game-created",
+        "seat": None,
+        "game": game,
+        **_setup(game, normal),
+        "seed": seed,
+    }
     events = [created]
     state = fold(None, created)
     if normal["dealing"] == "server":
         for seat in state["seats"]:
-            cards = state["deck"][:state["hand_size"]]
+            cards = state["deck"][: state["hand_size"]]
             state = _emit(events, state, {"type": "dealt", "seat": seat, "cards": cards})
         _emit(events, state, {"type": "turn-started", "seat": normal["first_seat"]})
     return events
-

@@ -26,6 +26,7 @@ Every field but ``game``, ``chips`` and ``hands`` is optional. ``start_from_posi
 refuses (422 ``invalid-position``, ``field`` and the rule broken) every position the
 rules cannot reach; ``positions_check`` holds the checks.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -49,16 +50,33 @@ from service.games.sequence.state import SequenceState
 from service.games.sequence.turn import _finish
 from service.messages import Message
 
-FIELDS = {"game", "chips", "sequences", "hands", "discards", "deck", "turn", "turn_number",
-          "exchanged", "owed_draws", "replacement_due", "penalty_due", "lost_draws",
-          "reshuffles", "passes", "decks_without_sequence", "sequences_at_reshuffle",
-          "result"}
+FIELDS = {
+    "game",
+    "chips",
+    "sequences",
+    "hands",
+    "discards",
+    "deck",
+    "turn",
+    "turn_number",
+    "exchanged",
+    "owed_draws",
+    "replacement_due",
+    "penalty_due",
+    "lost_draws",
+    "reshuffles",
+    "passes",
+    "decks_without_sequence",
+    "sequences_at_reshuffle",
+    "result",
+}
 
 
 def _cards(game: str, raw: Any, field: str) -> list[str]:
     if not isinstance(raw, list):
-        raise position_error(Message("%(field)s must be a list of cards", field=field),
-                             field, "G-P1")
+        raise position_error(
+            Message("%(field)s must be a list of cards", field=field), field, "G-P1"
+        )
     try:
         return [parse_card_for(game, card, f"{field}[{i}]") for i, card in enumerate(raw)]
     except InputError as exc:
@@ -69,18 +87,26 @@ def _per_seat(raw: Any, seats: list[str], field: str, required: bool) -> dict[st
     if raw is None and not required:
         return {}
     if not isinstance(raw, dict):
-        raise position_error(Message("%(field)s must be an object by seat", field=field),
-                             field, "G-P1")
+        raise position_error(
+            Message("%(field)s must be an object by seat", field=field), field, "G-P1"
+        )
     for seat in raw:
         if seat not in seats:
-            raise position_error(Message("%(field)s: %(seat)s is not a seat of this game",
-                                         field=field, seat=repr(seat)), f"{field}.{seat}",
-                                 "SQ-P1")
+            raise position_error(
+                Message(
+                    "%(field)s: %(seat)s is not a seat of this game", field=field, seat=repr(seat)
+                ),
+                f"{field}.{seat}",
+                "SQ-P1",
+            )
     if required:
         for seat in seats:
             if seat not in raw:
-                raise position_error(Message("%(field)s: %(seat)s is missing", field=field,
-                                             seat=seat), f"{field}.{seat}", "G-P1")
+                raise position_error(
+                    Message("%(field)s: %(seat)s is missing", field=field, seat=seat),
+                    f"{field}.{seat}",
+                    "G-P1",
+                )
     return raw
 
 
@@ -90,17 +116,18 @@ def _hands(game: str, raw: Any, seats: list[str], size: int) -> dict[str, list[s
         field = f"hands.{seat}"
         if _is_int(value):
             if not 0 <= value <= size:
-                raise position_error(Message("%(field)s: a hand holds 0 to %(size)s cards",
-                                             field=field, size=size), field,
-                                     "SQ-P2" if game == "sequence" else "SN-P2")
+                raise position_error(
+                    Message("%(field)s: a hand holds 0 to %(size)s cards", field=field, size=size),
+                    field,
+                    "SQ-P2" if game == "sequence" else "SN-P2",
+                )
             hands[seat] = value
         else:
             hands[seat] = _cards(game, value, field)
     return hands
 
 
-def _conserve(full: list[str], places: list[tuple[str, list[str]]], deck_given: bool
-              ) -> list[str]:
+def _conserve(full: list[str], places: list[tuple[str, list[str]]], deck_given: bool) -> list[str]:
     """G-P1: no card more often than the game holds it; with a stated deck, every card
     exactly once. Returns the cards no place holds (the rest)."""
     left = Counter(full)
@@ -108,10 +135,17 @@ def _conserve(full: list[str], places: list[tuple[str, list[str]]], deck_given: 
         for i, card in enumerate(cards):
             if left[card] <= 0:
                 copies = Counter(full)[card]
-                raise position_error(Message(
-                    "%(field)s: %(card)s is placed more often than the game holds it "
-                    "(%(copies)s)", field=f"{field}[{i}]", card=card, copies=copies),
-                    f"{field}[{i}]", "G-P1")
+                raise position_error(
+                    Message(
+                        "%(field)s: %(card)s is placed more often than the game holds it "
+                        "(%(copies)s)",
+                        field=f"{field}[{i}]",
+                        card=card,
+                        copies=copies,
+                    ),
+                    f"{field}[{i}]",
+                    "G-P1",
+                )
             left[card] -= 1
     rest = []
     for card in full:
@@ -119,37 +153,56 @@ def _conserve(full: list[str], places: list[tuple[str, list[str]]], deck_given: 
             rest.append(card)
             left[card] -= 1
     if deck_given and rest:
-        raise position_error(Message("%(count)s cards of the game are in no place, e.g. "
-                                     "%(card)s", count=len(rest), card=rest[0]), "deck",
-                             "G-P1")
+        raise position_error(
+            Message(
+                "%(count)s cards of the game are in no place, e.g. %(card)s",
+                count=len(rest),
+                card=rest[0],
+            ),
+            "deck",
+            "G-P1",
+        )
     return rest
 
 
-def _board(game: str, options: dict, setup: dict, position: dict
-           ) -> tuple[list[list[str | None]], list[dict]]:
+def _board(
+    game: str, options: dict, setup: dict, position: dict
+) -> tuple[list[list[str | None]], list[dict]]:
     """Chips and locked sequences (SQ-C1, SQ-C3, SQ-S1, SQ-S4), every completed line
     recorded (SQ-S5)."""
     try:
         _grid, chips, sequences = _board_position(
-            game, position.get("chips"), position.get("sequences"), options.get("board"))
+            game, position.get("chips"), position.get("sequences"), options.get("board")
+        )
     except InputError as exc:
         raise position_error(exc.detail, exc.field, exc.rule or "G-P1") from exc
     sides = setup["teams"]
     for side in position["chips"]:
         if side not in sides:
-            raise position_error(Message("chips: %(side)s is not a side of this game",
-                                         side=side), f"chips.{side}", "SQ-C3")
+            raise position_error(
+                Message("chips: %(side)s is not a side of this game", side=side),
+                f"chips.{side}",
+                "SQ-C3",
+            )
     for i, entry in enumerate(sequences):
         if entry["side"] not in sides:
-            raise position_error(Message("chips: %(side)s is not a side of this game",
-                                         side=entry["side"]), f"sequences[{i}].side",
-                                 "SQ-C3")
+            raise position_error(
+                Message("chips: %(side)s is not a side of this game", side=entry["side"]),
+                f"sequences[{i}].side",
+                "SQ-C3",
+            )
     for side in sides:
         missed = scan_sequences(setup["board"], chips, sequences, side)
         if missed:
-            raise position_error(Message(
-                "%(side)s has a completed sequence that is not recorded: %(cells)s",
-                side=side, cells=[list(x) for x in missed[0]]), "sequences", "SQ-S5")
+            raise position_error(
+                Message(
+                    "%(side)s has a completed sequence that is not recorded: %(cells)s",
+                    side=side,
+                    cells=[list(x) for x in missed[0]],
+                ),
+                "sequences",
+                "SQ-S5",
+            )
     return chips, sequences
 
 
@@ -159,29 +212,50 @@ def _read(game: str, options: dict, setup: dict, position: Any) -> dict:
         raise position_error(Message("a position is an object"), "position", "G-P1")
     unknown = sorted(set(position) - FIELDS)
     if unknown:
-        raise position_error(Message("unknown field %(field)s in a position",
-                                     field=repr(unknown[0])), unknown[0], "G-P1")
+        raise position_error(
+            Message("unknown field %(field)s in a position", field=repr(unknown[0])),
+            unknown[0],
+            "G-P1",
+        )
     if position.get("game", game) != game:
-        raise position_error(Message("the position is of %(other)s, not of %(game)s",
-                                     other=repr(position["game"]), game=game), "game", "G-P1")
+        raise position_error(
+            Message(
+                "the position is of %(other)s, not of %(game)s",
+                other=repr(position["game"]),
+                game=game,
+            ),
+            "game",
+            "G-P1",
+        )
     seats = setup["seats"]
     chips, sequences = _board(game, options, setup, position)
     hands = _hands(game, position.get("hands"), seats, setup["hand_size"])
-    discards = {seat: _cards(game, pile, f"discards.{seat}") for seat, pile in
-                _per_seat(position.get("discards"), seats, "discards", False).items()}
+    discards = {
+        seat: _cards(game, pile, f"discards.{seat}")
+        for seat, pile in _per_seat(position.get("discards"), seats, "discards", False).items()
+    }
     deck = None if position.get("deck") is None else _cards(game, position["deck"], "deck")
     if deck is not None:
         for seat, hand in hands.items():
             if not isinstance(hand, list):
-                raise position_error(Message("with a stated deck every hand is stated card "
-                                             "by card"), f"hands.{seat}", "G-P1")
+                raise position_error(
+                    Message("with a stated deck every hand is stated card by card"),
+                    f"hands.{seat}",
+                    "G-P1",
+                )
     places = [(f"hands.{s}", h) for s, h in hands.items() if isinstance(h, list)]
     places += [(f"discards.{s}", p) for s, p in discards.items()]
     rest = _conserve(setup["deck"], places + [("deck", deck or [])], deck is not None)
-    out = {"game": game, "board": setup["board"], "chips": chips, "sequences": sequences,
-           "hands": hands,
-           "discards": {seat: discards.get(seat, []) for seat in seats}, "deck": deck,
-           "rest": rest}
+    out = {
+        "game": game,
+        "board": setup["board"],
+        "chips": chips,
+        "sequences": sequences,
+        "hands": hands,
+        "discards": {seat: discards.get(seat, []) for seat in seats},
+        "deck": deck,
+        "rest": rest,
+    }
     out.update(check_turn(position, setup, out))
     out.update(check_flow(position, setup, out))
     out.update(check_counters(position, setup, out))
@@ -217,24 +291,43 @@ def start_from_position(game: str, options: Any, seed: str, position: Any) -> li
     size, SQ-S5 an unrecorded sequence, SQ-P1 a turn, SQ-T1 chips for the turns...).
     """
     if game not in CATALOG:
-        raise RuleViolation("invalid-option", Message("unknown game %(game)s",
-                                                      game=repr(game)), 422, rule="G-O1")
+        raise RuleViolation(
+            "invalid-option", Message("unknown game %(game)s", game=repr(game)), 422, rule="G-O1"
+        )
     normal = normalise_options(game, options)
     setup = _setup(game, normal)
     read = _read(game, normal, setup, position)
-    created = {"type": "game-created", "seat": None, "game": game, **setup, "seed": seed,
-               "from_position": True}
+    created = {
+        "type": "game-created",
+        "seat": None,
+        "game": game,
+        **setup,
+        "seed": seed,
+        "from_position": True,
+    }
     state = fold(None, created)
     hands, deck = _deal_rest(read, state, seed)
-    stated = {k: v for k, v in read.items()
-              if k not in ("board", "rest", "phase", "result", "winning_side")}
+    stated = {
+        k: v
+        for k, v in read.items()
+        if k not in ("board", "rest", "phase", "result", "winning_side")
+    }
     stated["chips"] = _chips_by_side(read["chips"], setup["teams"])
     if read["deck"] is None:
         del stated["deck"]
     events = [created]
-    state = _emit(events, state, {"type": "position-set", "seat": None,
-                                  "position": {**stated, "result": read["result"]},
-                                  "phase": read["phase"], "hands": hands, "deck": deck})
+    state = _emit(
+        events,
+        state,
+        {
+            "type": "position-set",
+            "seat": None,
+            "position": {**stated, "result": read["result"]},
+            "phase": read["phase"],
+            "hands": hands,
+            "deck": deck,
+        },
+    )
     if read["result"] is not None:
         state = _finish(events, state, read["result"]["reason"], read["winning_side"])
         check_result(read["result"], events[-1]["result"])
@@ -242,8 +335,10 @@ def start_from_position(game: str, options: Any, seed: str, position: Any) -> li
 
 
 def _chips_by_side(chips: list[list[str | None]], teams: dict) -> dict[str, list[list[int]]]:
-    return {side: [[r, c] for r, row in enumerate(chips) for c, chip in enumerate(row)
-                   if chip == side] for side in teams}
+    return {
+        side: [[r, c] for r, row in enumerate(chips) for c, chip in enumerate(row) if chip == side]
+        for side in teams
+    }
 
 
 def _visible_hand(state: SequenceState, seat: str, viewer: str | None) -> list[str] | int:
@@ -262,16 +357,21 @@ def position(state: SequenceState, viewer: str | None) -> dict:
     out = {
         "game": state["game"],
         "chips": _chips_by_side(state["chips"], state["teams"]),
-        "sequences": [{"side": s["side"], "cells": [list(x) for x in s["cells"]]}
-                      for s in state["sequences"]],
+        "sequences": [
+            {"side": s["side"], "cells": [list(x) for x in s["cells"]]} for s in state["sequences"]
+        ],
         "hands": {seat: _visible_hand(state, seat, viewer) for seat in state["seats"]},
         "discards": {seat: list(pile) for seat, pile in state["discards"].items()},
-        "turn": state["turn"], "turn_number": state["turn_number"],
-        "exchanged": state["exchanged"], "owed_draws": order,
+        "turn": state["turn"],
+        "turn_number": state["turn_number"],
+        "exchanged": state["exchanged"],
+        "owed_draws": order,
         "replacement_due": state["replacement_due"],
         "penalty_due": list(state["penalty_due"]),
-        "lost_draws": dict(state["lost_draws"]), "reshuffles": state["reshuffles"],
-        "passes": state["passes"], "decks_without_sequence": state["barren"],
+        "lost_draws": dict(state["lost_draws"]),
+        "reshuffles": state["reshuffles"],
+        "passes": state["passes"],
+        "decks_without_sequence": state["barren"],
         "sequences_at_reshuffle": state["mark"],
         "result": None if state["result"] is None else _copy_json(state["result"]),
     }

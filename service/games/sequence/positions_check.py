@@ -1,6 +1,7 @@
 """The reachability checks of a stated position (G-P1): the turn, owed draws, penalties,
 hand sizes, the SQ-E1 counters and a finished game's result. Each refusal is a 422
 ``invalid-position`` naming the field and the rule the position breaks."""
+
 from __future__ import annotations
 
 from typing import Any, cast
@@ -24,17 +25,27 @@ def _int(position: dict, name: str, default: int, low: int, high: int, rule: str
     if value is None:
         return default
     if not _is_int(value) or not low <= value <= high:
-        raise position_error(Message("%(field)s must be an integer from %(low)s to %(high)s",
-                                     field=name, low=low, high=high), name, rule)
+        raise position_error(
+            Message(
+                "%(field)s must be an integer from %(low)s to %(high)s",
+                field=name,
+                low=low,
+                high=high,
+            ),
+            name,
+            rule,
+        )
     return value
 
 
 def _seat_list(position: dict, name: str, seats: list[str]) -> list[str]:
     value = position.get(name) or []
-    if not (isinstance(value, list) and all(s in seats for s in value)
-            and len(set(value)) == len(value)):
-        raise position_error(Message("%(field)s must list different seats of this game",
-                                     field=name), name, "G-P1")
+    if not (
+        isinstance(value, list) and all(s in seats for s in value) and len(set(value)) == len(value)
+    ):
+        raise position_error(
+            Message("%(field)s must list different seats of this game", field=name), name, "G-P1"
+        )
     return value
 
 
@@ -72,21 +83,29 @@ def check_turn(position: dict, setup: dict, read: dict) -> dict:
     seats, table = setup["seats"], setup["options"]["dealing"] == "table"
     turn, finished = position.get("turn"), position.get("result") is not None
     if turn is not None and turn not in seats:
-        raise position_error(Message("turn: %(seat)s is not a seat of this game",
-                                     seat=repr(turn)), "turn", "SQ-P1")
+        raise position_error(
+            Message("turn: %(seat)s is not a seat of this game", seat=repr(turn)), "turn", "SQ-P1"
+        )
     size = setup["hand_size"]
     dealt = all(_held(h) == size for h in read["hands"].values())
     if finished:
         if turn is not None:
             raise position_error(Message("a finished game has no turn"), "turn", "SQ-E1")
-        return {"turn": None, "phase": "play",
-                "turn_number": _int(position, "turn_number", 0, 0, 10 ** 6, "SQ-P1")}
+        return {
+            "turn": None,
+            "phase": "play",
+            "turn_number": _int(position, "turn_number", 0, 0, 10**6, "SQ-P1"),
+        }
     if turn is None:
-        busy = (any(row.count(None) < len(row) for row in read["chips"]) or read["sequences"]
-                or any(read["discards"].values()))
+        busy = (
+            any(row.count(None) < len(row) for row in read["chips"])
+            or read["sequences"]
+            or any(read["discards"].values())
+        )
         if not table or busy or dealt:
-            raise position_error(Message("the turn is held by nobody: name the seat to "
-                                         "play"), "turn", "SQ-P1")
+            raise position_error(
+                Message("the turn is held by nobody: name the seat to play"), "turn", "SQ-P1"
+            )
         _int(position, "turn_number", 0, 0, 0, "SQ-P1")
         return {"turn": None, "phase": "deal", "turn_number": 0}
     return {"turn": turn, "phase": "play", "turn_number": _turn_number(position, setup, read)}
@@ -101,15 +120,27 @@ def _turn_number(position: dict, setup: dict, read: dict) -> int:
         while _chips_fit(setup, read, number):
             number += len(seats)
         return number
-    number = _int(position, "turn_number", 1, 1, 10 ** 6, "SQ-P1")
+    number = _int(position, "turn_number", 1, 1, 10**6, "SQ-P1")
     if (number - base) % len(seats):
-        raise position_error(Message("turn %(number)s cannot be %(seat)s's: play goes in "
-                                     "seat order from %(first)s", number=number, seat=turn,
-                                     first=first), "turn_number", "SQ-P1")
+        raise position_error(
+            Message(
+                "turn %(number)s cannot be %(seat)s's: play goes in seat order from %(first)s",
+                number=number,
+                seat=turn,
+                first=first,
+            ),
+            "turn_number",
+            "SQ-P1",
+        )
     side = _chips_fit(setup, read, number)
     if side:
-        raise position_error(Message("%(side)s has more chips on the board than its seats "
-                                     "have had turns", side=side), f"chips.{side}", "SQ-T1")
+        raise position_error(
+            Message(
+                "%(side)s has more chips on the board than its seats have had turns", side=side
+            ),
+            f"chips.{side}",
+            "SQ-T1",
+        )
     return number
 
 
@@ -121,35 +152,60 @@ def check_flow(position: dict, setup: dict, read: dict) -> dict:
     owed = _seat_list(position, "owed_draws", seats)
     replacement = position.get("replacement_due")
     lost = position.get("lost_draws") or {}
-    if not isinstance(lost, dict) or any(s not in seats or not _is_int(n) or n < 0
-                                         for s, n in lost.items()):
+    if not isinstance(lost, dict) or any(
+        s not in seats or not _is_int(n) or n < 0 for s, n in lost.items()
+    ):
         raise position_error(Message("lost_draws: {seat: count}"), "lost_draws", "SQ-T5")
     if replacement is not None and replacement not in seats:
-        raise position_error(Message("%(field)s: %(seat)s is not a seat of this game",
-                                     field="replacement_due", seat=repr(replacement)),
-                             "replacement_due", "SQ-P1")
+        raise position_error(
+            Message(
+                "%(field)s: %(seat)s is not a seat of this game",
+                field="replacement_due",
+                seat=repr(replacement),
+            ),
+            "replacement_due",
+            "SQ-P1",
+        )
     if not table and (owed or replacement is not None or any(lost.values())):
         field = "owed_draws" if owed else ("replacement_due" if replacement else "lost_draws")
-        raise position_error(Message("in server dealing the draw is part of the turn: no "
-                                     "draw is owed or lost"), field, "G-M1")
+        raise position_error(
+            Message("in server dealing the draw is part of the turn: no draw is owed or lost"),
+            field,
+            "G-M1",
+        )
     for seat in owed:
         if not read["discards"][seat]:
-            raise position_error(Message("%(seat)s owes a draw but has not played",
-                                         seat=seat), "owed_draws", "SQ-T5")
+            raise position_error(
+                Message("%(seat)s owes a draw but has not played", seat=seat), "owed_draws", "SQ-T5"
+            )
     exchanged = _exchanged(position, read)
     if replacement is not None and (replacement != position.get("turn") or not exchanged):
-        raise position_error(Message("only the seat on turn that exchanged a dead card owes "
-                                     "its replacement"), "replacement_due", "SQ-T4")
+        raise position_error(
+            Message("only the seat on turn that exchanged a dead card owes its replacement"),
+            "replacement_due",
+            "SQ-T4",
+        )
     penalty = _penalties(position, setup, read)
     for seat, hand in read["hands"].items():
         room = setup["hand_size"] - (seat in owed) - (seat == replacement) - lost.get(seat, 0)
         if _held(hand) > room:
-            raise position_error(Message("%(seat)s holds %(count)s cards, more than the "
-                                         "%(most)s it can hold", seat=seat,
-                                         count=_held(hand), most=max(room, 0)),
-                                 f"hands.{seat}", _hand_rule(read))
-    return {"owed_draws": owed, "replacement_due": replacement, "exchanged": exchanged,
-            "lost_draws": {s: lost.get(s, 0) for s in seats}, "penalty_due": penalty}
+            raise position_error(
+                Message(
+                    "%(seat)s holds %(count)s cards, more than the %(most)s it can hold",
+                    seat=seat,
+                    count=_held(hand),
+                    most=max(room, 0),
+                ),
+                f"hands.{seat}",
+                _hand_rule(read),
+            )
+    return {
+        "owed_draws": owed,
+        "replacement_due": replacement,
+        "exchanged": exchanged,
+        "lost_draws": {s: lost.get(s, 0) for s in seats},
+        "penalty_due": penalty,
+    }
 
 
 def _exchanged(position: dict, read: dict) -> bool:
@@ -161,11 +217,13 @@ def _exchanged(position: dict, read: dict) -> bool:
         return value  # a finished game keeps its last turn's flag
     turn = position.get("turn")
     pile = read["discards"].get(turn) if turn else None
-    probe = cast(SequenceState, {"game": read["game"], "board": read["board"],
-                                 "chips": read["chips"]})
+    probe = cast(
+        SequenceState, {"game": read["game"], "board": read["board"], "chips": read["chips"]}
+    )
     if not pile or not is_dead(probe, pile[-1]):
-        raise position_error(Message("no dead card tops the discard pile of the seat on "
-                                     "turn"), "exchanged", "SQ-T4")
+        raise position_error(
+            Message("no dead card tops the discard pile of the seat on turn"), "exchanged", "SQ-T4"
+        )
     return True
 
 
@@ -175,9 +233,15 @@ def _penalties(position: dict, setup: dict, read: dict) -> list[str]:
     for seat in due:
         side = setup["sides"][seat]
         if len(setup["teams"][side]) < 2 or not _held(read["hands"][seat]):
-            raise position_error(Message("%(seat)s cannot owe a table-talk discard: a side of "
-                                         "one player, or an empty hand", seat=seat),
-                                 "penalty_due", "SQ-T6")
+            raise position_error(
+                Message(
+                    "%(seat)s cannot owe a table-talk discard: a side of "
+                    "one player, or an empty hand",
+                    seat=seat,
+                ),
+                "penalty_due",
+                "SQ-T6",
+            )
     return due
 
 
@@ -188,17 +252,33 @@ def check_counters(position: dict, setup: dict, read: dict) -> dict:
     bear out, is refused (SQ-S3 / SN-S1, SQ-E1)."""
     options, sequences = setup["options"], read["sequences"]
     finished = position.get("result") is not None
-    reshuffles = _int(position, "reshuffles", 0, 0, 10 ** 6, "SQ-T7")
+    reshuffles = _int(position, "reshuffles", 0, 0, 10**6, "SQ-T7")
     most = len(setup["seats"]) if finished else len(setup["seats"]) - 1
     passes = _int(position, "passes", 0, 0, most, "SQ-E1")
-    barren = _int(position, "decks_without_sequence", 0, 0,
-                  min(reshuffles, 4 * options["stalemate_decks"] - (not finished)), "SQ-E1")
-    mark = _int(position, "sequences_at_reshuffle", len(sequences) if reshuffles else 0, 0,
-                len(sequences) if reshuffles else 0, "SQ-E1")
+    barren = _int(
+        position,
+        "decks_without_sequence",
+        0,
+        0,
+        min(reshuffles, 4 * options["stalemate_decks"] - (not finished)),
+        "SQ-E1",
+    )
+    mark = _int(
+        position,
+        "sequences_at_reshuffle",
+        len(sequences) if reshuffles else 0,
+        0,
+        len(sequences) if reshuffles else 0,
+        "SQ-E1",
+    )
     if not reshuffles:
         _chips_played(setup, read)
-    out: dict[str, Any] = {"reshuffles": reshuffles, "passes": passes,
-                           "decks_without_sequence": barren, "sequences_at_reshuffle": mark}
+    out: dict[str, Any] = {
+        "reshuffles": reshuffles,
+        "passes": passes,
+        "decks_without_sequence": barren,
+        "sequences_at_reshuffle": mark,
+    }
     return {**out, **_result(position, setup, read)}
 
 
@@ -207,13 +287,25 @@ def _chips_played(setup: dict, read: dict) -> None:
     still on its side's discard piles (a face card or a wild)."""
     for side, members in setup["teams"].items():
         chips = sum(row.count(side) for row in read["chips"])
-        placing = sum(1 for seat in members for card in read["discards"][seat]
-                      if card_class(read["game"], card) != "remover")
+        placing = sum(
+            1
+            for seat in members
+            for card in read["discards"][seat]
+            if card_class(read["game"], card) != "remover"
+        )
         if chips > placing:
-            raise position_error(Message("%(side)s has %(chips)s chips on the board but its "
-                                         "discard piles hold only %(cards)s cards that place "
-                                         "a chip", side=side, chips=chips, cards=placing),
-                                 f"chips.{side}", "SQ-T1")
+            raise position_error(
+                Message(
+                    "%(side)s has %(chips)s chips on the board but its "
+                    "discard piles hold only %(cards)s cards that place "
+                    "a chip",
+                    side=side,
+                    chips=chips,
+                    cards=placing,
+                ),
+                f"chips.{side}",
+                "SQ-T1",
+            )
 
 
 def _result(position: dict, setup: dict, read: dict) -> dict:
@@ -225,17 +317,26 @@ def _result(position: dict, setup: dict, read: dict) -> dict:
     result = position.get("result")
     if result is None:
         if reached:
-            raise position_error(Message("%(side)s has reached its sequences: the game "
-                                         "would be over", side=reached[0]), "sequences",
-                                 win_rule)
+            raise position_error(
+                Message(
+                    "%(side)s has reached its sequences: the game would be over", side=reached[0]
+                ),
+                "sequences",
+                win_rule,
+            )
         return {"result": None, "winning_side": None}
     if not isinstance(result, dict) or result.get("reason") not in REASONS:
-        raise position_error(Message("result.reason must be one of %(reasons)s",
-                                     reasons=", ".join(REASONS)), "result.reason", "SQ-E1")
+        raise position_error(
+            Message("result.reason must be one of %(reasons)s", reasons=", ".join(REASONS)),
+            "result.reason",
+            "SQ-E1",
+        )
     if (result["reason"] == "sequences") != bool(reached) or len(reached) > 1:
-        raise position_error(Message("the result does not match the sequences on the "
-                                     "board"), "result.reason",
-                             win_rule if result["reason"] == "sequences" else "SQ-E1")
+        raise position_error(
+            Message("the result does not match the sequences on the board"),
+            "result.reason",
+            win_rule if result["reason"] == "sequences" else "SQ-E1",
+        )
     return {"result": result, "winning_side": reached[0] if reached else None}
 
 
@@ -243,5 +344,8 @@ def check_result(stated: dict, result: dict) -> None:
     """A stated result's members must be those the position gives (SQ-E1, SQ-S3)."""
     for key, value in stated.items():
         if result.get(key) != value:
-            raise position_error(Message("result.%(key)s does not match the position",
-                                         key=key), f"result.{key}", "SQ-E1")
+            raise position_error(
+                Message("result.%(key)s does not match the position", key=key),
+                f"result.{key}",
+                "SQ-E1",
+            )

@@ -5,6 +5,7 @@ Plain JSON-able data: a cell is ``[row, col]`` (row 0 at the top), a side is
 ``6 x 7``, ``PLUS``). Declared here so that a reader sees what a state holds without
 reading the folds.
 """
+
 from __future__ import annotations
 
 from typing import Any, TypedDict
@@ -15,6 +16,7 @@ ChipGrid = list[list[str | None]]  # the side whose chip is on each space, or No
 
 class Options(TypedDict, total=False):
     """Normalised options (``options.normalise_options``)."""
+
     players: int
     sides: int
     dealing: str  # "server" | "table"
@@ -29,12 +31,14 @@ class Options(TypedDict, total=False):
 
 class SequenceRecord(TypedDict):
     """A completed (locked) sequence: its side and its 5 cells in reading order."""
+
     side: str
     cells: list[list[int]]
 
 
 class Conflict(TypedDict):
     """G-M2: a seat reported a card no copy of which was left in the deck."""
+
     seat: str
     card: str
     deck: int  # reshuffles before the report
@@ -42,6 +46,7 @@ class Conflict(TypedDict):
 
 class SequenceState(TypedDict):
     """A game of ``sequence`` or ``sequence-numbers`` as ``fold`` derives it."""
+
     game: str
     options: Options
     seed: str

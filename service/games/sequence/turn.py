@@ -1,5 +1,6 @@
 """Turn flow shared by the moves: refusals, whose turn, the end of a turn, the draw,
 the reshuffle and the stalemate (SQ-P1, SQ-T1, SQ-T4, SQ-T7, SQ-S3, SN-S1, SQ-E1)."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -29,14 +30,19 @@ _ACTION_KEYS = {
     "penalty": {"side", "offender"},
     "penalty-discard": {"card"},
 }
-_ACTION_RULES = {"play": "SQ-T1", "remove-chip": "SQ-T3", "exchange-dead-card": "SQ-T4",
-                 "draw": "SQ-T5", "pass": "SQ-T8", "penalty": "SQ-T6",
-                 "penalty-discard": "SQ-T6"}
+_ACTION_RULES = {
+    "play": "SQ-T1",
+    "remove-chip": "SQ-T3",
+    "exchange-dead-card": "SQ-T4",
+    "draw": "SQ-T5",
+    "pass": "SQ-T8",
+    "penalty": "SQ-T6",
+    "penalty-discard": "SQ-T6",
+}
 _ALWAYS = {"type", "seat", "expected_version"}
 
 
-def _malformed(detail: Message, code: str = "invalid-action", rule: str = "SQ-P1"
-               ) -> RuleViolation:
+def _malformed(detail: Message, code: str = "invalid-action", rule: str = "SQ-P1") -> RuleViolation:
     return RuleViolation(code, detail, 422, rule=rule)
 
 
@@ -49,29 +55,39 @@ def _mode_rule(state: SequenceState) -> str:
     return "G-M2" if state["options"]["dealing"] == "table" else "G-M1"
 
 
-
 def _on_turn(state: SequenceState, seat: str) -> None:
     """Refuse unless ``seat`` may make a turn move now (409)."""
     if state["phase"] != "play":
-        raise _refuse("deal-not-finished", Message("the deal is not finished: report it "
-                                                   "with draws"),
-                      "SQ-P2" if state["game"] == "sequence" else "SN-P2")
+        raise _refuse(
+            "deal-not-finished",
+            Message("the deal is not finished: report it with draws"),
+            "SQ-P2" if state["game"] == "sequence" else "SN-P2",
+        )
     if seat in state["penalty_due"]:
-        raise _refuse("penalty-due", Message("%(seat)s must first discard a card for the "
-                                             "table-talk penalty (SQ-T6)", seat=seat),
-                      "SQ-T6")
+        raise _refuse(
+            "penalty-due",
+            Message(
+                "%(seat)s must first discard a card for the table-talk penalty (SQ-T6)", seat=seat
+            ),
+            "SQ-T6",
+        )
     if state["turn"] != seat:
-        raise _refuse("not-your-turn", Message("it is %(seat)s's turn", seat=state["turn"]),
-                      "SQ-P1")
+        raise _refuse(
+            "not-your-turn", Message("it is %(seat)s's turn", seat=state["turn"]), "SQ-P1"
+        )
     if state["replacement_due"] == seat:
-        raise _refuse("draw-first", Message("report the replacement for the dead card first "
-                                            "(SQ-T4)"), "SQ-T4")
+        raise _refuse(
+            "draw-first", Message("report the replacement for the dead card first (SQ-T4)"), "SQ-T4"
+        )
 
 
 def _in_hand(state: SequenceState, seat: str, card: str, rule: str) -> None:
     if card not in state["hands"][seat]:
-        raise _refuse("card-not-in-hand", Message("%(card)s is not in %(seat)s's hand",
-                                                  card=card, seat=seat), rule)
+        raise _refuse(
+            "card-not-in-hand",
+            Message("%(card)s is not in %(seat)s's hand", card=card, seat=seat),
+            rule,
+        )
 
 
 def _side_count(state: SequenceState, side: str) -> int:
@@ -82,8 +98,9 @@ def _counts(state: SequenceState) -> dict[str, int]:
     return {side: _side_count(state, side) for side in state["teams"]}
 
 
-def _finish(events: list[dict], state: SequenceState, reason: str, side: str | None = None
-            ) -> SequenceState:
+def _finish(
+    events: list[dict], state: SequenceState, reason: str, side: str | None = None
+) -> SequenceState:
     """Emit ``game-ended`` ``{"result": RESULT}``. ``side`` reached its sequences
     (SQ-S3/SN-S1); without it (SQ-E1 ruling) the game is a draw, or with option
     ``stalemate`` most_sequences the side with more sequences wins (equal: a draw).
@@ -94,10 +111,12 @@ def _finish(events: list[dict], state: SequenceState, reason: str, side: str | N
         best = max(counts.values())
         leaders = [s for s, n in counts.items() if n == best]
         side = leaders[0] if len(leaders) == 1 else None
-    result = {"winners": list(state["teams"][side]) if side else [],
-              "scores": {seat: counts[state["sides"][seat]] for seat in state["seats"]},
-              "reason": reason,
-              "sequence": {"winning_side": side, "sequences": counts}}
+    result = {
+        "winners": list(state["teams"][side]) if side else [],
+        "scores": {seat: counts[state["sides"][seat]] for seat in state["seats"]},
+        "reason": reason,
+        "sequence": {"winning_side": side, "sequences": counts},
+    }
     return _emit(events, state, {"type": "game-ended", "seat": None, "result": result})
 
 
@@ -106,8 +125,10 @@ def board_closed(state: SequenceState) -> bool:
     could still build a sequence there (``can_still_build`` for no side): placements
     alone can make no new sequence; only a remover (one-eyed Jack, MINUS) can open one.
     A board with every non-corner space covered is closed."""
-    return not any(can_still_build(state["board"], state["chips"], state["sequences"], side)
-                   for side in state["teams"])
+    return not any(
+        can_still_build(state["board"], state["chips"], state["sequences"], side)
+        for side in state["teams"]
+    )
 
 
 def is_stalemate(state: SequenceState, barren: int) -> bool:
@@ -127,8 +148,16 @@ def _reshuffle(events: list[dict], state: SequenceState) -> SequenceState:
     if is_stalemate(state, barren):
         return _finish(events, state, "stalemate")
     count = sum(len(p) for p in state["discards"].values())
-    return _emit(events, state, {"type": "deck-reshuffled", "seat": None,
-                                 "number": state["reshuffles"] + 1, "cards": count})
+    return _emit(
+        events,
+        state,
+        {
+            "type": "deck-reshuffled",
+            "seat": None,
+            "number": state["reshuffles"] + 1,
+            "cards": count,
+        },
+    )
 
 
 def _server_draw(events: list[dict], state: SequenceState, seat: str) -> SequenceState:
@@ -170,7 +199,6 @@ def _end_turn(events: list[dict], state: SequenceState, seat: str) -> SequenceSt
     return _start_turn(events, state, _next_seat(state, seat))
 
 
-
 def is_dead(state: SequenceState, card: str) -> bool:
     """SQ-T4: a face card whose two spaces are both covered (Jacks/PLUS/MINUS never)."""
     if card_class(state["game"], card) != "face":
@@ -191,8 +219,7 @@ def can_exchange(state: SequenceState, seat: str, this_turn: bool = True) -> boo
     this turn (without it: at the start of its next turn)."""
     if this_turn and state["exchanged"]:
         return False
-    return _cards_to_draw(state) and any(is_dead(state, card)
-                                         for card in state["hands"][seat])
+    return _cards_to_draw(state) and any(is_dead(state, card) for card in state["hands"][seat])
 
 
 def _cells_of(board: list[list[Any]], label: Any) -> Iterator[Cell]:
@@ -200,7 +227,6 @@ def _cells_of(board: list[list[Any]], label: Any) -> Iterator[Cell]:
         for c, value in enumerate(row):
             if value == label:
                 yield (r, c)
-
 
 
 def _plays(state: SequenceState, seat: str) -> list[dict]:
@@ -215,17 +241,25 @@ def _plays(state: SequenceState, seat: str) -> list[dict]:
         if kind == "remover":
             if locked is None:
                 locked = _locked_cells(state["sequences"])
-            out += [{"type": "remove-chip", "card": card, "cell": [r, c]}
-                    for r in range(SIZE) for c in range(SIZE)
-                    if chips[r][c] not in (None, side) and (r, c) not in locked]
+            out += [
+                {"type": "remove-chip", "card": card, "cell": [r, c]}
+                for r in range(SIZE)
+                for c in range(SIZE)
+                if chips[r][c] not in (None, side) and (r, c) not in locked
+            ]
         elif kind == "wild":
-            out += [{"type": "play", "card": card, "cell": [r, c]}
-                    for r in range(SIZE) for c in range(SIZE)
-                    if chips[r][c] is None and board[r][c] != FREE]
+            out += [
+                {"type": "play", "card": card, "cell": [r, c]}
+                for r in range(SIZE)
+                for c in range(SIZE)
+                if chips[r][c] is None and board[r][c] != FREE
+            ]
         else:
             if index is None:
                 index = spaces_index(board)
-            out += [{"type": "play", "card": card, "cell": [r, c]}
-                    for r, c in index.get(label_of(game, card), ()) if chips[r][c] is None]
+            out += [
+                {"type": "play", "card": card, "cell": [r, c]}
+                for r, c in index.get(label_of(game, card), ())
+                if chips[r][c] is None
+            ]
     return out
-

@@ -1,4 +1,5 @@
 """Legal actions and views: what each viewer may do and see (G-M1, G-M2)."""
+
 from __future__ import annotations
 
 import json
@@ -13,8 +14,9 @@ from service.games.sequence.turn import _counts, _plays, can_exchange, is_dead
 def _draws(state: SequenceState, seat: str, by_referee: bool) -> list[dict]:
     """Table mode: a draw body per card the sender cannot rule out (G-M2): the
     referee's from the deck, a seat's from what it can see (``_seat_draw_candidates``)."""
-    cards = (sorted(set(_draw_candidates(state))) if by_referee
-             else _seat_draw_candidates(state, seat))
+    cards = (
+        sorted(set(_draw_candidates(state))) if by_referee else _seat_draw_candidates(state, seat)
+    )
     return [{"type": "draw", "card": card} for card in cards]
 
 
@@ -30,8 +32,11 @@ def _seat_actions(state: SequenceState, seat: str, by_referee: bool = False) -> 
     if state["turn"] != seat or state["replacement_due"] == seat:
         return out
     if not state["exchanged"]:
-        out += [{"type": "exchange-dead-card", "card": card}
-                for card in dict.fromkeys(hand) if is_dead(state, card)]
+        out += [
+            {"type": "exchange-dead-card", "card": card}
+            for card in dict.fromkeys(hand)
+            if is_dead(state, card)
+        ]
     plays = _plays(state, seat)
     if plays or _owes_draw(state, seat) or can_exchange(state, seat):
         return out + plays
@@ -41,9 +46,13 @@ def _seat_actions(state: SequenceState, seat: str, by_referee: bool = False) -> 
 def _penalties(state: SequenceState) -> list[dict]:
     if state["phase"] != "play":
         return []
-    return [{"type": "penalty", "side": side} for side, members in state["teams"].items()
-            if len(members) > 1 and not any(m in state["penalty_due"] for m in members)
-            and any(state["hands"][m] for m in members)]
+    return [
+        {"type": "penalty", "side": side}
+        for side, members in state["teams"].items()
+        if len(members) > 1
+        and not any(m in state["penalty_due"] for m in members)
+        and any(state["hands"][m] for m in members)
+    ]
 
 
 def legal_actions(state: SequenceState, viewer: str | None) -> list[dict]:
@@ -81,16 +90,23 @@ def view(state: SequenceState, viewer: str | None) -> dict:
     commitment).
     """
     out = {
-        "game": state["game"], "status": state["status"], "phase": state["phase"],
-        "options": state["options"], "seats": list(state["seats"]),
-        "sides": dict(state["sides"]), "teams": {k: list(v) for k, v in state["teams"].items()},
-        "hand_size": state["hand_size"], "sequences_to_win": state["sequences_to_win"],
+        "game": state["game"],
+        "status": state["status"],
+        "phase": state["phase"],
+        "options": state["options"],
+        "seats": list(state["seats"]),
+        "sides": dict(state["sides"]),
+        "teams": {k: list(v) for k, v in state["teams"].items()},
+        "hand_size": state["hand_size"],
+        "sequences_to_win": state["sequences_to_win"],
         "board": [list(row) for row in state["board"]],
         "chips": [list(row) for row in state["chips"]],
-        "sequences": [{"side": s["side"], "cells": [list(x) for x in s["cells"]]}
-                      for s in state["sequences"]],
+        "sequences": [
+            {"side": s["side"], "cells": [list(x) for x in s["cells"]]} for s in state["sequences"]
+        ],
         "sequence_counts": _counts(state),
-        "turn": state["turn"], "turn_number": state["turn_number"],
+        "turn": state["turn"],
+        "turn_number": state["turn_number"],
         "exchanged": state["exchanged"],
         "hand_counts": {s: len(h) for s, h in state["hands"].items()},
         "deck_count": deck_count(state),
@@ -98,7 +114,8 @@ def view(state: SequenceState, viewer: str | None) -> dict:
         "pending_draws": sorted(state["pending_draws"]),
         "replacement_due": state["replacement_due"],
         "penalty_due": list(state["penalty_due"]),
-        "lost_draws": dict(state["lost_draws"]), "reshuffles": state["reshuffles"],
+        "lost_draws": dict(state["lost_draws"]),
+        "reshuffles": state["reshuffles"],
         "result": json.loads(json.dumps(state["result"])),
         "seed_commitment": commitment(state["seed"]),
         "from_position": state.get("from_position", False),
@@ -141,10 +158,16 @@ def _position_event(state: SequenceState, event: dict, viewer: str | None) -> di
     """G-P1: a stated position as ``viewer`` may see it (other hands as counts, G-M1)."""
     over = state["status"] == "finished"
     stated = json.loads(json.dumps(event["position"]))
-    stated["hands"] = {seat: list(hand) if over or viewer in (seat, "referee") else len(hand)
-                       for seat, hand in event["hands"].items()}
-    out = {"type": "position-set", "seat": None, "phase": event["phase"],
-           "deck_count": len(event["deck"])}
+    stated["hands"] = {
+        seat: list(hand) if over or viewer in (seat, "referee") else len(hand)
+        for seat, hand in event["hands"].items()
+    }
+    out = {
+        "type": "position-set",
+        "seat": None,
+        "phase": event["phase"],
+        "deck_count": len(event["deck"]),
+    }
     if over:
         out["deck"] = list(event["deck"])
     else:

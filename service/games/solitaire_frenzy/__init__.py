@@ -116,25 +116,26 @@ Rulings (RULES.md is silent; also in the README):
   that seat, from public information). The referee sees the same. The seed is shown once
   the game is over.
 """
+
 from __future__ import annotations
 
 from service.games.solitaire_frenzy.cards import (
-                                                  COLUMN,
-                                                  COLUMNS,
-                                                  FOUNDATION,
-                                                  GAME,
-                                                  NEW,
-                                                  PILE_SIZE,
-                                                  PLAYERS,
-                                                  REALTIME,
-                                                  REFEREE,
-                                                  TURN_SIZE,
-                                                  Refusal,
-                                                  ace,
-                                                  builds_on,
-                                                  column_refusal,
-                                                  foundation_refusal,
-                                                  next_card,
+    COLUMN,
+    COLUMNS,
+    FOUNDATION,
+    GAME,
+    NEW,
+    PILE_SIZE,
+    PLAYERS,
+    REALTIME,
+    REFEREE,
+    TURN_SIZE,
+    Refusal,
+    ace,
+    builds_on,
+    column_refusal,
+    foundation_refusal,
+    next_card,
 )
 from service.games.solitaire_frenzy.deal import CATALOG, deal, normalise_options
 from service.games.solitaire_frenzy.fold import fold, fold_all
@@ -144,24 +145,52 @@ from service.games.solitaire_frenzy.idle import idle_events
 from service.games.solitaire_frenzy.layouts import position
 from service.games.solitaire_frenzy.race import apply
 from service.games.solitaire_frenzy.rounds import (
-                                                  can_move,
-                                                  new_game,
-                                                  start_from_position,
+    can_move,
+    new_game,
+    start_from_position,
 )
 from service.games.solitaire_frenzy.state import FrenzyState, Layout
 from service.games.solitaire_frenzy.views import (
-                                                  check_play,
-                                                  legal_actions,
-                                                  view,
-                                                  view_event,
+    check_play,
+    legal_actions,
+    view,
+    view_event,
 )
 
 __all__ = [
-    "CATALOG", "COLUMN", "COLUMNS", "FOUNDATION", "GAME", "NEW", "PILE_SIZE", "PLAYERS",
-    "REALTIME", "REFEREE", "TURN_SIZE", "FrenzyState", "Layout", "Refusal", "ace",
-    "apply", "board_counts", "builds_on", "can_move", "check_play", "column_refusal",
-    "deal", "fold", "fold_all", "foundation_refusal", "hidden_cards", "idle_events",
+    "CATALOG",
+    "COLUMN",
+    "COLUMNS",
+    "FOUNDATION",
+    "GAME",
+    "NEW",
+    "PILE_SIZE",
+    "PLAYERS",
+    "REALTIME",
+    "REFEREE",
+    "TURN_SIZE",
+    "FrenzyState",
+    "Layout",
+    "Refusal",
+    "ace",
+    "apply",
+    "board_counts",
+    "builds_on",
+    "can_move",
+    "check_play",
+    "column_refusal",
+    "deal",
+    "fold",
+    "fold_all",
+    "foundation_refusal",
+    "hidden_cards",
+    "idle_events",
     "legal_actions",
-    "new_game", "next_card", "normalise_options", "position", "start_from_position",
-    "view", "view_event",
+    "new_game",
+    "next_card",
+    "normalise_options",
+    "position",
+    "start_from_position",
+    "view",
+    "view_event",
 ]

@@ -3,6 +3,7 @@ foundation (SF-F1) or a column (SF-R1), shared with the stateless check endpoint
 
 A card is its code (``"7H"``); its owner is the seat whose deck it belongs to.
 """
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -30,8 +31,9 @@ class Refusal(NamedTuple):
 
 _VALUE = {card: rank_value(card) for card in DECK}  # A 1 .. K 13
 _RED = {card: colour(card) == "red" for card in DECK}
-_NEXT = {card: (RANKS[_VALUE[card]] + suit(card) if _VALUE[card] < len(RANKS) else None)
-         for card in DECK}
+_NEXT = {
+    card: (RANKS[_VALUE[card]] + suit(card) if _VALUE[card] < len(RANKS) else None) for card in DECK
+}
 
 
 def ace(card: str) -> bool:
@@ -57,24 +59,48 @@ def foundation_refusal(card: str, onto: str | None) -> Refusal | None:
     if onto is None:
         if ace(card):
             return None
-        return Refusal("new-pile-needs-ace", Message("only an Ace starts a foundation "
-                                                     "pile, not %(card)s", card=card),
-                       "SF-F1")
+        return Refusal(
+            "new-pile-needs-ace",
+            Message("only an Ace starts a foundation pile, not %(card)s", card=card),
+            "SF-F1",
+        )
     if ace(card):
-        return Refusal("ace-needs-new-pile", Message(
-            '%(card)s is an Ace: it starts a new pile (based_on "new") and is never played '
-            "onto %(onto)s", card=card, onto=onto), "SF-F1")
+        return Refusal(
+            "ace-needs-new-pile",
+            Message(
+                '%(card)s is an Ace: it starts a new pile (based_on "new") and is never played '
+                "onto %(onto)s",
+                card=card,
+                onto=onto,
+            ),
+            "SF-F1",
+        )
     following = next_card(onto)
     if following is None:
-        return Refusal("pile-complete", Message("the pile is complete up to %(onto)s: "
-                                                "nothing goes on a King", onto=onto), "SF-F1")
+        return Refusal(
+            "pile-complete",
+            Message("the pile is complete up to %(onto)s: nothing goes on a King", onto=onto),
+            "SF-F1",
+        )
     if suit(card) != suit(onto):
-        return Refusal("wrong-suit", Message("%(card)s is not of %(onto)s's suit: a pile "
-                                             "holds one suit", card=card, onto=onto), "SF-F1")
+        return Refusal(
+            "wrong-suit",
+            Message(
+                "%(card)s is not of %(onto)s's suit: a pile holds one suit", card=card, onto=onto
+            ),
+            "SF-F1",
+        )
     if card != following:
-        return Refusal("wrong-rank", Message("%(onto)s takes %(next)s next, not %(card)s: a "
-                                             "pile grows one rank at a time", onto=onto,
-                                             next=following, card=card), "SF-F1")
+        return Refusal(
+            "wrong-rank",
+            Message(
+                "%(onto)s takes %(next)s next, not %(card)s: a pile grows one rank at a time",
+                onto=onto,
+                next=following,
+                card=card,
+            ),
+            "SF-F1",
+        )
     return None
 
 
@@ -82,22 +108,49 @@ def column_refusal(card: str, onto: str) -> Refusal | None:
     """SF-R1: why ``card`` may not go onto the exposed column card ``onto``; None when
     it may (one rank lower, the other colour)."""
     if _RED[card] == _RED[onto]:
-        both = (Message("%(card)s and %(onto)s are both red: columns alternate colours",
-                        card=card, onto=onto) if _RED[card] else
-                Message("%(card)s and %(onto)s are both black: columns alternate colours",
-                        card=card, onto=onto))
+        both = (
+            Message(
+                "%(card)s and %(onto)s are both red: columns alternate colours",
+                card=card,
+                onto=onto,
+            )
+            if _RED[card]
+            else Message(
+                "%(card)s and %(onto)s are both black: columns alternate colours",
+                card=card,
+                onto=onto,
+            )
+        )
         return Refusal("wrong-colour", both, "SF-R1")
     if _VALUE[card] != _VALUE[onto] - 1:
         if ace(onto):
-            return Refusal("wrong-rank", Message(
-                "%(onto)s takes nothing (an Ace ends a column), not %(card)s: columns build "
-                "down one rank at a time", onto=onto, card=card), "SF-R1")
+            return Refusal(
+                "wrong-rank",
+                Message(
+                    "%(onto)s takes nothing (an Ace ends a column), not %(card)s: columns build "
+                    "down one rank at a time",
+                    onto=onto,
+                    card=card,
+                ),
+                "SF-R1",
+            )
         rank = RANKS[_VALUE[onto] - 2]
-        wanted = (Message("%(onto)s takes a black %(rank)s, not %(card)s: columns build down "
-                          "one rank at a time, red on black, black on red", onto=onto,
-                          rank=rank, card=card) if _RED[onto] else
-                  Message("%(onto)s takes a red %(rank)s, not %(card)s: columns build down "
-                          "one rank at a time, red on black, black on red", onto=onto,
-                          rank=rank, card=card))
+        wanted = (
+            Message(
+                "%(onto)s takes a black %(rank)s, not %(card)s: columns build down "
+                "one rank at a time, red on black, black on red",
+                onto=onto,
+                rank=rank,
+                card=card,
+            )
+            if _RED[onto]
+            else Message(
+                "%(onto)s takes a red %(rank)s, not %(card)s: columns build down "
+                "one rank at a time, red on black, black on red",
+                onto=onto,
+                rank=rank,
+                card=card,
+            )
+        )
         return Refusal("wrong-rank", wanted, "SF-R1")
     return None

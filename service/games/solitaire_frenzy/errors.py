@@ -1,4 +1,5 @@
 """Refusals and the reading of action fields (G-R1: every refusal names its rule)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -9,8 +10,9 @@ from service.games.solitaire_frenzy.cards import COLUMNS, Refusal
 from service.messages import Message
 
 
-def malformed(detail: Message, code: str = "invalid-action", rule: str | None = None
-              ) -> RuleViolation:
+def malformed(
+    detail: Message, code: str = "invalid-action", rule: str | None = None
+) -> RuleViolation:
     """A 422 refusal of a malformed action (``rule`` None: the action type's rule is
     filled in by ``apply``)."""
     return RuleViolation(code, detail, 422, rule)
@@ -40,11 +42,13 @@ def read_card(action: dict, field: str = "card") -> str:
     try:
         card = parse_card(raw)
     except CardError as error:
-        raise malformed(Message("%(field)s: %(error)s", field=field, error=error.message),
-                        "invalid-card") from error
+        raise malformed(
+            Message("%(field)s: %(error)s", field=field, error=error.message), "invalid-card"
+        ) from error
     if card == "JK":
-        raise malformed(Message("%(field)s: Solitaire Frenzy decks have no joker",
-                                field=field), "invalid-card")
+        raise malformed(
+            Message("%(field)s: Solitaire Frenzy decks have no joker", field=field), "invalid-card"
+        )
     return card
 
 
@@ -52,6 +56,10 @@ def read_column(action: dict, field: str) -> int:
     """A column number 0-3 in ``action[field]``; 422 ``invalid-column`` otherwise."""
     value = action.get(field)
     if not is_int(value) or not 0 <= value < COLUMNS:
-        raise malformed(Message("%(field)s must be a column number 0 to %(last)s",
-                                field=field, last=COLUMNS - 1), "invalid-column")
+        raise malformed(
+            Message(
+                "%(field)s must be a column number 0 to %(last)s", field=field, last=COLUMNS - 1
+            ),
+            "invalid-column",
+        )
     return value

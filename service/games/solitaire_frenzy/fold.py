@@ -1,4 +1,5 @@
 """Solitaire Frenzy fold: events -> state (the events are the record; RULES.md §5)."""
+
 from __future__ import annotations
 
 from service.games.solitaire_frenzy.cards import COLUMN, GAME, NEW, TURN_SIZE
@@ -9,26 +10,49 @@ from service.games.solitaire_frenzy.state import Event, FrenzyState, Layout
 
 def _created_state(event: Event) -> FrenzyState:
     seats = list(event["seats"])
-    return {"game": GAME, "options": event["options"], "seed": event["seed"],
-            "status": "active", "seats": seats, "active": list(seats), "round": 0,
-            "round_seats": [], "foundations": [], "layouts": {s: None for s in seats},
-            "retired": {}, "history": [], "totals": {s: 0 for s in seats}, "result": None,
-            "from_position": bool(event.get("from_position", False)), "timed_out": []}
+    return {
+        "game": GAME,
+        "options": event["options"],
+        "seed": event["seed"],
+        "status": "active",
+        "seats": seats,
+        "active": list(seats),
+        "round": 0,
+        "round_seats": [],
+        "foundations": [],
+        "layouts": {s: None for s in seats},
+        "retired": {},
+        "history": [],
+        "totals": {s: 0 for s in seats},
+        "result": None,
+        "from_position": bool(event.get("from_position", False)),
+        "timed_out": [],
+    }
 
 
 def _copy_layout(state: FrenzyState, seat: str) -> tuple[FrenzyState, Layout]:
     """A copy of ``state`` whose ``seat`` layout (lists included) is fresh."""
     layout = state["layouts"][seat]
-    fresh = {"pile": layout["pile"][:], "columns": [c[:] for c in layout["columns"]],
-             "hand": layout["hand"][:], "waste": layout["waste"][:],
-             "pass": None if layout["pass"] is None else layout["pass"][:],
-             "reach": layout["reach"]}
+    fresh = {
+        "pile": layout["pile"][:],
+        "columns": [c[:] for c in layout["columns"]],
+        "hand": layout["hand"][:],
+        "waste": layout["waste"][:],
+        "pass": None if layout["pass"] is None else layout["pass"][:],
+        "reach": layout["reach"],
+    }
     return {**state, "layouts": {**state["layouts"], seat: fresh}}, fresh
 
 
 def _fold_round_started(s: FrenzyState, e: Event) -> FrenzyState:
-    return {**s, "round": e["round"], "round_seats": list(e["seats"]), "foundations": [],
-            "layouts": {seat: None for seat in s["seats"]}, "timed_out": []}
+    return {
+        **s,
+        "round": e["round"],
+        "round_seats": list(e["seats"]),
+        "foundations": [],
+        "layouts": {seat: None for seat in s["seats"]},
+        "timed_out": [],
+    }
 
 
 def _fold_timed_out(s: FrenzyState, e: Event) -> FrenzyState:
@@ -44,8 +68,7 @@ def _back(s: FrenzyState, seat: str) -> FrenzyState:
 
 
 def _fold_dealt(s: FrenzyState, e: Event) -> FrenzyState:
-    return {**s, "layouts": {**s["layouts"], e["seat"]: deal(s["seed"], e["round"],
-                                                             e["seat"])}}
+    return {**s, "layouts": {**s["layouts"], e["seat"]: deal(s["seed"], e["round"], e["seat"])}}
 
 
 def _fold_turned(s: FrenzyState, e: Event) -> FrenzyState:
@@ -86,8 +109,10 @@ def _fold_played(s: FrenzyState, e: Event) -> FrenzyState:
     if e["based_on"] == NEW:
         piles = s["foundations"] + [{"id": e["pile"], "suit": card[-1], "cards": [entry]}]
     else:
-        piles = [{**p, "cards": p["cards"] + [entry]} if p["id"] == e["pile"] else p
-                 for p in s["foundations"]]
+        piles = [
+            {**p, "cards": p["cards"] + [entry]} if p["id"] == e["pile"] else p
+            for p in s["foundations"]
+        ]
     return {**s, "foundations": piles}
 
 
@@ -107,9 +132,12 @@ def _fold_refilled(s: FrenzyState, e: Event) -> FrenzyState:
 
 def _fold_retired(s: FrenzyState, e: Event) -> FrenzyState:
     seat = e["seat"]
-    return {**s, "active": [x for x in s["active"] if x != seat],
-            "retired": {**s["retired"], seat: {"round": s["round"], "pile": e["pile"]}},
-            "layouts": {**s["layouts"], seat: None}}
+    return {
+        **s,
+        "active": [x for x in s["active"] if x != seat],
+        "retired": {**s["retired"], seat: {"round": s["round"], "pile": e["pile"]}},
+        "layouts": {**s["layouts"], seat: None},
+    }
 
 
 def _fold_round_ended(s: FrenzyState, e: Event) -> FrenzyState:
@@ -122,10 +150,15 @@ def _fold_game_ended(s: FrenzyState, e: Event) -> FrenzyState:
 
 
 _FOLDS = {
-    "round-started": _fold_round_started, "dealt": _fold_dealt, "turned": _fold_turned,
-    "played": _fold_played, "column-moved": _fold_column_moved,
-    "refilled": _fold_refilled, "seat-retired": _fold_retired,
-    "round-ended": _fold_round_ended, "game-ended": _fold_game_ended,
+    "round-started": _fold_round_started,
+    "dealt": _fold_dealt,
+    "turned": _fold_turned,
+    "played": _fold_played,
+    "column-moved": _fold_column_moved,
+    "refilled": _fold_refilled,
+    "seat-retired": _fold_retired,
+    "round-ended": _fold_round_ended,
+    "game-ended": _fold_game_ended,
     "position-set": lambda s, e: position_state(s, e["position"]),
     "seat-timed-out": _fold_timed_out,
 }

@@ -1,5 +1,6 @@
 """The shared foundations (RULES.md SF-F1, SF-F2, SF-T1): what the board takes, who
 owns what on it, and the race on a pile's top."""
+
 from __future__ import annotations
 
 from service.games import RuleViolation
@@ -54,17 +55,24 @@ def foundation_targets(state: FrenzyState, card: str, wanted: Needs) -> list[dic
     """Foundation targets of ``card``: a new pile for an Ace, else every pile it follows."""
     if ace(card):
         return [{"to": FOUNDATION, "based_on": NEW}] if card[-1] in wanted[1] else []
-    return [{"to": FOUNDATION, "pile": p["id"], "based_on": p["cards"][-1]["card"]}
-            for p in state["foundations"] if next_card(p["cards"][-1]["card"]) == card]
+    return [
+        {"to": FOUNDATION, "pile": p["id"], "based_on": p["cards"][-1]["card"]}
+        for p in state["foundations"]
+        if next_card(p["cards"][-1]["card"]) == card
+    ]
 
 
 def read_based_on(action: Action) -> str:
     """SF-T1: the top a foundation play aims at (a card, or ``new``)."""
     raw = action.get("based_on")
     if raw is None:
-        raise malformed(Message('a foundation play names the top card it aims at: '
-                                '"based_on" (or "new" for an Ace starting a pile)'),
-                        rule="SF-T1")
+        raise malformed(
+            Message(
+                "a foundation play names the top card it aims at: "
+                '"based_on" (or "new" for an Ace starting a pile)'
+            ),
+            rule="SF-T1",
+        )
     return NEW if raw == NEW else read_card(action, "based_on")
 
 
@@ -78,9 +86,16 @@ def check_new_pile(state: FrenzyState, card: str) -> None:
         return
     for pile in state["foundations"]:
         if pile["suit"] == card[-1] and next_card(pile["cards"][-1]["card"]) is not None:
-            raise refuse("suit-pile-open", Message(
-                "pile %(pile)s of %(suit)s is still open: one pile per suit until it is "
-                "complete (SF-F1)", pile=pile["id"], suit=card[-1]), "SF-F1")
+            raise refuse(
+                "suit-pile-open",
+                Message(
+                    "pile %(pile)s of %(suit)s is still open: one pile per suit until it is "
+                    "complete (SF-F1)",
+                    pile=pile["id"],
+                    suit=card[-1],
+                ),
+                "SF-F1",
+            )
 
 
 def check_aim(pile: Foundation, aim: str) -> None:
@@ -89,11 +104,27 @@ def check_aim(pile: Foundation, aim: str) -> None:
     if top["card"] == aim:
         return
     if any(entry["card"] == aim for entry in pile["cards"]):
-        raise RuleViolation("stale-top-card", Message(
-            "pile %(pile)s has moved on: its top is now %(top)s (%(seat)s), not %(aim)s; "
-            "your card stays where it was", pile=pile["id"], top=top["card"],
-            seat=top["seat"], aim=aim), 409, "SF-T1",
-            extra={"top": {"pile": pile["id"], **top}})
-    raise refuse("not-pile-top", Message("pile %(pile)s never showed %(aim)s: its top is "
-                                         "%(top)s", pile=pile["id"], aim=aim,
-                                         top=top["card"]), "SF-T1")
+        raise RuleViolation(
+            "stale-top-card",
+            Message(
+                "pile %(pile)s has moved on: its top is now %(top)s (%(seat)s), not %(aim)s; "
+                "your card stays where it was",
+                pile=pile["id"],
+                top=top["card"],
+                seat=top["seat"],
+                aim=aim,
+            ),
+            409,
+            "SF-T1",
+            extra={"top": {"pile": pile["id"], **top}},
+        )
+    raise refuse(
+        "not-pile-top",
+        Message(
+            "pile %(pile)s never showed %(aim)s: its top is %(top)s",
+            pile=pile["id"],
+            aim=aim,
+            top=top["card"],
+        ),
+        "SF-T1",
+    )

@@ -1,5 +1,6 @@
 """A seat's hand and waste (RULES.md SF-H1): turning three at a time, and which of the
 seat's cards are not face up (SF-E1 counts them as reachable until a pass is done)."""
+
 from __future__ import annotations
 
 from service.games.solitaire_frenzy.cards import TURN_SIZE, builds_on
@@ -23,8 +24,11 @@ def waste_top_plays(state: FrenzyState, seat: str) -> bool:
     if not layout["waste"]:
         return False
     card, columns = layout["waste"][-1], layout["columns"]
-    return any(not c for c in columns) or to_board(card, board_needs(state)) or any(
-        builds_on(card, c[-1]) for c in columns if c)
+    return (
+        any(not c for c in columns)
+        or to_board(card, board_needs(state))
+        or any(builds_on(card, c[-1]) for c in columns if c)
+    )
 
 
 def do_turn(events: list[Event], state: FrenzyState, seat: str, action: Action) -> None:
@@ -33,14 +37,28 @@ def do_turn(events: list[Event], state: FrenzyState, seat: str, action: Action) 
     ``play_order: "strict"`` refused while the waste top could be played (SF-O1)."""
     layout = state["layouts"][seat]
     if not layout["hand"] and not layout["waste"]:
-        raise refuse("nothing-to-turn", Message("your hand and waste are empty: nothing "
-                                                "to turn"), "SF-H1")
+        raise refuse(
+            "nothing-to-turn", Message("your hand and waste are empty: nothing to turn"), "SF-H1"
+        )
     if state["options"]["play_order"] == "strict" and waste_top_plays(state, seat):
-        raise refuse("play-order", Message(
-            "play order is strict: your waste top %(card)s can be played, so play it "
-            "before turning (SF-O1)", card=layout["waste"][-1]), "SF-O1")
+        raise refuse(
+            "play-order",
+            Message(
+                "play order is strict: your waste top %(card)s can be played, so play it "
+                "before turning (SF-O1)",
+                card=layout["waste"][-1],
+            ),
+            "SF-O1",
+        )
     recycled = not layout["hand"]
     cards = layout["waste"] if recycled else layout["hand"]
     group = cards[:TURN_SIZE]
-    events.append({"type": "turned", "seat": seat, "top": group[-1], "count": len(group),
-                   "recycled": recycled})
+    events.append(
+        {
+            "type": "turned",
+            "seat": seat,
+            "top": group[-1],
+            "count": len(group),
+            "recycled": recycled,
+        }
+    )

@@ -1,5 +1,6 @@
 """Idle seats in Solitaire Frenzy (RULES.md G-T1, SF-E1): a seat that never acts must
 not hold a round open for ever."""
+
 from __future__ import annotations
 
 from service.games.solitaire_frenzy.fold import emit
@@ -23,15 +24,20 @@ def idle_events(state: FrenzyState, since: float, now: float) -> list[Event]:
     the times are in them, the engine reads no clock.
     """
     limit = state["options"].get("idle_seconds")
-    if limit is None or state["status"] != "active" or now - since < limit \
-            or state["options"]["dealing"] != "server":
+    if (
+        limit is None
+        or state["status"] != "active"
+        or now - since < limit
+        or state["options"]["dealing"] != "server"
+    ):
         return []
     needs = board_needs(state)
     idle = [seat for seat in state["active"] if can_move(state, seat, needs)]
     events: list[Event] = []
     for seat in idle:
-        state = emit(events, state, {"type": "seat-timed-out", "seat": seat, "at": now,
-                                     "since": since})
+        state = emit(
+            events, state, {"type": "seat-timed-out", "seat": seat, "at": now, "since": since}
+        )
     if events:
         settle(events, state)
     return events

@@ -1,6 +1,7 @@
 """Solitaire Frenzy positions (RULES.md G-P1), the other way: the state a stated
 position gives (fold of ``position-set``) and a game's position as a viewer may see
 it. The notation is in service.games.solitaire_frenzy.positions."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -14,7 +15,7 @@ from service.games.solitaire_frenzy.state import Foundation, FrenzyState, Layout
 
 def _tops(cycle: list[str]) -> list[str]:
     """The cards turning a whole cycle shows on top of the waste (SF-H1)."""
-    tops = cycle[TURN_SIZE - 1::TURN_SIZE]
+    tops = cycle[TURN_SIZE - 1 :: TURN_SIZE]
     return tops + [cycle[-1]] if len(cycle) % TURN_SIZE else tops
 
 
@@ -39,28 +40,44 @@ def _layout(seat: str, raw: dict, piles: list[Foundation], seed: str) -> Layout:
     hand, waste = cards["hand"], cards["waste"]
     passed = reach = None
     if read["cycle"] != "broken":
-        passed = waste[TURN_SIZE - 1::TURN_SIZE] if hand else _tops(waste)
+        passed = waste[TURN_SIZE - 1 :: TURN_SIZE] if hand else _tops(waste)
     if read["cycle"] == "known":
         reach = sorted(set(_tops(waste + hand)))
-    return {"pile": cards["pile"], "columns": read["columns"], "hand": hand,
-            "waste": waste, "pass": passed, "reach": reach}
+    return {
+        "pile": cards["pile"],
+        "columns": read["columns"],
+        "hand": hand,
+        "waste": waste,
+        "pass": passed,
+        "reach": reach,
+    }
 
 
 def position_state(state: FrenzyState, position: dict) -> FrenzyState:
     """The state a ``position-set`` event gives (fold): the round in play as stated."""
     number, retired = position["round"], position["retired"]
     active = [s for s in state["seats"] if s not in retired]
-    round_seats = [s for s in state["seats"]
-                   if s in active or retired[s]["round"] == number]
-    piles = [{"id": p["id"], "suit": p["cards"][0]["card"][-1],
-              "cards": [dict(e) for e in p["cards"]]} for p in position["foundations"]]
+    round_seats = [s for s in state["seats"] if s in active or retired[s]["round"] == number]
+    piles = [
+        {"id": p["id"], "suit": p["cards"][0]["card"][-1], "cards": [dict(e) for e in p["cards"]]}
+        for p in position["foundations"]
+    ]
     players = position.get("players", {})
-    layouts = {s: _layout(s, players[s], piles, state["seed"]) if s in players else None
-               for s in state["seats"]}
-    return {**state, "round": number, "round_seats": round_seats, "active": active,
-            "foundations": piles, "layouts": layouts, "retired": dict(retired),
-            "history": list(position.get("history", [])),
-            "totals": dict(position["totals"])}
+    layouts = {
+        s: _layout(s, players[s], piles, state["seed"]) if s in players else None
+        for s in state["seats"]
+    }
+    return {
+        **state,
+        "round": number,
+        "round_seats": round_seats,
+        "active": active,
+        "foundations": piles,
+        "layouts": layouts,
+        "retired": dict(retired),
+        "history": list(position.get("history", [])),
+        "totals": dict(position["totals"]),
+    }
 
 
 def _cycle(layout: Layout) -> str:
@@ -88,7 +105,8 @@ def sees_everything(state: FrenzyState, viewer: str | None) -> bool:
     """G-P1/G-M1: everything is shown once the game is over, and to the referee of a
     table game (what the table reported); otherwise face-down cards are counts."""
     return state["status"] == "finished" or (
-        viewer == "referee" and state["options"]["dealing"] == "table")
+        viewer == "referee" and state["options"]["dealing"] == "table"
+    )
 
 
 def position(state: FrenzyState, viewer: str | None) -> dict:
@@ -99,16 +117,21 @@ def position(state: FrenzyState, viewer: str | None) -> dict:
     the full position gives a game whose view equals this one's."""
     full = sees_everything(state, viewer)
     out: dict[str, Any] = {
-        "game": GAME, "round": state["round"],
+        "game": GAME,
+        "round": state["round"],
         "totals": dict(state["totals"]),
         "retired": {s: dict(r) for s, r in state["retired"].items()},
-        "foundations": [{"id": p["id"], "cards": [dict(e) for e in p["cards"]]}
-                        for p in state["foundations"]],
+        "foundations": [
+            {"id": p["id"], "cards": [dict(e) for e in p["cards"]]} for p in state["foundations"]
+        ],
     }
     if len(state["history"]) >= state["round"] - 1:  # a table position may leave it out
         out["history"] = [dict(r) for r in state["history"]]
-    players = {s: _seat_notation(state["layouts"][s], full) for s in state["active"]
-               if state["layouts"][s] is not None}
+    players = {
+        s: _seat_notation(state["layouts"][s], full)
+        for s in state["active"]
+        if state["layouts"][s] is not None
+    }
     if players:
         out["players"] = players
     return out

@@ -38,6 +38,7 @@ a suit with ``one_pile_per_suit``), SF-R1 (a column not built down in alternatin
 colours), SF-H1 (a waste that cannot come from turning three at a time), SF-E2 (a
 round out of range, totals that do not add up), SF-E3 (a retirement that cannot be).
 """
+
 from __future__ import annotations
 
 from typing import Any
@@ -67,8 +68,9 @@ def invalid(field: str, detail: Message, rule: str = "G-P1") -> RuleViolation:
 
 def _shape(field: str, expected: str, rule: str = "G-P1") -> RuleViolation:
     """A field of the wrong shape; ``expected`` is language-neutral notation."""
-    return invalid(field, Message("%(field)s must be %(expected)s", field=field,
-                                  expected=expected), rule)
+    return invalid(
+        field, Message("%(field)s must be %(expected)s", field=field, expected=expected), rule
+    )
 
 
 def _card(raw: Any, field: str) -> str:
@@ -77,8 +79,12 @@ def _card(raw: Any, field: str) -> str:
     except CardError:
         card = None
     if card is None or card == "JK":
-        raise invalid(field, Message("%(field)s: %(value)s is not a card of a 52-card deck",
-                                     field=field, value=repr(raw)))
+        raise invalid(
+            field,
+            Message(
+                "%(field)s: %(value)s is not a card of a 52-card deck", field=field, value=repr(raw)
+            ),
+        )
     return card
 
 
@@ -100,7 +106,7 @@ def _count(raw: Any, field: str, most: int, rule: str = "G-P1") -> int:
 def _foundations(raw: Any, seats: list[str], one_per_suit: bool) -> list[dict]:
     """SF-F1: each pile an Ace then one rank up in its suit; owners are seats."""
     if not isinstance(raw, list):
-        raise _shape("foundations", "[{\"id\", \"cards\"}, ...]")
+        raise _shape("foundations", '[{"id", "cards"}, ...]')
     piles, ids = [], set()
     for i, pile in enumerate(raw):
         where = f"foundations[{i}]"
@@ -112,7 +118,7 @@ def _foundations(raw: Any, seats: list[str], one_per_suit: bool) -> list[dict]:
         ids.add(number)
         entries = pile.get("cards")
         if not isinstance(entries, list) or not 1 <= len(entries) <= 13:
-            raise _shape(f"{where}.cards", "[{\"card\", \"seat\"}, ...] (1..13)", "SF-F1")
+            raise _shape(f"{where}.cards", '[{"card", "seat"}, ...] (1..13)', "SF-F1")
         cards = []
         for j, entry in enumerate(entries):
             at = f"{where}.cards[{j}]"
@@ -123,19 +129,31 @@ def _foundations(raw: Any, seats: list[str], one_per_suit: bool) -> list[dict]:
                 raise _shape(f"{at}.seat", " | ".join(seats))
             expected = None if j == 0 else next_card(cards[-1]["card"])
             if (j == 0 and not ace(card)) or (j > 0 and card != expected):
-                raise invalid(at, Message(
-                    "%(field)s: %(card)s is out of sequence: a foundation pile starts with an "
-                    "Ace and grows one rank at a time in its suit", field=at, card=card),
-                    "SF-F1")
+                raise invalid(
+                    at,
+                    Message(
+                        "%(field)s: %(card)s is out of sequence: a foundation pile starts with an "
+                        "Ace and grows one rank at a time in its suit",
+                        field=at,
+                        card=card,
+                    ),
+                    "SF-F1",
+                )
             cards.append({"card": card, "seat": entry["seat"]})
         piles.append({"id": number, "suit": cards[0]["card"][-1], "cards": cards})
     if one_per_suit:
         open_suits = [p["suit"] for p in piles if len(p["cards"]) < 13]
         twice = next((s for s in open_suits if open_suits.count(s) > 1), None)
         if twice is not None:
-            raise invalid("foundations", Message(
-                "two open foundation piles of %(suit)s: one_pile_per_suit allows one per "
-                "suit until it is complete", suit=twice), "SF-F1")
+            raise invalid(
+                "foundations",
+                Message(
+                    "two open foundation piles of %(suit)s: one_pile_per_suit allows one per "
+                    "suit until it is complete",
+                    suit=twice,
+                ),
+                "SF-F1",
+            )
     return piles
 
 
@@ -148,10 +166,17 @@ def _columns(raw: Any, field: str) -> list[list[str]]:
         for j in range(1, len(column)):
             if not builds_on(column[j], column[j - 1]):
                 at = f"{field}[{i}][{j}]"
-                raise invalid(at, Message(
-                    "%(field)s: %(card)s does not go on %(onto)s: columns build down one rank "
-                    "at a time in alternating colours (red on black, black on red)",
-                    field=at, card=column[j], onto=column[j - 1]), "SF-R1")
+                raise invalid(
+                    at,
+                    Message(
+                        "%(field)s: %(card)s does not go on %(onto)s: columns build down one rank "
+                        "at a time in alternating colours (red on black, black on red)",
+                        field=at,
+                        card=column[j],
+                        onto=column[j - 1],
+                    ),
+                    "SF-R1",
+                )
     return columns
 
 
@@ -165,8 +190,9 @@ def _source(raw: dict, name: str, field: str, most: int) -> dict:
         if len(cards) > most:  # SF-P1: a 13-pile over its size
             raise _shape(f"{field}.{name}", f"[card, ...] (0..{most})", "SF-P1")
         return {"cards": cards}
-    size = _count(raw.get(f"{name}_size"), f"{field}.{name}_size", most,
-                  "SF-P1" if name == "pile" else "G-P1")
+    size = _count(
+        raw.get(f"{name}_size"), f"{field}.{name}_size", most, "SF-P1" if name == "pile" else "G-P1"
+    )
     top = raw.get(f"{name}_top")
     if name == "hand":
         if top is not None:
@@ -180,11 +206,24 @@ def _source(raw: dict, name: str, field: str, most: int) -> dict:
 def read_seat(raw: Any, seat: str) -> dict:
     """One seat of a position read (SF-P1, SF-R1, SF-H1), cards canonical."""
     field = f"players.{seat}"
-    known = {"pile", "pile_top", "pile_size", "columns", "hand", "hand_size", "waste",
-             "waste_top", "waste_size", "cycle"}
+    known = {
+        "pile",
+        "pile_top",
+        "pile_size",
+        "columns",
+        "hand",
+        "hand_size",
+        "waste",
+        "waste_top",
+        "waste_size",
+        "cycle",
+    }
     if not isinstance(raw, dict) or set(raw) - known:
-        raise _shape(field, "{pile | pile_top, pile_size; columns; hand | hand_size; "
-                     "waste | waste_top, waste_size; cycle}")
+        raise _shape(
+            field,
+            "{pile | pile_top, pile_size; columns; hand | hand_size; "
+            "waste | waste_top, waste_size; cycle}",
+        )
     out = {"columns": _columns(raw.get("columns"), f"{field}.columns")}
     for name, most in (("pile", PILE_SIZE), ("hand", 52), ("waste", 52)):
         out[name] = _source(raw, name, field, most)
@@ -209,17 +248,35 @@ def _check_cycle(seat: dict, field: str) -> None:
     if cycle == "broken":
         return
     if hand == 0 and waste == 0:
-        raise invalid(f"{field}.cycle", Message(
-            "%(field)s: with an empty hand and waste there is nothing to turn, so the "
-            "cycle is broken", field=f"{field}.cycle"), "SF-H1")
+        raise invalid(
+            f"{field}.cycle",
+            Message(
+                "%(field)s: with an empty hand and waste there is nothing to turn, so the "
+                "cycle is broken",
+                field=f"{field}.cycle",
+            ),
+            "SF-H1",
+        )
     if cycle == "turning" and hand == 0:
-        raise invalid(f"{field}.cycle", Message(
-            "%(field)s: the hand is turned through, so the cycle is known",
-            field=f"{field}.cycle"), "SF-H1")
+        raise invalid(
+            f"{field}.cycle",
+            Message(
+                "%(field)s: the hand is turned through, so the cycle is known",
+                field=f"{field}.cycle",
+            ),
+            "SF-H1",
+        )
     if hand and waste % TURN_SIZE:
-        raise invalid(f"{field}.waste", Message(
-            "%(field)s: in an unbroken pass the waste holds whole groups of three turned "
-            "cards, not %(count)s", field=f"{field}.waste", count=waste), "SF-H1")
+        raise invalid(
+            f"{field}.waste",
+            Message(
+                "%(field)s: in an unbroken pass the waste holds whole groups of three turned "
+                "cards, not %(count)s",
+                field=f"{field}.waste",
+                count=waste,
+            ),
+            "SF-H1",
+        )
 
 
 def _conserve(seat: str, layout: dict, piles: list[dict]) -> None:
@@ -228,10 +285,17 @@ def _conserve(seat: str, layout: dict, piles: list[dict]) -> None:
 
     def place(card: str, where: str) -> None:
         if card in placed:
-            raise invalid(where, Message(
-                "%(field)s: %(seat)s's %(card)s is already at %(other)s: every card of a "
-                "deck is in one place", field=where, seat=seat, card=card,
-                other=placed[card]))
+            raise invalid(
+                where,
+                Message(
+                    "%(field)s: %(seat)s's %(card)s is already at %(other)s: every card of a "
+                    "deck is in one place",
+                    field=where,
+                    seat=seat,
+                    card=card,
+                    other=placed[card],
+                ),
+            )
         placed[card] = where
 
     for i, pile in enumerate(piles):
@@ -250,13 +314,22 @@ def _conserve(seat: str, layout: dict, piles: list[dict]) -> None:
             place(card, f"{field}.{name}[{j}]")
         if source.get("top") is not None:
             place(source["top"], f"{field}.{name}_top")
-    unplaced = sum(source["size"] - (source.get("top") is not None)
-                   for source in (layout[n] for n in SOURCES) if "size" in source)
+    unplaced = sum(
+        source["size"] - (source.get("top") is not None)
+        for source in (layout[n] for n in SOURCES)
+        if "size" in source
+    )
     if len(placed) + unplaced != len(DECK):
-        raise invalid(field, Message(
-            "%(field)s: %(count)s cards of %(seat)s's deck are placed or counted, not "
-            "52: every card of a deck is in one place", field=field, count=len(placed) +
-            unplaced, seat=seat))
+        raise invalid(
+            field,
+            Message(
+                "%(field)s: %(count)s cards of %(seat)s's deck are placed or counted, not "
+                "52: every card of a deck is in one place",
+                field=field,
+                count=len(placed) + unplaced,
+                seat=seat,
+            ),
+        )
 
 
 def _render_seat(seat: dict) -> dict:
@@ -282,14 +355,14 @@ def _retired(raw: Any, seats: list[str], number: int, server: bool) -> dict:
     if raw is None:
         return {}
     if not isinstance(raw, dict) or set(raw) - set(seats):
-        raise _shape("retired", "{seat: {\"round\", \"pile\"}}", "SF-E3")
+        raise _shape("retired", '{seat: {"round", "pile"}}', "SF-E3")
     out = {}
     for seat in seats:
         if seat not in raw:
             continue
         entry, where = raw[seat], f"retired.{seat}"
         if not isinstance(entry, dict) or set(entry) - {"round", "pile"}:
-            raise _shape(where, "{\"round\", \"pile\"}", "SF-E3")
+            raise _shape(where, '{"round", "pile"}', "SF-E3")
         left = entry.get("round", number)
         if not is_int(left) or not 1 <= left <= number:
             raise _shape(f"{where}.round", f"1..{number}", "SF-E3")
@@ -303,40 +376,65 @@ def _retired(raw: Any, seats: list[str], number: int, server: bool) -> dict:
 def _history(raw: Any, seats: list[str], number: int, penalty: int) -> list[dict]:
     """SF-E2: the ended rounds 1.. in order, each score board - penalty x pile."""
     if not isinstance(raw, list) or len(raw) not in (number - 1, number):
-        raise _shape("history", f"[round 1, ..., round {number - 1} (or {number})]",
-                     "SF-E2")
+        raise _shape("history", f"[round 1, ..., round {number - 1} (or {number})]", "SF-E2")
     out = []
     for i, entry in enumerate(raw):
         where = f"history[{i}]"
         keys = {"round", "reason", "out", "board", "pile", "scores"}
-        if not isinstance(entry, dict) or set(entry) != keys or entry["round"] != i + 1 \
-                or entry["reason"] not in ("out", "stuck", "last-seat") \
-                or (entry["out"] is not None and entry["out"] not in seats):
-            raise _shape(where, f'{{"round": {i + 1}, "reason": out | stuck | last-seat, '
-                         '"out", "board", "pile", "scores"}', "SF-E2")
+        if (
+            not isinstance(entry, dict)
+            or set(entry) != keys
+            or entry["round"] != i + 1
+            or entry["reason"] not in ("out", "stuck", "last-seat")
+            or (entry["out"] is not None and entry["out"] not in seats)
+        ):
+            raise _shape(
+                where,
+                f'{{"round": {i + 1}, "reason": out | stuck | last-seat, '
+                '"out", "board", "pile", "scores"}',
+                "SF-E2",
+            )
         board, pile, scores = entry["board"], entry["pile"], entry["scores"]
-        if not all(isinstance(d, dict) and set(d) <= set(seats) and set(d) == set(board)
-                   and all(is_int(v) for v in d.values()) for d in (board, pile, scores)):
+        if not all(
+            isinstance(d, dict)
+            and set(d) <= set(seats)
+            and set(d) == set(board)
+            and all(is_int(v) for v in d.values())
+            for d in (board, pile, scores)
+        ):
             raise _shape(where, "{seat: integer} x 3 (board, pile, scores)", "SF-E2")
         for seat in board:
             if scores[seat] != board[seat] - penalty * pile[seat]:
-                raise invalid(f"{where}.scores.{seat}", Message(
-                    "%(field)s: %(seat)s scored %(board)s on the board and %(pile)s left in "
-                    "the 13-pile, so %(score)s, not %(value)s", field=f"{where}.scores.{seat}",
-                    seat=seat, board=board[seat], pile=pile[seat],
-                    score=board[seat] - penalty * pile[seat], value=scores[seat]), "SF-E2")
+                raise invalid(
+                    f"{where}.scores.{seat}",
+                    Message(
+                        "%(field)s: %(seat)s scored %(board)s on the board and %(pile)s left in "
+                        "the 13-pile, so %(score)s, not %(value)s",
+                        field=f"{where}.scores.{seat}",
+                        seat=seat,
+                        board=board[seat],
+                        pile=pile[seat],
+                        score=board[seat] - penalty * pile[seat],
+                        value=scores[seat],
+                    ),
+                    "SF-E2",
+                )
         out.append({k: entry[k] for k in ("round", "reason", "out", "board", "pile", "scores")})
     return out
 
 
-def _totals(raw: Any, seats: list[str], history: list[dict] | None, number: int,
-            penalty: int) -> dict[str, int]:
+def _totals(
+    raw: Any, seats: list[str], history: list[dict] | None, number: int, penalty: int
+) -> dict[str, int]:
     """SF-E2: the running totals; they add up the history when it is given, else lie
     within what the rounds played could give."""
     if raw is None:
         raw = {s: sum(r["scores"].get(s, 0) for r in history or []) for s in seats}
-    if not isinstance(raw, dict) or set(raw) != set(seats) or \
-            not all(is_int(v) for v in raw.values()):
+    if (
+        not isinstance(raw, dict)
+        or set(raw) != set(seats)
+        or not all(is_int(v) for v in raw.values())
+    ):
         raise _shape("totals", "{seat: integer} (every seat)", "SF-E2")
     for seat in seats:
         if history is not None:
@@ -347,10 +445,17 @@ def _totals(raw: Any, seats: list[str], history: list[dict] | None, number: int,
             played = number - 1
             ok = -PILE_SIZE * penalty * played <= raw[seat] <= 52 * played
         if not ok:
-            raise invalid(f"totals.{seat}", Message(
-                "%(field)s: %(value)s cannot be %(seat)s's total after the rounds played "
-                "(SF-E2: +1 per own card on the board, minus the 13-pile penalty)",
-                field=f"totals.{seat}", value=raw[seat], seat=seat), "SF-E2")
+            raise invalid(
+                f"totals.{seat}",
+                Message(
+                    "%(field)s: %(value)s cannot be %(seat)s's total after the rounds played "
+                    "(SF-E2: +1 per own card on the board, minus the 13-pile penalty)",
+                    field=f"totals.{seat}",
+                    value=raw[seat],
+                    seat=seat,
+                ),
+                "SF-E2",
+            )
     return dict(raw)
 
 
@@ -359,8 +464,7 @@ def read_position(raw: Any, options: dict, seats: list[str]) -> dict:
     ``invalid-position`` naming the field and the rule (see the module docstring)."""
     known = {"game", "round", "totals", "history", "retired", "foundations", "players"}
     if not isinstance(raw, dict) or set(raw) - known:
-        raise _shape("position", "{game, round, totals, history?, retired?, foundations, "
-                     "players}")
+        raise _shape("position", "{game, round, totals, history?, retired?, foundations, players}")
     if raw.get("game") != GAME:
         raise _shape("game", GAME)
     number, penalty = raw.get("round", 1), options["pile_penalty"]
@@ -369,18 +473,21 @@ def read_position(raw: Any, options: dict, seats: list[str]) -> dict:
     server = options["dealing"] == "server"
     retired = _retired(raw.get("retired"), seats, number, server)
     active = [s for s in seats if s not in retired]
-    history = None if raw.get("history") is None else _history(raw["history"], seats,
-                                                                 number, penalty)
+    history = (
+        None if raw.get("history") is None else _history(raw["history"], seats, number, penalty)
+    )
     over = history is not None and len(history) == number
     if len(active) < 2 and not over:
-        raise invalid("retired", Message("fewer than two seats still play: the game would "
-                                         "be over (SF-E3)"), "SF-E3")
+        raise invalid(
+            "retired",
+            Message("fewer than two seats still play: the game would be over (SF-E3)"),
+            "SF-E3",
+        )
     if over and len(active) >= 2 and number < options["rounds"]:
         raise _shape("history", f"[round 1, ..., round {number - 1}]", "SF-E2")
     totals = _totals(raw.get("totals"), seats, history, number, penalty)
     round_seats = [s for s in seats if s in active or retired[s]["round"] == number]
-    piles = _foundations(raw.get("foundations", []), round_seats,
-                         options["one_pile_per_suit"])
+    piles = _foundations(raw.get("foundations", []), round_seats, options["one_pile_per_suit"])
     players = raw.get("players")
     if players is None and not server:
         layouts = {}
@@ -392,11 +499,22 @@ def read_position(raw: Any, options: dict, seats: list[str]) -> dict:
         _conserve(seat, layouts.get(seat), piles)
     emptied = [s for s in layouts if _size(layouts[s]["pile"]) == 0]
     if len(emptied) > 1 and server:
-        raise invalid(f"players.{emptied[1]}.pile", Message(
-            "%(seats)s cannot all have gone out: the round ends when the first player plays "
-            "their last 13-pile card (SF-E1)", seats=", ".join(emptied)), "SF-E1")
-    out: dict[str, Any] = {"game": GAME, "round": number, "totals": totals,
-                           "retired": retired, "foundations": piles}
+        raise invalid(
+            f"players.{emptied[1]}.pile",
+            Message(
+                "%(seats)s cannot all have gone out: the round ends when the first player plays "
+                "their last 13-pile card (SF-E1)",
+                seats=", ".join(emptied),
+            ),
+            "SF-E1",
+        )
+    out: dict[str, Any] = {
+        "game": GAME,
+        "round": number,
+        "totals": totals,
+        "retired": retired,
+        "foundations": piles,
+    }
     if history is not None:
         out["history"] = history
     if layouts:

@@ -1,6 +1,7 @@
 """The Solitaire Frenzy race (RULES.md §5): ``apply`` reads an action, checks who acts
 and for which round (SF-E1, G-M1), hands it to the seat's or the referee's handler,
 then settles what follows in the same transaction (going out, nobody able to move)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -28,8 +29,14 @@ _SEAT_ACTIONS = {"turn", "play", "move", "refill"}
 _REFEREE_ACTIONS = {"retire", "record-round"}
 _ROUND_ACTIONS = _SEAT_ACTIONS | {"record-round"}
 # the rule a malformed action of each type is refused under (G-R1)
-_RULE_OF = {"turn": "SF-H1", "play": "SF-P2", "move": "SF-R2", "refill": "SF-R4",
-            "retire": "SF-E3", "record-round": "SF-M1"}
+_RULE_OF = {
+    "turn": "SF-H1",
+    "play": "SF-P2",
+    "move": "SF-R2",
+    "refill": "SF-R4",
+    "retire": "SF-E3",
+    "record-round": "SF-M1",
+}
 _SEAT_HANDLERS = {"turn": do_turn, "play": do_play, "move": do_move, "refill": do_refill}
 
 
@@ -43,39 +50,63 @@ def _check_round(state: FrenzyState, action: Action) -> None:
     anything else, so a late play is never judged against a new deal)."""
     number = action.get("round")
     if not is_int(number):
-        raise malformed(Message('name the round the action is for: "round" (an integer)'),
-                        rule="SF-E1")
+        raise malformed(
+            Message('name the round the action is for: "round" (an integer)'), rule="SF-E1"
+        )
     if number < state["round"] or (number == state["round"] and state["status"] != "active"):
-        raise refuse("round-over", Message("round %(round)s is over: nothing more can be "
-                                           "played in it", round=number), "SF-E1")
+        raise refuse(
+            "round-over",
+            Message("round %(round)s is over: nothing more can be played in it", round=number),
+            "SF-E1",
+        )
     if number > state["round"] and state["status"] == "active":
-        raise malformed(Message("round %(round)s has not started; this is round "
-                                "%(current)s", round=number, current=state["round"]),
-                        "invalid-round", "SF-E2")
+        raise malformed(
+            Message(
+                "round %(round)s has not started; this is round %(current)s",
+                round=number,
+                current=state["round"],
+            ),
+            "invalid-round",
+            "SF-E2",
+        )
 
 
 def _acting_seat(state: FrenzyState, actor: str, action: Action) -> str:
     """The seat a seat action is for. 403 when the referee plays, or a seat names
     another; 409 in table mode or for a retired seat."""
     if actor == REFEREE:
-        raise RuleViolation("referee-not-allowed", Message(
-            "the referee does not play a seat's cards; seats make their own moves"), 403,
-            _mode_rule(state))
+        raise RuleViolation(
+            "referee-not-allowed",
+            Message("the referee does not play a seat's cards; seats make their own moves"),
+            403,
+            _mode_rule(state),
+        )
     if actor not in state["seats"]:
-        raise RuleViolation("unknown-actor", Message("%(actor)s is not a seat of this game",
-                                                     actor=repr(actor)), 403,
-                            _mode_rule(state))
+        raise RuleViolation(
+            "unknown-actor",
+            Message("%(actor)s is not a seat of this game", actor=repr(actor)),
+            403,
+            _mode_rule(state),
+        )
     if action.get("seat", actor) != actor:
-        raise RuleViolation("not-your-seat", Message("%(seat)s may not act for %(other)s",
-                                                     seat=actor, other=repr(action["seat"])),
-                            403, _mode_rule(state))
+        raise RuleViolation(
+            "not-your-seat",
+            Message("%(seat)s may not act for %(other)s", seat=actor, other=repr(action["seat"])),
+            403,
+            _mode_rule(state),
+        )
     if state["options"]["dealing"] == "table":
-        raise refuse("table-mode", Message("in table mode the cards are physical: the "
-                                           "referee records each round's result "
-                                           "(record-round)"), "SF-M1")
+        raise refuse(
+            "table-mode",
+            Message(
+                "in table mode the cards are physical: the "
+                "referee records each round's result "
+                "(record-round)"
+            ),
+            "SF-M1",
+        )
     if actor not in state["active"]:
-        raise refuse("seat-retired", Message("%(seat)s has left the table", seat=actor),
-                     "SF-E3")
+        raise refuse("seat-retired", Message("%(seat)s has left the table", seat=actor), "SF-E3")
     return actor
 
 
@@ -99,9 +130,14 @@ def apply(state: FrenzyState, actor: str, action: Any) -> list[Event]:
         raise malformed(Message("an action is a JSON object with a 'type'"), rule="G-R1")
     kind = action.get("type")
     if kind not in _FIELDS:
-        raise malformed(Message("unknown action type %(type)s (one of %(types)s)",
-                                type=repr(kind), types=", ".join(sorted(_FIELDS))),
-                        rule="G-R1")
+        raise malformed(
+            Message(
+                "unknown action type %(type)s (one of %(types)s)",
+                type=repr(kind),
+                types=", ".join(sorted(_FIELDS)),
+            ),
+            rule="G-R1",
+        )
     try:
         return _apply(state, actor, action, kind)
     except RuleViolation as error:
@@ -116,20 +152,22 @@ def _apply(state: FrenzyState, actor: str, action: Action, kind: str) -> list[Ev
     allowed |= {"seat"} if kind in _SEAT_ACTIONS else set()
     extra = sorted(set(action) - allowed)
     if extra:
-        raise malformed(Message("unknown field %(field)s in a %(type)s action",
-                                field=repr(extra[0]), type=kind))
+        raise malformed(
+            Message("unknown field %(field)s in a %(type)s action", field=repr(extra[0]), type=kind)
+        )
     if kind in _ROUND_ACTIONS:
         _check_round(state, action)
     if state["status"] != "active":  # G-R1: the rule that ended this game
-        ended_by = "SF-E3" if (state["result"] or {}).get("reason") == "last-seat" \
-            else "SF-E2"
+        ended_by = "SF-E3" if (state["result"] or {}).get("reason") == "last-seat" else "SF-E2"
         raise refuse("game-over", Message("the game is over"), ended_by)
     if kind in _REFEREE_ACTIONS:
         if actor != REFEREE:
-            raise RuleViolation("referee-only", Message("only the referee may %(type)s "
-                                                        "(%(rule)s)", type=kind,
-                                                        rule=_RULE_OF[kind]), 403,
-                                _RULE_OF[kind])
+            raise RuleViolation(
+                "referee-only",
+                Message("only the referee may %(type)s (%(rule)s)", type=kind, rule=_RULE_OF[kind]),
+                403,
+                _RULE_OF[kind],
+            )
         return REFEREE_HANDLERS[kind](state, action)
     seat = _acting_seat(state, actor, action)
     events: list[Event] = []

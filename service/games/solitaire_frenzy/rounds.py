@@ -1,5 +1,6 @@
 """Solitaire Frenzy rounds (RULES.md SF-E1, SF-E2, SF-E3): starting a round, SF-E1's
 "nobody can move" judged from what the table can know, scoring, the end of the game."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -30,8 +31,14 @@ def new_game(game: str, options: Any, seed: str) -> list[Event]:
     if game != GAME:
         raise invalid_option(Message("unknown game %(game)s", game=repr(game)))
     normal = normalise_options(options)
-    created = {"type": "game-created", "seat": None, "game": GAME, "options": normal,
-               "seats": seats_of(normal["players"]), "seed": seed}
+    created = {
+        "type": "game-created",
+        "seat": None,
+        "game": GAME,
+        "options": normal,
+        "seats": seats_of(normal["players"]),
+        "seed": seed,
+    }
     events = [created]
     start_round(events, fold(None, created))
     return events
@@ -52,13 +59,20 @@ def start_from_position(game: str, options: Any, seed: str, position: Any) -> li
     seats = seats_of(normal["players"])
     stated = read_position(position, normal, seats)
     events: list[Event] = [
-        {"type": "game-created", "seat": None, "game": GAME, "options": normal,
-         "seats": seats, "seed": seed, "from_position": True},
-        {"type": "position-set", "seat": None, "position": stated}]
+        {
+            "type": "game-created",
+            "seat": None,
+            "game": GAME,
+            "options": normal,
+            "seats": seats,
+            "seed": seed,
+            "from_position": True,
+        },
+        {"type": "position-set", "seat": None, "position": stated},
+    ]
     state = fold_all(None, events)  # type: ignore[arg-type]
     if len(state["history"]) == state["round"]:  # the round in play has ended
-        end_game(events, state, "last-seat" if len(state["active"]) < 2
-                 else "rounds-played")
+        end_game(events, state, "last-seat" if len(state["active"]) < 2 else "rounds-played")
     elif normal["dealing"] == "server":
         settle(events, state)
     return events
@@ -74,15 +88,27 @@ def start_round(events: list[Event], state: FrenzyState) -> FrenzyState:
     """The next round: ``round-started`` for the active seats, and in server mode a
     fresh deal for each (SF-E2: empty board, new shuffles)."""
     number = state["round"] + 1
-    state = emit(events, state, {"type": "round-started", "seat": None, "round": number,
-                                 "seats": list(state["active"])})
+    state = emit(
+        events,
+        state,
+        {"type": "round-started", "seat": None, "round": number, "seats": list(state["active"])},
+    )
     if state["options"]["dealing"] == "server":
         for seat in state["active"]:
             layout = deal(state["seed"], number, seat)
-            state = emit(events, state, {
-                "type": "dealt", "seat": seat, "round": number,
-                "pile_top": layout["pile"][-1], "pile_size": PILE_SIZE,
-                "columns": layout["columns"], "hand_size": len(layout["hand"])})
+            state = emit(
+                events,
+                state,
+                {
+                    "type": "dealt",
+                    "seat": seat,
+                    "round": number,
+                    "pile_top": layout["pile"][-1],
+                    "pile_size": PILE_SIZE,
+                    "columns": layout["columns"],
+                    "hand_size": len(layout["hand"]),
+                },
+            )
     return state
 
 
@@ -92,24 +118,44 @@ def end_game(events: list[Event], state: FrenzyState, reason: str) -> FrenzyStat
     totals = state["totals"]
     best = max(totals[s] for s in state["active"])
     winners = [s for s in state["active"] if totals[s] == best]
-    result = {"winners": winners, "scores": dict(totals), "reason": reason,
-              "solitaire_frenzy": {"rounds": state["history"],
-                                   "retired": sorted(state["retired"])}}
+    result = {
+        "winners": winners,
+        "scores": dict(totals),
+        "reason": reason,
+        "solitaire_frenzy": {"rounds": state["history"], "retired": sorted(state["retired"])},
+    }
     return emit(events, state, {"type": "game-ended", "seat": None, "result": result})
 
 
-def close_round(events: list[Event], state: FrenzyState, reason: str, out: str | None,
-                board: dict[str, int], pile: dict[str, int]) -> FrenzyState:
+def close_round(
+    events: list[Event],
+    state: FrenzyState,
+    reason: str,
+    out: str | None,
+    board: dict[str, int],
+    pile: dict[str, int],
+) -> FrenzyState:
     """``round-ended`` with the round's scores (SF-E2: +1 per own card on the board,
     ``-pile_penalty`` per card left in the 13-pile) and the running totals; then the
     next round, or the end of the game after the last one (or with one seat left)."""
     penalty = state["options"]["pile_penalty"]
     scores = {s: board[s] - penalty * pile[s] for s in board}
     totals = {s: state["totals"][s] + scores.get(s, 0) for s in state["seats"]}
-    state = emit(events, state, {"type": "round-ended", "seat": None,
-                                 "round": state["round"], "reason": reason, "out": out,
-                                 "board": board, "pile": pile, "scores": scores,
-                                 "totals": totals})
+    state = emit(
+        events,
+        state,
+        {
+            "type": "round-ended",
+            "seat": None,
+            "round": state["round"],
+            "reason": reason,
+            "out": out,
+            "board": board,
+            "pile": pile,
+            "scores": scores,
+            "totals": totals,
+        },
+    )
     if len(state["active"]) < 2:
         return end_game(events, state, "last-seat")
     if state["round"] >= state["options"]["rounds"]:
@@ -117,13 +163,20 @@ def close_round(events: list[Event], state: FrenzyState, reason: str, out: str |
     return start_round(events, state)
 
 
-def end_round(events: list[Event], state: FrenzyState, reason: str,
-              out: str | None = None) -> FrenzyState:
+def end_round(
+    events: list[Event], state: FrenzyState, reason: str, out: str | None = None
+) -> FrenzyState:
     """Server mode: score the round as the board and the 13-piles stand."""
     counts = board_counts(state)
     seats = state["round_seats"]
-    return close_round(events, state, reason, out, {s: counts[s] for s in seats},
-                       {s: pile_left(state, s) for s in seats})
+    return close_round(
+        events,
+        state,
+        reason,
+        out,
+        {s: counts[s] for s in seats},
+        {s: pile_left(state, s) for s in seats},
+    )
 
 
 def can_move(state: FrenzyState, seat: str, needs: Needs | None = None) -> bool:

@@ -3,13 +3,22 @@
 Every value is plain JSON (the store snapshots it as is). Cards are codes (``"7H"``);
 a card's owner is the seat whose deck it belongs to (its back colour, SF-E2).
 """
+
 from __future__ import annotations
 
 from typing import Literal, TypedDict
 
-Layout = TypedDict("Layout", {
-    "pile": list[str], "columns": list[list[str]], "hand": list[str],
-    "waste": list[str], "pass": "list[str] | None", "reach": "list[str] | None"})
+Layout = TypedDict(
+    "Layout",
+    {
+        "pile": list[str],
+        "columns": list[list[str]],
+        "hand": list[str],
+        "waste": list[str],
+        "pass": "list[str] | None",
+        "reach": "list[str] | None",
+    },
+)
 Layout.__doc__ = """A seat's own cards in a round (SF-P1, SF-H1) and its SF-E1 record.
 
 ``pile``: the 13-pile, top LAST, only the top face up. ``columns``: 4 lists, first laid

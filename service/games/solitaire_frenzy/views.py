@@ -1,5 +1,6 @@
 """What Solitaire Frenzy shows (RULES.md §5): the legal actions, the views of the game
 and of its events, and the stateless check of one play (SF-F1, SF-R1, SF-R4)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -37,26 +38,43 @@ def _seat_actions(state: FrenzyState, seat: str) -> list[dict]:
         if not layout[source]:
             continue
         card = layout[source][-1]
-        moves = [{"type": "play", "round": number, "card": card, **target}
-                 for target in foundation_targets(state, card, needs)]
-        moves += [{"type": "play", "round": number, "card": card, "to": COLUMN, "column": j}
-                  for j, c in enumerate(columns) if c and builds_on(card, c[-1])]
-        moves += [{"type": "refill", "round": number, "card": card, "column": j}
-                  for j, c in enumerate(columns) if not c]
-        if source == "waste" and moves and state["options"]["play_order"] == "strict" \
-                and order_first(state, seat):
+        moves = [
+            {"type": "play", "round": number, "card": card, **target}
+            for target in foundation_targets(state, card, needs)
+        ]
+        moves += [
+            {"type": "play", "round": number, "card": card, "to": COLUMN, "column": j}
+            for j, c in enumerate(columns)
+            if c and builds_on(card, c[-1])
+        ]
+        moves += [
+            {"type": "refill", "round": number, "card": card, "column": j}
+            for j, c in enumerate(columns)
+            if not c
+        ]
+        if (
+            source == "waste"
+            and moves
+            and state["options"]["play_order"] == "strict"
+            and order_first(state, seat)
+        ):
             moves = []
         plays += moves
     for i, column in enumerate(columns):
         if not column:
             continue
-        plays += [{"type": "play", "round": number, "card": column[-1], **target}
-                  for target in foundation_targets(state, column[-1], needs)]
-        plays += [{"type": "move", "round": number, "from_column": i, "to_column": j}
-                  for j, other in enumerate(columns)
-                  if j != i and other and builds_on(column[0], other[-1])]
+        plays += [
+            {"type": "play", "round": number, "card": column[-1], **target}
+            for target in foundation_targets(state, column[-1], needs)
+        ]
+        plays += [
+            {"type": "move", "round": number, "from_column": i, "to_column": j}
+            for j, other in enumerate(columns)
+            if j != i and other and builds_on(column[0], other[-1])
+        ]
     if (layout["hand"] or layout["waste"]) and not (
-            state["options"]["play_order"] == "strict" and waste_top_plays(state, seat)):
+        state["options"]["play_order"] == "strict" and waste_top_plays(state, seat)
+    ):
         plays.append({"type": "turn", "round": number})
     return plays
 
@@ -78,8 +96,6 @@ def legal_actions(state: FrenzyState, viewer: str | None) -> list[dict]:
     return []
 
 
-
-
 def _public_layout(state: FrenzyState, seat: str, board: int, needs: Needs) -> dict:
     out: dict[str, Any] = {"active": seat in state["active"], "board": board}
     layout = state["layouts"][seat]
@@ -87,15 +103,21 @@ def _public_layout(state: FrenzyState, seat: str, board: int, needs: Needs) -> d
         if seat in state["retired"]:
             out["pile_size"] = state["retired"][seat]["pile"]
         return out
-    out.update({
-        "pile_top": layout["pile"][-1] if layout["pile"] else None,
-        "pile_size": len(layout["pile"]),
-        "columns": [list(c) for c in layout["columns"]],
-        "waste_top": layout["waste"][-1] if layout["waste"] else None,
-        "waste_size": len(layout["waste"]), "hand_size": len(layout["hand"]),
-    })
-    if state["status"] == "active" and seat in state["active"] \
-            and state["options"]["dealing"] == "server":
+    out.update(
+        {
+            "pile_top": layout["pile"][-1] if layout["pile"] else None,
+            "pile_size": len(layout["pile"]),
+            "columns": [list(c) for c in layout["columns"]],
+            "waste_top": layout["waste"][-1] if layout["waste"] else None,
+            "waste_size": len(layout["waste"]),
+            "hand_size": len(layout["hand"]),
+        }
+    )
+    if (
+        state["status"] == "active"
+        and seat in state["active"]
+        and state["options"]["dealing"] == "server"
+    ):
         out["can_move"] = can_move(state, seat, needs)
     return out
 
@@ -116,16 +138,29 @@ def view(state: FrenzyState, viewer: str | None) -> dict:
     """
     board, needs = board_counts(state), board_needs(state)
     out: dict[str, Any] = {
-        "game": GAME, "status": state["status"], "options": state["options"],
-        "seats": list(state["seats"]), "active": list(state["active"]),
-        "round": state["round"], "rounds": state["options"]["rounds"],
-        "totals": dict(state["totals"]), "history": list(state["history"]),
-        "foundations": [{"id": p["id"], "suit": p["suit"], "top": p["cards"][-1]["card"],
-                         "cards": [dict(e) for e in p["cards"]]}
-                        for p in state["foundations"]],
-        "players": {seat: _public_layout(state, seat, board[seat], needs)
-                    for seat in state["seats"]},
-        "result": state["result"], "seed_commitment": commitment(state["seed"]),
+        "game": GAME,
+        "status": state["status"],
+        "options": state["options"],
+        "seats": list(state["seats"]),
+        "active": list(state["active"]),
+        "round": state["round"],
+        "rounds": state["options"]["rounds"],
+        "totals": dict(state["totals"]),
+        "history": list(state["history"]),
+        "foundations": [
+            {
+                "id": p["id"],
+                "suit": p["suit"],
+                "top": p["cards"][-1]["card"],
+                "cards": [dict(e) for e in p["cards"]],
+            }
+            for p in state["foundations"]
+        ],
+        "players": {
+            seat: _public_layout(state, seat, board[seat], needs) for seat in state["seats"]
+        },
+        "result": state["result"],
+        "seed_commitment": commitment(state["seed"]),
         "from_position": bool(state.get("from_position", False)),
         "timed_out": list(state.get("timed_out", [])),
     }
@@ -165,22 +200,37 @@ def check_play(card: Any, onto: Any, to: Any) -> dict:
     if to == FOUNDATION:
         refusal = foundation_refusal(parsed, target)
         if refusal is None:
-            detail = (Message("%(card)s starts a new pile", card=parsed) if target is None
-                      else Message("%(card)s follows %(onto)s on its pile", card=parsed,
-                                   onto=target))
+            detail = (
+                Message("%(card)s starts a new pile", card=parsed)
+                if target is None
+                else Message("%(card)s follows %(onto)s on its pile", card=parsed, onto=target)
+            )
             return {"legal": True, "code": None, "rule": "SF-F1", "detail": detail}
     elif to == COLUMN:
         if target is None:
-            return {"legal": True, "code": None, "rule": "SF-R4",
-                    "detail": Message("%(card)s may refill an empty column if it is your "
-                                      "13-pile top or waste top (a column card never moves "
-                                      "into an empty spot)", card=parsed)}
+            return {
+                "legal": True,
+                "code": None,
+                "rule": "SF-R4",
+                "detail": Message(
+                    "%(card)s may refill an empty column if it is your "
+                    "13-pile top or waste top (a column card never moves "
+                    "into an empty spot)",
+                    card=parsed,
+                ),
+            }
         refusal = column_refusal(parsed, target)
         if refusal is None:
-            return {"legal": True, "code": None, "rule": "SF-R1",
-                    "detail": Message("%(card)s builds down on %(onto)s in alternating "
-                                      "colours", card=parsed, onto=target)}
+            return {
+                "legal": True,
+                "code": None,
+                "rule": "SF-R1",
+                "detail": Message(
+                    "%(card)s builds down on %(onto)s in alternating colours",
+                    card=parsed,
+                    onto=target,
+                ),
+            }
     else:
         raise malformed(Message('"to" is "foundation" or "column"'), rule="SF-P2")
-    return {"legal": False, "code": refusal.code, "rule": refusal.rule,
-            "detail": refusal.detail}
+    return {"legal": False, "code": refusal.code, "rule": refusal.rule, "detail": refusal.detail}

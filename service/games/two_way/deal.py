@@ -1,5 +1,6 @@
 """2-Way Cards deal (RULES.md TW-T1, G-M1): a new game's setup events and the
 server's draws from the seed."""
+
 from __future__ import annotations
 
 from service.games import RuleViolation
@@ -20,25 +21,41 @@ def new_game(game: str, options: dict, seed: str) -> list[dict]:
     ``unknown-game`` (422).
     """
     if game != GAME:
-        raise RuleViolation("unknown-game", Message("this engine plays %(engine)s, not "
-                                                    "%(game)s", engine=repr(GAME),
-                                                    game=repr(game)), 422, rule="G-O1")
+        raise RuleViolation(
+            "unknown-game",
+            Message(
+                "this engine plays %(engine)s, not %(game)s", engine=repr(GAME), game=repr(game)
+            ),
+            422,
+            rule="G-O1",
+        )
     if not isinstance(seed, str) or not seed:
         raise ValueError("seed must be a non-empty string")
     chosen, manifest = normalise_options(options)
     custom = manifest is not None
     if not custom:
         manifest = game_manifest(chosen["dealing"], seed)
-    created = {"type": "game-created", "seat": None, "game": GAME, "options": chosen,
-               "seats": list(SEATS), "custom_manifest": custom, "manifest": manifest,
-               "seed": seed}
+    created = {
+        "type": "game-created",
+        "seat": None,
+        "game": GAME,
+        "options": chosen,
+        "seats": list(SEATS),
+        "custom_manifest": custom,
+        "manifest": manifest,
+        "seed": seed,
+    }
     events = [created]
     if chosen["dealing"] == "server":
         state = fold(None, created)
         first = chosen["first_seat"]
         for seat in (first, other_seat(first)):
-            deal = {"type": "dealt", "seat": seat, "by": None,
-                    "tiles": server_draw(state, HAND_SIZE)}
+            deal = {
+                "type": "dealt",
+                "seat": seat,
+                "by": None,
+                "tiles": server_draw(state, HAND_SIZE),
+            }
             events.append(deal)
             state = fold(state, deal)
     return events

@@ -1,5 +1,6 @@
 """2-Way Cards turn flow (RULES.md TW-T1..TW-T5, TW-E1..TW-E3): fold (events ->
 state) and the helpers that say what a turn owes."""
+
 from __future__ import annotations
 
 import json
@@ -25,23 +26,36 @@ def other_seat(seat: str) -> str:
 def initial_state(event: Event) -> TwoWayState:
     options = event["options"]
     return {
-        "game": GAME, "status": "active", "seats": list(event["seats"]),
-        "options": dict(options), "custom_manifest": event["custom_manifest"],
-        "manifest": [dict(t) for t in event["manifest"]], "seed": event["seed"],
+        "game": GAME,
+        "status": "active",
+        "seats": list(event["seats"]),
+        "options": dict(options),
+        "custom_manifest": event["custom_manifest"],
+        "manifest": [dict(t) for t in event["manifest"]],
+        "seed": event["seed"],
         "slots": dict(SLOTS[(options["variant"], options["easy_extra_threes"])]),
-        "bag": list(range(TILE_COUNT)), "hands": {s: [] for s in SEATS},
+        "bag": list(range(TILE_COUNT)),
+        "hands": {s: [] for s in SEATS},
         "grid": [[None] * GRID_SIZE for _ in range(GRID_SIZE)],
-        "bases": {s: [] for s in SEATS}, "scores": {s: 0 for s in SEATS},
-        "pending_skips": {s: 0 for s in SEATS}, "dealt": [],
-        "turn": options["first_seat"], "turn_number": 0, "phase": "deal",
-        "placed": 0, "draws": 0, "result": None,
-        "from_position": bool(event.get("from_position", False)), "freed": False,
+        "bases": {s: [] for s in SEATS},
+        "scores": {s: 0 for s in SEATS},
+        "pending_skips": {s: 0 for s in SEATS},
+        "dealt": [],
+        "turn": options["first_seat"],
+        "turn_number": 0,
+        "phase": "deal",
+        "placed": 0,
+        "draws": 0,
+        "result": None,
+        "from_position": bool(event.get("from_position", False)),
+        "freed": False,
     }
 
 
 def empty_cells(state: TwoWayState) -> list[list[int]]:
-    return [[r, c] for r in range(GRID_SIZE) for c in range(GRID_SIZE)
-            if state["grid"][r][c] is None]
+    return [
+        [r, c] for r in range(GRID_SIZE) for c in range(GRID_SIZE) if state["grid"][r][c] is None
+    ]
 
 
 def placement_phase(state: TwoWayState) -> str:
@@ -102,8 +116,12 @@ def end_event(state: TwoWayState, reason: str, completer: str | None) -> dict:
         winners = [completer]
     else:
         winners = [] if blue == green else [SEATS[0] if blue > green else SEATS[1]]
-    result = {"winners": winners, "scores": scores, "reason": reason,
-              "two_way": {"completer": completer}}
+    result = {
+        "winners": winners,
+        "scores": scores,
+        "reason": reason,
+        "two_way": {"completer": completer},
+    }
     return {"type": "game-ended", "seat": None, "result": result}
 
 
@@ -142,8 +160,10 @@ def _fold_discard(state: TwoWayState, event: Event) -> None:
 def _fold_declared(state: TwoWayState, event: Event) -> None:
     for r, c in event["cells"]:
         state["grid"][r][c] = None
-    entry = {k: event[k] for k in ("cells", "tiles", "cards", "kind", "tier", "points",
-                                   "length", "assignment")}
+    entry = {
+        k: event[k]
+        for k in ("cells", "tiles", "cards", "kind", "tier", "points", "length", "assignment")
+    }
     state["bases"][event["seat"]].append(json.loads(json.dumps(entry)))
     state["scores"][event["seat"]] += event["points"]
     if state["phase"] in ("place", "draw"):
@@ -177,10 +197,15 @@ def _fold_ended(state: TwoWayState, event: Event) -> None:
 
 
 _FOLDERS = {
-    "dealt": _fold_deal, "placed": _fold_place, "drawn": _fold_draw,
-    "discarded": _fold_discard, "declared": _fold_declared,
-    "declaration-rejected": _fold_rejected, "turn-skipped": _fold_skipped,
-    "game-ended": _fold_ended, "position-set": _fold_position,
+    "dealt": _fold_deal,
+    "placed": _fold_place,
+    "drawn": _fold_draw,
+    "discarded": _fold_discard,
+    "declared": _fold_declared,
+    "declaration-rejected": _fold_rejected,
+    "turn-skipped": _fold_skipped,
+    "game-ended": _fold_ended,
+    "position-set": _fold_position,
     "turn-timed-out": lambda state, event: None,  # G-T1: the turn-skipped that follows ends it
 }
 

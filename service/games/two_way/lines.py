@@ -1,5 +1,6 @@
 """2-Way Cards lines (RULES.md TW-S1..TW-S10, TW-D1): sequence classification and
 the grid scan. Pure: plain data in, plain data out."""
+
 from __future__ import annotations
 
 # ===== lines: classification and grid scan (TW-S1..TW-S10, TW-D1) =====
@@ -31,7 +32,8 @@ DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))
 
 # card code -> (rank index 0..12 with A=0, suit letter); JK -> None
 _PARSED: dict[str, tuple[int, str] | None] = {
-    card: (RANKS.index(card[:-1]), card[-1]) for card in DECK}
+    card: (RANKS.index(card[:-1]), card[-1]) for card in DECK
+}
 _PARSED[JOKER] = None
 
 Parsed = tuple[tuple[int, str] | None, ...]
@@ -136,16 +138,24 @@ def _solve_suit_set(parsed: Parsed) -> list[str] | None:
 # length (TW-S5 for 3 or 4 cards, TW-S6 for 5 or 6), the most lenient one that could
 # have taken it (the high tier, TW-S2/TW-S3, wants more).
 _EXPLAINED = {
-    "mixed-ranks-and-suits": ("TW-S4", Message(
-        "the cards (jokers aside) share neither one suit nor one rank: no kind of sequence "
-        "fits")),
-    "not-consecutive": ("TW-S1", Message(
-        "one suit, but the ranks do not follow each other in one direction along the "
-        "line: not a run")),
-    "identical-adjacent": ("TW-S5", Message(
-        "one rank, but two identical cards (same rank and suit) lie next to each other")),
-    "duplicate-card": ("TW-S4", Message("one suit, but a card appears twice: not a suit "
-                                        "set")),
+    "mixed-ranks-and-suits": (
+        "TW-S4",
+        Message(
+            "the cards (jokers aside) share neither one suit nor one rank: no kind of sequence fits"
+        ),
+    ),
+    "not-consecutive": (
+        "TW-S1",
+        Message(
+            "one suit, but the ranks do not follow each other in one direction along the "
+            "line: not a run"
+        ),
+    ),
+    "identical-adjacent": (
+        "TW-S5",
+        Message("one rank, but two identical cards (same rank and suit) lie next to each other"),
+    ),
+    "duplicate-card": ("TW-S4", Message("one suit, but a card appears twice: not a suit set")),
 }
 
 
@@ -224,9 +234,16 @@ def classify_line(cards: list[str]) -> dict:
         if card not in _PARSED:
             raise ValueError(f"not a canonical card code: {card!r}")
     kind, tier, points, assignment, reasons = _judge(line)
-    return {"valid": kind is not None, "kind": kind, "tier": tier, "points": points,
-            "length": len(line), "cards": list(line), "assignment": list(assignment),
-            "reasons": list(reasons)}
+    return {
+        "valid": kind is not None,
+        "kind": kind,
+        "tier": tier,
+        "points": points,
+        "length": len(line),
+        "cards": list(line),
+        "assignment": list(assignment),
+        "reasons": list(reasons),
+    }
 
 
 def _check_grid(grid: list[list[str | None]]) -> None:
@@ -266,8 +283,9 @@ def scan_grid(grid: list[list[str | None]]) -> list[dict]:
     return found
 
 
-def _scan_from(grid: list[list[str | None]], r: int, c: int, dr: int, dc: int,
-               found: list[dict]) -> None:
+def _scan_from(
+    grid: list[list[str | None]], r: int, c: int, dr: int, dc: int, found: list[dict]
+) -> None:
     """Append the valid lines starting at [r, c] in direction (dr, dc), shortest first.
 
     Stops at an empty space, an edge, 6 cards, or once the cards (jokers aside) share
@@ -292,7 +310,14 @@ def _scan_from(grid: list[list[str | None]], r: int, c: int, dr: int, dc: int,
         if len(cards) >= 3:
             kind, tier, points, assignment, _ = _judge(tuple(cards))
             if kind is not None:
-                found.append({"cells": [list(x) for x in cells], "cards": list(cards),
-                              "kind": kind, "tier": tier, "points": points,
-                              "assignment": list(assignment)})
+                found.append(
+                    {
+                        "cells": [list(x) for x in cells],
+                        "cards": list(cards),
+                        "kind": kind,
+                        "tier": tier,
+                        "points": points,
+                        "assignment": list(assignment),
+                    }
+                )
         r, c = r + dr, c + dc

@@ -19,6 +19,7 @@ it; README "Positions")::
      "pending_skips": {seat: 0 | 1}, "dealt": [seats dealt],
      "manifest": ["AS/KH", ...] (108, tile id = index), "custom_manifest": bool}
 """
+
 from __future__ import annotations
 
 import json
@@ -30,8 +31,19 @@ from service.games.two_way.state import Faces, TwoWayState
 from service.games.two_way.tiles import GAME, REFEREE, SEATS
 
 # the fields of a state (and of a position-set event) a position is read from
-POSITION_KEYS = ("grid", "hands", "bag", "bases", "scores", "turn", "phase", "placed",
-                 "turn_number", "pending_skips", "dealt")
+POSITION_KEYS = (
+    "grid",
+    "hands",
+    "bag",
+    "bases",
+    "scores",
+    "turn",
+    "phase",
+    "placed",
+    "turn_number",
+    "pending_skips",
+    "dealt",
+)
 
 
 def pair_name(faces: Faces) -> str:
@@ -63,8 +75,7 @@ def _namer(manifest: list[Faces], viewer: str | None, full: bool) -> Any:
     return None
 
 
-def position_of(data: dict, manifest: list[Faces], viewer: str | None,
-                full: bool) -> dict:
+def position_of(data: dict, manifest: list[Faces], viewer: str | None, full: bool) -> dict:
     """The position notation of ``data`` (a state, or a position-set event's fields:
     POSITION_KEYS) as ``viewer`` may read it (G-P1, TW-C3).
 
@@ -79,19 +90,23 @@ def position_of(data: dict, manifest: list[Faces], viewer: str | None,
         shown["grid"] = [[t is not None for t in row] for row in data["grid"]]
         shown["hand_counts"] = {s: len(data["hands"][s]) for s in SEATS}
     else:
-        shown["grid"] = [[None if t is None else name(t) for t in row]
-                         for row in data["grid"]]
+        shown["grid"] = [[None if t is None else name(t) for t in row] for row in data["grid"]]
         shown["hands"] = {s: [name(t) for t in data["hands"][s]] for s in SEATS}
     if full:
         shown["bag"] = [name(t) for t in data["bag"]]
     else:
         shown["bag_count"] = len(data["bag"])
-    shown["bases"] = {s: [{"cells": [list(c) for c in entry["cells"]],
-                           **({} if name is None else
-                              {"tiles": [name(t) for t in entry["tiles"]]})}
-                          for entry in data["bases"][s]] for s in SEATS}
-    for key in ("scores", "turn", "phase", "placed", "turn_number", "pending_skips",
-                "dealt"):
+    shown["bases"] = {
+        s: [
+            {
+                "cells": [list(c) for c in entry["cells"]],
+                **({} if name is None else {"tiles": [name(t) for t in entry["tiles"]]}),
+            }
+            for entry in data["bases"][s]
+        ]
+        for s in SEATS
+    }
+    for key in ("scores", "turn", "phase", "placed", "turn_number", "pending_skips", "dealt"):
         shown[key] = json.loads(json.dumps(data[key]))
     if full:
         shown["manifest"] = [pair_name(t) for t in manifest]

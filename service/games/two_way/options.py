@@ -1,5 +1,6 @@
 """2-Way Cards options (RULES.md TW-D3, TW-E3, G-O1, TW-C2): the catalog, the
 slots each variant allows, and the checks of a new game's options and manifest."""
+
 from __future__ import annotations
 
 from service.cards import CardError, parse_card
@@ -17,54 +18,100 @@ SLOTS = {
 }
 
 OPTIONS = [
-    {"name": "dealing", "type": "string", "default": "server", "choices": ["server", "table"],
-     "description": "server: the service deals and draws from the game's seed and keeps "
-                    "hands and bag secret; table: a referee reports the tiles drawn at a "
-                    "physical table (by manifest id)."},
-    {"name": "variant", "type": "string", "default": "standard",
-     "choices": ["standard", "easy"],
-     "description": "TW-D3: standard needs sequences of 3, 4, 5 and 6; easy of 3, 4 and 5."},
-    {"name": "easy_extra_threes", "type": "boolean", "default": False,
-     "description": "TW-D3, variant easy only: hold three sequences of 3, one of 4, one "
-                    "of 5."},
-    {"name": "win_condition", "type": "string", "default": "first_complete",
-     "choices": ["first_complete", "score"],
-     "description": "TW-E3: first_complete: the first player to hold every required "
-                    "length wins outright, whatever the points (the scores decide only "
-                    "a full grid, TW-E2); score: the higher score wins every end, even "
-                    "against the player who completed the set."},
-    {"name": "first_seat", "type": "string", "default": "blue", "choices": list(SEATS),
-     "description": "G-O1, TW-T1: the seat that plays first (also accepted under its "
-                    "older name first_player)."},
-    {"name": "idle_seconds", "type": "integer", "default": IDLE_SECONDS,
-     "description": "G-T1: a seat on turn for this many seconds (at least 1) loses the "
-                    "rest of its turn (turn-timed-out, then a skipped turn, TW-T5); "
-                    "null: never. Default 300 in server dealing, null in table dealing."},
-    {"name": "tile_manifest", "type": "array", "default": None,
-     "description": "TW-C2: 108 tiles [{\"blue\": card, \"green\": card}, ...] copying a "
-                    "physical set (tile id = index); each colour's faces are two 52-card "
-                    "decks plus 4 jokers, no tile shows one card on both faces. A custom "
-                    "manifest is always used as given. Default (none given): table "
-                    "dealing uses the shipped pairing seeds/two-way-tiles.json as it is; "
-                    "server dealing re-pairs the shipped faces secretly from the game's "
-                    "seed (the shipped pairing is public: a seat could otherwise read the "
-                    "other colour of every tile it sees), revealed with the seed."},
+    {
+        "name": "dealing",
+        "type": "string",
+        "default": "server",
+        "choices": ["server", "table"],
+        "description": "server: the service deals and draws from the game's seed and keeps "
+        "hands and bag secret; table: a referee reports the tiles drawn at a "
+        "physical table (by manifest id).",
+    },
+    {
+        "name": "variant",
+        "type": "string",
+        "default": "standard",
+        "choices": ["standard", "easy"],
+        "description": "TW-D3: standard needs sequences of 3, 4, 5 and 6; easy of 3, 4 and 5.",
+    },
+    {
+        "name": "easy_extra_threes",
+        "type": "boolean",
+        "default": False,
+        "description": "TW-D3, variant easy only: hold three sequences of 3, one of 4, one of 5.",
+    },
+    {
+        "name": "win_condition",
+        "type": "string",
+        "default": "first_complete",
+        "choices": ["first_complete", "score"],
+        "description": "TW-E3: first_complete: the first player to hold every required "
+        "length wins outright, whatever the points (the scores decide only "
+        "a full grid, TW-E2); score: the higher score wins every end, even "
+        "against the player who completed the set.",
+    },
+    {
+        "name": "first_seat",
+        "type": "string",
+        "default": "blue",
+        "choices": list(SEATS),
+        "description": "G-O1, TW-T1: the seat that plays first (also accepted under its "
+        "older name first_player).",
+    },
+    {
+        "name": "idle_seconds",
+        "type": "integer",
+        "default": IDLE_SECONDS,
+        "description": "G-T1: a seat on turn for this many seconds (at least 1) loses the "
+        "rest of its turn (turn-timed-out, then a skipped turn, TW-T5); "
+        "null: never. Default 300 in server dealing, null in table dealing.",
+    },
+    {
+        "name": "tile_manifest",
+        "type": "array",
+        "default": None,
+        "description": 'TW-C2: 108 tiles [{"blue": card, "green": card}, ...] copying a '
+        "physical set (tile id = index); each colour's faces are two 52-card "
+        "decks plus 4 jokers, no tile shows one card on both faces. A custom "
+        "manifest is always used as given. Default (none given): table "
+        "dealing uses the shipped pairing seeds/two-way-tiles.json as it is; "
+        "server dealing re-pairs the shipped faces secretly from the game's "
+        "seed (the shipped pairing is public: a seat could otherwise read the "
+        "other colour of every tile it sees), revealed with the seed.",
+    },
 ]
 
-CATALOG = {GAME: {"title": "2-Way Cards", "rules": "RULES.md §1", "seats": list(SEATS),
-                  "players": [2], "options": OPTIONS}}
+CATALOG = {
+    GAME: {
+        "title": "2-Way Cards",
+        "rules": "RULES.md §1",
+        "seats": list(SEATS),
+        "players": [2],
+        "options": OPTIONS,
+    }
+}
 
 # G-R1: the rule an option applies (an invalid-option refusal names it)
-_OPTION_RULES = {"dealing": "G-M1", "variant": "TW-D3", "easy_extra_threes": "TW-D3",
-                 "win_condition": "TW-E3", "first_seat": "G-O1", "first_player": "G-O1",
-                 "tile_manifest": "TW-C2", "idle_seconds": "G-T1"}
+_OPTION_RULES = {
+    "dealing": "G-M1",
+    "variant": "TW-D3",
+    "easy_extra_threes": "TW-D3",
+    "win_condition": "TW-E3",
+    "first_seat": "G-O1",
+    "first_player": "G-O1",
+    "tile_manifest": "TW-C2",
+    "idle_seconds": "G-T1",
+}
 FIRST_PLAYER = "first_player"  # G-O1: the older name of first_seat, still accepted
 
 
 def invalid_option(name: str, detail: Message) -> RuleViolation:
-    return RuleViolation("invalid-option", Message("option %(name)s: %(detail)s",
-                                                   name=repr(name), detail=detail), 422,
-                         rule=_OPTION_RULES.get(name, "G-O1"))
+    return RuleViolation(
+        "invalid-option",
+        Message("option %(name)s: %(detail)s", name=repr(name), detail=detail),
+        422,
+        rule=_OPTION_RULES.get(name, "G-O1"),
+    )
 
 
 def _choice(options: dict, spec: dict) -> object:
@@ -73,8 +120,9 @@ def _choice(options: dict, spec: dict) -> object:
     if spec["type"] == "boolean" and not isinstance(value, bool):
         raise invalid_option(spec["name"], Message("must be true or false"))
     if "choices" in spec and value not in spec["choices"]:
-        raise invalid_option(spec["name"], Message("must be one of %(choices)s",
-                                             choices=", ".join(spec["choices"])))
+        raise invalid_option(
+            spec["name"], Message("must be one of %(choices)s", choices=", ".join(spec["choices"]))
+        )
     return value
 
 
@@ -85,32 +133,46 @@ def validate_manifest(manifest: object) -> list[dict]:
     52-card decks plus 4 jokers; no tile shows the same card on both faces.
     """
     if not isinstance(manifest, list) or len(manifest) != TILE_COUNT:
-        raise invalid_option("tile_manifest", Message("must be a list of %(count)s tiles",
-                                                count=TILE_COUNT))
+        raise invalid_option(
+            "tile_manifest", Message("must be a list of %(count)s tiles", count=TILE_COUNT)
+        )
     tiles = []
     for i, tile in enumerate(manifest):
         if not isinstance(tile, dict) or set(tile) != set(SEATS):
-            raise invalid_option("tile_manifest", Message(
-                'tile %(index)s must be {"blue": card, "green": card}', index=i))
+            raise invalid_option(
+                "tile_manifest",
+                Message('tile %(index)s must be {"blue": card, "green": card}', index=i),
+            )
         try:
             faces = {seat: parse_card(tile[seat]) for seat in SEATS}
         except CardError as error:
-            raise invalid_option("tile_manifest", Message("tile %(index)s: %(error)s", index=i,
-                                                    error=error.message)) from None
+            raise invalid_option(
+                "tile_manifest", Message("tile %(index)s: %(error)s", index=i, error=error.message)
+            ) from None
         if faces["blue"] == faces["green"]:
-            raise invalid_option("tile_manifest", Message("tile %(index)s shows %(card)s on both "
-                                                    "faces", index=i, card=faces["blue"]))
+            raise invalid_option(
+                "tile_manifest",
+                Message("tile %(index)s shows %(card)s on both faces", index=i, card=faces["blue"]),
+            )
         tiles.append(faces)
     for seat in SEATS:
         counts: dict[str, int] = {}
         for tile in tiles:
             counts[tile[seat]] = counts.get(tile[seat], 0) + 1
         if counts != FACE_COUNTS:
-            wrong = sorted(c for c in set(counts) | set(FACE_COUNTS)
-                           if counts.get(c, 0) != FACE_COUNTS.get(c, 0))
-            raise invalid_option("tile_manifest", Message(
-                "the %(seat)s faces are not two decks plus 4 jokers (wrong counts: "
-                "%(cards)s)", seat=seat, cards=", ".join(wrong[:6])))
+            wrong = sorted(
+                c
+                for c in set(counts) | set(FACE_COUNTS)
+                if counts.get(c, 0) != FACE_COUNTS.get(c, 0)
+            )
+            raise invalid_option(
+                "tile_manifest",
+                Message(
+                    "the %(seat)s faces are not two decks plus 4 jokers (wrong counts: %(cards)s)",
+                    seat=seat,
+                    cards=", ".join(wrong[:6]),
+                ),
+            )
     return tiles
 
 
@@ -118,10 +180,10 @@ def _idle_seconds(options: dict, dealing: str) -> int | None:
     """G-T1: option idle_seconds, an integer >= 1 or None; default 300 in server
     dealing, None (off) in table dealing."""
     value = options.get("idle_seconds", IDLE_SECONDS if dealing == "server" else None)
-    if value is not None and (not isinstance(value, int) or isinstance(value, bool)
-                              or value < 1):
-        raise invalid_option("idle_seconds", Message(
-            "must be a whole number of seconds, at least 1, or null"))
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+        raise invalid_option(
+            "idle_seconds", Message("must be a whole number of seconds, at least 1, or null")
+        )
     return value
 
 
@@ -135,22 +197,28 @@ def normalise_options(options: object) -> tuple[dict, list[dict] | None]:
     if options is None:
         options = {}
     if not isinstance(options, dict):
-        raise RuleViolation("invalid-option", Message("options must be an object"), 422,
-                            rule="G-O1")
+        raise RuleViolation(
+            "invalid-option", Message("options must be an object"), 422, rule="G-O1"
+        )
     known = {spec["name"] for spec in OPTIONS}
     for name in options:
         if name not in known | {FIRST_PLAYER}:
-            raise invalid_option(name, Message("unknown option (known: %(known)s)",
-                                         known=", ".join(sorted(known))))
+            raise invalid_option(
+                name, Message("unknown option (known: %(known)s)", known=", ".join(sorted(known)))
+            )
     if FIRST_PLAYER in options:
         older = options[FIRST_PLAYER]
         if options.get("first_seat", older) != older:
-            raise invalid_option("first_seat", Message("first_seat and first_player (its older "
-                                                 "name) name different seats"))
-        options = {**{k: v for k, v in options.items() if k != FIRST_PLAYER},
-                   "first_seat": older}
-    chosen = {spec["name"]: _choice(options, spec) for spec in OPTIONS
-              if spec["name"] not in ("tile_manifest", "idle_seconds")}
+            raise invalid_option(
+                "first_seat",
+                Message("first_seat and first_player (its older name) name different seats"),
+            )
+        options = {**{k: v for k, v in options.items() if k != FIRST_PLAYER}, "first_seat": older}
+    chosen = {
+        spec["name"]: _choice(options, spec)
+        for spec in OPTIONS
+        if spec["name"] not in ("tile_manifest", "idle_seconds")
+    }
     chosen["idle_seconds"] = _idle_seconds(options, chosen["dealing"])
     if chosen["easy_extra_threes"] and chosen["variant"] != "easy":
         # Ruling (TW-D3): the extra 3-slots are a rule of the easy variant only.

@@ -17,6 +17,7 @@ The notation is in ``notation``. Rulings (README "Positions", "Rulings"):
   full grid (TW-T4). A valid line left on the grid is reachable: declaring is a
   choice (TW-T3), so it is never refused.
 """
+
 from __future__ import annotations
 
 import json
@@ -33,20 +34,46 @@ from service.games.two_way.notation import pair_name, parse_pair
 from service.games.two_way.options import SLOTS, normalise_options, validate_manifest
 from service.games.two_way.requests import line_cells
 from service.games.two_way.state import Event, Faces
-from service.games.two_way.tiles import (FACE_COUNTS, GAME, HAND_SIZE, SEATS, TILE_COUNT,
-                                         default_manifest, pair_faces)
+from service.games.two_way.tiles import (
+    FACE_COUNTS,
+    GAME,
+    HAND_SIZE,
+    SEATS,
+    TILE_COUNT,
+    default_manifest,
+    pair_faces,
+)
 from service.messages import Message
 
 PHASES = ("deal", "place", "draw", "discard", "over")
-FIELDS = {"game", "grid", "hands", "bag", "bag_count", "bases", "scores", "turn", "phase",
-          "placed", "turn_number", "pending_skips", "dealt", "manifest", "custom_manifest"}
+FIELDS = {
+    "game",
+    "grid",
+    "hands",
+    "bag",
+    "bag_count",
+    "bases",
+    "scores",
+    "turn",
+    "phase",
+    "placed",
+    "turn_number",
+    "pending_skips",
+    "dealt",
+    "manifest",
+    "custom_manifest",
+}
 
 
 def refuse(field: str, rule: str, detail: Message) -> RuleViolation:
     """422 ``invalid-position`` naming the field (dotted path) and the rule (G-P1)."""
-    return RuleViolation("invalid-position", Message("%(field)s: %(detail)s", field=field,
-                                                     detail=detail), 422, rule=rule,
-                         extra={"field": field})
+    return RuleViolation(
+        "invalid-position",
+        Message("%(field)s: %(detail)s", field=field, detail=detail),
+        422,
+        rule=rule,
+        extra={"field": field},
+    )
 
 
 def _list(value: object, field: str) -> list:
@@ -58,12 +85,14 @@ def _list(value: object, field: str) -> list:
 def _integer(position: dict, key: str, default: int, low: int, high: int, rule: str) -> int:
     value = position.get(key, default)
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise refuse(key, rule, Message("must be an integer from %(low)s to %(high)s",
-                                        low=low, high=high))
+        raise refuse(
+            key, rule, Message("must be an integer from %(low)s to %(high)s", low=low, high=high)
+        )
     return value
 
 
 # ----- tiles: the manifest and the names -----
+
 
 def _stated_manifest(position: dict, custom: list[Faces] | None) -> list[Faces] | None:
     """The position's ``manifest`` (108 ``"AS/KH"`` or ``{"blue", "green"}``), checked
@@ -88,11 +117,18 @@ def _references(position: dict) -> list[tuple[str, object]]:
     hands, bases, bag."""
     refs: list[tuple[str, object]] = []
     grid = position.get("grid")
-    if (not isinstance(grid, list) or len(grid) != GRID_SIZE
-            or not all(isinstance(row, list) and len(row) == GRID_SIZE for row in grid)):
+    if (
+        not isinstance(grid, list)
+        or len(grid) != GRID_SIZE
+        or not all(isinstance(row, list) and len(row) == GRID_SIZE for row in grid)
+    ):
         raise refuse("grid", "TW-C1", Message("must be 7 rows of 7 cells (a tile or null)"))
-    refs += [(f"grid[{r}][{c}]", t) for r, row in enumerate(grid) for c, t in enumerate(row)
-             if t is not None]
+    refs += [
+        (f"grid[{r}][{c}]", t)
+        for r, row in enumerate(grid)
+        for c, t in enumerate(row)
+        if t is not None
+    ]
     for key in ("hands", "bases"):
         value = position.get(key, {})
         if not isinstance(value, dict) or set(value) - set(SEATS):
@@ -112,9 +148,15 @@ def _references(position: dict) -> list[tuple[str, object]]:
 
 
 def _bad_tile(field: str, value: object) -> RuleViolation:
-    return refuse(field, "TW-C2", Message(
-        'a tile is a manifest id 0..%(last)s or its faces "AS/KH" (blue/green), not '
-        '%(value)s', last=TILE_COUNT - 1, value=json.dumps(value)))
+    return refuse(
+        field,
+        "TW-C2",
+        Message(
+            'a tile is a manifest id 0..%(last)s or its faces "AS/KH" (blue/green), not %(value)s',
+            last=TILE_COUNT - 1,
+            value=json.dumps(value),
+        ),
+    )
 
 
 def _build_manifest(refs: list[tuple[str, object]], seed: str) -> list[Faces]:
@@ -124,25 +166,40 @@ def _build_manifest(refs: list[tuple[str, object]], seed: str) -> list[Faces]:
     manifest: list[Faces] = []
     for field, value in refs:
         if isinstance(value, int) and not isinstance(value, bool):
-            raise refuse(field, "G-M1", Message(
-                'a server game without a manifest names its tiles by their faces ("AS/KH"): '
-                'its tile ids are secret'))
+            raise refuse(
+                field,
+                "G-M1",
+                Message(
+                    'a server game without a manifest names its tiles by their faces ("AS/KH"): '
+                    "its tile ids are secret"
+                ),
+            )
         pair = parse_pair(value)
         if pair is None or pair[0] == pair[1]:
             raise _bad_tile(field, value)
         for seat, face in zip(SEATS, pair):
             counts[seat][face] += 1
             if counts[seat][face] > FACE_COUNTS[face]:
-                raise refuse(field, "TW-C2", Message(
-                    "the set has no more %(seat)s faces %(card)s", seat=seat, card=face))
+                raise refuse(
+                    field,
+                    "TW-C2",
+                    Message("the set has no more %(seat)s faces %(card)s", seat=seat, card=face),
+                )
         manifest.append({"blue": pair[0], "green": pair[1]})
-    rest = {seat: [c for c in (*DECK, JOKER) for _ in range(FACE_COUNTS[c] - counts[seat][c])]
-            for seat in SEATS}
+    rest = {
+        seat: [c for c in (*DECK, JOKER) for _ in range(FACE_COUNTS[c] - counts[seat][c])]
+        for seat in SEATS
+    }
     tail = pair_faces(rest["blue"], rest["green"], seed, "manifest")
     if any(t["blue"] == t["green"] for t in tail):
-        raise refuse("manifest", "TW-C2", Message(
-            "the faces left out cannot be paired without a tile showing one card on both "
-            "faces: state the manifest"))
+        raise refuse(
+            "manifest",
+            "TW-C2",
+            Message(
+                "the faces left out cannot be paired without a tile showing one card on both "
+                "faces: state the manifest"
+            ),
+        )
     return manifest + tail
 
 
@@ -155,9 +212,15 @@ def _resolve(refs: list[tuple[str, object]], manifest: list[Faces]) -> list[int]
     def take(i: int, tile: int) -> None:
         field = refs[i][0]
         if tile in where:
-            raise refuse(field, "G-P1", Message("tile %(tile)s is already at %(other)s",
-                                                tile=pair_name(manifest[tile]),
-                                                other=where[tile]))
+            raise refuse(
+                field,
+                "G-P1",
+                Message(
+                    "tile %(tile)s is already at %(other)s",
+                    tile=pair_name(manifest[tile]),
+                    other=where[tile],
+                ),
+            )
         where[tile] = field
         ids[i] = tile
 
@@ -171,16 +234,29 @@ def _resolve(refs: list[tuple[str, object]], manifest: list[Faces]) -> list[int]
             pair = parse_pair(value)
             if pair is None:
                 raise _bad_tile(field, value)
-            tile = next((t for t, f in enumerate(manifest) if (f["blue"], f["green"]) == pair
-                         and t not in where), None)
+            tile = next(
+                (
+                    t
+                    for t, f in enumerate(manifest)
+                    if (f["blue"], f["green"]) == pair and t not in where
+                ),
+                None,
+            )
             if tile is None:
-                raise refuse(field, "TW-C2", Message("no (more) tile %(tile)s in the game's "
-                                                     "manifest", tile=f"{pair[0]}/{pair[1]}"))
+                raise refuse(
+                    field,
+                    "TW-C2",
+                    Message(
+                        "no (more) tile %(tile)s in the game's manifest",
+                        tile=f"{pair[0]}/{pair[1]}",
+                    ),
+                )
             take(i, tile)
     return [t for t in ids if t is not None]
 
 
 # ----- the state a position describes -----
+
 
 def _hand_sizes(phase: str, turn: str, placed: int, dealt: list[str]) -> dict[str, int]:
     """TW-T1/TW-T2: the tiles each seat holds at this point (the bag never runs short:
@@ -200,13 +276,20 @@ def _check_hand(seat: str, hand: list[int], size: int, turn: dict, idle: bool) -
     if loose and (0 if idle else 3) <= len(hand) <= 7:
         return
     if len(hand) != size:
-        raise refuse(f"hands.{seat}", "TW-T1" if phase == "deal" else "TW-T2", Message(
-            "holds %(count)s tiles; %(expected)s are in hand at this point of the game",
-            count=len(hand), expected=size))
+        raise refuse(
+            f"hands.{seat}",
+            "TW-T1" if phase == "deal" else "TW-T2",
+            Message(
+                "holds %(count)s tiles; %(expected)s are in hand at this point of the game",
+                count=len(hand),
+                expected=size,
+            ),
+        )
 
 
-def _bases(position: dict, tiles: dict[str, list[int]], manifest: list[Faces],
-           slots: dict[str, int]) -> dict[str, list[dict]]:
+def _bases(
+    position: dict, tiles: dict[str, list[int]], manifest: list[Faces], slots: dict[str, int]
+) -> dict[str, list[dict]]:
     """Each removed sequence checked (TW-D1 line, TW-D4 correct on its owner's faces,
     TW-D3 slots) and completed like a ``declared`` event's entry."""
     bases: dict[str, list[dict]] = {s: [] for s in SEATS}
@@ -216,8 +299,11 @@ def _bases(position: dict, tiles: dict[str, list[int]], manifest: list[Faces],
             given = entry.get("cells")
             ids = tiles[field]
             if not isinstance(given, list) or len(given) != len(ids):
-                raise refuse(f"{field}.cells", "TW-D1", Message(
-                    "must list one [row, col] per tile, in line order"))
+                raise refuse(
+                    f"{field}.cells",
+                    "TW-D1",
+                    Message("must list one [row, col] per tile, in line order"),
+                )
             try:
                 cells = line_cells({"slots": slots}, given)  # type: ignore[arg-type]
             except RuleViolation as error:
@@ -226,23 +312,51 @@ def _bases(position: dict, tiles: dict[str, list[int]], manifest: list[Faces],
             ids = [by_cell[tuple(c)] for c in cells]
             verdict = classify_line([manifest[t][seat] for t in ids])
             if not verdict["valid"]:
-                raise refuse(field, "TW-D4", Message(
-                    "%(cards)s is not a sequence on %(seat)s's faces: only a correct "
-                    "declaration is removed", cards=" ".join(verdict["cards"]), seat=seat))
-            bases[seat].append({"cells": cells, "tiles": ids, "cards": verdict["cards"],
-                                "kind": verdict["kind"], "tier": verdict["tier"],
-                                "points": verdict["points"], "length": len(ids),
-                                "assignment": verdict["assignment"]})
+                raise refuse(
+                    field,
+                    "TW-D4",
+                    Message(
+                        "%(cards)s is not a sequence on %(seat)s's faces: only a correct "
+                        "declaration is removed",
+                        cards=" ".join(verdict["cards"]),
+                        seat=seat,
+                    ),
+                )
+            bases[seat].append(
+                {
+                    "cells": cells,
+                    "tiles": ids,
+                    "cards": verdict["cards"],
+                    "kind": verdict["kind"],
+                    "tier": verdict["tier"],
+                    "points": verdict["points"],
+                    "length": len(ids),
+                    "assignment": verdict["assignment"],
+                }
+            )
             if sum(e["length"] == len(ids) for e in bases[seat]) > slots[str(len(ids))]:
-                raise refuse(field, "TW-D3", Message(
-                    "%(seat)s may hold %(allowed)s sequences of %(length)s", seat=seat,
-                    allowed=slots[str(len(ids))], length=len(ids)))
+                raise refuse(
+                    field,
+                    "TW-D3",
+                    Message(
+                        "%(seat)s may hold %(allowed)s sequences of %(length)s",
+                        seat=seat,
+                        allowed=slots[str(len(ids))],
+                        length=len(ids),
+                    ),
+                )
     return bases
 
 
 def _complete(data: dict, slots: dict[str, int]) -> list[str]:
-    return [s for s in SEATS if all(held_count(data, s, int(n)) >= allowed  # type: ignore[arg-type]
-                                    for n, allowed in slots.items())]
+    return [
+        s
+        for s in SEATS
+        if all(
+            held_count(data, s, int(n)) >= allowed  # type: ignore[arg-type]
+            for n, allowed in slots.items()
+        )
+    ]
 
 
 def _check_flow(data: dict, slots: dict[str, int], no_tile: bool) -> str | None:
@@ -254,93 +368,148 @@ def _check_flow(data: dict, slots: dict[str, int], no_tile: bool) -> str | None:
     phase, placed = data["phase"], data["placed"]
     if phase == "over":
         if len(complete) > 1:
-            raise refuse("bases", "TW-E1", Message(
-                "both seats hold every required length: the game ended when the first did"))
+            raise refuse(
+                "bases",
+                "TW-E1",
+                Message("both seats hold every required length: the game ended when the first did"),
+            )
         if not complete and not full:
-            raise refuse("phase", "TW-E1", Message(
-                "a game ends when a seat holds every required length (TW-E1) or the grid "
-                "is full (TW-E2)"))
+            raise refuse(
+                "phase",
+                "TW-E1",
+                Message(
+                    "a game ends when a seat holds every required length (TW-E1) or the grid "
+                    "is full (TW-E2)"
+                ),
+            )
         return complete[0] if complete else None
     if complete:
-        raise refuse(f"bases.{complete[0]}", "TW-E1", Message(
-            "%(seat)s holds every required length: the game is over (phase \"over\")",
-            seat=complete[0]))
+        raise refuse(
+            f"bases.{complete[0]}",
+            "TW-E1",
+            Message(
+                '%(seat)s holds every required length: the game is over (phase "over")',
+                seat=complete[0],
+            ),
+        )
     if phase == "deal":
         if any(t is not None for row in data["grid"] for t in row) or any(data["bases"].values()):
-            raise refuse("grid", "TW-T1", Message("while dealing the grid and the bases "
-                                                  "are empty"))
+            raise refuse("grid", "TW-T1", Message("while dealing the grid and the bases are empty"))
         return None
     if full and placed == 0:
-        raise refuse("grid", "TW-E2", Message(
-            "a grid full at the start of a turn has ended the game: set phase \"over\""))
+        raise refuse(
+            "grid",
+            "TW-E2",
+            Message('a grid full at the start of a turn has ended the game: set phase "over"'),
+        )
     if phase == "place" and (full or placed >= 2):
-        raise refuse("phase", "TW-T4", Message(
-            "no placement is due: the phase is \"draw\""))
+        raise refuse("phase", "TW-T4", Message('no placement is due: the phase is "draw"'))
     if phase == "draw" and placed < 2 and not full and not no_tile:
-        raise refuse("placed", "TW-T4", Message(
-            "a placement is due while a space is empty: the phase is \"place\""))
+        raise refuse(
+            "placed",
+            "TW-T4",
+            Message('a placement is due while a space is empty: the phase is "place"'),
+        )
     return None
 
 
 def _turn_fields(position: dict, options: dict) -> dict:
     phase = position.get("phase", "place")
     if phase not in PHASES:
-        raise refuse("phase", "TW-T2", Message("must be one of %(choices)s",
-                                               choices=", ".join(PHASES)))
+        raise refuse(
+            "phase", "TW-T2", Message("must be one of %(choices)s", choices=", ".join(PHASES))
+        )
     turn = position.get("turn", options["first_seat"])
     if turn not in SEATS or (phase == "deal" and turn != options["first_seat"]):
-        raise refuse("turn", "TW-T2" if phase != "deal" else "G-O1", Message(
-            "must be the seat to play: %(choices)s", choices=", ".join(
-                SEATS if phase != "deal" else [options["first_seat"]])))
+        raise refuse(
+            "turn",
+            "TW-T2" if phase != "deal" else "G-O1",
+            Message(
+                "must be the seat to play: %(choices)s",
+                choices=", ".join(SEATS if phase != "deal" else [options["first_seat"]]),
+            ),
+        )
     dealt = position.get("dealt", list(SEATS) if phase != "deal" else [])
-    if (not isinstance(dealt, list) or not all(isinstance(s, str) for s in dealt)
-            or not set(dealt) <= set(SEATS)
-            or len(set(dealt)) != len(dealt) or (phase != "deal" and len(dealt) != 2)):
-        raise refuse("dealt", "TW-T1", Message("must list the seats dealt (both once the "
-                                               "turns have begun)"))
+    if (
+        not isinstance(dealt, list)
+        or not all(isinstance(s, str) for s in dealt)
+        or not set(dealt) <= set(SEATS)
+        or len(set(dealt)) != len(dealt)
+        or (phase != "deal" and len(dealt) != 2)
+    ):
+        raise refuse(
+            "dealt", "TW-T1", Message("must list the seats dealt (both once the turns have begun)")
+        )
     pending = position.get("pending_skips", {s: 0 for s in SEATS})
-    if (not isinstance(pending, dict) or set(pending) != set(SEATS)
-            or any(v not in (0, 1) or isinstance(v, bool) for v in pending.values())
-            or (phase == "deal" and any(pending.values()))):
-        raise refuse("pending_skips", "TW-T5", Message(
-            "must give each seat 0 or 1 missed turn (0 while dealing)"))
-    return {"phase": phase, "turn": turn, "dealt": list(dealt),
-            "pending_skips": {s: pending[s] for s in SEATS},
-            "placed": _integer(position, "placed", 2 if phase in ("draw", "discard") else 0,
-                               0, 0 if phase == "deal" else 2, "TW-T2"),
-            "turn_number": _integer(position, "turn_number", 0 if phase == "deal" else 1,
-                                    0 if phase == "deal" else 1,
-                                    0 if phase == "deal" else 10 ** 6, "TW-T2")}
+    if (
+        not isinstance(pending, dict)
+        or set(pending) != set(SEATS)
+        or any(v not in (0, 1) or isinstance(v, bool) for v in pending.values())
+        or (phase == "deal" and any(pending.values()))
+    ):
+        raise refuse(
+            "pending_skips",
+            "TW-T5",
+            Message("must give each seat 0 or 1 missed turn (0 while dealing)"),
+        )
+    return {
+        "phase": phase,
+        "turn": turn,
+        "dealt": list(dealt),
+        "pending_skips": {s: pending[s] for s in SEATS},
+        "placed": _integer(
+            position,
+            "placed",
+            2 if phase in ("draw", "discard") else 0,
+            0,
+            0 if phase == "deal" else 2,
+            "TW-T2",
+        ),
+        "turn_number": _integer(
+            position,
+            "turn_number",
+            0 if phase == "deal" else 1,
+            0 if phase == "deal" else 1,
+            0 if phase == "deal" else 10**6,
+            "TW-T2",
+        ),
+    }
 
 
-def _deal_missing(unplaced: list[int], sizes: dict[str, int], position: dict,
-                  seed: str) -> dict[str, list[int]]:
+def _deal_missing(
+    unplaced: list[int], sizes: dict[str, int], position: dict, seed: str
+) -> dict[str, list[int]]:
     hands = {}
     for seat in SEATS:
         if seat not in position.get("hands", {}):
             stream = Stream(seed, f"position:{seat}")
             if sizes[seat] > len(unplaced):
-                raise refuse(f"hands.{seat}", "G-P1", Message(
-                    "too few tiles are left to deal this hand"))
-            hands[seat] = [unplaced.pop(stream.randbelow(len(unplaced)))
-                           for _ in range(sizes[seat])]
+                raise refuse(
+                    f"hands.{seat}", "G-P1", Message("too few tiles are left to deal this hand")
+                )
+            hands[seat] = [
+                unplaced.pop(stream.randbelow(len(unplaced))) for _ in range(sizes[seat])
+            ]
     return hands
 
 
-def _stated(position: dict, refs: list[tuple[str, object]], ids: list[int],
-            manifest: list[Faces]) -> dict:
+def _stated(
+    position: dict, refs: list[tuple[str, object]], ids: list[int], manifest: list[Faces]
+) -> dict:
     """The position as stated, every tile named by its face pair."""
     names = {field: pair_name(manifest[t]) for (field, _), t in zip(refs, ids)}
     stated = json.loads(json.dumps(position))
     stated.pop("manifest", None)
-    stated["grid"] = [[names.get(f"grid[{r}][{c}]") for c in range(GRID_SIZE)]
-                      for r in range(GRID_SIZE)]
+    stated["grid"] = [
+        [names.get(f"grid[{r}][{c}]") for c in range(GRID_SIZE)] for r in range(GRID_SIZE)
+    ]
     for seat, hand in stated.get("hands", {}).items():
         stated["hands"][seat] = [names[f"hands.{seat}[{i}]"] for i in range(len(hand))]
     for seat, entries in stated.get("bases", {}).items():
         for j, entry in enumerate(entries):
-            entry["tiles"] = [names[f"bases.{seat}[{j}].tiles[{k}]"]
-                              for k in range(len(entry["tiles"]))]
+            entry["tiles"] = [
+                names[f"bases.{seat}[{j}].tiles[{k}]"] for k in range(len(entry["tiles"]))
+            ]
     if stated.get("bag") is not None:
         stated["bag"] = [names[f"bag[{i}]"] for i in range(len(stated["bag"]))]
     return stated
@@ -358,19 +527,26 @@ def start_from_position(game: str, options: dict, seed: str, position: Any) -> l
     a position the rules cannot reach (rulings: module docstring).
     """
     if game != GAME:
-        raise RuleViolation("unknown-game", Message("this engine plays %(engine)s, not "
-                                                    "%(game)s", engine=repr(GAME),
-                                                    game=repr(game)), 422, rule="G-O1")
+        raise RuleViolation(
+            "unknown-game",
+            Message(
+                "this engine plays %(engine)s, not %(game)s", engine=repr(GAME), game=repr(game)
+            ),
+            422,
+            rule="G-O1",
+        )
     if not isinstance(seed, str) or not seed:
         raise ValueError("seed must be a non-empty string")
     chosen, custom = normalise_options(options)
     if not isinstance(position, dict) or position.get("game") != GAME:
-        raise refuse("game", "G-P1", Message('a position is an object with "game": '
-                                             '"two-way"'))
+        raise refuse("game", "G-P1", Message('a position is an object with "game": "two-way"'))
     for key in position:
         if key not in FIELDS:
-            raise refuse(key, "G-P1", Message("unknown field (known: %(known)s)",
-                                              known=", ".join(sorted(FIELDS))))
+            raise refuse(
+                key,
+                "G-P1",
+                Message("unknown field (known: %(known)s)", known=", ".join(sorted(FIELDS))),
+            )
     slots = SLOTS[(chosen["variant"], chosen["easy_extra_threes"])]
     turn = _turn_fields(position, chosen)
     manifest = _stated_manifest(position, custom)
@@ -381,20 +557,32 @@ def start_from_position(game: str, options: dict, seed: str, position: Any) -> l
         manifest = default_manifest()
     ids = _resolve(refs, manifest)
     by_field = {field: t for (field, _), t in zip(refs, ids)}
-    data: dict[str, Any] = {"grid": [[by_field.get(f"grid[{r}][{c}]") for c in range(GRID_SIZE)]
-                                     for r in range(GRID_SIZE)], **turn}
-    hands = {s: [by_field[f"hands.{s}[{i}]"] for i in range(len(h))]
-             for s, h in position.get("hands", {}).items()}
-    base_tiles = {f"bases.{s}[{j}]": [by_field[f"bases.{s}[{j}].tiles[{k}]"]
-                                      for k in range(len(e["tiles"]))]
-                  for s, entries in position.get("bases", {}).items()
-                  for j, e in enumerate(entries)}
+    data: dict[str, Any] = {
+        "grid": [
+            [by_field.get(f"grid[{r}][{c}]") for c in range(GRID_SIZE)] for r in range(GRID_SIZE)
+        ],
+        **turn,
+    }
+    hands = {
+        s: [by_field[f"hands.{s}[{i}]"] for i in range(len(h))]
+        for s, h in position.get("hands", {}).items()
+    }
+    base_tiles = {
+        f"bases.{s}[{j}]": [by_field[f"bases.{s}[{j}].tiles[{k}]"] for k in range(len(e["tiles"]))]
+        for s, entries in position.get("bases", {}).items()
+        for j, e in enumerate(entries)
+    }
     data["bases"] = _bases(position, base_tiles, manifest, slots)
     data["scores"] = {s: sum(e["points"] for e in data["bases"][s]) for s in SEATS}
     if "scores" in position and position["scores"] != data["scores"]:
-        raise refuse("scores", "TW-E3", Message(
-            "must be the sum of each seat's removed sequences: %(scores)s",
-            scores=json.dumps(data["scores"])))
+        raise refuse(
+            "scores",
+            "TW-E3",
+            Message(
+                "must be the sum of each seat's removed sequences: %(scores)s",
+                scores=json.dumps(data["scores"]),
+            ),
+        )
     completer = _check_flow(data, slots, hands.get(turn["turn"]) == [])
     sizes = _hand_sizes(turn["phase"], turn["turn"], turn["placed"], turn["dealt"])
     for seat, hand in hands.items():
@@ -403,38 +591,58 @@ def start_from_position(game: str, options: dict, seed: str, position: Any) -> l
     hands.update(_deal_missing(unplaced, sizes, position, seed))
     data["hands"] = {s: hands[s] for s in SEATS}
     if turn["phase"] == "place" and not data["hands"][turn["turn"]]:
-        raise refuse("phase", "TW-T4", Message(
-            "no placement is due: the phase is \"draw\""))
+        raise refuse("phase", "TW-T4", Message('no placement is due: the phase is "draw"'))
     if position.get("bag") is not None:
         if unplaced:
-            raise refuse("bag", "G-P1", Message(
-                "every tile is in exactly one place: %(count)s missing (%(tiles)s)",
-                count=len(unplaced), tiles=" ".join(pair_name(manifest[t])
-                                                   for t in unplaced[:6])))
+            raise refuse(
+                "bag",
+                "G-P1",
+                Message(
+                    "every tile is in exactly one place: %(count)s missing (%(tiles)s)",
+                    count=len(unplaced),
+                    tiles=" ".join(pair_name(manifest[t]) for t in unplaced[:6]),
+                ),
+            )
         data["bag"] = sorted(by_field[f"bag[{i}]"] for i in range(len(position["bag"])))
     else:
         data["bag"] = unplaced
     if "bag_count" in position and position["bag_count"] != len(data["bag"]):
-        raise refuse("bag_count", "G-P1", Message("must be %(count)s, the tiles left",
-                                                  count=len(data["bag"])))
+        raise refuse(
+            "bag_count",
+            "G-P1",
+            Message("must be %(count)s, the tiles left", count=len(data["bag"])),
+        )
     stated_custom = position.get("custom_manifest", position.get("manifest") is not None)
-    created = {"type": "game-created", "seat": None, "game": GAME, "options": chosen,
-               "seats": list(SEATS), "custom_manifest": custom is not None or
-               bool(stated_custom), "manifest": manifest, "seed": seed,
-               "from_position": True}
-    setup = {"type": "position-set", "seat": None,
-             "position": _stated(position, refs, ids, manifest),
-             "state": json.loads(json.dumps(data))}
+    created = {
+        "type": "game-created",
+        "seat": None,
+        "game": GAME,
+        "options": chosen,
+        "seats": list(SEATS),
+        "custom_manifest": custom is not None or bool(stated_custom),
+        "manifest": manifest,
+        "seed": seed,
+        "from_position": True,
+    }
+    setup = {
+        "type": "position-set",
+        "seat": None,
+        "position": _stated(position, refs, ids, manifest),
+        "state": json.loads(json.dumps(data)),
+    }
     events = [created, setup]
     state = fold(fold(None, created), setup)
     if turn["phase"] == "deal" and chosen["dealing"] == "server":
         for seat in (chosen["first_seat"], other_seat(chosen["first_seat"])):
             if seat not in state["dealt"]:
-                deal = {"type": "dealt", "seat": seat, "by": None,
-                        "tiles": server_draw(state, HAND_SIZE)}
+                deal = {
+                    "type": "dealt",
+                    "seat": seat,
+                    "by": None,
+                    "tiles": server_draw(state, HAND_SIZE),
+                }
                 events.append(deal)
                 state = fold(state, deal)
     if turn["phase"] == "over":
-        events.append(end_event(state, "set-complete" if completer else "grid-full",
-                                completer))
+        events.append(end_event(state, "set-complete" if completer else "grid-full", completer))
     return events

@@ -13,6 +13,7 @@ A name that is no tile (not a card, a pair no tile of the manifest shows) is 422
 referee sees every face); both name the body field. A real tile absent from the hand
 or bag is 409 ``tile-not-in-hand`` / ``tile-not-in-bag``.
 """
+
 from __future__ import annotations
 
 from service.cards import CardError, parse_card
@@ -24,24 +25,48 @@ from service.messages import Message
 
 
 def _invalid(field: str, value: object) -> RuleViolation:
-    return RuleViolation("invalid-tile", Message(
-        '%(field)s: a referee names a tile by manifest id 0..%(last)s, by its faces '
-        '"AS/KH" (blue/green) or by one face "AS", not %(value)s', field=field,
-        last=TILE_COUNT - 1, value=repr(value)), 422, rule="TW-C2", extra={"field": field})
+    return RuleViolation(
+        "invalid-tile",
+        Message(
+            "%(field)s: a referee names a tile by manifest id 0..%(last)s, by its faces "
+            '"AS/KH" (blue/green) or by one face "AS", not %(value)s',
+            field=field,
+            last=TILE_COUNT - 1,
+            value=repr(value),
+        ),
+        422,
+        rule="TW-C2",
+        extra={"field": field},
+    )
 
 
 def _absent(where: str, field: str, name: str, seat: str | None) -> RuleViolation:
     if where == "bag":
-        return RuleViolation("tile-not-in-bag", Message(
-            "%(field)s: tile %(tile)s is not in the bag", field=field, tile=name),
-            rule="G-M2", extra={"field": field})
-    return RuleViolation("tile-not-in-hand", Message(
-        "%(field)s: tile %(tile)s is not in %(seat)s's hand", field=field, tile=name,
-        seat=seat), rule="TW-T2", extra={"field": field})
+        return RuleViolation(
+            "tile-not-in-bag",
+            Message("%(field)s: tile %(tile)s is not in the bag", field=field, tile=name),
+            rule="G-M2",
+            extra={"field": field},
+        )
+    return RuleViolation(
+        "tile-not-in-hand",
+        Message(
+            "%(field)s: tile %(tile)s is not in %(seat)s's hand", field=field, tile=name, seat=seat
+        ),
+        rule="TW-T2",
+        extra={"field": field},
+    )
 
 
-def referee_tile(state: TwoWayState, value: object, place: list[int], taken: list[int],
-                 field: str, where: str, seat: str | None = None) -> int:
+def referee_tile(
+    state: TwoWayState,
+    value: object,
+    place: list[int],
+    taken: list[int],
+    field: str,
+    where: str,
+    seat: str | None = None,
+) -> int:
     """The tile id the referee's ``value`` names among ``place`` (a hand, or the bag
     when ``where`` is "bag"), leaving out the tiles already ``taken`` by the same
     report. Refusals: module docstring (``field`` is the body field, e.g. tiles[1])."""
@@ -50,9 +75,13 @@ def referee_tile(state: TwoWayState, value: object, place: list[int], taken: lis
         if not 0 <= value < TILE_COUNT:
             raise _invalid(field, value)
         if value in taken:
-            raise RuleViolation("invalid-action", Message(
-                "%(field)s: tile %(tile)s named twice", field=field, tile=value), 422,
-                rule="G-M2", extra={"field": field})
+            raise RuleViolation(
+                "invalid-action",
+                Message("%(field)s: tile %(tile)s named twice", field=field, tile=value),
+                422,
+                rule="G-M2",
+                extra={"field": field},
+            )
         if value not in place:
             raise _absent(where, field, str(value), seat)
         return value
@@ -61,8 +90,7 @@ def referee_tile(state: TwoWayState, value: object, place: list[int], taken: lis
     if pair is not None:
         if not any((f["blue"], f["green"]) == pair for f in manifest):
             raise _invalid(field, value)
-        tile = next((t for t in free if (manifest[t]["blue"], manifest[t]["green"]) == pair),
-                    None)
+        tile = next((t for t in free if (manifest[t]["blue"], manifest[t]["green"]) == pair), None)
         if tile is None:
             raise _absent(where, field, f"{pair[0]}/{pair[1]}", seat)
         return tile
@@ -75,8 +103,16 @@ def referee_tile(state: TwoWayState, value: object, place: list[int], taken: lis
         raise _absent(where, field, face, seat)
     pairs = sorted({pair_name(manifest[t]) for t in shown})
     if len(pairs) > 1:
-        raise RuleViolation("ambiguous-tile", Message(
-            "%(field)s: %(card)s shows on several tiles (%(tiles)s): name it by its faces",
-            field=field, card=face, tiles=", ".join(pairs)), 422, rule="G-M2",
-            extra={"field": field, "candidates": pairs})
+        raise RuleViolation(
+            "ambiguous-tile",
+            Message(
+                "%(field)s: %(card)s shows on several tiles (%(tiles)s): name it by its faces",
+                field=field,
+                card=face,
+                tiles=", ".join(pairs),
+            ),
+            422,
+            rule="G-M2",
+            extra={"field": field, "candidates": pairs},
+        )
     return shown[0]

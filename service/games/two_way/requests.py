@@ -1,5 +1,6 @@
 """2-Way Cards requests: the checks of an action's body (who acts, cells, tiles,
 phase) that refuse a malformed or misplaced request before the rules judge it."""
+
 from __future__ import annotations
 
 from itertools import pairwise
@@ -13,15 +14,19 @@ from service.games.two_way.tiles import SEATS
 from service.messages import Message
 
 _FIELDS = {  # action type -> body fields besides type/seat/expected_version
-    "place": {"tile", "cell"}, "draw": {"tiles"}, "discard": {"tiles"}, "declare": {"cells"},
+    "place": {"tile", "cell"},
+    "draw": {"tiles"},
+    "discard": {"tiles"},
+    "declare": {"cells"},
 }
 
 
 _ACTION_RULES = {"place": "TW-T2", "draw": "TW-T2", "discard": "TW-T2", "declare": "TW-D1"}
 
 
-def bad_request(detail: Message, code: str = "invalid-action", rule: str = "TW-T2"
-         ) -> RuleViolation:
+def bad_request(
+    detail: Message, code: str = "invalid-action", rule: str = "TW-T2"
+) -> RuleViolation:
     """A malformed request (422) naming the rule of what it attempts (G-R1)."""
     return RuleViolation(code, detail, 422, rule=rule)
 
@@ -37,16 +42,26 @@ def check_body(action: object) -> str:
         raise bad_request(Message("an action is a JSON object with a 'type'"), rule="G-R1")
     kind = action.get("type")
     if kind not in _FIELDS:  # G-R1: not an action of the game at all
-        raise bad_request(Message("unknown action type %(type)s (one of %(types)s)",
-                           type=repr(kind), types=", ".join(_FIELDS)), rule="G-R1")
+        raise bad_request(
+            Message(
+                "unknown action type %(type)s (one of %(types)s)",
+                type=repr(kind),
+                types=", ".join(_FIELDS),
+            ),
+            rule="G-R1",
+        )
     for key in action:
         if key not in _FIELDS[kind] | {"type", "seat", "expected_version"}:
-            raise bad_request(Message("unknown field %(field)s in a %(type)s action",
-                               field=repr(key), type=kind), rule=_ACTION_RULES[kind])
+            raise bad_request(
+                Message("unknown field %(field)s in a %(type)s action", field=repr(key), type=kind),
+                rule=_ACTION_RULES[kind],
+            )
     for key in _FIELDS[kind] - {"tiles"} if kind == "draw" else _FIELDS[kind]:
         if key not in action:
-            raise bad_request(Message("a %(type)s action needs %(field)s", type=kind,
-                               field=repr(key)), rule=_ACTION_RULES[kind])
+            raise bad_request(
+                Message("a %(type)s action needs %(field)s", type=kind, field=repr(key)),
+                rule=_ACTION_RULES[kind],
+            )
     return kind
 
 
@@ -58,41 +73,65 @@ def acting_seat(state: TwoWayState, actor: str, action: dict, kind: str) -> str:
     """
     if actor in SEATS:
         if action.get("seat", actor) != actor:
-            raise RuleViolation("not-your-seat", Message("%(seat)s cannot act for another "
-                                                         "seat", seat=actor), 403,
-                                rule=mode_rule(state))
+            raise RuleViolation(
+                "not-your-seat",
+                Message("%(seat)s cannot act for another seat", seat=actor),
+                403,
+                rule=mode_rule(state),
+            )
         if kind == "draw" and state["options"]["dealing"] == "table":
-            raise RuleViolation("referee-reports-draws",
-                                Message("in table mode the referee reports the tiles "
-                                        "drawn"), 403, rule="G-M2")
+            raise RuleViolation(
+                "referee-reports-draws",
+                Message("in table mode the referee reports the tiles drawn"),
+                403,
+                rule="G-M2",
+            )
         return actor
     if state["options"]["dealing"] != "table":
-        raise RuleViolation("referee-cannot-act",
-                            Message("in server mode the seats act; the referee only "
-                                    "watches"), 403, rule="G-M1")
+        raise RuleViolation(
+            "referee-cannot-act",
+            Message("in server mode the seats act; the referee only watches"),
+            403,
+            rule="G-M1",
+        )
     seat = action.get("seat")
     if seat not in SEATS:
-        raise bad_request(Message("a referee action names the seat it is for: 'seat': 'blue' or "
-                           "'green'"), rule="G-M2")
+        raise bad_request(
+            Message("a referee action names the seat it is for: 'seat': 'blue' or 'green'"),
+            rule="G-M2",
+        )
     return seat
 
 
 def parse_cell(value: object, field: str = "cell") -> list[int]:
     """[row, col] (TW-C1) or 422: invalid-action for a bad shape, off-grid outside 0..6;
     ``field`` names the body field in the refusal."""
-    if (not isinstance(value, (list, tuple)) or len(value) != 2
-            or not all(isinstance(x, int) and not isinstance(x, bool) for x in value)):
-        raise bad_request(Message("%(field)s: a space is [row, col] with integers", field=field),
-                   rule="TW-C1")
+    if (
+        not isinstance(value, (list, tuple))
+        or len(value) != 2
+        or not all(isinstance(x, int) and not isinstance(x, bool) for x in value)
+    ):
+        raise bad_request(
+            Message("%(field)s: a space is [row, col] with integers", field=field), rule="TW-C1"
+        )
     r, c = value
     if not (0 <= r < GRID_SIZE and 0 <= c < GRID_SIZE):
-        raise bad_request(Message("%(field)s: [%(row)s, %(col)s] is off the 7 x 7 grid (rows and "
-                           "columns 0..6)", field=field, row=r, col=c), "off-grid", "TW-C1")
+        raise bad_request(
+            Message(
+                "%(field)s: [%(row)s, %(col)s] is off the 7 x 7 grid (rows and columns 0..6)",
+                field=field,
+                row=r,
+                col=c,
+            ),
+            "off-grid",
+            "TW-C1",
+        )
     return [r, c]
 
 
-def hand_tiles(state: TwoWayState, seat: str, names: list, by_referee: bool,
-               field: str = "tiles") -> list[int]:
+def hand_tiles(
+    state: TwoWayState, seat: str, names: list, by_referee: bool, field: str = "tiles"
+) -> list[int]:
     """Tile ids of the named hand tiles: from the referee an id, a face pair or one
     face (``reports.referee_tile``); own-colour faces from a seat, the earliest-drawn
     tile first when two show the same face. 409 tile-not-in-hand, 422 for a bad name.
@@ -101,19 +140,29 @@ def hand_tiles(state: TwoWayState, seat: str, names: list, by_referee: bool,
     taken: list[int] = []
     for i, name in enumerate(names):
         if by_referee:
-            tile = referee_tile(state, name, hand, taken,
-                                field if field == "tile" else f"{field}[{i}]", "hand", seat)
+            tile = referee_tile(
+                state,
+                name,
+                hand,
+                taken,
+                field if field == "tile" else f"{field}[{i}]",
+                "hand",
+                seat,
+            )
         else:
             try:
                 face = parse_card(name)
             except CardError as error:
                 raise bad_request(error.message, "invalid-card") from None
-            tile = next((t for t in hand if t not in taken
-                         and state["manifest"][t][seat] == face), None)
+            tile = next(
+                (t for t in hand if t not in taken and state["manifest"][t][seat] == face), None
+            )
             if tile is None:
-                raise RuleViolation("tile-not-in-hand", Message(
-                    "no (more) %(card)s in %(seat)s's hand", card=face, seat=seat),
-                    rule="TW-T2")
+                raise RuleViolation(
+                    "tile-not-in-hand",
+                    Message("no (more) %(card)s in %(seat)s's hand", card=face, seat=seat),
+                    rule="TW-T2",
+                )
         taken.append(tile)
     return taken
 
@@ -132,9 +181,16 @@ def tile_list(action: dict, count: int, rule: str = "TW-T2") -> list:
     TW-T2)."""
     names = tile_names(action)
     if len(names) != count:
-        raise bad_request(Message("this %(type)s takes exactly %(count)s tiles, not %(given)s",
-                           type=action["type"], count=count, given=len(names)),
-                   "wrong-tile-count", rule)
+        raise bad_request(
+            Message(
+                "this %(type)s takes exactly %(count)s tiles, not %(given)s",
+                type=action["type"],
+                count=count,
+                given=len(names),
+            ),
+            "wrong-tile-count",
+            rule,
+        )
     return names
 
 
@@ -143,9 +199,16 @@ def require_phase(state: TwoWayState, *phases: str) -> None:
     fixed), or TW-T4 while the placement a declaration freed is due again."""
     if state["phase"] not in phases:
         rule = "TW-T4" if state["phase"] == "place" and state.get("freed") else "TW-T2"
-        raise RuleViolation("wrong-phase", Message(
-            "the turn is in its %(phase)s phase; this action needs %(phases)s (%(rule)s)",
-            phase=state["phase"], phases=" | ".join(phases), rule=rule), rule=rule)
+        raise RuleViolation(
+            "wrong-phase",
+            Message(
+                "the turn is in its %(phase)s phase; this action needs %(phases)s (%(rule)s)",
+                phase=state["phase"],
+                phases=" | ".join(phases),
+                rule=rule,
+            ),
+            rule=rule,
+        )
 
 
 def reported_draw(state: TwoWayState, action: dict, count: int, rule: str) -> list[int]:
@@ -172,14 +235,25 @@ def line_cells(state: TwoWayState, value: object) -> list[list[int]]:
         raise bad_request(Message("'cells' must be a list of [row, col]"), rule="TW-D1")
     allowed = sorted(int(n) for n in state["slots"])
     if len(value) not in allowed:
-        raise bad_request(Message("a declaration has %(allowed)s cells, not %(given)s (TW-D1, "
-                           "TW-D3)", allowed=", ".join(map(str, allowed)), given=len(value)),
-                   "length-not-allowed", "TW-D3" if len(value) in LINE_LENGTHS else "TW-D1")
+        raise bad_request(
+            Message(
+                "a declaration has %(allowed)s cells, not %(given)s (TW-D1, TW-D3)",
+                allowed=", ".join(map(str, allowed)),
+                given=len(value),
+            ),
+            "length-not-allowed",
+            "TW-D3" if len(value) in LINE_LENGTHS else "TW-D1",
+        )
     cells = [parse_cell(v, "cells") for v in value]
     ordered = sorted(cells)
     steps = {(b[0] - a[0], b[1] - a[1]) for a, b in pairwise(ordered)}
     if len(steps) != 1 or steps.pop() not in DIRECTIONS:
-        raise bad_request(Message("the cells must be distinct neighbours in one straight line "
-                           "(row, column or diagonal), in any order (TW-D1)"),
-                   "not-a-line", "TW-D1")
+        raise bad_request(
+            Message(
+                "the cells must be distinct neighbours in one straight line "
+                "(row, column or diagonal), in any order (TW-D1)"
+            ),
+            "not-a-line",
+            "TW-D1",
+        )
     return cells if cells == ordered[::-1] else ordered

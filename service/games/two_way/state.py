@@ -21,6 +21,7 @@ Events ({"type", "seat", ...}; "by" names the actor: the seat itself or "referee
                        "two_way": {"completer": the seat that held every length,
                        or None}
 """
+
 from __future__ import annotations
 
 from typing import Any, TypedDict
@@ -37,6 +38,7 @@ Faces = dict[str, str]
 
 class Options(TypedDict):
     """The normalised options of a game (options.OPTIONS)."""
+
     dealing: str  # "server" | "table" (G-M1, G-M2)
     variant: str  # "standard" | "easy" (TW-D3)
     easy_extra_threes: bool  # TW-D3
@@ -47,6 +49,7 @@ class Options(TypedDict):
 
 class BaseEntry(TypedDict):
     """A removed sequence in a seat's base (TW-D4)."""
+
     cells: list[Cell]
     tiles: list[int]
     cards: list[str]  # the declarer's faces, in line order
@@ -59,6 +62,7 @@ class BaseEntry(TypedDict):
 
 class Result(TypedDict):
     """RESULT (service/games/__init__.py) of a finished game."""
+
     winners: list[str]
     scores: dict[str, int]
     reason: str  # "set-complete" | "grid-full"
@@ -67,6 +71,7 @@ class Result(TypedDict):
 
 class TwoWayState(TypedDict):
     """The state of one game of 2-Way Cards."""
+
     game: str  # "two-way"
     status: str  # "active" | "finished"
     seats: list[str]  # ["blue", "green"]

@@ -1,5 +1,6 @@
 """2-Way Cards tiles (RULES.md TW-C2): the game's constants and the manifest of
 face pairs (tile id = index in the manifest)."""
+
 from __future__ import annotations
 
 import json

@@ -1,5 +1,6 @@
 """2-Way Cards turns (RULES.md TW-T, TW-D, TW-E): apply, the events an action
 causes."""
+
 from __future__ import annotations
 
 from service.games import RuleViolation
@@ -34,14 +35,22 @@ def _apply_deal(state: TwoWayState, seat: str, action: dict, actor: str) -> list
     """TW-T1 in table mode: the referee reports a seat's 5 starting tiles."""
     if actor == REFEREE and action["type"] == "draw":
         if seat in state["dealt"]:
-            raise RuleViolation("already-dealt", Message(
-                "%(seat)s already holds the starting tiles", seat=seat), rule="TW-T1")
+            raise RuleViolation(
+                "already-dealt",
+                Message("%(seat)s already holds the starting tiles", seat=seat),
+                rule="TW-T1",
+            )
         count = min(HAND_SIZE, len(state["bag"]))
         tiles = reported_draw(state, action, count, "TW-T1")
         return [{"type": "dealt", "seat": seat, "by": actor, "tiles": tiles}]
-    raise RuleViolation("wrong-phase", Message(
-        "the starting tiles are being dealt (TW-T1): the referee reports each seat's 5 "
-        "tiles first"), rule="TW-T1")
+    raise RuleViolation(
+        "wrong-phase",
+        Message(
+            "the starting tiles are being dealt (TW-T1): the referee reports each seat's 5 "
+            "tiles first"
+        ),
+        rule="TW-T1",
+    )
 
 
 def _apply_place(state: TwoWayState, seat: str, action: dict, actor: str) -> list[dict]:
@@ -50,8 +59,9 @@ def _apply_place(state: TwoWayState, seat: str, action: dict, actor: str) -> lis
     require_phase(state, "place")
     tile = hand_tiles(state, seat, [action["tile"]], actor == REFEREE, "tile")[0]
     if state["grid"][cell[0]][cell[1]] is not None:
-        raise RuleViolation("space-occupied", Message("space %(cell)s is occupied",
-                                                      cell=cell), rule="TW-T2")
+        raise RuleViolation(
+            "space-occupied", Message("space %(cell)s is occupied", cell=cell), rule="TW-T2"
+        )
     return [{"type": "placed", "seat": seat, "by": actor, "tile": tile, "cell": cell}]
 
 
@@ -67,8 +77,9 @@ def _apply_draw(state: TwoWayState, seat: str, action: dict, actor: str) -> list
     count = draw_count(state, seat)
     if state["options"]["dealing"] == "server":
         if "tiles" in action:
-            raise bad_request(Message('in server mode the service draws: send {"type": "draw"}'),
-                       rule="G-M1")
+            raise bad_request(
+                Message('in server mode the service draws: send {"type": "draw"}'), rule="G-M1"
+            )
         require_phase(state, "draw")
         tiles = server_draw(state, count)
     else:
@@ -120,12 +131,15 @@ def idle_events(state: TwoWayState, since: float, now: float) -> list[Event]:
     hand back to 5.
     """
     idle = state["options"].get("idle_seconds")
-    if (idle is None or state["status"] != "active" or state["phase"] == "deal"
-            or now - since < idle):
+    if (
+        idle is None
+        or state["status"] != "active"
+        or state["phase"] == "deal"
+        or now - since < idle
+    ):
         return []
     seat = state["turn"]
-    timed_out = {"type": "turn-timed-out", "seat": seat, "by": None, "at": now,
-                 "since": since}
+    timed_out = {"type": "turn-timed-out", "seat": seat, "by": None, "at": now, "since": since}
     skip = {"type": "turn-skipped", "seat": seat, "by": None, "reason": "timed-out"}
     return [timed_out, skip, *turn_over(fold(fold(state, timed_out), skip))]
 
@@ -146,30 +160,49 @@ def _apply_declare(state: TwoWayState, seat: str, action: dict, actor: str) -> l
     tiles = []
     for r, c in cells:
         if state["grid"][r][c] is None:
-            raise RuleViolation("empty-cell", Message("space [%(row)s, %(col)s] is empty "
-                                                      "(TW-D1)", row=r, col=c), rule="TW-D1")
+            raise RuleViolation(
+                "empty-cell",
+                Message("space [%(row)s, %(col)s] is empty (TW-D1)", row=r, col=c),
+                rule="TW-D1",
+            )
         tiles.append(state["grid"][r][c])
     length = len(cells)
     if held_count(state, seat, length) >= state["slots"][str(length)]:
-        raise RuleViolation("length-already-held", Message(
-            "%(seat)s already holds the sequences of %(length)s allowed (TW-D3)", seat=seat,
-            length=length), rule="TW-D3")
+        raise RuleViolation(
+            "length-already-held",
+            Message(
+                "%(seat)s already holds the sequences of %(length)s allowed (TW-D3)",
+                seat=seat,
+                length=length,
+            ),
+            rule="TW-D3",
+        )
     cards = [state["manifest"][t][seat] for t in tiles]
     verdict = classify_line(cards)
     base = {"seat": seat, "by": actor, "cells": cells, "tiles": tiles, "cards": cards}
     if not verdict["valid"]:
         return [{"type": "declaration-rejected", **base, "reasons": verdict["reasons"]}]
-    event = {"type": "declared", **base, "kind": verdict["kind"], "tier": verdict["tier"],
-             "points": verdict["points"], "length": length,
-             "assignment": verdict["assignment"]}
+    event = {
+        "type": "declared",
+        **base,
+        "kind": verdict["kind"],
+        "tier": verdict["tier"],
+        "points": verdict["points"],
+        "length": length,
+        "assignment": verdict["assignment"],
+    }
     after = fold(state, event)
     if all(held_count(after, seat, int(n)) >= held for n, held in after["slots"].items()):
         return [event, end_event(after, "set-complete", seat)]
     return [event]
 
 
-_APPLIERS = {"place": _apply_place, "draw": _apply_draw, "discard": _apply_discard,
-             "declare": _apply_declare}
+_APPLIERS = {
+    "place": _apply_place,
+    "draw": _apply_draw,
+    "discard": _apply_discard,
+    "declare": _apply_declare,
+}
 
 
 def apply(state: TwoWayState, actor: str, action: dict) -> list[dict]:
@@ -186,19 +219,26 @@ def apply(state: TwoWayState, actor: str, action: dict) -> list[dict]:
     ``expected_version`` in the body is ignored (the store checks it).
     """
     if actor not in (*SEATS, REFEREE):
-        raise RuleViolation("unknown-actor", Message("%(actor)s is not blue, green or "
-                                                     "referee", actor=repr(actor)), 403,
-                            rule="G-M1")
+        raise RuleViolation(
+            "unknown-actor",
+            Message("%(actor)s is not blue, green or referee", actor=repr(actor)),
+            403,
+            rule="G-M1",
+        )
     kind = check_body(action)
     if state["status"] != "active":
         # G-R1: the rule that ended this game (TW-E1 a completed set, TW-E2 a full grid)
         ended = state["result"]["reason"] if state["result"] else "set-complete"
-        raise RuleViolation("game-over", Message("the game is over"),
-                            rule="TW-E2" if ended == "grid-full" else "TW-E1")
+        raise RuleViolation(
+            "game-over",
+            Message("the game is over"),
+            rule="TW-E2" if ended == "grid-full" else "TW-E1",
+        )
     seat = acting_seat(state, actor, action, kind)
     if state["phase"] == "deal":
         return _apply_deal(state, seat, action, actor)
     if seat != state["turn"]:
-        raise RuleViolation("not-your-turn", Message("it is %(seat)s's turn",
-                                                     seat=state["turn"]), rule="TW-T2")
+        raise RuleViolation(
+            "not-your-turn", Message("it is %(seat)s's turn", seat=state["turn"]), rule="TW-T2"
+        )
     return _APPLIERS[kind](state, seat, action, actor)

@@ -1,5 +1,6 @@
 """2-Way Cards views (RULES.md TW-C3): legal actions, the view of a state and of
 one event, as a seat, the referee or the public may see them."""
+
 from __future__ import annotations
 
 import json
@@ -14,18 +15,24 @@ from service.games.two_way.tiles import GAME, HAND_SIZE, PLACEMENTS, REFEREE, SE
 
 # ----- legal actions -----
 
+
 def face_grid(state: TwoWayState, colour: str) -> list[list[str | None]]:
-    return [[None if t is None else state["manifest"][t][colour] for t in row]
-            for row in state["grid"]]
+    return [
+        [None if t is None else state["manifest"][t][colour] for t in row] for row in state["grid"]
+    ]
 
 
 def _declarations(state: TwoWayState, seat: str) -> list[dict]:
     """Every correct declaration now open to ``seat`` (scan_grid on its faces, lengths
     with a free slot, TW-D3)."""
-    free = {int(n) for n, allowed in state["slots"].items()
-            if held_count(state, seat, int(n)) < allowed}
-    return [{"type": "declare", "cells": line["cells"]}
-            for line in scan_grid(face_grid(state, seat)) if len(line["cells"]) in free]
+    free = {
+        int(n) for n, allowed in state["slots"].items() if held_count(state, seat, int(n)) < allowed
+    }
+    return [
+        {"type": "declare", "cells": line["cells"]}
+        for line in scan_grid(face_grid(state, seat))
+        if len(line["cells"]) in free
+    ]
 
 
 def _unique_names(state: TwoWayState, seat: str, by_referee: bool) -> list:
@@ -54,17 +61,19 @@ def _turn_actions(state: TwoWayState, seat: str, by_referee: bool) -> list[dict]
     phase = state["phase"]
     actions: list[dict] = []
     if phase == "place":
-        actions = [{"type": "place", "tile": name, "cell": cell}
-                   for name in _unique_names(state, seat, by_referee)
-                   for cell in empty_cells(state)]
+        actions = [
+            {"type": "place", "tile": name, "cell": cell}
+            for name in _unique_names(state, seat, by_referee)
+            for cell in empty_cells(state)
+        ]
     elif phase == "draw" and state["options"]["dealing"] == "server":
         actions = [{"type": "draw"}]
     elif phase == "draw" and by_referee:
-        actions = [{"type": "draw",
-                    "tiles": state["bag"][:draw_count(state, seat)]}]
+        actions = [{"type": "draw", "tiles": state["bag"][: draw_count(state, seat)]}]
     elif phase == "discard":
-        actions = [{"type": "discard", "tiles": pair}
-                   for pair in _discard_choices(state, seat, by_referee)]
+        actions = [
+            {"type": "discard", "tiles": pair} for pair in _discard_choices(state, seat, by_referee)
+        ]
     return actions + _declarations(state, seat)
 
 
@@ -83,8 +92,11 @@ def legal_actions(state: TwoWayState, viewer: str | None) -> list[dict]:
     if viewer == REFEREE and table:
         if state["phase"] == "deal":
             count = min(HAND_SIZE, len(state["bag"]))
-            return [{"type": "draw", "seat": s, "tiles": state["bag"][:count]}
-                    for s in SEATS if s not in state["dealt"]]
+            return [
+                {"type": "draw", "seat": s, "tiles": state["bag"][:count]}
+                for s in SEATS
+                if s not in state["dealt"]
+            ]
         seat = state["turn"]
         return [{**a, "seat": seat} for a in _turn_actions(state, seat, True)]
     if viewer in SEATS and viewer == state["turn"] and state["phase"] != "deal":
@@ -93,6 +105,7 @@ def legal_actions(state: TwoWayState, viewer: str | None) -> list[dict]:
 
 
 # ----- views (TW-C3) -----
+
 
 def both_faces(state: TwoWayState, tile: int) -> dict:
     faces = state["manifest"][tile]
@@ -110,8 +123,11 @@ def show_tile(state: TwoWayState, tile: int, viewer: str | None) -> object:
 def _base_entry(state: TwoWayState, owner: str, entry: dict, viewer: str | None) -> dict:
     shown = {k: entry[k] for k in ("cells", "kind", "tier", "points", "length")}
     if viewer == REFEREE:
-        shown.update(tiles=[both_faces(state, t) for t in entry["tiles"]],
-                     cards=entry["cards"], assignment=entry["assignment"])
+        shown.update(
+            tiles=[both_faces(state, t) for t in entry["tiles"]],
+            cards=entry["cards"],
+            assignment=entry["assignment"],
+        )
     elif viewer in SEATS:
         shown["cards"] = [show_tile(state, t, viewer) for t in entry["tiles"]]
         if viewer == owner:
@@ -120,8 +136,13 @@ def _base_entry(state: TwoWayState, owner: str, entry: dict, viewer: str | None)
 
 
 def _slots_view(state: TwoWayState) -> dict:
-    return {s: {n: {"allowed": allowed, "held": held_count(state, s, int(n))}
-                for n, allowed in state["slots"].items()} for s in SEATS}
+    return {
+        s: {
+            n: {"allowed": allowed, "held": held_count(state, s, int(n))}
+            for n, allowed in state["slots"].items()
+        }
+        for s in SEATS
+    }
 
 
 def view(state: TwoWayState, viewer: str | None) -> dict:
@@ -147,15 +168,22 @@ def view(state: TwoWayState, viewer: str | None) -> dict:
     if state["phase"] == "place":
         placements = min(PLACEMENTS - state["placed"], len(empty_cells(state)))
     shown = {
-        "game": GAME, "viewer": viewer, "status": state["status"],
-        "seats": list(state["seats"]), "options": dict(state["options"]),
-        "custom_manifest": state["custom_manifest"], "turn": state["turn"],
-        "turn_number": state["turn_number"], "phase": state["phase"],
+        "game": GAME,
+        "viewer": viewer,
+        "status": state["status"],
+        "seats": list(state["seats"]),
+        "options": dict(state["options"]),
+        "custom_manifest": state["custom_manifest"],
+        "turn": state["turn"],
+        "turn_number": state["turn_number"],
+        "phase": state["phase"],
         "placements_left": placements,
         "discards_due": discard_count(state, state["turn"]) if state["phase"] == "discard" else 0,
         "pending_skips": dict(state["pending_skips"]),
-        "slots": _slots_view(state), "scores": dict(state["scores"]),
-        "result": json.loads(json.dumps(state["result"])), "bag_count": len(state["bag"]),
+        "slots": _slots_view(state),
+        "scores": dict(state["scores"]),
+        "result": json.loads(json.dumps(state["result"])),
+        "bag_count": len(state["bag"]),
         "hand_counts": {s: len(state["hands"][s]) for s in SEATS},
         "seed_commitment": commitment(state["seed"]),
         "seed": state["seed"] if finished else None,
@@ -164,12 +192,16 @@ def view(state: TwoWayState, viewer: str | None) -> dict:
     if viewer is None:
         shown["grid"] = [[t is not None for t in row] for row in state["grid"]]
     else:
-        shown["grid"] = [[None if t is None else show_tile(state, t, viewer) for t in row]
-                         for row in state["grid"]]
-        shown["hands"] = {s: [show_tile(state, t, viewer) for t in state["hands"][s]]
-                          for s in SEATS}
-    shown["bases"] = {s: [_base_entry(state, s, e, viewer) for e in state["bases"][s]]
-                      for s in SEATS}
+        shown["grid"] = [
+            [None if t is None else show_tile(state, t, viewer) for t in row]
+            for row in state["grid"]
+        ]
+        shown["hands"] = {
+            s: [show_tile(state, t, viewer) for t in state["hands"][s]] for s in SEATS
+        }
+    shown["bases"] = {
+        s: [_base_entry(state, s, e, viewer) for e in state["bases"][s]] for s in SEATS
+    }
     if viewer == REFEREE:
         shown["bag"] = [both_faces(state, t) for t in state["bag"]]
         shown["dealt"] = list(state["dealt"])
@@ -196,8 +228,11 @@ def view_event(state: TwoWayState, event: Event, viewer: str | None) -> dict | N
     kind = event["type"]
     if kind == "position-set":
         full = viewer == REFEREE or state["status"] == "finished"
-        shown = {"type": kind, "seat": None,
-                 "position": position_of(event["state"], state["manifest"], viewer, full)}
+        shown = {
+            "type": kind,
+            "seat": None,
+            "position": position_of(event["state"], state["manifest"], viewer, full),
+        }
         if full:
             shown["stated"] = json.loads(json.dumps(event["position"]))
         return shown
@@ -209,8 +244,11 @@ def view_event(state: TwoWayState, event: Event, viewer: str | None) -> dict | N
         if tiles is not None and kind != "game-created":
             shown["faces"] = [both_faces(state, t) for t in tiles]
         return shown
-    shown = {k: v for k, v in event.items() if k not in ("tile", "tiles", "manifest", "seed",
-                                                          "cards", "assignment", "reasons")}
+    shown = {
+        k: v
+        for k, v in event.items()
+        if k not in ("tile", "tiles", "manifest", "seed", "cards", "assignment", "reasons")
+    }
     shown = json.loads(json.dumps(shown))
     if kind == "game-created" and state["status"] == "finished":
         shown["seed"] = event["seed"]
