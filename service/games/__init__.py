@@ -127,6 +127,7 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
+from typing import Any
 
 
 class RuleViolation(Exception):
@@ -149,8 +150,8 @@ class RuleViolation(Exception):
         detail: str,
         status: int = 409,
         rule: str | None = None,
-        extra: dict | None = None,
-    ):
+        extra: dict[str, Any] | None = None,
+    ) -> None:
         super().__init__(detail)
         self.code = code
         self.detail = detail
