@@ -10,7 +10,7 @@ import json
 import re
 from functools import lru_cache
 from service.data import data_dir
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from service.messages import Message
 
@@ -25,6 +25,42 @@ DEFAULT_DECK: tuple[str, ...] = tuple(_DATA["cards"])
 MAX_DECK = len(COLOURS) * len(SYMBOLS) * (len(COLOURS) * len(SYMBOLS) - 1) // 2
 
 # ===== cards: notation and matching (HV-C1, HV-T1) =====
+
+
+class HalfFacts(TypedDict):
+    """What a half shares with the top's half it is judged against (HV-T1)."""
+
+    colour: bool
+    symbol: bool
+
+
+class HalfVerdict(HalfFacts):
+    """One half in :func:`judge`: what it shares, and what it counts by (None: not)."""
+
+    by: Literal["colour", "symbol"] | None
+
+
+class Verdict(TypedDict):
+    """:func:`judge`'s answer."""
+
+    matches: bool
+    halves: list[HalfVerdict]
+
+
+class PlayCheck(TypedDict):
+    """:func:`check_play`'s answer (``POST /v1/halves/plays/check``)."""
+
+    matches: bool
+    code: str | None
+    halves: list[HalfVerdict]
+    matches_turned: bool
+    top: str
+    card: str
+    turned: bool
+    laid: str
+    match: str
+    rule: str
+    detail: Message
 
 
 class CardCodeError(ValueError):
@@ -50,7 +86,7 @@ _CODE = re.compile(r"([A-Za-z]{2})[-/]?([A-Za-z]{2})")
 
 
 def _half(text: str, raw: str) -> str:
-    a, b = text
+    a, b = text[0], text[1]
     if a in COLOURS and b in SYMBOLS:
         return a + b
     if b in COLOURS and a in SYMBOLS:
@@ -91,7 +127,7 @@ def laid(card: str, turned: bool) -> tuple[str, str]:
 
 def judge(
     top: tuple[str, str] | list[str], card: tuple[str, str] | list[str], match: str = PER_HALF
-) -> dict:
+) -> Verdict:
     """HV-T1: does ``card`` (its halves as laid) go on ``top`` (its halves as laid)?
 
     Each half is compared with the top's half in the same place (``any_half``: with
@@ -104,6 +140,7 @@ def judge(
     (the third literal reading: the card corresponds with the top, not with its
     halves in place): each half by colour, else by symbol, against either half.
     """
+    facts: list[HalfFacts]
     if match == ANY_HALF:
         facts = [
             {"colour": h[0] in (top[0][0], top[1][0]), "symbol": h[1] in (top[0][1], top[1][1])}
@@ -111,11 +148,18 @@ def judge(
         ]
     else:
         facts = [{"colour": t[0] == h[0], "symbol": t[1] == h[1]} for t, h in zip(top, card)]
+    by: list[Literal["colour", "symbol"] | None]
     if match in (PER_HALF, ANY_HALF):
         by = ["colour" if f["colour"] else "symbol" if f["symbol"] else None for f in facts]
         ok = all(by)
     else:
-        common = next((k for k in ("colour", "symbol") if all(f[k] for f in facts)), None)
+        common: Literal["colour", "symbol"] | None = (
+            "colour"
+            if all(f["colour"] for f in facts)
+            else "symbol"
+            if all(f["symbol"] for f in facts)
+            else None
+        )
         by, ok = [common, common], common is not None
     return {"matches": ok, "halves": [{"by": b, **f} for b, f in zip(by, facts)]}
 
@@ -124,8 +168,8 @@ def matches(
     top: tuple[str, str] | list[str], card: tuple[str, str] | list[str], match: str = PER_HALF
 ) -> bool:
     """HV-T1 verdict only (the hot path of the block detection)."""
-    (tc1, ts1), (tc2, ts2) = top
-    (c1, s1), (c2, s2) = card
+    tc1, ts1, tc2, ts2 = top[0][0], top[0][1], top[1][0], top[1][1]
+    c1, s1, c2, s2 = card[0][0], card[0][1], card[1][0], card[1][1]
     if match == PER_HALF:
         return (tc1 == c1 or ts1 == s1) and (tc2 == c2 or ts2 == s2)
     if match == ANY_HALF:  # turning the card changes nothing here
@@ -133,7 +177,7 @@ def matches(
     return (tc1 == c1 and tc2 == c2) or (ts1 == s1 and ts2 == s2)
 
 
-def check_play(top: Any, card: Any, turned: bool = False, match: str = PER_HALF) -> dict:
+def check_play(top: Any, card: Any, turned: bool = False, match: str = PER_HALF) -> PlayCheck:
     """The stateless check (``POST /v1/halves/plays/check``, HV-T1).
 
     ``top`` and ``card`` are codes as written (the top as it lies, the card as held);
@@ -179,7 +223,8 @@ def check_play(top: Any, card: Any, turned: bool = False, match: str = PER_HALF)
 
 def identity(halves: tuple[str, str] | list[str]) -> tuple[str, str]:
     """A card's identity: its halves in sorted order (orientation left out)."""
-    return tuple(sorted(halves))  # type: ignore[return-value]
+    first, second = sorted(halves)
+    return first, second
 
 
 @lru_cache(maxsize=64)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.games import RuleViolation
@@ -15,6 +16,7 @@ from service.games.halves.cards import (
     identity,
     parse_card,
 )
+from service.games.halves.state import Options
 from service.messages import Message
 
 GAME = "halves"
@@ -24,16 +26,26 @@ IDLE_SECONDS = 120  # G-T1 ruling: the default in server dealing
 
 
 def _option(
-    name: str, type_: str, default: Any, description: str, choices: list | None = None, **more: Any
-) -> dict:
+    name: str,
+    type_: str,
+    default: Any,
+    description: str,
+    choices: list[Any] | None = None,
+    **more: Any,
+) -> dict[str, Any]:
     """A catalog entry; ``more``: ``nullable``, ``minimum`` (JSON Schema words)."""
-    entry = {"name": name, "type": type_, "default": default, "description": description}
+    entry: dict[str, Any] = {
+        "name": name,
+        "type": type_,
+        "default": default,
+        "description": description,
+    }
     if choices is not None:
         entry["choices"] = choices
     return {**entry, **more}
 
 
-CATALOG: dict[str, dict] = {
+CATALOG: dict[str, dict[str, Any]] = {
     GAME: {
         "title": "Halves",
         "rules": "RULES.md §4 (HV-*)",
@@ -110,14 +122,16 @@ def invalid_option(
     ``errors`` of a body validation: ``{"json": {"options": {"deck": {"3": [...]}}}}``."""
     extra = None
     if path:
-        errors: Any = [message or detail]
+        errors: object = [message or detail]
         for part in reversed(("options", *path)):
             errors = {part: errors}
         extra = {"errors": {"json": errors}}
     return RuleViolation("invalid-option", detail, 422, rule=rule, extra=extra)
 
 
-def _choice(options: dict, name: str, allowed: list, default: Any, rule: str) -> Any:
+def _choice(
+    options: Mapping[str, Any], name: str, allowed: Sequence[Any], default: Any, rule: str
+) -> Any:
     value = options.get(name, default)
     if value is None:
         return default
@@ -147,7 +161,7 @@ def _custom_deck(raw: Any) -> list[str]:
             ("deck",),
         )
     seen: dict[tuple[str, str], int] = {}
-    cards = []
+    cards: list[str] = []
     for i, value in enumerate(raw):
         try:
             halves = parse_card(value)
@@ -185,7 +199,7 @@ def _custom_deck(raw: Any) -> list[str]:
     return cards
 
 
-def normalise_options(options: Any) -> dict:
+def normalise_options(options: Any) -> Options:
     """Validated options with every default filled in: players, dealing, first_seat,
     match, allow_turning, deck (null = the default deck), idle_seconds (G-T1). RuleViolation
     ``invalid-option`` (422) otherwise."""
@@ -232,7 +246,7 @@ def normalise_options(options: Any) -> dict:
     }
 
 
-def _idle_seconds(options: dict, dealing: str) -> int | None:
+def _idle_seconds(options: Mapping[str, Any], dealing: str) -> int | None:
     """G-T1: whole seconds from 1, or None (off); absent: 120 in server dealing, off in
     table dealing, where a number is refused (the referee reports the table)."""
     value = options.get("idle_seconds", IDLE_SECONDS if dealing == "server" else None)
