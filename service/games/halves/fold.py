@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from service.games.halves.cards import laid, matches
 from service.games.halves.options import GAME
-from service.games.halves.state import CentreEntry, HalvesState
+from service.games.halves.state import CentreEntry, Counts, Event, HalvesState
 from service.games.rng import shuffle
 
 HAND = 4  # HV-P1 / HV-T2: cards taken in hand, and the most a hand holds
 
 
-def _created_state(event: dict) -> HalvesState:
+def _created_state(event: Event) -> HalvesState:
     options, seats, deck = event["options"], list(event["seats"]), list(event["deck"])
     server = options["dealing"] == "server"
     first = seats.index(options["first_seat"])
@@ -42,20 +42,12 @@ def _created_state(event: dict) -> HalvesState:
     }
 
 
-def _copy(state: HalvesState, *keys: str) -> HalvesState:
-    """A shallow copy with fresh containers for ``keys`` (one level deep)."""
-    out = dict(state)
-    for key in keys:
-        value = state[key]
-        out[key] = (
-            {k: (v[:] if isinstance(v, list) else v) for k, v in value.items()}
-            if isinstance(value, dict)
-            else value[:]
-        )
-    return out
+def _lists(places: dict[str, list[str | None]]) -> dict[str, list[str | None]]:
+    """Hands or piles, with a fresh list per seat (the fold never mutates a state)."""
+    return {seat: cards[:] for seat, cards in places.items()}
 
 
-def _take(cards: list, card: str | None) -> None:
+def _take(cards: list[str | None], card: str | None) -> None:
     """Remove the front card of ``cards`` (a pile, the box), which must be ``card``;
     in table mode the front is an unknown card (None) and any report fits it."""
     if not cards or cards[0] not in (None, card):
@@ -63,8 +55,8 @@ def _take(cards: list, card: str | None) -> None:
     del cards[0]
 
 
-def _fold_dealt(s: HalvesState, e: dict) -> HalvesState:
-    s = _copy(s, "box", "hands", "piles")
+def _fold_dealt(s: HalvesState, e: Event) -> HalvesState:
+    s = {**s, "box": s["box"][:], "hands": _lists(s["hands"]), "piles": _lists(s["piles"])}
     cards = e.get("cards") or [None] * e["count"]
     for card in cards:
         _take(s["box"], card)
@@ -73,8 +65,8 @@ def _fold_dealt(s: HalvesState, e: dict) -> HalvesState:
     return s
 
 
-def _fold_pile_turned(s: HalvesState, e: dict) -> HalvesState:
-    s = _copy(s, "piles", "centre", "counts")
+def _fold_pile_turned(s: HalvesState, e: Event) -> HalvesState:
+    s = {**s, "piles": _lists(s["piles"]), "centre": s["centre"][:], "counts": s["counts"].copy()}
     s["timed_out"] = []  # a new top (G-T1 holds for the top it was judged on)
     seats = s["seats"]
     _take(s["piles"][e["seat"]], e["card"])
@@ -88,8 +80,13 @@ def _fold_pile_turned(s: HalvesState, e: dict) -> HalvesState:
     return s
 
 
-def _fold_drawn(s: HalvesState, e: dict) -> HalvesState:
-    s = _copy(s, "hands", "piles", "counts")
+def _fold_drawn(s: HalvesState, e: Event) -> HalvesState:
+    s = {
+        **s,
+        "hands": _lists(s["hands"]),
+        "piles": _lists(s["piles"]),
+        "counts": s["counts"].copy(),
+    }
     _take(s["piles"][e["seat"]], e["card"])
     s["hands"][e["seat"]].append(e["card"])
     if not e["top_up"]:  # the seat acted (G-T1)
@@ -99,8 +96,8 @@ def _fold_drawn(s: HalvesState, e: dict) -> HalvesState:
     return s
 
 
-def _fold_played(s: HalvesState, e: dict) -> HalvesState:
-    s = _copy(s, "hands", "centre", "counts")
+def _fold_played(s: HalvesState, e: Event) -> HalvesState:
+    s = {**s, "hands": _lists(s["hands"]), "centre": s["centre"][:], "counts": s["counts"].copy()}
     hand = s["hands"][e["seat"]]
     hand.remove(e["card"] if e["card"] in hand else None)
     s["centre"].append({"card": e["card"], "turned": e["turned"]})
@@ -110,8 +107,8 @@ def _fold_played(s: HalvesState, e: dict) -> HalvesState:
     return s
 
 
-def _fold_bottom_moved(s: HalvesState, e: dict) -> HalvesState:
-    s = _copy(s, "centre", "counts")
+def _fold_bottom_moved(s: HalvesState, e: Event) -> HalvesState:
+    s = {**s, "centre": s["centre"][:], "counts": s["counts"].copy()}
     bottom = s["centre"].pop(0)
     if bottom["card"] != e["card"]:
         raise ValueError(f"event moves {e['card']!r} but the bottom is {bottom['card']!r}")
@@ -122,8 +119,14 @@ def _fold_bottom_moved(s: HalvesState, e: dict) -> HalvesState:
     return s
 
 
-def _fold_retired(s: HalvesState, e: dict) -> HalvesState:
-    s = _copy(s, "hands", "piles", "box", "retired")
+def _fold_retired(s: HalvesState, e: Event) -> HalvesState:
+    s = {
+        **s,
+        "hands": _lists(s["hands"]),
+        "piles": _lists(s["piles"]),
+        "box": s["box"][:],
+        "retired": dict(s["retired"]),
+    }
     seat = e["seat"]
     s["box"] += s["hands"][seat] + s["piles"][seat]
     s["hands"][seat], s["piles"][seat] = [], []
@@ -132,13 +135,22 @@ def _fold_retired(s: HalvesState, e: dict) -> HalvesState:
     return s
 
 
-def _fold_position_set(s: HalvesState, e: dict) -> HalvesState:
+def _fold_position_set(s: HalvesState, e: Event) -> HalvesState:
     """G-P1: the stated position (``placed``: every hand, pile and the box, as lists of
     cards in server mode, as counts in table mode, where the cards are unknown)."""
     placed, stated = e["placed"], e["position"]
 
-    def cards(value: list | int) -> list:
+    def cards(value: list[str] | int) -> list[str | None]:
         return list(value) if isinstance(value, list) else [None] * value
+
+    given = stated["counts"]  # every name of the record (positions.COUNTS)
+    counts: Counts = {
+        "plays": given["plays"],
+        "draws": given["draws"],
+        "top_up_draws": given["top_up_draws"],
+        "bottom_card_moves": given["bottom_card_moves"],
+        "pile_turns": given["pile_turns"],
+    }
 
     return {
         **s,
@@ -146,21 +158,21 @@ def _fold_position_set(s: HalvesState, e: dict) -> HalvesState:
         "hands": {seat: cards(placed["hands"][seat]) for seat in s["seats"]},
         "piles": {seat: cards(placed["piles"][seat]) for seat in s["seats"]},
         "box": cards(placed["box"]),
-        "centre": [dict(x) for x in placed["centre"]],
+        "centre": [{"card": x["card"], "turned": x["turned"]} for x in placed["centre"]],
         "retired": dict(stated["retired"]),
         "streak": stated["in_a_row"],
         "turner": stated["pile_turns_from"],
-        "counts": dict(stated["counts"]),
+        "counts": counts,
         "timed_out": list(stated.get("timed_out", [])),
     }
 
 
-def _fold_timed_out(s: HalvesState, e: dict) -> HalvesState:
+def _fold_timed_out(s: HalvesState, e: Event) -> HalvesState:
     """G-T1: the seat is treated as unable to play on the current top (HV-T4)."""
     return {**s, "timed_out": [*s.get("timed_out", []), e["seat"]]}
 
 
-def _fold_ended(s: HalvesState, e: dict) -> HalvesState:
+def _fold_ended(s: HalvesState, e: Event) -> HalvesState:
     return {**s, "status": "finished", "result": e["result"]}
 
 
@@ -177,7 +189,7 @@ _FOLDS = {
 }
 
 
-def fold(state: HalvesState | None, event: dict) -> HalvesState:
+def fold(state: HalvesState | None, event: Event) -> HalvesState:
     """The state after ``event`` (never mutates ``state``); ``fold(None, created)`` is
     the initial state. Raises ValueError for an event that does not fit."""
     if event["type"] == "game-created":
@@ -187,7 +199,8 @@ def fold(state: HalvesState | None, event: dict) -> HalvesState:
     return _FOLDS[event["type"]](state, event)
 
 
-def emit(events: list[dict], state: HalvesState, event: dict) -> HalvesState:
+def emit(events: list[Event], state: HalvesState, event: Event) -> HalvesState:
+    """Record ``event`` in ``events``; the state after it."""
     events.append(event)
     return fold(state, event)
 
@@ -205,8 +218,13 @@ def top(state: HalvesState) -> CentreEntry | None:
     return state["centre"][-1] if state["centre"] else None
 
 
+def top_entry(state: HalvesState) -> CentreEntry:
+    """The top once play has started (the starting card is down, HV-P2)."""
+    return state["centre"][-1]
+
+
 def top_halves(state: HalvesState) -> tuple[str, str]:
-    entry = state["centre"][-1]
+    entry = top_entry(state)
     return laid(entry["card"], entry["turned"])
 
 
@@ -215,6 +233,12 @@ def cards_left(state: HalvesState, seat: str) -> int:
     if seat in state["retired"]:
         return state["retired"][seat]
     return len(state["hands"][seat]) + len(state["piles"][seat])
+
+
+def known(cards: list[str | None]) -> list[str]:
+    """The cards of a hand or pile the service knows (all of them in server dealing,
+    G-M1; none in table dealing, HV-M1)."""
+    return [card for card in cards if card is not None]
 
 
 def orientations(state: HalvesState) -> tuple[bool, ...]:
@@ -227,7 +251,7 @@ def can_play(state: HalvesState, seat: str) -> bool:
     top_laid, rule = top_halves(state), state["options"]["match"]
     return any(
         matches(top_laid, laid(card, turned), rule)
-        for card in state["hands"][seat]
+        for card in known(state["hands"][seat])
         for turned in orientations(state)
     )
 

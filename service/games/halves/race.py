@@ -8,11 +8,11 @@ from typing import Any
 from service.games.halves.cards import DEFAULT_DECK
 from service.games.halves.fold import HAND, active_seats, cards_left, emit, fold, someone_can_play
 from service.games.halves.options import GAME, invalid_option, normalise_options
-from service.games.halves.state import HalvesState, Result
+from service.games.halves.state import Event, HalvesState, Result
 from service.messages import Message
 
 
-def new_game(game: str, options: Any, seed: str) -> list[dict]:
+def new_game(game: str, options: Any, seed: str) -> list[Event]:
     """The setup events of a new game of Halves.
 
     ``game-created`` (options, seats, deck, seed); in server mode then one ``dealt``
@@ -24,7 +24,7 @@ def new_game(game: str, options: Any, seed: str) -> list[dict]:
     if game != GAME:
         raise invalid_option(Message("unknown game %(game)s", game=repr(game)), "HV-P1")
     normal = normalise_options(options)
-    created = {
+    created: Event = {
         "type": "game-created",
         "seat": None,
         "game": GAME,
@@ -33,7 +33,7 @@ def new_game(game: str, options: Any, seed: str) -> list[dict]:
         "deck": list(normal["deck"] or DEFAULT_DECK),
         "seed": seed,
     }
-    events = [created]
+    events: list[Event] = [created]
     state = fold(None, created)
     if normal["dealing"] == "server":
         share = len(state["box"]) // len(state["seats"])
@@ -68,9 +68,9 @@ def next_pile_turner(state: HalvesState) -> str | None:
     return None
 
 
-def top_ups(state: HalvesState) -> list[dict]:
+def top_ups(state: HalvesState) -> list[Event]:
     """HV-T4: the draws topping up every active hand below 4 from its own pile."""
-    out = []
+    out: list[Event] = []
     for seat in active_seats(state):
         hand, pile = state["hands"][seat], state["piles"][seat]
         out += [
@@ -80,7 +80,7 @@ def top_ups(state: HalvesState) -> list[dict]:
     return out
 
 
-def pile_turn(state: HalvesState, seat: str, card: str | None, turned: bool, rule: str) -> dict:
+def pile_turn(state: HalvesState, seat: str, card: str | None, turned: bool, rule: str) -> Event:
     return {"type": "pile-turned", "seat": seat, "card": card, "turned": turned, "rule": rule}
 
 
@@ -99,7 +99,7 @@ def result_of(state: HalvesState, reason: str, winners: list[str]) -> Result:
     }
 
 
-def end(events: list[dict], state: HalvesState, reason: str, winners: list[str]) -> HalvesState:
+def end(events: list[Event], state: HalvesState, reason: str, winners: list[str]) -> HalvesState:
     return emit(
         events,
         state,
@@ -107,7 +107,7 @@ def end(events: list[dict], state: HalvesState, reason: str, winners: list[str])
     )
 
 
-def check_out(events: list[dict], state: HalvesState, seat: str) -> HalvesState:
+def check_out(events: list[Event], state: HalvesState, seat: str) -> HalvesState:
     """HV-E1: ``seat`` has exactly one card left (pile + hand): it wins at once.
     Ruling: the one card may still be in its pile (it would just draw it)."""
     if state["status"] == "active" and cards_left(state, seat) == 1:
@@ -116,8 +116,8 @@ def check_out(events: list[dict], state: HalvesState, seat: str) -> HalvesState:
 
 
 def block_step(
-    events: list[dict], state: HalvesState, card: str | None = None, turned: bool = False
-) -> dict:
+    events: list[Event], state: HalvesState, card: str | None = None, turned: bool = False
+) -> HalvesState:
     """One step of HV-T4/HV-T5 once nobody can play: top up the short hands; else
     move the bottom card to the top while that can help; else the next seat turns
     its pile top (``card``: the server's pile top, or the referee's report); else
@@ -144,7 +144,7 @@ def block_step(
     return emit(events, state, pile_turn(state, seat, card, turned, "HV-T5"))
 
 
-def resolve_block(events: list[dict], state: HalvesState) -> HalvesState:
+def resolve_block(events: list[Event], state: HalvesState) -> HalvesState:
     """Server mode: repeat :func:`block_step` while the game runs and no active
     seat can play on the top (HV-T4; a seat timed out on this top counts as unable,
     G-T1). Terminates: each step draws or turns a pile card (piles are finite) or
@@ -154,7 +154,7 @@ def resolve_block(events: list[dict], state: HalvesState) -> HalvesState:
     return state
 
 
-def idle_events(state: HalvesState, since: float, now: float) -> list[dict]:
+def idle_events(state: HalvesState, since: float, now: float) -> list[Event]:
     """G-T1: the events of a game idle since ``since`` (epoch seconds of its last
     recorded event) at ``now`` (epoch seconds of the request).
 
@@ -178,7 +178,7 @@ def idle_events(state: HalvesState, since: float, now: float) -> list[dict]:
     ):
         return []
     done = state.get("timed_out", [])
-    events: list[dict] = []
+    events: list[Event] = []
     for seat in active_seats(state):
         if seat not in done:
             state = emit(

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any, TypeAlias, TypedDict
+
+# An event of the log: {"type", "seat", ...payload} (free-form JSON, :mod:`service.games`)
+Event: TypeAlias = dict[str, Any]
 
 
 class Options(TypedDict):
