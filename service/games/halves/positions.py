@@ -27,7 +27,8 @@ the rest is the box. In table dealing the service never knows the hidden cards
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypeAlias, TypedDict
 
 from service.games import RuleViolation
 from service.games.halves.cards import (
@@ -39,10 +40,10 @@ from service.games.halves.cards import (
     laid,
     parse_card,
 )
-from service.games.halves.fold import HAND, active_seats, cards_left, emit, fold
+from service.games.halves.fold import HAND, active_seats, cards_left, emit, fold, known
 from service.games.halves.options import GAME, invalid_option, normalise_options
 from service.games.halves.race import end, resolve_block
-from service.games.halves.state import HalvesState
+from service.games.halves.state import CentreEntry, Counts, Event, HalvesState, Options
 from service.games.rng import shuffle
 from service.messages import Message
 
@@ -60,6 +61,34 @@ FIELDS = (
     "timed_out",
 )
 COUNTS = ("plays", "draws", "top_up_draws", "bottom_card_moves", "pile_turns")
+
+# a hand or pile as a position gives it: its cards (server dealing) or how many
+Place: TypeAlias = list[str] | int
+
+
+class Position(TypedDict):
+    """A position in the notation of this module, every field given."""
+
+    game: str
+    centre: list[str]  # as the cards lie
+    hands: dict[str, Place]
+    piles: dict[str, Place]
+    retired: dict[str, int]
+    box: int
+    pile_turns_from: str
+    in_a_row: int
+    counts: Counts
+    timed_out: list[str]
+
+
+class Placed(TypedDict):
+    """Where a position puts the cards: the centre as laid, every seat's hand and pile
+    and the box, as cards (server dealing) or counts (table dealing)."""
+
+    centre: list[CentreEntry]
+    hands: dict[str, Place]
+    piles: dict[str, Place]
+    box: list[str] | int
 
 
 def _bad(field: str, detail: Message, rule: str = "G-P1") -> RuleViolation:
@@ -82,7 +111,7 @@ def _count(value: Any, field: str, least: int = 0, rule: str = "G-P1") -> int:
 class _Reader:
     """Reads one stated position against the game's options and deck."""
 
-    def __init__(self, options: dict, deck: list[str]):
+    def __init__(self, options: Options, deck: list[str]) -> None:
         self.options, self.deck = options, deck
         self.seats = [f"p{i}" for i in range(1, options["players"] + 1)]
         self.index = deck_index(tuple(deck))
@@ -121,7 +150,7 @@ class _Reader:
         self.seen[identity(halves)] = field
         return upright, card_code(halves) != upright
 
-    def seat_map(self, raw: Any, name: str) -> dict:
+    def seat_map(self, raw: Any, name: str) -> dict[str, Any]:
         if raw is None:
             return {}
         if not isinstance(raw, dict):
@@ -134,7 +163,7 @@ class _Reader:
                 )
         return raw
 
-    def cards_or_count(self, raw: Any, field: str, most: int | None) -> list[str] | int:
+    def cards_or_count(self, raw: Any, field: str, most: int | None) -> Place:
         """A hand or pile: card codes (server dealing) or a count."""
         if isinstance(raw, list):
             if self.options["dealing"] == "table":
@@ -164,10 +193,10 @@ class _Reader:
             )
         if isinstance(raw, list):
             return [self.card(code, f"{field}[{i}]")[0] for i, code in enumerate(raw)]
-        return raw
+        return size
 
 
-def _read_centre(reader: _Reader, raw: Any) -> list[dict]:
+def _read_centre(reader: _Reader, raw: Any) -> list[CentreEntry]:
     if not isinstance(raw, list):
         raise _must("centre", Message("a list of card codes as they lie, bottom first"))
     if not raw:
@@ -176,18 +205,21 @@ def _read_centre(reader: _Reader, raw: Any) -> list[dict]:
             Message("centre: the central pile needs at least its starting card (HV-P2)"),
             "HV-P2",
         )
-    out = []
+    out: list[CentreEntry] = []
     for i, code in enumerate(raw):
         card, turned = reader.card(code, f"centre[{i}]")
         out.append({"card": card, "turned": turned})
     return out
 
 
-def _read_places(reader: _Reader, position: dict, retired: dict[str, int]) -> tuple[dict, dict]:
+def _read_places(
+    reader: _Reader, position: Mapping[str, Any], retired: dict[str, int]
+) -> tuple[dict[str, Place], dict[str, Place]]:
     """(hands, piles): every seat's, as stated (cards or counts); retired seats empty."""
     hands_raw = reader.seat_map(position.get("hands"), "hands")
     piles_raw = reader.seat_map(position.get("piles"), "piles")
-    hands, piles = {}, {}
+    hands: dict[str, Place] = {}
+    piles: dict[str, Place] = {}
     for seat in reader.seats:
         if seat in retired:
             for name, given in (("hands", hands_raw), ("piles", piles_raw)):
@@ -210,12 +242,16 @@ def _read_places(reader: _Reader, position: dict, retired: dict[str, int]) -> tu
     return hands, piles
 
 
-def _size(value: list | int) -> int:
+def _size(value: Place) -> int:
     return len(value) if isinstance(value, list) else value
 
 
 def _check_counts(
-    reader: _Reader, position: dict, hands: dict, piles: dict, retired: dict[str, int]
+    reader: _Reader,
+    position: Mapping[str, Any],
+    hands: dict[str, Place],
+    piles: dict[str, Place],
+    retired: dict[str, int],
 ) -> int:
     """G-P1/HV-E1/HV-T6 checks on the counts; returns the box's size."""
     left = len(reader.deck) - len(reader.seen)
@@ -282,7 +318,7 @@ def _check_counts(
     return box
 
 
-def _read_extras(reader: _Reader, position: dict) -> tuple[str, int, dict]:
+def _read_extras(reader: _Reader, position: Mapping[str, Any]) -> tuple[str, int, Counts]:
     """(pile_turns_from, in_a_row, counts), defaults filled in."""
     seats, first = reader.seats, reader.seats.index(reader.options["first_seat"])
     turner = position.get("pile_turns_from", seats[(first + 1) % len(seats)])
@@ -298,7 +334,17 @@ def _read_extras(reader: _Reader, position: dict) -> tuple[str, int, dict]:
         raise _must(
             "counts", Message("an object with the counts %(names)s", names=", ".join(COUNTS))
         )
-    counts = {name: _count(raw.get(name, 0), f"counts.{name}") for name in COUNTS}
+
+    def count(name: str) -> int:
+        return _count(raw.get(name, 0), f"counts.{name}")
+
+    counts: Counts = {
+        "plays": count("plays"),
+        "draws": count("draws"),
+        "top_up_draws": count("top_up_draws"),
+        "bottom_card_moves": count("bottom_card_moves"),
+        "pile_turns": count("pile_turns"),
+    }
     return turner, in_a_row, counts
 
 
@@ -319,7 +365,9 @@ def _read_timed_out(reader: _Reader, raw: Any, retired: dict[str, int]) -> list[
     return list(raw)
 
 
-def read_position(options: dict, deck: list[str], seed: str, position: Any) -> tuple[dict, dict]:
+def read_position(
+    options: Options, deck: list[str], seed: str, position: Any
+) -> tuple[Position, Placed]:
     """(stated, placed) of a position (G-P1): ``stated`` the position normalised as
     stated (canonical codes, defaults filled in), ``placed`` every hand, pile and the
     box as cards (server) or counts (table), the unlisted cards dealt from the seed.
@@ -352,7 +400,7 @@ def read_position(options: dict, deck: list[str], seed: str, position: Any) -> t
     box = _check_counts(reader, position, hands, piles, retired)
     turner, in_a_row, counts = _read_extras(reader, position)
     timed_out = _read_timed_out(reader, position.get("timed_out", []), retired)
-    stated = {
+    stated: Position = {
         "game": GAME,
         "centre": [card_code(laid(e["card"], e["turned"])) for e in centre],
         "hands": {s: v for s, v in hands.items() if s not in retired},
@@ -364,19 +412,20 @@ def read_position(options: dict, deck: list[str], seed: str, position: Any) -> t
         "counts": counts,
         "timed_out": timed_out,
     }
-    placed = {"centre": centre, "hands": dict(hands), "piles": dict(piles), "box": box}
+    placed: Placed = {"centre": centre, "hands": dict(hands), "piles": dict(piles), "box": box}
     if options["dealing"] == "server":
         listed = {reader.index[key] for key in reader.seen}
         rest = shuffle([c for c in deck if c not in listed], seed, "position")
         for place in (placed["hands"], placed["piles"]):
             for seat in reader.seats:
-                if isinstance(place[seat], int):
-                    place[seat], rest = rest[: place[seat]], rest[place[seat] :]
+                count = place[seat]
+                if isinstance(count, int):
+                    place[seat], rest = rest[:count], rest[count:]
         placed["box"] = rest
     return stated, placed
 
 
-def start_from_position(game: str, options: Any, seed: str, position: Any) -> list[dict]:
+def start_from_position(game: str, options: Any, seed: str, position: Any) -> list[Event]:
     """G-P1: the setup events of a game of Halves started from ``position`` (the
     notation of this module): ``game-created`` ``{..., "from_position": true}``,
     ``position-set`` ``{position, placed}``, then what the rules derive at once: the
@@ -389,7 +438,7 @@ def start_from_position(game: str, options: Any, seed: str, position: Any) -> li
     normal = normalise_options(options)
     deck = list(normal["deck"] or DEFAULT_DECK)
     stated, placed = read_position(normal, deck, seed, position)
-    created = {
+    created: Event = {
         "type": "game-created",
         "seat": None,
         "game": GAME,
@@ -399,7 +448,7 @@ def start_from_position(game: str, options: Any, seed: str, position: Any) -> li
         "seed": seed,
         "from_position": True,
     }
-    events = [created]
+    events: list[Event] = [created]
     state = emit(
         events,
         fold(None, created),
@@ -416,11 +465,12 @@ def start_from_position(game: str, options: Any, seed: str, position: Any) -> li
     return events
 
 
-def _shown(cards: list, visible: bool) -> list[str] | int:
-    return list(cards) if visible and cards and None not in cards else len(cards)
+def _shown(cards: list[str | None], visible: bool) -> Place:
+    listed = known(cards)
+    return listed if visible and cards and len(listed) == len(cards) else len(cards)
 
 
-def position(state: HalvesState, viewer: str | None) -> dict:
+def position(state: HalvesState, viewer: str | None) -> Position:
     """G-P1: the game's position in the notation of this module, as ``viewer`` may see
     it (G-M1): a seat its own hand as cards and every other hand and every pile as a
     count; the referee every hand (server dealing; a table's hidden cards are counts);
@@ -439,17 +489,18 @@ def position(state: HalvesState, viewer: str | None) -> dict:
         "box": len(state["box"]),
         "pile_turns_from": state["turner"],
         "in_a_row": state["streak"],
-        "counts": dict(state["counts"]),
+        "counts": state["counts"].copy(),
         "timed_out": list(state.get("timed_out", [])),
     }
 
 
-def view_position_set(state: HalvesState, event: dict, viewer: str | None) -> dict:
+def view_position_set(state: HalvesState, event: Event, viewer: str | None) -> Event:
     """The ``position-set`` event as ``viewer`` may see it: whole once the game is
     over; before, hands as in :func:`position` (a seat's own hand as dealt) and every
     pile and the box as counts; the placement from the seed left out."""
     if state["status"] != "active":
-        return json.loads(json.dumps(event))
+        whole: Event = json.loads(json.dumps(event))
+        return whole
     stated, placed = event["position"], event["placed"]
     server = state["options"]["dealing"] == "server"
     shown = {
