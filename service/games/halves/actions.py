@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypedDict
 
 from service.games import RuleViolation
 from service.games.halves.cards import (
@@ -21,7 +22,7 @@ from service.games.halves.fold import (
     cards_left,
     emit,
     public_cards,
-    top,
+    top_entry,
     top_halves,
 )
 from service.games.halves.race import (
@@ -34,7 +35,7 @@ from service.games.halves.race import (
     resolve_block,
     top_ups,
 )
-from service.games.halves.state import HalvesState
+from service.games.halves.state import Event, HalvesState
 from service.messages import Message
 
 REFEREE = "referee"
@@ -62,11 +63,21 @@ _TABLE_ONLY = {"deal", "blocked"}
 _SEAT_ACTIONS = {"play", "draw"}
 
 
+class _Fields(TypedDict, total=False):
+    """An action's card fields, checked and canonical (:func:`_parse`)."""
+
+    card: str  # upright
+    turned: bool  # relative to upright
+    based_on: str  # upright
+
+
 def _malformed(detail: Message, code: str = "invalid-action", rule: str = "G-R1") -> RuleViolation:
     return RuleViolation(code, detail, 422, rule=rule)
 
 
-def _refuse(code: str, detail: Message, rule: str, extra: dict | None = None) -> RuleViolation:
+def _refuse(
+    code: str, detail: Message, rule: str, extra: dict[str, Any] | None = None
+) -> RuleViolation:
     return RuleViolation(code, detail, 409, rule=rule, extra=extra)
 
 
@@ -103,7 +114,7 @@ def _game_card(state: HalvesState, raw: Any, field: str) -> tuple[str, bool]:
     return upright, halves != halves_of(upright)
 
 
-def _turned(state: HalvesState, action: dict, reversed_: bool) -> bool:
+def _turned(state: HalvesState, action: Mapping[str, Any], reversed_: bool) -> bool:
     """The orientation relative to upright: the code as written, swapped when
     ``turned``; 422 when ``turned`` is not a boolean."""
     turned = action.get("turned", False)
@@ -112,9 +123,9 @@ def _turned(state: HalvesState, action: dict, reversed_: bool) -> bool:
     return turned != reversed_
 
 
-def _parse(state: HalvesState, kind: str, action: dict) -> dict:
+def _parse(state: HalvesState, kind: str, action: Mapping[str, Any]) -> _Fields:
     """The action's card fields, checked and canonical (422 otherwise)."""
-    out: dict[str, Any] = {}
+    out: _Fields = {}
     if kind in ("play", "deal") or (kind == "blocked" and "card" in action):
         card, reversed_ = _game_card(state, action.get("card"), "card")
         out["card"], out["turned"] = card, _turned(state, action, reversed_)
@@ -127,7 +138,9 @@ def _parse(state: HalvesState, kind: str, action: dict) -> dict:
     return out
 
 
-def _acting_seat(state: HalvesState, actor: str, action: dict, kind: str) -> str | None:
+def _acting_seat(
+    state: HalvesState, actor: str, action: Mapping[str, Any], kind: str
+) -> str | None:
     """The seat an action is by or for; 403/422 for who may send what (HV-M1, HV-T6)."""
     named = action.get("seat")
     table = state["options"]["dealing"] == "table"
@@ -153,7 +166,7 @@ def _acting_seat(state: HalvesState, actor: str, action: dict, kind: str) -> str
                 "seat-required",
                 "HV-M1",
             )
-        if named not in state["seats"]:
+        if not isinstance(named, str) or named not in state["seats"]:
             raise _malformed(
                 Message("unknown seat %(seat)s", seat=repr(named)), "invalid-seat", "HV-M1"
             )
@@ -187,7 +200,7 @@ def _acting_seat(state: HalvesState, actor: str, action: dict, kind: str) -> str
 
 
 def _stale(state: HalvesState, based_on: str) -> RuleViolation:
-    entry = top(state)
+    entry = top_entry(state)
     shown = card_code(laid(entry["card"], entry["turned"]))
     return _refuse(
         "stale-top-card",
@@ -209,7 +222,9 @@ def _stale(state: HalvesState, based_on: str) -> RuleViolation:
     )
 
 
-def _do_play(state: HalvesState, seat: str, action: dict, fields: dict) -> list[dict]:
+def _do_play(
+    state: HalvesState, seat: str, action: Mapping[str, Any], fields: _Fields
+) -> list[Event]:
     """HV-T1/HV-T3: one hand card onto the top it aimed at (``based_on``)."""
     card, turned = fields["card"], fields["turned"]
     based_on = fields.get("based_on")
@@ -240,7 +255,7 @@ def _do_play(state: HalvesState, seat: str, action: dict, fields: dict) -> list[
         raise _malformed(
             Message('a play names the top card it aims at: "based_on" (HV-T3)'), rule="HV-T3"
         )
-    if based_on is not None and based_on != top(state)["card"]:
+    if based_on is not None and based_on != top_entry(state)["card"]:
         raise _stale(state, based_on)
     if turned and not state["options"]["allow_turning"]:
         raise _refuse(
@@ -272,7 +287,7 @@ def _do_play(state: HalvesState, seat: str, action: dict, fields: dict) -> list[
             ),
             "HV-T1",
         )
-    events: list[dict] = []
+    events: list[Event] = []
     state = emit(
         events,
         state,
@@ -281,7 +296,7 @@ def _do_play(state: HalvesState, seat: str, action: dict, fields: dict) -> list[
             "seat": seat,
             "card": card,
             "turned": turned,
-            "based_on": top(state)["card"],
+            "based_on": top_entry(state)["card"],
         },
     )
     state = check_out(events, state, seat)
@@ -290,7 +305,9 @@ def _do_play(state: HalvesState, seat: str, action: dict, fields: dict) -> list[
     return events
 
 
-def _do_draw(state: HalvesState, seat: str, action: dict, fields: dict) -> list[dict]:
+def _do_draw(
+    state: HalvesState, seat: str, action: Mapping[str, Any], fields: _Fields
+) -> list[Event]:
     """HV-T2: one card from the seat's own pile into its hand, at most 4 in hand."""
     if len(state["hands"][seat]) >= HAND:
         raise _refuse(
@@ -303,9 +320,11 @@ def _do_draw(state: HalvesState, seat: str, action: dict, fields: dict) -> list[
     return [{"type": "drawn", "seat": seat, "card": state["piles"][seat][0], "top_up": False}]
 
 
-def _do_retire(state: HalvesState, seat: str, action: dict, fields: dict) -> list[dict]:
+def _do_retire(
+    state: HalvesState, seat: str, action: Mapping[str, Any], fields: _Fields
+) -> list[Event]:
     """HV-T6: the seat's cards leave play; it cannot win; one seat left wins."""
-    events: list[dict] = []
+    events: list[Event] = []
     state = emit(
         events, state, {"type": "seat-retired", "seat": seat, "cards": cards_left(state, seat)}
     )
@@ -317,10 +336,10 @@ def _do_retire(state: HalvesState, seat: str, action: dict, fields: dict) -> lis
     return events
 
 
-def _do_deal(state: HalvesState, seat: None, action: dict, fields: dict) -> list[dict]:
+def _do_deal(state: HalvesState, action: Mapping[str, Any], fields: _Fields) -> list[Event]:
     """HV-M1/HV-P1/HV-P2 (table mode): the deal (equal counts, leftovers in the box)
     and the starting card first_seat turned from its pile, as the referee saw it."""
-    events: list[dict] = []
+    events: list[Event] = []
     share = len(state["box"]) // len(state["seats"])
     for each in state["seats"]:
         state = emit(events, state, {"type": "dealt", "seat": each, "count": share})
@@ -332,7 +351,7 @@ def _do_deal(state: HalvesState, seat: None, action: dict, fields: dict) -> list
     return events
 
 
-def _do_blocked(state: HalvesState, seat: None, action: dict, fields: dict) -> list[dict]:
+def _do_blocked(state: HalvesState, action: Mapping[str, Any], fields: _Fields) -> list[Event]:
     """HV-T4/HV-T5 (table mode): the referee reports that nobody can play; the
     service records the step the rules prescribe (see :func:`block_step`). A pile
     turn needs the card the seat turned (``card``); no other step takes one."""
@@ -360,18 +379,23 @@ def _do_blocked(state: HalvesState, seat: None, action: dict, fields: dict) -> l
             Message("%(card)s is already in the central pile (G-M2)", card=fields["card"]),
             "G-M2",
         )
-    events: list[dict] = []
+    events: list[Event] = []
     block_step(events, state, fields.get("card"), fields.get("turned", False))
     return events
 
 
-_HANDLERS = {
+# a seat's action (by the seat, or by the referee for it: HV-M1, HV-T6)
+_SEAT_HANDLERS: dict[str, Callable[[HalvesState, str, Mapping[str, Any], _Fields], list[Event]]] = {
     "play": _do_play,
     "draw": _do_draw,
     "retire": _do_retire,
+}
+# a report of the referee that names no seat (table mode, HV-M1)
+_REPORT_HANDLERS: dict[str, Callable[[HalvesState, Mapping[str, Any], _Fields], list[Event]]] = {
     "deal": _do_deal,
     "blocked": _do_blocked,
 }
+_HANDLERS = {*_SEAT_HANDLERS, *_REPORT_HANDLERS}  # every action type
 
 
 def _check_phase(state: HalvesState, kind: str, seat: str | None) -> None:
@@ -399,7 +423,7 @@ def _check_phase(state: HalvesState, kind: str, seat: str | None) -> None:
         )
 
 
-def apply(state: HalvesState, actor: str, action: Any) -> list[dict]:
+def apply(state: HalvesState, actor: str, action: Any) -> list[Event]:
     """The events ``action`` by ``actor`` (a seat ``p1``.. or ``"referee"``) causes;
     never mutates ``state``.
 
@@ -440,10 +464,13 @@ def apply(state: HalvesState, actor: str, action: Any) -> list[dict]:
     fields = _parse(state, kind, action)
     seat = _acting_seat(state, actor, action, kind)
     if state["status"] != "active":
+        result = state["result"]
         raise _refuse(
             "game-over",
             Message("the game is over"),
-            _ENDED_BY.get((state["result"] or {}).get("reason"), "HV-E1"),
+            "HV-E1" if result is None else _ENDED_BY.get(result["reason"], "HV-E1"),
         )
     _check_phase(state, kind, seat)
-    return _HANDLERS[kind](state, seat, action, fields)
+    if seat is None:  # only a deal or block report names no seat (_acting_seat)
+        return _REPORT_HANDLERS[kind](state, action, fields)
+    return _SEAT_HANDLERS[kind](state, seat, action, fields)

@@ -3,56 +3,61 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from service.games.halves.actions import REFEREE
 from service.games.halves.cards import laid, matches
 from service.games.halves.fold import (
     HAND,
     active_seats,
+    known,
     orientations,
     public_cards,
     top,
+    top_entry,
     top_halves,
 )
 from service.games.halves.options import GAME
 from service.games.halves.positions import view_position_set
 from service.games.halves.race import bottom_moves_can_help, next_pile_turner, top_ups
-from service.games.halves.state import HalvesState
+from service.games.halves.state import Event, HalvesState
 from service.games.rng import commitment
 
 
-def _plays(state: HalvesState, cards: list[str]) -> list[dict]:
+def _plays(state: HalvesState, cards: list[str]) -> list[dict[str, Any]]:
     """Every play of ``cards`` (distinct, upright) that matches the top, in each
     allowed orientation, with ``based_on``."""
-    top_entry = top(state)
+    based_on = top_entry(state)["card"]
     top_laid, rule = top_halves(state), state["options"]["match"]
     return [
-        {"type": "play", "card": card, "turned": turned, "based_on": top_entry["card"]}
+        {"type": "play", "card": card, "turned": turned, "based_on": based_on}
         for card in cards
         for turned in orientations(state)
         if matches(top_laid, laid(card, turned), rule)
     ]
 
 
-def _seat_actions(state: HalvesState, seat: str) -> list[dict]:
+def _seat_actions(state: HalvesState, seat: str) -> list[dict[str, Any]]:
     if seat in state["retired"] or state["options"]["dealing"] == "table":
         return []
-    out = _plays(state, list(dict.fromkeys(state["hands"][seat])))
+    out = _plays(state, list(dict.fromkeys(known(state["hands"][seat]))))
     if len(state["hands"][seat]) < HAND and state["piles"][seat]:
         out.append({"type": "draw"})
     return out
 
 
-def _referee_actions(state: HalvesState) -> list[dict]:
+def _referee_actions(state: HalvesState) -> list[dict[str, Any]]:
     active = active_seats(state)
-    retire = [{"type": "retire", "seat": s} for s in active] if len(active) > 1 else []
+    retire: list[dict[str, Any]] = (
+        [{"type": "retire", "seat": s} for s in active] if len(active) > 1 else []
+    )
     if state["options"]["dealing"] == "server":
         return retire
     if state["phase"] == "deal":
         return [{"type": "deal", "card": c, "turned": False} for c in state["deck"]]
     public = public_cards(state)
     unseen = [c for c in state["deck"] if c not in public]
-    out = []
+    out: list[dict[str, Any]] = []
     for seat in active:
         if state["hands"][seat]:
             out += [{**a, "seat": seat} for a in _plays(state, unseen)]
@@ -65,7 +70,7 @@ def _referee_actions(state: HalvesState) -> list[dict]:
     return out + retire
 
 
-def legal_actions(state: HalvesState, viewer: str | None) -> list[dict]:
+def legal_actions(state: HalvesState, viewer: str | None) -> list[dict[str, Any]]:
     """Complete action bodies ``apply(state, viewer, body)`` accepts now.
 
     A seat (server mode): every matching play of its hand cards in each allowed
@@ -89,7 +94,7 @@ def legal_actions(state: HalvesState, viewer: str | None) -> list[dict]:
 # ===== views =====
 
 
-def _top_view(state: HalvesState) -> dict | None:
+def _top_view(state: HalvesState) -> dict[str, Any] | None:
     entry = top(state)
     if entry is None:
         return None
@@ -100,7 +105,7 @@ def _top_view(state: HalvesState) -> dict | None:
     }
 
 
-def view(state: HalvesState, viewer: str | None) -> dict:
+def view(state: HalvesState, viewer: str | None) -> dict[str, Any]:
     """The state as ``viewer`` (a seat, ``"referee"``, None) may see it.
 
     Everyone: the top card (``{"card", "turned", "halves"}``), the central pile's
@@ -114,7 +119,7 @@ def view(state: HalvesState, viewer: str | None) -> dict:
     pile's order or the box; the seed before the game is over.
     """
     seats = state["seats"]
-    out = {
+    out: dict[str, Any] = {
         "game": GAME,
         "status": state["status"],
         "phase": state["phase"],
@@ -154,7 +159,7 @@ def view(state: HalvesState, viewer: str | None) -> dict:
     return out
 
 
-def view_event(state: HalvesState, event: dict, viewer: str | None) -> dict | None:
+def view_event(state: HalvesState, event: Event, viewer: str | None) -> Event | None:
     """One log event as ``viewer`` may see it. ``dealt``: the count, plus the hand
     (its first 4 cards) to its seat and the referee (a pile's order to nobody);
     ``drawn``: the card only to its seat and the referee; ``game-created``: the seed
@@ -166,7 +171,8 @@ def view_event(state: HalvesState, event: dict, viewer: str | None) -> dict | No
         out["seed_commitment"] = commitment(event["seed"])
         if state["status"] == "finished":
             out["seed"] = event["seed"]
-        return json.loads(json.dumps(out))
+        shown: Event = json.loads(json.dumps(out))
+        return shown
     if kind == "position-set":
         return view_position_set(state, event, viewer)
     own = viewer is not None and viewer in (event.get("seat"), REFEREE)
@@ -182,4 +188,5 @@ def view_event(state: HalvesState, event: dict, viewer: str | None) -> dict | No
         return out
     if kind == "drawn" and not own:
         return {k: v for k, v in event.items() if k != "card"}
-    return json.loads(json.dumps(event))
+    whole: Event = json.loads(json.dumps(event))
+    return whole
