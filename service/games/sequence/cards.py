@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from service.data import data_dir
-from typing import Any
+from typing import Any, TypeGuard
 
 from service.cards import DECK, CardError, parse_card
 from service.games import RuleViolation
@@ -72,7 +72,7 @@ def _invalid_option(detail: Message, rule: str) -> RuleViolation:
     return RuleViolation("invalid-option", detail, 422, rule=rule)
 
 
-def _is_int(value: Any) -> bool:
+def _is_int(value: Any) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

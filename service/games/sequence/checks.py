@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 from service.games import RuleViolation
 from service.games.sequence.cards import (
@@ -24,6 +24,7 @@ from service.games.sequence.cards import (
     parse_card_for,
 )
 from service.games.sequence.lines import (
+    _cells,
     _compatible,
     _counts_for,
     _in_board,
@@ -32,7 +33,34 @@ from service.games.sequence.lines import (
     new_sequences,
     scan_sequences,
 )
+from service.games.sequence.state import ChipGrid, Grid, SequenceRecord
 from service.messages import Message
+
+
+class FoundSequence(TypedDict):
+    """A completed sequence ``check_board`` reports: locked as given, or found."""
+
+    cells: list[list[int]]
+    locked: bool
+
+
+class BoardCheck(TypedDict):
+    """``check_board``'s answer: each side's sequences, and how many."""
+
+    sequences: dict[str, list[FoundSequence]]
+    counts: dict[str, int]
+
+
+class MoveCheck(TypedDict):
+    """``check_move``'s answer (code, detail and rule None when legal)."""
+
+    legal: bool
+    code: str | None
+    detail: str | None  # a Message
+    rule: str | None
+    action: Literal["play", "remove-chip"]
+    card: str
+    sequences: list[SequenceRecord]
 
 
 def _cell(raw: Any, field: str) -> Cell:
@@ -54,7 +82,7 @@ def _cell(raw: Any, field: str) -> Cell:
     return (r, c)
 
 
-def _board_from_input(game: str, board: Any) -> list[list[Any]]:
+def _board_from_input(game: str, board: Any) -> Grid:
     if board is None:
         return _board_data(CLASSIC_BOARD if game == CLASSIC else NUMBERS_BOARD)
     if game == CLASSIC:
@@ -63,20 +91,21 @@ def _board_from_input(game: str, board: Any) -> list[list[Any]]:
         )
     try:
         return _validate_board(board)
-    except RuleViolation as exc:
-        raise InputError("invalid-board", exc.detail, "board", "SN-C0") from exc
+    except RuleViolation as exc:  # worded as a Message (cards._invalid_option)
+        detail = exc.detail if isinstance(exc.detail, Message) else Message(exc.detail)
+        raise InputError("invalid-board", detail, "board", "SN-C0") from exc
 
 
 def _board_position(
     game: str, chips_in: Any, sequences_in: Any, board_in: Any = None
-) -> tuple[list[list[Any]], list[list[str | None]], list[dict]]:
+) -> tuple[Grid, ChipGrid, list[SequenceRecord]]:
     """Validate a board position: ``chips`` {side: [cell...]}, ``sequences``
     [{"side", "cells"}] (the completed, locked ones). Raises InputError naming
     the field: unknown side, bad or repeated cell, chip on a corner, a sequence
     that is not 5 in a line of its side (SQ-S1) or shares more than one space
     with another of its side (SQ-S4)."""
     board = _board_from_input(game, board_in)
-    chips: list[list[str | None]] = [[None] * SIZE for _ in range(SIZE)]
+    chips: ChipGrid = [[None] * SIZE for _ in range(SIZE)]
     if not isinstance(chips_in, dict):
         raise InputError(
             "invalid-chips", Message("chips: {side: [[row, col], ...]}"), "chips", "SQ-C3"
@@ -132,16 +161,14 @@ def _board_position(
     return board, chips, sequences
 
 
-def _sequences_from_input(
-    raw: Any, board: list[list[Any]], chips: list[list[str | None]]
-) -> list[dict]:
+def _sequences_from_input(raw: Any, board: Grid, chips: ChipGrid) -> list[SequenceRecord]:
     if raw is None:
         return []
     if not isinstance(raw, list):
         raise InputError(
             "invalid-sequence", Message("sequences: a list of {side, cells}"), "sequences", "SQ-S1"
         )
-    out: list[dict] = []
+    out: list[SequenceRecord] = []
     for i, item in enumerate(raw):
         field = f"sequences.{i}"
         if not (isinstance(item, dict) and set(item) == {"side", "cells"}):
@@ -186,7 +213,7 @@ def _sequences_from_input(
                 f"{field}.cells",
                 "SQ-S1",
             )
-        held = [{tuple(x) for x in s["cells"]} for s in out if s["side"] == side]
+        held = [_cells(s) for s in out if s["side"] == side]
         if not _compatible(set(cells), held):
             raise InputError(
                 "invalid-sequence",
@@ -202,7 +229,7 @@ def _sequences_from_input(
     return out
 
 
-def check_board(game: str, chips: Any, sequences: Any = None, board: Any = None) -> dict:
+def check_board(game: str, chips: Any, sequences: Any = None, board: Any = None) -> BoardCheck:
     """Completed sequences per side of a position (SQ-S1, SQ-S2, SQ-S4; SN-S2).
 
     In: ``chips`` {side: [[r, c]...]}, ``sequences`` the locked ones (kept as given),
@@ -212,9 +239,11 @@ def check_board(game: str, chips: Any, sequences: Any = None, board: Any = None)
     reading order per line). Raises InputError (422) naming the field.
     """
     grid, chip_grid, locked = _board_position(game, chips, sequences, board)
-    out: dict[str, list[dict]] = {}
+    out: dict[str, list[FoundSequence]] = {}
     for side in chips:
-        mine = [{"cells": s["cells"], "locked": True} for s in locked if s["side"] == side]
+        mine: list[FoundSequence] = [
+            {"cells": s["cells"], "locked": True} for s in locked if s["side"] == side
+        ]
         found = scan_sequences(grid, chip_grid, locked, side)
         out[side] = mine + [{"cells": [list(x) for x in w], "locked": False} for w in found]
     return {"sequences": out, "counts": {side: len(v) for side, v in out.items()}}
@@ -222,8 +251,8 @@ def check_board(game: str, chips: Any, sequences: Any = None, board: Any = None)
 
 def _target_refusal(
     game: str,
-    board: list[list[Any]],
-    chips: list[list[str | None]],
+    board: Grid,
+    chips: ChipGrid,
     locked: set[Cell],
     side: str,
     card: str,
@@ -290,7 +319,7 @@ def check_move(
     cell: Any,
     board: Any = None,
     sequence: Any = None,
-) -> dict:
+) -> MoveCheck:
     """Would ``side`` playing ``card`` on ``cell`` be legal, and what would it complete?
 
     Out: ``{"legal", "code", "detail", "rule", "action", "sequences": [{"side",
@@ -329,8 +358,10 @@ def check_move(
             "card",
             "SN-C1",
         )
-    action = "remove-chip" if card_class(game, canonical) == "remover" else "play"
-    verdict = {
+    action: Literal["play", "remove-chip"] = (
+        "remove-chip" if card_class(game, canonical) == "remover" else "play"
+    )
+    verdict: MoveCheck = {
         "legal": False,
         "code": None,
         "detail": None,

@@ -6,7 +6,7 @@ from collections import Counter
 
 from service.games.sequence.cards import parse_card_for
 from service.games.sequence.fold import _emit, deck_count
-from service.games.sequence.state import SequenceState
+from service.games.sequence.state import Action, Event, SequenceState
 from service.games.sequence.turn import _cards_to_draw, _malformed, _refuse, _reshuffle
 from service.messages import Message
 
@@ -28,11 +28,14 @@ def _seat_draw_candidates(state: SequenceState, seat: str) -> list[str]:
     discard piles (reshuffled first, SQ-T7). Sorted, each card once."""
     if not deck_count(state):
         return sorted(set(_discarded_cards(state)))
+    game_cards = state["deck_cards"]
+    if game_cards is None:  # server dealing, where no seat reports a draw
+        raise ValueError("a seat reports its draws in table dealing only")
     seen = Counter(state["hands"][seat]) + Counter(_discarded_cards(state))
-    return sorted(card for card, copies in state["deck_cards"].items() if seen[card] < copies)
+    return sorted(card for card, copies in game_cards.items() if seen[card] < copies)
 
 
-def _check_report(state: SequenceState, seat: str, card: str, by_referee: bool) -> dict:
+def _check_report(state: SequenceState, seat: str, card: str, by_referee: bool) -> dict[str, bool]:
     """G-M2: refuse a table-mode report of ``card`` that its sender can know to be
     impossible; ``{"conflict": True}`` when no copy of it is left in the deck (a
     seat's report only: the referee's is refused then), else ``{}``."""
@@ -53,7 +56,7 @@ def _check_report(state: SequenceState, seat: str, card: str, by_referee: bool) 
     return {"conflict": True} if conflict else {}
 
 
-def _do_draw(state: SequenceState, seat: str, action: dict, by_referee: bool) -> list[dict]:
+def _do_draw(state: SequenceState, seat: str, action: Action, by_referee: bool) -> list[Event]:
     """Table mode: a reported card dealt (deal phase, SQ-P2) or drawn after a play
     (SQ-T1) or as a dead card's replacement (SQ-T4); a post-play draw makes the
     previous seat lose a draw it still owes for an earlier play (SQ-T5). The card is
@@ -67,7 +70,7 @@ def _do_draw(state: SequenceState, seat: str, action: dict, by_referee: bool) ->
     if "card" not in action:
         raise _malformed(Message('a table-mode draw reports the card drawn: "card"'), rule="G-M2")
     card = parse_card_for(state["game"], action["card"])
-    events: list[dict] = []
+    events: list[Event] = []
     if state["phase"] == "deal":
         if len(state["hands"][seat]) >= state["hand_size"]:
             raise _refuse(
@@ -98,7 +101,7 @@ def _do_draw(state: SequenceState, seat: str, action: dict, by_referee: bool) ->
 
 
 def _lose_previous_draw(
-    events: list[dict], state: SequenceState, seat: str, mine: int
+    events: list[Event], state: SequenceState, seat: str, mine: int
 ) -> SequenceState:
     """SQ-T5: ``seat`` has played (play number ``mine``) and drawn, so the seat just
     before it in turn order loses a draw it still owes for an earlier play. A draw

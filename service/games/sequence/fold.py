@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from typing import Any, cast
 
 from service.games.rng import shuffle
 from service.games.sequence.cards import SIZE
-from service.games.sequence.state import SequenceState
+from service.games.sequence.state import Event, SequenceState
 
 
-def _created_state(event: dict) -> SequenceState:
+def _created_state(event: Event) -> SequenceState:
     options = event["options"]
     seats = list(event["seats"])
     deck = list(event["deck"])
@@ -67,10 +68,10 @@ def _copy(state: SequenceState, *keys: str) -> SequenceState:
             out[key] = {k: (v[:] if isinstance(v, list) else v) for k, v in value.items()}
         else:
             out[key] = value[:]
-    return cast(SequenceState, out)
+    return cast(SequenceState, out)  # the same keys, each value copied as it was
 
 
-def _take(state: SequenceState, event: dict, card: str) -> None:
+def _take(state: SequenceState, event: Event, card: str) -> None:
     """Remove a drawn card from the deck: the top (server) or by value (table; a
     conflicting report, G-M2, removes nothing from the multiset and is recorded:
     ``deck_count`` then counts one card fewer until the next reshuffle)."""
@@ -98,7 +99,7 @@ def _to_discard(state: SequenceState, seat: str, card: str) -> None:
     state["discards"][seat].append(card)
 
 
-def _fold_dealt(s: SequenceState, e: dict) -> SequenceState:
+def _fold_dealt(s: SequenceState, e: Event) -> SequenceState:
     s = _copy(s, "deck", "hands", "conflicts")
     for card in e["cards"]:
         _take(s, e, card)
@@ -106,7 +107,7 @@ def _fold_dealt(s: SequenceState, e: dict) -> SequenceState:
     return s
 
 
-def _fold_drawn(s: SequenceState, e: dict) -> SequenceState:
+def _fold_drawn(s: SequenceState, e: Event) -> SequenceState:
     s = _copy(s, "deck", "hands", "pending_draws", "conflicts")
     seat = e["seat"]
     _take(s, e, e["card"])
@@ -119,7 +120,7 @@ def _fold_drawn(s: SequenceState, e: dict) -> SequenceState:
     return s
 
 
-def _fold_turn(s: SequenceState, e: dict) -> SequenceState:
+def _fold_turn(s: SequenceState, e: Event) -> SequenceState:
     return {
         **s,
         "phase": "play",
@@ -136,7 +137,7 @@ def _after_play(s: SequenceState, seat: str) -> None:
         s["pending_draws"][seat] = s["plays"]
 
 
-def _fold_placed(s: SequenceState, e: dict) -> SequenceState:
+def _fold_placed(s: SequenceState, e: Event) -> SequenceState:
     s = _copy(s, "chips", "hands", "discards", "pending_draws")
     r, c = e["cell"]
     s["chips"][r][c] = e["side"]
@@ -145,7 +146,7 @@ def _fold_placed(s: SequenceState, e: dict) -> SequenceState:
     return s
 
 
-def _fold_removed(s: SequenceState, e: dict) -> SequenceState:
+def _fold_removed(s: SequenceState, e: Event) -> SequenceState:
     s = _copy(s, "chips", "hands", "discards", "pending_draws")
     r, c = e["cell"]
     s["chips"][r][c] = None
@@ -154,13 +155,13 @@ def _fold_removed(s: SequenceState, e: dict) -> SequenceState:
     return s
 
 
-def _fold_sequence(s: SequenceState, e: dict) -> SequenceState:
+def _fold_sequence(s: SequenceState, e: Event) -> SequenceState:
     s = _copy(s, "sequences")
     s["sequences"].append({"side": e["side"], "cells": [list(x) for x in e["cells"]]})
     return s
 
 
-def _fold_exchanged(s: SequenceState, e: dict) -> SequenceState:
+def _fold_exchanged(s: SequenceState, e: Event) -> SequenceState:
     s = _copy(s, "hands", "discards")
     _to_discard(s, e["seat"], e["card"])
     s["exchanged"] = True
@@ -170,14 +171,14 @@ def _fold_exchanged(s: SequenceState, e: dict) -> SequenceState:
     return s
 
 
-def _fold_lost(s: SequenceState, e: dict) -> SequenceState:
+def _fold_lost(s: SequenceState, e: Event) -> SequenceState:
     s = _copy(s, "pending_draws", "lost_draws")
     s["pending_draws"].pop(e["seat"], None)
     s["lost_draws"][e["seat"]] += 1
     return s
 
 
-def _fold_reshuffled(s: SequenceState, e: dict) -> SequenceState:
+def _fold_reshuffled(s: SequenceState, e: Event) -> SequenceState:
     s = _copy(s, "discards")
     cards = [card for seat in s["seats"] for card in s["discards"][seat]]
     s["discards"] = {seat: [] for seat in s["seats"]}
@@ -192,7 +193,7 @@ def _fold_reshuffled(s: SequenceState, e: dict) -> SequenceState:
     return s
 
 
-def _fold_passed(s: SequenceState, e: dict) -> SequenceState:
+def _fold_passed(s: SequenceState, e: Event) -> SequenceState:
     """SQ-E1 (b): a pass counts towards a round of passes unless its seat exchanged a
     dead card in that turn (the exchange started the count again); ``timeouts`` counts
     the lost turns (G-T1) among the passes of that round."""
@@ -202,16 +203,16 @@ def _fold_passed(s: SequenceState, e: dict) -> SequenceState:
     return {**s, "passes": s["passes"] + 1, "timeouts": before + (1 if e.get("timed_out") else 0)}
 
 
-def _fold_timed_out(s: SequenceState, e: dict) -> SequenceState:
+def _fold_timed_out(s: SequenceState, e: Event) -> SequenceState:
     """G-T1: the seat on turn held it too long; the pass that follows records the loss."""
-    return dict(s)  # type: ignore[return-value]
+    return s.copy()
 
 
-def _fold_penalty(s: SequenceState, e: dict) -> SequenceState:
+def _fold_penalty(s: SequenceState, e: Event) -> SequenceState:
     return {**s, "penalty_due": s["penalty_due"] + list(e["seats"])}
 
 
-def _fold_penalty_discard(s: SequenceState, e: dict) -> SequenceState:
+def _fold_penalty_discard(s: SequenceState, e: Event) -> SequenceState:
     s = _copy(s, "hands", "discards", "penalty_due")
     _to_discard(s, e["seat"], e["card"])
     s["penalty_due"].remove(e["seat"])
@@ -219,11 +220,11 @@ def _fold_penalty_discard(s: SequenceState, e: dict) -> SequenceState:
     return s
 
 
-def _fold_ended(s: SequenceState, e: dict) -> SequenceState:
+def _fold_ended(s: SequenceState, e: Event) -> SequenceState:
     return {**s, "status": "finished", "turn": None, "result": json.loads(json.dumps(e["result"]))}
 
 
-def fold_position(s: SequenceState, e: dict) -> SequenceState:
+def fold_position(s: SequenceState, e: Event) -> SequenceState:
     """The state a ``position-set`` event states (G-P1)."""
     stated = e["position"]
     seats = s["seats"]
@@ -258,7 +259,7 @@ def fold_position(s: SequenceState, e: dict) -> SequenceState:
     }
 
 
-_FOLDS = {
+_FOLDS: dict[str, Callable[[SequenceState, Event], SequenceState]] = {
     "dealt": _fold_dealt,
     "drawn": _fold_drawn,
     "turn-started": _fold_turn,
@@ -277,7 +278,7 @@ _FOLDS = {
 }
 
 
-def fold(state: SequenceState | None, event: dict) -> SequenceState:
+def fold(state: SequenceState | None, event: Event) -> SequenceState:
     """The state after ``event`` (never mutates ``state``); ``fold(None, created)``
     is the initial state. Raises ValueError for an event that does not fit."""
     if event["type"] == "game-created":
@@ -287,6 +288,6 @@ def fold(state: SequenceState | None, event: dict) -> SequenceState:
     return _FOLDS[event["type"]](state, event)
 
 
-def _emit(events: list[dict], state: SequenceState, event: dict) -> SequenceState:
+def _emit(events: list[Event], state: SequenceState, event: Event) -> SequenceState:
     events.append(event)
     return fold(state, event)

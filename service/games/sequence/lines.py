@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 from service.games import RuleViolation
 from service.games.sequence.cards import DIRECTIONS, FREE, LENGTH, SIZE, Cell
+from service.games.sequence.state import ChipGrid, Grid, SequenceRecord
 from service.messages import Message
 
 
@@ -14,16 +14,14 @@ def _in_board(r: int, c: int) -> bool:
     return 0 <= r < SIZE and 0 <= c < SIZE
 
 
-def _counts_for(
-    board: list[list[Any]], chips: list[list[str | None]], cell: Cell, side: str
-) -> bool:
+def _counts_for(board: Grid, chips: ChipGrid, cell: Cell, side: str) -> bool:
     """The space holds ``side``'s chip or is a free corner (SQ-S1)."""
     r, c = cell
     return chips[r][c] == side or board[r][c] == FREE
 
 
 def _run_through(
-    board: list[list[Any]], chips: list[list[str | None]], cell: Cell, side: str, d: tuple[int, int]
+    board: Grid, chips: ChipGrid, cell: Cell, side: str, d: tuple[int, int]
 ) -> list[Cell]:
     """The maximal run of ``side``/free spaces through ``cell`` along ``d``, in
     reading order (its top-most, then left-most, end first)."""
@@ -36,6 +34,11 @@ def _run_through(
         run.append((r, c))
         r, c = r + dr, c + dc
     return run
+
+
+def _cells(sequence: SequenceRecord) -> set[Cell]:
+    """The spaces of a completed sequence (``[row, col]`` lists) as cells."""
+    return {(r, c) for r, c in sequence["cells"]}
 
 
 def _compatible(window: set[Cell], others: Iterable[set[Cell]]) -> bool:
@@ -56,9 +59,9 @@ def _is_window(cells: list[Cell]) -> bool:
 
 
 def new_sequences(
-    board: list[list[Any]],
-    chips: list[list[str | None]],
-    sequences: Sequence[Mapping[str, Any]],
+    board: Grid,
+    chips: ChipGrid,
+    sequences: Sequence[SequenceRecord],
     cell: Cell,
     side: str,
     named: list[Cell] | None = None,
@@ -73,15 +76,15 @@ def new_sequences(
     line the first window in reading order containing ``cell``. Raises
     RuleViolation ``invalid-sequence`` (409) when ``named`` is not such a window.
     """
-    held = [{tuple(x) for x in s["cells"]} for s in sequences if s["side"] == side]
+    held = [_cells(s) for s in sequences if s["side"] == side]
     chosen: list[list[Cell]] = []
     if named is not None:
-        window = (
+        in_line = (
             _is_window(named)
             and cell in named
             and all(_counts_for(board, chips, x, side) for x in named)
         )
-        if not (window and _compatible(set(named), held)):
+        if not (in_line and _compatible(set(named), held)):
             raise RuleViolation(
                 "invalid-sequence",
                 Message(
@@ -89,7 +92,7 @@ def new_sequences(
                     "chips or free corners, sharing at most one space with another of its "
                     "sequences (SQ-S1, SQ-S4, SQ-S5)"
                 ),
-                rule="SQ-S4" if window else "SQ-S5",
+                rule="SQ-S4" if in_line else "SQ-S5",
             )
         chosen.append(sorted(named))
         held.append(set(named))
@@ -129,9 +132,9 @@ LINES: tuple[tuple[Cell, ...], ...] = tuple(tuple(line) for line in _lines())
 
 
 def scan_sequences(
-    board: list[list[Any]],
-    chips: list[list[str | None]],
-    sequences: Sequence[Mapping[str, Any]],
+    board: Grid,
+    chips: ChipGrid,
+    sequences: Sequence[SequenceRecord],
     side: str,
 ) -> list[list[Cell]]:
     """Every further sequence of ``side`` on the whole board (a full rescan).
@@ -140,7 +143,7 @@ def scan_sequences(
     windows are taken greedily in reading order when compatible (SQ-S4) with the
     given ``sequences`` of the side and those already taken: the most sequences.
     """
-    held = [{tuple(x) for x in s["cells"]} for s in sequences if s["side"] == side]
+    held = [_cells(s) for s in sequences if s["side"] == side]
     found: list[list[Cell]] = []
     for line in LINES:
         for start in range(len(line) - LENGTH + 1):
@@ -156,16 +159,16 @@ def scan_sequences(
 
 
 def can_still_build(
-    board: list[list[Any]],
-    chips: list[list[str | None]],
-    sequences: Sequence[Mapping[str, Any]],
+    board: Grid,
+    chips: ChipGrid,
+    sequences: Sequence[SequenceRecord],
     side: str,
 ) -> bool:
     """SQ-E1: some open space could still take a chip of ``side`` towards a new
     sequence: a window of 5 in a line holding an open space and otherwise only the
     side's chips, open spaces or free corners, sharing at most one space with each of
     the side's sequences (SQ-S4). Removals (one-eyed Jacks, MINUS) are not foreseen."""
-    held = [{tuple(x) for x in s["cells"]} for s in sequences if s["side"] == side]
+    held = [_cells(s) for s in sequences if s["side"] == side]
     for line in LINES:
         for start in range(len(line) - LENGTH + 1):
             window = line[start : start + LENGTH]
@@ -175,6 +178,6 @@ def can_still_build(
     return False
 
 
-def _locked_cells(sequences: Sequence[Mapping[str, Any]]) -> set[Cell]:
+def _locked_cells(sequences: Sequence[SequenceRecord]) -> set[Cell]:
     """SQ-S2/SN-S2: every space of a completed sequence."""
-    return {tuple(x) for s in sequences for x in s["cells"]}
+    return {cell for s in sequences for cell in _cells(s)}

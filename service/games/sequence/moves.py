@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from service.games import RuleViolation
@@ -10,7 +11,7 @@ from service.games.sequence.checks import _cell, _named_sequence, _target_refusa
 from service.games.sequence.draws import _do_draw, _owes_draw
 from service.games.sequence.fold import _emit
 from service.games.sequence.lines import _locked_cells, new_sequences
-from service.games.sequence.state import SequenceState
+from service.games.sequence.state import Action, Event, SequenceState
 from service.games.sequence.turn import (
     _ACTION_KEYS,
     _ACTION_RULES,
@@ -33,7 +34,7 @@ from service.games.sequence.turn import (
 from service.messages import Message
 
 
-def _acting_seat(state: SequenceState, actor: str, action: dict, kind: str) -> str | None:
+def _acting_seat(state: SequenceState, actor: str, action: Action, kind: str) -> str | None:
     """The seat an action is for (None for the referee's penalty). 403 when a seat
     acts for another, a seat sends a referee action, or the referee acts for a seat
     in server mode."""
@@ -55,7 +56,7 @@ def _acting_seat(state: SequenceState, actor: str, action: dict, kind: str) -> s
             raise _malformed(
                 Message('the referee names the seat it acts for: "seat"'), "seat-required", "G-M2"
             )
-        if named not in state["seats"]:
+        if not isinstance(named, str) or named not in state["seats"]:
             raise _malformed(
                 Message("unknown seat %(seat)s", seat=repr(named)), "invalid-seat", "G-M2"
             )
@@ -90,13 +91,14 @@ def end_rule(state: SequenceState) -> str:
     """G-R1: the rule that ended a finished game (its ``game-over`` refusals cite it): a
     side's sequences SQ-S3 / SN-S1, a round of passes with a lost turn G-T1, otherwise
     SQ-E1 (a stalemate, a round of passes)."""
-    reason = (state["result"] or {}).get("reason")
+    result = state["result"]
+    reason = result["reason"] if result else None
     if reason == "sequences":
         return "SQ-S3" if state["game"] == CLASSIC else "SN-S1"
     return "G-T1" if reason == "idle" else "SQ-E1"
 
 
-def _do_play(state: SequenceState, seat: str, action: dict) -> list[dict]:
+def _do_play(state: SequenceState, seat: str, action: Action) -> list[Event]:
     """SQ-T1 (face card on a space showing it), SQ-T2/SN-C2 (wild on any open
     space); sequences SQ-S1/S4/S5; win SQ-S3/SN-S1; then the draw."""
     game = state["game"]
@@ -115,7 +117,7 @@ def _do_play(state: SequenceState, seat: str, action: dict) -> list[dict]:
     refusal = _target_refusal(game, state["board"], state["chips"], set(), side, card, cell)
     if refusal:
         raise _refuse(*refusal)
-    events: list[dict] = []
+    events: list[Event] = []
     state = _lose_stale_draw(events, state, seat)
     state = _emit(
         events,
@@ -139,7 +141,7 @@ def _do_play(state: SequenceState, seat: str, action: dict) -> list[dict]:
     return events
 
 
-def _do_remove(state: SequenceState, seat: str, action: dict) -> list[dict]:
+def _do_remove(state: SequenceState, seat: str, action: Action) -> list[Event]:
     """SQ-T3/SN-C2: a remover takes an opponent's chip off (not one in a completed
     sequence, SQ-S2); that ends the turn, so the seat cannot place there now; the
     seat still draws (server mode: drawn now; table mode: it owes the draw)."""
@@ -164,7 +166,7 @@ def _do_remove(state: SequenceState, seat: str, action: dict) -> list[dict]:
     )
     if refusal:
         raise _refuse(*refusal)
-    events: list[dict] = []
+    events: list[Event] = []
     state = _lose_stale_draw(events, state, seat)
     r, c = cell
     state = _emit(
@@ -183,7 +185,7 @@ def _do_remove(state: SequenceState, seat: str, action: dict) -> list[dict]:
     return events
 
 
-def _do_exchange(state: SequenceState, seat: str, action: dict) -> list[dict]:
+def _do_exchange(state: SequenceState, seat: str, action: Action) -> list[Event]:
     """SQ-T4: once per turn, before playing, discard a dead card and draw another
     (server mode: drawn now; table mode: the replacement is reported with draw)."""
     card = parse_card_for(state["game"], action.get("card"))
@@ -203,14 +205,14 @@ def _do_exchange(state: SequenceState, seat: str, action: dict) -> list[dict]:
         raise _refuse(
             "not-dead", Message("%(card)s still has an open space (SQ-T4)", card=card), "SQ-T4"
         )
-    events: list[dict] = []
+    events: list[Event] = []
     state = _emit(events, state, {"type": "dead-card-exchanged", "seat": seat, "card": card})
     if state["options"]["dealing"] == "server":
         _server_draw(events, state, seat)
     return events
 
 
-def _do_pass(state: SequenceState, seat: str, action: dict) -> list[dict]:
+def _do_pass(state: SequenceState, seat: str, action: Action) -> list[Event]:
     """SQ-T8: a seat passes only when it can neither play, remove a chip
     (``must-play``), make the draw it owes (table mode, ``draw-first``) nor exchange
     a dead card (SQ-T4, ``must-exchange``); SQ-E1 (b): a whole round of counted
@@ -236,25 +238,25 @@ def _do_pass(state: SequenceState, seat: str, action: dict) -> list[dict]:
             ),
             "SQ-T8",
         )
-    events: list[dict] = []
+    events: list[Event] = []
     _passed(events, state, seat)
     return events
 
 
 def _passed(
-    events: list[dict], state: SequenceState, seat: str, timed_out: bool = False
+    events: list[Event], state: SequenceState, seat: str, timed_out: bool = False
 ) -> SequenceState:
     """Record a pass (SQ-T8, or a lost turn, G-T1), then the next seat's turn, or the end
     after a whole round of counted passes (SQ-E1 b: ``no-legal-play``; ``idle`` when a
     seat of that round timed out, G-T1)."""
-    event = {"type": "passed", "seat": seat, **({"timed_out": True} if timed_out else {})}
+    event: Event = {"type": "passed", "seat": seat, **({"timed_out": True} if timed_out else {})}
     state = _emit(events, state, event)
     if state["passes"] >= len(state["seats"]):
         return _finish(events, state, "idle" if state.get("timeouts") else "no-legal-play")
     return _start_turn(events, state, _next_seat(state, seat))
 
 
-def idle_events(state: SequenceState, since: float, now: float) -> list[dict]:
+def idle_events(state: SequenceState, since: float, now: float) -> list[Event]:
     """G-T1: the events of a seat that held the turn for ``idle_seconds`` (option; None:
     never): ``turn-timed-out`` ``{"seat", "at": now, "since": since}``, then a pass and
     what it brings (the next turn, or the end of SQ-E1 b). ``since``: epoch seconds of
@@ -266,7 +268,7 @@ def idle_events(state: SequenceState, since: float, now: float) -> list[dict]:
     if now - since < seconds:
         return []
     seat = state["turn"]
-    events: list[dict] = []
+    events: list[Event] = []
     state = _emit(
         events, state, {"type": "turn-timed-out", "seat": seat, "at": now, "since": since}
     )
@@ -274,7 +276,7 @@ def idle_events(state: SequenceState, since: float, now: float) -> list[dict]:
     return events
 
 
-def _do_penalty(state: SequenceState, seat: str | None, action: dict) -> list[dict]:
+def _do_penalty(state: SequenceState, seat: str | None, action: Action) -> list[Event]:
     """SQ-T6 (referee): every member of the side that talked discards a card of
     their choice (each then sends penalty-discard)."""
     side = action.get("side")
@@ -314,7 +316,7 @@ def _do_penalty(state: SequenceState, seat: str | None, action: dict) -> list[di
     return [{"type": "penalty", "seat": None, "side": side, "offender": offender, "seats": owing}]
 
 
-def _do_penalty_discard(state: SequenceState, seat: str, action: dict) -> list[dict]:
+def _do_penalty_discard(state: SequenceState, seat: str, action: Action) -> list[Event]:
     """SQ-T6: the penalised member discards a card of their choice, no replacement."""
     card = parse_card_for(state["game"], action.get("card"))
     if seat not in state["penalty_due"]:
@@ -325,7 +327,7 @@ def _do_penalty_discard(state: SequenceState, seat: str, action: dict) -> list[d
     return [{"type": "penalty-discarded", "seat": seat, "card": card}]
 
 
-_HANDLERS = {
+_HANDLERS: dict[str, Callable[[SequenceState, str, Action], list[Event]]] = {
     "play": _do_play,
     "remove-chip": _do_remove,
     "exchange-dead-card": _do_exchange,
@@ -335,7 +337,7 @@ _HANDLERS = {
 }
 
 
-def apply(state: SequenceState, actor: str, action: Any) -> list[dict]:
+def apply(state: SequenceState, actor: str, action: Any) -> list[Event]:
     """The events ``action`` by ``actor`` (a seat ``p1``.. or ``"referee"``) causes.
 
     Never mutates ``state``. Raises RuleViolation: 422 for a malformed action
@@ -371,6 +373,8 @@ def apply(state: SequenceState, actor: str, action: Any) -> list[dict]:
     if state["status"] != "active":
         raise _refuse("game-over", Message("the game is over"), end_rule(state))
     seat = _acting_seat(state, actor, action, kind)
+    if seat is None:  # the referee's own act: a penalty (SQ-T6)
+        return _do_penalty(state, seat, action)
     if kind == "draw":
         return _do_draw(state, seat, action, actor == "referee")
     return _HANDLERS[kind](state, seat, action)

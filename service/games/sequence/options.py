@@ -3,6 +3,7 @@ SN-P1, SN-P2, SQ-S3, SN-S1, SQ-E1 options)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from service.games.sequence.cards import (
@@ -22,13 +23,19 @@ from service.games.sequence.cards import (
     _validate_deck,
 )
 from service.games.sequence.fold import _emit, fold
+from service.games.sequence.state import Event, Options, Setup
 from service.messages import Message
 
 
 def _option(
-    name: str, type_: str, default: Any, description: str, choices: list | None = None
-) -> dict:
-    entry = {"name": name, "type": type_, "default": default, "description": description}
+    name: str, type_: str, default: Any, description: str, choices: list[Any] | None = None
+) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "name": name,
+        "type": type_,
+        "default": default,
+        "description": description,
+    }
     if choices is not None:
         entry["choices"] = choices
     return entry
@@ -90,7 +97,7 @@ _COMMON_OPTIONS = [
     ),
 ]
 
-CATALOG: dict[str, dict] = {
+CATALOG: dict[str, dict[str, Any]] = {
     CLASSIC: {
         "title": "Sequence",
         "rules": "RULES.md §2 (SQ-*)",
@@ -128,7 +135,7 @@ CATALOG: dict[str, dict] = {
 }
 
 
-def _players(game: str, options: dict) -> int:
+def _players(game: str, options: Mapping[str, Any]) -> int:
     players = options.get("players", 2)
     allowed = sorted(CLASSIC_HAND) if game == CLASSIC else list(NUMBERS_PLAYERS)
     if not _is_int(players) or players not in allowed:
@@ -183,7 +190,7 @@ _OPTION_RULES = {
 }
 
 
-def _choice(options: dict, name: str, allowed: list, default: Any) -> Any:
+def _choice(options: Mapping[str, Any], name: str, allowed: Sequence[Any], default: Any) -> Any:
     value = options.get(name, default)
     if value is None:
         return default
@@ -200,7 +207,7 @@ def _choice(options: dict, name: str, allowed: list, default: Any) -> Any:
     return value
 
 
-def _idle_seconds(options: dict, dealing: str) -> int | None:
+def _idle_seconds(options: Mapping[str, Any], dealing: str) -> int | None:
     """G-T1: whole seconds a seat may hold the turn (1 to MAX_IDLE), None for never;
     left out: IDLE_DEFAULT in server dealing, None in table dealing."""
     if "idle_seconds" not in options:
@@ -217,7 +224,7 @@ def _idle_seconds(options: dict, dealing: str) -> int | None:
     return value
 
 
-def normalise_options(game: str, options: Any) -> dict:
+def normalise_options(game: str, options: Any) -> Options:
     """Validated options with every default filled in (RuleViolation invalid-option,
     422, otherwise): players, sides, dealing, sequences_to_win, first_seat,
     stalemate_decks, stalemate, idle_seconds (G-T1), and for Sequence Numbers board and
@@ -240,7 +247,7 @@ def normalise_options(game: str, options: Any) -> dict:
     players = _players(game, options)
     sides_ok = allowed_sides(game, players)
     sides = _choice(options, "sides", sides_ok, sides_ok[0])
-    out = {
+    out: Options = {
         "players": players,
         "sides": sides,
         "dealing": _choice(options, "dealing", ["server", "table"], "server"),
@@ -269,7 +276,7 @@ def normalise_options(game: str, options: Any) -> dict:
     return out
 
 
-def _setup(game: str, options: dict) -> dict:
+def _setup(game: str, options: Options) -> Setup:
     """The created event's payload (minus the seed) from normalised options."""
     players, sides = options["players"], options["sides"]
     seats = [f"p{i}" for i in range(1, players + 1)]
@@ -292,7 +299,7 @@ def _setup(game: str, options: dict) -> dict:
     }
 
 
-def new_game(game: str, options: Any, seed: str) -> list[dict]:
+def new_game(game: str, options: Any, seed: str) -> list[Event]:
     """The setup events of a new game of ``sequence`` or ``sequence-numbers``.
 
     ``game-created`` (options, seats p1..pN, sides, teams, board, deck, seed) first;
@@ -304,7 +311,7 @@ def new_game(game: str, options: Any, seed: str) -> list[dict]:
     if game not in CATALOG:
         raise _invalid_option(Message("unknown game %(game)s", game=repr(game)), "G-O1")
     normal = normalise_options(game, options)
-    created = {
+    created: Event = {
         "type": "game-created",
         "seat": None,
         "game": game,

@@ -30,6 +30,7 @@ rules cannot reach; ``positions_check`` holds the checks.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from service.games import RuleViolation
@@ -40,13 +41,22 @@ from service.games.sequence.fold import _emit, fold
 from service.games.sequence.lines import scan_sequences
 from service.games.sequence.options import CATALOG, _setup, normalise_options
 from service.games.sequence.positions_check import (
+    Placed,
+    ReadPosition,
     check_counters,
     check_flow,
     check_result,
     check_turn,
     position_error,
 )
-from service.games.sequence.state import SequenceState
+from service.games.sequence.state import (
+    ChipGrid,
+    Event,
+    Options,
+    SequenceRecord,
+    SequenceState,
+    Setup,
+)
 from service.games.sequence.turn import _finish
 from service.messages import Message
 
@@ -166,8 +176,8 @@ def _conserve(full: list[str], places: list[tuple[str, list[str]]], deck_given: 
 
 
 def _board(
-    game: str, options: dict, setup: dict, position: dict
-) -> tuple[list[list[str | None]], list[dict]]:
+    game: str, options: Options, setup: Setup, position: Mapping[str, Any]
+) -> tuple[ChipGrid, list[SequenceRecord]]:
     """Chips and locked sequences (SQ-C1, SQ-C3, SQ-S1, SQ-S4), every completed line
     recorded (SQ-S5)."""
     try:
@@ -206,7 +216,7 @@ def _board(
     return chips, sequences
 
 
-def _read(game: str, options: dict, setup: dict, position: Any) -> dict:
+def _read(game: str, options: Options, setup: Setup, position: Any) -> ReadPosition:
     """The validated, normalised position (every field filled in)."""
     if not isinstance(position, dict):
         raise position_error(Message("a position is an object"), "position", "G-P1")
@@ -246,7 +256,7 @@ def _read(game: str, options: dict, setup: dict, position: Any) -> dict:
     places = [(f"hands.{s}", h) for s, h in hands.items() if isinstance(h, list)]
     places += [(f"discards.{s}", p) for s, p in discards.items()]
     rest = _conserve(setup["deck"], places + [("deck", deck or [])], deck is not None)
-    out = {
+    placed: Placed = {
         "game": game,
         "board": setup["board"],
         "chips": chips,
@@ -256,19 +266,23 @@ def _read(game: str, options: dict, setup: dict, position: Any) -> dict:
         "deck": deck,
         "rest": rest,
     }
-    out.update(check_turn(position, setup, out))
-    out.update(check_flow(position, setup, out))
-    out.update(check_counters(position, setup, out))
-    return out
+    return {
+        **placed,
+        **check_turn(position, setup, placed),
+        **check_flow(position, setup, placed),
+        **check_counters(position, setup, placed),
+    }
 
 
-def _deal_rest(read: dict, state: SequenceState, seed: str) -> tuple[dict, list[str]]:
+def _deal_rest(
+    read: ReadPosition, state: SequenceState, seed: str
+) -> tuple[dict[str, list[str]], list[str]]:
     """Hands stated as counts are dealt, in seat order, from the seed-shuffled rest
     (G-M1); what stays is the deck (server: in that order; table: the multiset)."""
     deck = read["deck"]
     if deck is None:
         deck = shuffle(read["rest"], seed, "deck")
-    hands = {}
+    hands: dict[str, list[str]] = {}
     for seat, hand in read["hands"].items():
         if isinstance(hand, list):
             hands[seat] = list(hand)
@@ -279,7 +293,7 @@ def _deal_rest(read: dict, state: SequenceState, seed: str) -> tuple[dict, list[
     return hands, deck
 
 
-def start_from_position(game: str, options: Any, seed: str, position: Any) -> list[dict]:
+def start_from_position(game: str, options: Any, seed: str, position: Any) -> list[Event]:
     """G-P1: the setup events of a game starting from ``position`` (module docstring).
 
     ``[game-created {..., "from_position": true}, position-set {"position": the
@@ -297,7 +311,7 @@ def start_from_position(game: str, options: Any, seed: str, position: Any) -> li
     normal = normalise_options(game, options)
     setup = _setup(game, normal)
     read = _read(game, normal, setup, position)
-    created = {
+    created: Event = {
         "type": "game-created",
         "seat": None,
         "game": game,
@@ -334,7 +348,7 @@ def start_from_position(game: str, options: Any, seed: str, position: Any) -> li
     return events
 
 
-def _chips_by_side(chips: list[list[str | None]], teams: dict) -> dict[str, list[list[int]]]:
+def _chips_by_side(chips: ChipGrid, teams: dict[str, list[str]]) -> dict[str, list[list[int]]]:
     return {
         side: [[r, c] for r, row in enumerate(chips) for c, chip in enumerate(row) if chip == side]
         for side in teams
@@ -348,13 +362,13 @@ def _visible_hand(state: SequenceState, seat: str, viewer: str | None) -> list[s
     return len(hand)
 
 
-def position(state: SequenceState, viewer: str | None) -> dict:
+def position(state: SequenceState, viewer: str | None) -> dict[str, Any]:
     """G-P1: the game's position in the notation of the module docstring, as ``viewer``
     may see it: a seat sees the other hands as counts (G-M1), the referee every hand;
     nobody sees the deck while the game runs (its order, G-M1; a table game's referee
     sees the deck's cards), everyone sees everything once it is over."""
     order = sorted(state["pending_draws"], key=lambda seat: state["pending_draws"][seat])
-    out = {
+    out: dict[str, Any] = {
         "game": state["game"],
         "chips": _chips_by_side(state["chips"], state["teams"]),
         "sequences": [

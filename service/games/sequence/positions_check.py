@@ -4,15 +4,68 @@ hand sizes, the SQ-E1 counters and a finished game's result. Each refusal is a 4
 
 from __future__ import annotations
 
-from typing import Any, cast
+from collections.abc import Mapping
+from typing import Any, Literal, TypedDict
 
 from service.games import RuleViolation
 from service.games.sequence.cards import _is_int, card_class
-from service.games.sequence.state import SequenceState
-from service.games.sequence.turn import is_dead
+from service.games.sequence.state import ChipGrid, Grid, SequenceRecord, Setup
+from service.games.sequence.turn import _dead_on
 from service.messages import Message
 
 REASONS = ("sequences", "stalemate", "no-legal-play", "idle")
+
+
+class Placed(TypedDict):
+    """A stated position as ``positions._read`` reads it before these checks: the
+    board, the cards in their places, and the game's cards no place holds (``rest``)."""
+
+    game: str
+    board: Grid
+    chips: ChipGrid
+    sequences: list[SequenceRecord]
+    hands: dict[str, list[str] | int]  # a count: dealt from the seed
+    discards: dict[str, list[str]]
+    deck: list[str] | None  # None: not stated
+    rest: list[str]
+
+
+class TurnRead(TypedDict):
+    """What ``check_turn`` fills in."""
+
+    turn: str | None
+    phase: Literal["deal", "play"]
+    turn_number: int
+
+
+class FlowRead(TypedDict):
+    """What ``check_flow`` fills in."""
+
+    owed_draws: list[str]
+    replacement_due: str | None
+    exchanged: bool
+    lost_draws: dict[str, int]
+    penalty_due: list[str]
+
+
+class StatedResult(TypedDict):
+    """A stated result (as given; None for a running game) and the side that won it."""
+
+    result: dict[str, Any] | None
+    winning_side: str | None
+
+
+class CountersRead(StatedResult):
+    """What ``check_counters`` fills in."""
+
+    reshuffles: int
+    passes: int
+    decks_without_sequence: int
+    sequences_at_reshuffle: int
+
+
+class ReadPosition(Placed, TurnRead, FlowRead, CountersRead):
+    """The validated, normalised position (``positions._read``)."""
 
 
 def position_error(detail: Message | str, field: str, rule: str) -> RuleViolation:
@@ -20,7 +73,9 @@ def position_error(detail: Message | str, field: str, rule: str) -> RuleViolatio
     return RuleViolation("invalid-position", detail, 422, rule=rule, extra={"field": field})
 
 
-def _int(position: dict, name: str, default: int, low: int, high: int, rule: str) -> int:
+def _int(
+    position: Mapping[str, Any], name: str, default: int, low: int, high: int, rule: str
+) -> int:
     value = position.get(name)
     if value is None:
         return default
@@ -38,7 +93,7 @@ def _int(position: dict, name: str, default: int, low: int, high: int, rule: str
     return value
 
 
-def _seat_list(position: dict, name: str, seats: list[str]) -> list[str]:
+def _seat_list(position: Mapping[str, Any], name: str, seats: list[str]) -> list[str]:
     value = position.get(name) or []
     if not (
         isinstance(value, list) and all(s in seats for s in value) and len(set(value)) == len(value)
@@ -53,7 +108,7 @@ def _held(hand: list[str] | int) -> int:
     return hand if isinstance(hand, int) else len(hand)
 
 
-def _hand_rule(read: dict) -> str:
+def _hand_rule(read: Placed) -> str:
     return "SQ-P2" if read["game"] == "sequence" else "SN-P2"
 
 
@@ -65,7 +120,7 @@ def _completed(seats: list[str], first: str, turn_number: int, seat: str) -> int
     return done // n + (1 if offset < done % n else 0)
 
 
-def _chips_fit(setup: dict, read: dict, turn_number: int) -> str | None:
+def _chips_fit(setup: Setup, read: Placed, turn_number: int) -> str | None:
     """The first side with more chips than its seats have had turns (SQ-T1), or None."""
     seats, first = setup["seats"], setup["options"]["first_seat"]
     for side, members in setup["teams"].items():
@@ -75,7 +130,7 @@ def _chips_fit(setup: dict, read: dict, turn_number: int) -> str | None:
     return None
 
 
-def check_turn(position: dict, setup: dict, read: dict) -> dict:
+def check_turn(position: Mapping[str, Any], setup: Setup, read: Placed) -> TurnRead:
     """SQ-P1: whose turn (a seat; none only during a table deal or once the game is
     over), the turn number (consistent with ``first_seat`` and seat order), and no side
     with more chips than its seats have had turns (SQ-T1). Fills ``turn``,
@@ -111,7 +166,7 @@ def check_turn(position: dict, setup: dict, read: dict) -> dict:
     return {"turn": turn, "phase": "play", "turn_number": _turn_number(position, setup, read)}
 
 
-def _turn_number(position: dict, setup: dict, read: dict) -> int:
+def _turn_number(position: Mapping[str, Any], setup: Setup, read: Placed) -> int:
     seats, first, turn = setup["seats"], setup["options"]["first_seat"], position["turn"]
     base = (seats.index(turn) - seats.index(first)) % len(seats) + 1
     given = position.get("turn_number")
@@ -144,7 +199,7 @@ def _turn_number(position: dict, setup: dict, read: dict) -> int:
     return number
 
 
-def check_flow(position: dict, setup: dict, read: dict) -> dict:
+def check_flow(position: Mapping[str, Any], setup: Setup, read: Placed) -> FlowRead:
     """Owed draws (SQ-T5), a dead card's replacement and the exchange (SQ-T4), penalties
     (SQ-T6), lost draws, and every hand within its size (SQ-P2 / SN-P2) less the draws
     it owes or lost. Server dealing owes and loses no draw (G-M1)."""
@@ -208,7 +263,7 @@ def check_flow(position: dict, setup: dict, read: dict) -> dict:
     }
 
 
-def _exchanged(position: dict, read: dict) -> bool:
+def _exchanged(position: Mapping[str, Any], read: Placed) -> bool:
     """SQ-T4: a dead card exchanged this turn lies on top of the seat's discard pile."""
     value = position.get("exchanged", False)
     if not isinstance(value, bool):
@@ -217,17 +272,14 @@ def _exchanged(position: dict, read: dict) -> bool:
         return value  # a finished game keeps its last turn's flag
     turn = position.get("turn")
     pile = read["discards"].get(turn) if turn else None
-    probe = cast(
-        SequenceState, {"game": read["game"], "board": read["board"], "chips": read["chips"]}
-    )
-    if not pile or not is_dead(probe, pile[-1]):
+    if not pile or not _dead_on(read["game"], read["board"], read["chips"], pile[-1]):
         raise position_error(
             Message("no dead card tops the discard pile of the seat on turn"), "exchanged", "SQ-T4"
         )
     return True
 
 
-def _penalties(position: dict, setup: dict, read: dict) -> list[str]:
+def _penalties(position: Mapping[str, Any], setup: Setup, read: Placed) -> list[str]:
     """SQ-T6: a penalty falls on a team of two or more, on members holding a card."""
     due = _seat_list(position, "penalty_due", setup["seats"])
     for seat in due:
@@ -245,7 +297,7 @@ def _penalties(position: dict, setup: dict, read: dict) -> list[str]:
     return due
 
 
-def check_counters(position: dict, setup: dict, read: dict) -> dict:
+def check_counters(position: Mapping[str, Any], setup: Setup, read: Placed) -> CountersRead:
     """SQ-T7 / SQ-E1 counters (reshuffles, counted passes below a full round, whole decks
     without a new sequence below the stalemate limit) and the result: a running game
     where a side has reached its sequences, or a stated result the position does not
@@ -273,16 +325,16 @@ def check_counters(position: dict, setup: dict, read: dict) -> dict:
     )
     if not reshuffles:
         _chips_played(setup, read)
-    out: dict[str, Any] = {
+    return {
         "reshuffles": reshuffles,
         "passes": passes,
         "decks_without_sequence": barren,
         "sequences_at_reshuffle": mark,
+        **_result(position, setup, read),
     }
-    return {**out, **_result(position, setup, read)}
 
 
-def _chips_played(setup: dict, read: dict) -> None:
+def _chips_played(setup: Setup, read: Placed) -> None:
     """SQ-T1/SQ-T2: before any reshuffle every chip on the board was placed by a card
     still on its side's discard piles (a face card or a wild)."""
     for side, members in setup["teams"].items():
@@ -308,7 +360,7 @@ def _chips_played(setup: dict, read: dict) -> None:
             )
 
 
-def _result(position: dict, setup: dict, read: dict) -> dict:
+def _result(position: Mapping[str, Any], setup: Setup, read: Placed) -> StatedResult:
     win_rule = "SQ-S3" if read["game"] == "sequence" else "SN-S1"
     counts = {side: 0 for side in setup["teams"]}
     for entry in read["sequences"]:
@@ -340,7 +392,7 @@ def _result(position: dict, setup: dict, read: dict) -> dict:
     return {"result": result, "winning_side": reached[0] if reached else None}
 
 
-def check_result(stated: dict, result: dict) -> None:
+def check_result(stated: Mapping[str, Any], result: Mapping[str, Any]) -> None:
     """A stated result's members must be those the position gives (SQ-E1, SQ-S3)."""
     for key, value in stated.items():
         if result.get(key) != value:

@@ -8,10 +8,12 @@ reading the folds.
 
 from __future__ import annotations
 
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 Grid = list[list[Any]]  # board labels: a card, a number or "FREE"
 ChipGrid = list[list[str | None]]  # the side whose chip is on each space, or None
+Event = dict[str, Any]  # ``{"type": str, "seat": str | None, ...payload}`` (JSON)
+Action = dict[str, Any]  # an action body (``apply``, ``legal_actions``; JSON)
 
 
 class Options(TypedDict, total=False):
@@ -19,11 +21,11 @@ class Options(TypedDict, total=False):
 
     players: int
     sides: int
-    dealing: str  # "server" | "table"
+    dealing: Literal["server", "table"]
     sequences_to_win: int
     first_seat: str
     stalemate_decks: int
-    stalemate: str  # "draw" | "most_sequences"
+    stalemate: Literal["draw", "most_sequences"]
     idle_seconds: int | None
     board: Grid | None  # Sequence Numbers only
     deck: list[str] | None  # Sequence Numbers only
@@ -34,6 +36,26 @@ class SequenceRecord(TypedDict):
 
     side: str
     cells: list[list[int]]
+
+
+Reason = Literal["sequences", "stalemate", "no-legal-play", "idle"]  # why a game ended
+
+
+class Outcome(TypedDict):
+    """RESULT's ``sequence`` member: the winning side (None: a draw), each side's
+    sequences."""
+
+    winning_side: str | None
+    sequences: dict[str, int]
+
+
+class Result(TypedDict):
+    """RESULT (service/games/__init__.py) of a finished game (``turn._finish``)."""
+
+    winners: list[str]  # every seat of the winning side; [] a draw
+    scores: dict[str, int]  # each seat's side's sequences
+    reason: Reason
+    sequence: Outcome
 
 
 class Conflict(TypedDict):
@@ -51,9 +73,9 @@ class SequenceState(TypedDict):
     options: Options
     seed: str
     from_position: bool  # started from a stated position
-    status: str  # "active" | "finished"
-    phase: str  # "deal" | "play"
-    result: dict | None  # RESULT (service/games/__init__.py) once finished
+    status: Literal["active", "finished"]
+    phase: Literal["deal", "play"]
+    result: Result | None  # once finished
     seats: list[str]
     sides: dict[str, str]  # seat -> side
     teams: dict[str, list[str]]  # side -> its seats in turn order
@@ -80,3 +102,16 @@ class SequenceState(TypedDict):
     mark: int  # sequences at the last reshuffle
     deck_cards: dict[str, int] | None  # table: the game's cards {card: copies}
     conflicts: list[Conflict]
+
+
+class Setup(TypedDict):
+    """The ``game-created`` event's payload but its seed (``options._setup``)."""
+
+    options: Options
+    seats: list[str]
+    sides: dict[str, str]  # seat -> side
+    teams: dict[str, list[str]]  # side -> its seats in turn order
+    hand_size: int
+    sequences_to_win: int
+    board: Grid
+    deck: list[str]  # the game's cards, unshuffled

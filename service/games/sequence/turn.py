@@ -4,7 +4,6 @@ the reshuffle and the stalemate (SQ-P1, SQ-T1, SQ-T4, SQ-T7, SQ-S3, SN-S1, SQ-E1
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from service.games import RuleViolation
 from service.games.sequence.cards import (
@@ -18,7 +17,15 @@ from service.games.sequence.cards import (
 )
 from service.games.sequence.fold import _emit, deck_count
 from service.games.sequence.lines import _locked_cells, can_still_build
-from service.games.sequence.state import SequenceState
+from service.games.sequence.state import (
+    Action,
+    ChipGrid,
+    Event,
+    Grid,
+    Reason,
+    Result,
+    SequenceState,
+)
 from service.messages import Message
 
 _ACTION_KEYS = {
@@ -99,7 +106,7 @@ def _counts(state: SequenceState) -> dict[str, int]:
 
 
 def _finish(
-    events: list[dict], state: SequenceState, reason: str, side: str | None = None
+    events: list[Event], state: SequenceState, reason: Reason, side: str | None = None
 ) -> SequenceState:
     """Emit ``game-ended`` ``{"result": RESULT}``. ``side`` reached its sequences
     (SQ-S3/SN-S1); without it (SQ-E1 ruling) the game is a draw, or with option
@@ -111,7 +118,7 @@ def _finish(
         best = max(counts.values())
         leaders = [s for s, n in counts.items() if n == best]
         side = leaders[0] if len(leaders) == 1 else None
-    result = {
+    result: Result = {
         "winners": list(state["teams"][side]) if side else [],
         "scores": {seat: counts[state["sides"][seat]] for seat in state["seats"]},
         "reason": reason,
@@ -140,7 +147,7 @@ def is_stalemate(state: SequenceState, barren: int) -> bool:
     return barren >= STALEMATE_HARD_LIMIT * decks or (barren >= decks and board_closed(state))
 
 
-def _reshuffle(events: list[dict], state: SequenceState) -> SequenceState:
+def _reshuffle(events: list[Event], state: SequenceState) -> SequenceState:
     """SQ-T7: the deck ran out: the discard piles become the new deck, unless SQ-E1 (c)
     ends the game as a stalemate (``is_stalemate``)."""
     total = len(state["sequences"])
@@ -160,7 +167,7 @@ def _reshuffle(events: list[dict], state: SequenceState) -> SequenceState:
     )
 
 
-def _server_draw(events: list[dict], state: SequenceState, seat: str) -> SequenceState:
+def _server_draw(events: list[Event], state: SequenceState, seat: str) -> SequenceState:
     """Server mode: the seat draws the top card (reshuffling first if needed; a
     discard pile always holds a card then: see SQ-E1 in the module docstring)."""
     if not state["deck"]:
@@ -175,18 +182,18 @@ def _next_seat(state: SequenceState, seat: str) -> str:
     return seats[(seats.index(seat) + 1) % len(seats)]
 
 
-def _start_turn(events: list[dict], state: SequenceState, seat: str) -> SequenceState:
+def _start_turn(events: list[Event], state: SequenceState, seat: str) -> SequenceState:
     return _emit(events, state, {"type": "turn-started", "seat": seat})
 
 
-def _lose_stale_draw(events: list[dict], state: SequenceState, seat: str) -> SequenceState:
+def _lose_stale_draw(events: list[Event], state: SequenceState, seat: str) -> SequenceState:
     """SQ-T5 (table mode): a seat that plays again still owing its last draw loses it."""
     if seat in state["pending_draws"]:
         state = _emit(events, state, {"type": "draw-lost", "seat": seat})
     return state
 
 
-def _end_turn(events: list[dict], state: SequenceState, seat: str) -> SequenceState:
+def _end_turn(events: list[Event], state: SequenceState, seat: str) -> SequenceState:
     """After a play or removal: win check (SQ-S3/SN-S1), the draw (server mode,
     SQ-T1, SQ-T3), the next seat's turn."""
     side = state["sides"][seat]
@@ -201,10 +208,14 @@ def _end_turn(events: list[dict], state: SequenceState, seat: str) -> SequenceSt
 
 def is_dead(state: SequenceState, card: str) -> bool:
     """SQ-T4: a face card whose two spaces are both covered (Jacks/PLUS/MINUS never)."""
-    if card_class(state["game"], card) != "face":
+    return _dead_on(state["game"], state["board"], state["chips"], card)
+
+
+def _dead_on(game: str, board: Grid, chips: ChipGrid, card: str) -> bool:
+    """``is_dead`` judged on a board and its chips alone."""
+    if card_class(game, card) != "face":
         return False
-    label = label_of(state["game"], card)
-    board, chips = state["board"], state["chips"]
+    label = label_of(game, card)
     return all(chips[r][c] is not None for r, c in _cells_of(board, label))
 
 
@@ -222,20 +233,20 @@ def can_exchange(state: SequenceState, seat: str, this_turn: bool = True) -> boo
     return _cards_to_draw(state) and any(is_dead(state, card) for card in state["hands"][seat])
 
 
-def _cells_of(board: list[list[Any]], label: Any) -> Iterator[Cell]:
+def _cells_of(board: Grid, label: str | int) -> Iterator[Cell]:
     for r, row in enumerate(board):
         for c, value in enumerate(row):
             if value == label:
                 yield (r, c)
 
 
-def _plays(state: SequenceState, seat: str) -> list[dict]:
+def _plays(state: SequenceState, seat: str) -> list[Action]:
     """Every play and removal body ``seat`` could make with its hand now."""
     game, board, chips = state["game"], state["board"], state["chips"]
     side = state["sides"][seat]
     index = None
     locked = None
-    out: list[dict] = []
+    out: list[Action] = []
     for card in dict.fromkeys(state["hands"][seat]):
         kind = card_class(game, card)
         if kind == "remover":

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from service.games.rng import commitment
 from service.games.sequence.draws import _draw_candidates, _owes_draw, _seat_draw_candidates
 from service.games.sequence.fold import deck_count
-from service.games.sequence.state import SequenceState
+from service.games.sequence.state import Action, Event, SequenceState
 from service.games.sequence.turn import _counts, _plays, can_exchange, is_dead
 
 
-def _draws(state: SequenceState, seat: str, by_referee: bool) -> list[dict]:
+def _draws(state: SequenceState, seat: str, by_referee: bool) -> list[Action]:
     """Table mode: a draw body per card the sender cannot rule out (G-M2): the
     referee's from the deck, a seat's from what it can see (``_seat_draw_candidates``)."""
     cards = (
@@ -20,11 +21,11 @@ def _draws(state: SequenceState, seat: str, by_referee: bool) -> list[dict]:
     return [{"type": "draw", "card": card} for card in cards]
 
 
-def _seat_actions(state: SequenceState, seat: str, by_referee: bool = False) -> list[dict]:
+def _seat_actions(state: SequenceState, seat: str, by_referee: bool = False) -> list[Action]:
     hand = state["hands"][seat]
     if state["phase"] == "deal":
         return _draws(state, seat, by_referee) if len(hand) < state["hand_size"] else []
-    out: list[dict] = []
+    out: list[Action] = []
     if state["replacement_due"] == seat or seat in state["pending_draws"]:
         out += _draws(state, seat, by_referee)
     if seat in state["penalty_due"]:
@@ -43,7 +44,7 @@ def _seat_actions(state: SequenceState, seat: str, by_referee: bool = False) -> 
     return out + [{"type": "pass"}]
 
 
-def _penalties(state: SequenceState) -> list[dict]:
+def _penalties(state: SequenceState) -> list[Action]:
     if state["phase"] != "play":
         return []
     return [
@@ -55,7 +56,7 @@ def _penalties(state: SequenceState) -> list[dict]:
     ]
 
 
-def legal_actions(state: SequenceState, viewer: str | None) -> list[dict]:
+def legal_actions(state: SequenceState, viewer: str | None) -> list[Action]:
     """Complete action bodies ``apply(state, viewer, body)`` accepts now.
 
     A seat: its own moves, its table-mode draws judged on what it can see (G-M2).
@@ -78,7 +79,7 @@ def legal_actions(state: SequenceState, viewer: str | None) -> list[dict]:
 # ===== views: what each viewer may see =====
 
 
-def view(state: SequenceState, viewer: str | None) -> dict:
+def view(state: SequenceState, viewer: str | None) -> dict[str, Any]:
     """The state as ``viewer`` may see it (a seat ``p1``.., ``"referee"``, None).
 
     Everyone: board, chips, sequences, counts, discard piles (face up), turn, hand
@@ -131,7 +132,7 @@ def view(state: SequenceState, viewer: str | None) -> dict:
     return out
 
 
-def view_event(state: SequenceState, event: dict, viewer: str | None) -> dict | None:
+def view_event(state: SequenceState, event: Event, viewer: str | None) -> Event | None:
     """One log event as ``viewer`` may see it: dealt and drawn cards only to their
     seat and the referee (others see the count), a report's ``conflict`` (G-M2) only
     to the referee; the seed in ``game-created`` only once the game is over
@@ -150,11 +151,12 @@ def view_event(state: SequenceState, event: dict, viewer: str | None) -> dict | 
         count = len(event["cards"]) if kind == "dealt" else 1
         return {"type": kind, "seat": event["seat"], "count": count}
     if viewer == "referee":
-        return json.loads(json.dumps(event))
+        whole: Event = json.loads(json.dumps(event))  # a deep copy, as JSON
+        return whole
     return {k: json.loads(json.dumps(v)) for k, v in event.items() if k != "conflict"}
 
 
-def _position_event(state: SequenceState, event: dict, viewer: str | None) -> dict:
+def _position_event(state: SequenceState, event: Event, viewer: str | None) -> Event:
     """G-P1: a stated position as ``viewer`` may see it (other hands as counts, G-M1)."""
     over = state["status"] == "finished"
     stated = json.loads(json.dumps(event["position"]))
@@ -162,7 +164,7 @@ def _position_event(state: SequenceState, event: dict, viewer: str | None) -> di
         seat: list(hand) if over or viewer in (seat, "referee") else len(hand)
         for seat, hand in event["hands"].items()
     }
-    out = {
+    out: Event = {
         "type": "position-set",
         "seat": None,
         "phase": event["phase"],
