@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from service.cards import DECK
@@ -15,16 +16,25 @@ IDLE_SECONDS = 120  # G-T1's default in server dealing (off in table dealing)
 
 
 def _option(
-    name: str, type_: str, default: Any, description: str, choices: list | None = None
-) -> dict:
+    name: str,
+    type_: str,
+    default: Any,
+    description: str,
+    choices: list[int] | list[str] | None = None,
+) -> dict[str, Any]:
     """One catalog option entry."""
-    entry = {"name": name, "type": type_, "default": default, "description": description}
+    entry: dict[str, Any] = {
+        "name": name,
+        "type": type_,
+        "default": default,
+        "description": description,
+    }
     if choices is not None:
         entry["choices"] = choices
     return entry
 
 
-CATALOG: dict[str, dict] = {
+CATALOG: dict[str, dict[str, Any]] = {
     GAME: {
         "title": "Solitaire Frenzy",
         "rules": "RULES.md §5 (SF-*)",
@@ -110,7 +120,8 @@ _OPTION_RULES = {
 def invalid_option(detail: Message, name: str | None = None) -> RuleViolation:
     """422 ``invalid-option`` citing the option's rule; options that are not an object,
     an unknown option or game cite G-O1 (G-R1)."""
-    return RuleViolation("invalid-option", detail, 422, _OPTION_RULES.get(name, "G-O1"))
+    rule = "G-O1" if name is None else _OPTION_RULES.get(name, "G-O1")
+    return RuleViolation("invalid-option", detail, 422, rule)
 
 
 def normalise_options(options: Any) -> Options:
@@ -130,7 +141,7 @@ def normalise_options(options: Any) -> Options:
                 known=sorted(spec["name"] for spec in specs),
             )
         )
-    out = {}
+    out: dict[str, Any] = {}
     for spec in specs:
         name, value = spec["name"], options.get(spec["name"])
         if name == "idle_seconds":
@@ -169,10 +180,19 @@ def normalise_options(options: Any) -> Options:
             ),
             "first_seat",
         )
-    return out
+    return {
+        "players": out["players"],
+        "dealing": out["dealing"],
+        "rounds": out["rounds"],
+        "pile_penalty": out["pile_penalty"],
+        "one_pile_per_suit": out["one_pile_per_suit"],
+        "play_order": out["play_order"],
+        "first_seat": out["first_seat"],
+        "idle_seconds": out["idle_seconds"],
+    }
 
 
-def _idle_seconds(options: dict, dealing: str) -> int | None:
+def _idle_seconds(options: Mapping[str, Any], dealing: str) -> int | None:
     """G-T1: ``idle_seconds`` as given (null: off), else the dealing's default; an
     integer >= 1, and off in table dealing."""
     default = IDLE_SECONDS if dealing == "server" else None

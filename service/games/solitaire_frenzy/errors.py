@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NoReturn, TypeGuard
 
 from service.cards import CardError, parse_card
 from service.games import RuleViolation
 from service.games.solitaire_frenzy.cards import COLUMNS, Refusal
+from service.games.solitaire_frenzy.state import Action
 from service.messages import Message
 
 
@@ -23,17 +24,17 @@ def refuse(code: str, detail: Message, rule: str) -> RuleViolation:
     return RuleViolation(code, detail, 409, rule)
 
 
-def raise_refusal(refusal: Refusal) -> None:
+def raise_refusal(refusal: Refusal) -> NoReturn:
     """Raise a card rule's :class:`Refusal` as a 409 RuleViolation."""
     raise refuse(refusal.code, refusal.detail, refusal.rule)
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
     """An integer that is not a bool."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def read_card(action: dict, field: str = "card") -> str:
+def read_card(action: Action, field: str = "card") -> str:
     """The canonical card code in ``action[field]``; 422 ``invalid-action`` when
     missing, ``invalid-card`` for an unknown code or a joker."""
     raw = action.get(field)
@@ -52,7 +53,7 @@ def read_card(action: dict, field: str = "card") -> str:
     return card
 
 
-def read_column(action: dict, field: str) -> int:
+def read_column(action: Action, field: str) -> int:
     """A column number 0-3 in ``action[field]``; 422 ``invalid-column`` otherwise."""
     value = action.get(field)
     if not is_int(value) or not 0 <= value < COLUMNS:

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from service.games.solitaire_frenzy.cards import COLUMN, GAME, NEW, TURN_SIZE
 from service.games.solitaire_frenzy.deal import deal
 from service.games.solitaire_frenzy.layouts import position_state
-from service.games.solitaire_frenzy.state import Event, FrenzyState, Layout
+from service.games.solitaire_frenzy.state import (
+    Event,
+    Foundation,
+    FrenzyState,
+    Layout,
+    PileEntry,
+    RoundRecord,
+    seat_layout,
+)
 
 
 def _created_state(event: Event) -> FrenzyState:
@@ -32,8 +42,8 @@ def _created_state(event: Event) -> FrenzyState:
 
 def _copy_layout(state: FrenzyState, seat: str) -> tuple[FrenzyState, Layout]:
     """A copy of ``state`` whose ``seat`` layout (lists included) is fresh."""
-    layout = state["layouts"][seat]
-    fresh = {
+    layout = seat_layout(state, seat)
+    fresh: Layout = {
         "pile": layout["pile"][:],
         "columns": [c[:] for c in layout["columns"]],
         "hand": layout["hand"][:],
@@ -94,6 +104,8 @@ def _take(layout: Layout, source: str, column: int | None) -> str:
     if source == "waste":
         layout["pass"], layout["reach"] = None, None
         return layout["waste"].pop()
+    if column is None:
+        raise ValueError(f"a play from {source} names no column")
     return layout["columns"][column].pop()
 
 
@@ -105,7 +117,8 @@ def _fold_played(s: FrenzyState, e: Event) -> FrenzyState:
     if e["to"] == COLUMN:
         layout["columns"][e["column"]].append(card)
         return s
-    entry = {"card": card, "seat": e["seat"]}
+    entry: PileEntry = {"card": card, "seat": e["seat"]}
+    piles: list[Foundation]
     if e["based_on"] == NEW:
         piles = s["foundations"] + [{"id": e["pile"], "suit": card[-1], "cards": [entry]}]
     else:
@@ -141,7 +154,14 @@ def _fold_retired(s: FrenzyState, e: Event) -> FrenzyState:
 
 
 def _fold_round_ended(s: FrenzyState, e: Event) -> FrenzyState:
-    record = {k: e[k] for k in ("round", "reason", "out", "board", "pile", "scores")}
+    record: RoundRecord = {
+        "round": e["round"],
+        "reason": e["reason"],
+        "out": e["out"],
+        "board": e["board"],
+        "pile": e["pile"],
+        "scores": e["scores"],
+    }
     return {**s, "history": s["history"] + [record], "totals": dict(e["totals"])}
 
 
@@ -149,7 +169,7 @@ def _fold_game_ended(s: FrenzyState, e: Event) -> FrenzyState:
     return {**s, "status": "finished", "result": e["result"]}
 
 
-_FOLDS = {
+_FOLDS: dict[str, Callable[[FrenzyState, Event], FrenzyState]] = {
     "round-started": _fold_round_started,
     "dealt": _fold_dealt,
     "turned": _fold_turned,

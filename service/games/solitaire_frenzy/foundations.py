@@ -51,7 +51,7 @@ def to_board(card: str, wanted: Needs) -> bool:
     return card in following or (ace(card) and card[-1] in ace_suits)
 
 
-def foundation_targets(state: FrenzyState, card: str, wanted: Needs) -> list[dict]:
+def foundation_targets(state: FrenzyState, card: str, wanted: Needs) -> list[dict[str, str | int]]:
     """Foundation targets of ``card``: a new pile for an Ace, else every pile it follows."""
     if ace(card):
         return [{"to": FOUNDATION, "based_on": NEW}] if card[-1] in wanted[1] else []

@@ -6,7 +6,13 @@ from __future__ import annotations
 from service.games.solitaire_frenzy.cards import TURN_SIZE, builds_on
 from service.games.solitaire_frenzy.errors import refuse
 from service.games.solitaire_frenzy.foundations import board_needs, to_board
-from service.games.solitaire_frenzy.state import Action, Event, FrenzyState, Layout
+from service.games.solitaire_frenzy.state import (
+    Action,
+    Event,
+    FrenzyState,
+    Layout,
+    seat_layout,
+)
 from service.messages import Message
 
 
@@ -20,7 +26,7 @@ def hidden_cards(layout: Layout) -> list[str]:
 def waste_top_plays(state: FrenzyState, seat: str) -> bool:
     """SF-O1: the seat's top waste card could be played now: to the board, onto a
     column's exposed card or into an empty column."""
-    layout = state["layouts"][seat]
+    layout = seat_layout(state, seat)
     if not layout["waste"]:
         return False
     card, columns = layout["waste"][-1], layout["columns"]
@@ -35,7 +41,7 @@ def do_turn(events: list[Event], state: FrenzyState, seat: str, action: Action) 
     """SF-H1: turn the next three hand cards (fewer when fewer remain) onto the waste;
     with an empty hand, pick the waste up unshuffled first (one event). With
     ``play_order: "strict"`` refused while the waste top could be played (SF-O1)."""
-    layout = state["layouts"][seat]
+    layout = seat_layout(state, seat)
     if not layout["hand"] and not layout["waste"]:
         raise refuse(
             "nothing-to-turn", Message("your hand and waste are empty: nothing to turn"), "SF-H1"

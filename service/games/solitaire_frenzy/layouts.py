@@ -4,12 +4,13 @@ it. The notation is in service.games.solitaire_frenzy.positions."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from service.cards import DECK
 from service.games.rng import shuffle
 from service.games.solitaire_frenzy.cards import GAME, TURN_SIZE
-from service.games.solitaire_frenzy.positions import SOURCES, read_seat
+from service.games.solitaire_frenzy.positions import SOURCES, SourceName, read_seat
 from service.games.solitaire_frenzy.state import Foundation, FrenzyState, Layout
 
 
@@ -19,26 +20,32 @@ def _tops(cycle: list[str]) -> list[str]:
     return tops + [cycle[-1]] if len(cycle) % TURN_SIZE else tops
 
 
-def _layout(seat: str, raw: dict, piles: list[Foundation], seed: str) -> Layout:
+def _layout(seat: str, raw: Any, piles: list[Foundation], seed: str) -> Layout:
     """SF-P1 layout of a read seat, the cards it leaves out shuffled from the seed."""
     read = read_seat(raw, seat)
     placed = {e["card"] for p in piles for e in p["cards"] if e["seat"] == seat}
     placed |= {c for column in read["columns"] for c in column}
     for name in SOURCES:
-        placed |= set(read[name].get("cards", [])) | {read[name].get("top")}
+        placed |= set(read[name].get("cards", []))
+        top = read[name].get("top")
+        if top is not None:
+            placed.add(top)
     rest = shuffle([c for c in DECK if c not in placed], seed, f"position-{seat}")
-    cards = {}
-    for name in ("pile", "waste", "hand"):
+    cards: dict[SourceName, list[str]] = {}
+    laid: tuple[SourceName, ...] = ("pile", "waste", "hand")
+    for name in laid:
         source = read[name]
         if "cards" in source:
             cards[name] = list(source["cards"])
             continue
         below = source["size"] - (source.get("top") is not None)
         cards[name], rest = rest[:below], rest[below:]
-        if source.get("top") is not None:
-            cards[name].append(source["top"])
+        top = source.get("top")
+        if top is not None:
+            cards[name].append(top)
     hand, waste = cards["hand"], cards["waste"]
-    passed = reach = None
+    passed: list[str] | None = None
+    reach: list[str] | None = None
     if read["cycle"] != "broken":
         passed = waste[TURN_SIZE - 1 :: TURN_SIZE] if hand else _tops(waste)
     if read["cycle"] == "known":
@@ -53,17 +60,21 @@ def _layout(seat: str, raw: dict, piles: list[Foundation], seed: str) -> Layout:
     }
 
 
-def position_state(state: FrenzyState, position: dict) -> FrenzyState:
+def position_state(state: FrenzyState, position: Mapping[str, Any]) -> FrenzyState:
     """The state a ``position-set`` event gives (fold): the round in play as stated."""
     number, retired = position["round"], position["retired"]
     active = [s for s in state["seats"] if s not in retired]
     round_seats = [s for s in state["seats"] if s in active or retired[s]["round"] == number]
-    piles = [
-        {"id": p["id"], "suit": p["cards"][0]["card"][-1], "cards": [dict(e) for e in p["cards"]]}
+    piles: list[Foundation] = [
+        {
+            "id": p["id"],
+            "suit": p["cards"][0]["card"][-1],
+            "cards": [{"card": e["card"], "seat": e["seat"]} for e in p["cards"]],
+        }
         for p in position["foundations"]
     ]
     players = position.get("players", {})
-    layouts = {
+    layouts: dict[str, Layout | None] = {
         s: _layout(s, players[s], piles, state["seed"]) if s in players else None
         for s in state["seats"]
     }
@@ -86,19 +97,23 @@ def _cycle(layout: Layout) -> str:
     return "broken" if layout["pass"] is None else "turning"
 
 
-def _seat_notation(layout: Layout, full: bool) -> dict:
+def _seat_notation(layout: Layout, full: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for name in ("pile", "columns", "hand", "waste"):
-        if name == "columns":
-            out["columns"] = [list(c) for c in layout["columns"]]
-        elif full:
-            out[name] = list(layout[name])
-        else:
-            if name != "hand":
-                out[f"{name}_top"] = layout[name][-1] if layout[name] else None
-            out[f"{name}_size"] = len(layout[name])
+    _source_notation(out, "pile", layout["pile"], full)
+    out["columns"] = [list(c) for c in layout["columns"]]
+    _source_notation(out, "hand", layout["hand"], full)
+    _source_notation(out, "waste", layout["waste"], full)
     out["cycle"] = _cycle(layout)
     return out
+
+
+def _source_notation(out: dict[str, Any], name: SourceName, cards: list[str], full: bool) -> None:
+    if full:
+        out[name] = list(cards)
+    else:
+        if name != "hand":
+            out[f"{name}_top"] = cards[-1] if cards else None
+        out[f"{name}_size"] = len(cards)
 
 
 def sees_everything(state: FrenzyState, viewer: str | None) -> bool:
@@ -109,7 +124,7 @@ def sees_everything(state: FrenzyState, viewer: str | None) -> bool:
     )
 
 
-def position(state: FrenzyState, viewer: str | None) -> dict:
+def position(state: FrenzyState, viewer: str | None) -> dict[str, Any]:
     """G-P1: the game's position in the notation above, as ``viewer`` may see it: a
     seat (or the referee of a server game) sees every face-down card as a count (the
     seat's own too: nobody sees them, G-M1); the referee of a table game, or anyone
@@ -127,17 +142,17 @@ def position(state: FrenzyState, viewer: str | None) -> dict:
     }
     if len(state["history"]) >= state["round"] - 1:  # a table position may leave it out
         out["history"] = [dict(r) for r in state["history"]]
-    players = {
-        s: _seat_notation(state["layouts"][s], full)
-        for s in state["active"]
-        if state["layouts"][s] is not None
-    }
+    players = {}
+    for s in state["active"]:
+        layout = state["layouts"][s]
+        if layout is not None:
+            players[s] = _seat_notation(layout, full)
     if players:
         out["players"] = players
     return out
 
 
-def public_position(stated: dict) -> dict:
+def public_position(stated: Mapping[str, Any]) -> dict[str, Any]:
     """A stated position with every face-down card as a count (``position-set`` as a
     seat sees it, G-M1)."""
     players = {}

@@ -41,7 +41,8 @@ round out of range, totals that do not add up), SF-E3 (a retirement that cannot 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Literal, TypedDict
 
 from service.cards import DECK, CardError, parse_card
 from service.games import RuleViolation
@@ -55,10 +56,38 @@ from service.games.solitaire_frenzy.cards import (
     next_card,
 )
 from service.games.solitaire_frenzy.errors import is_int
+from service.games.solitaire_frenzy.state import (
+    Foundation,
+    Options,
+    PileEntry,
+    Retirement,
+    RoundRecord,
+)
 from service.messages import Message
 
-CYCLES = ("turning", "known", "broken")
-SOURCES = ("pile", "hand", "waste")
+SourceName = Literal["pile", "hand", "waste"]
+Cycle = Literal["turning", "known", "broken"]
+CYCLES: tuple[Cycle, ...] = ("turning", "known", "broken")
+SOURCES: tuple[SourceName, ...] = ("pile", "hand", "waste")
+
+
+class Source(TypedDict, total=False):
+    """A seat's pile, hand or waste as read: ``cards`` given whole, or its ``size``
+    and (pile and waste) its face-up ``top``, None when empty."""
+
+    cards: list[str]
+    size: int
+    top: str | None
+
+
+class ReadSeat(TypedDict):
+    """One seat of a position as read (:func:`read_seat`), cards canonical."""
+
+    columns: list[list[str]]
+    pile: Source
+    hand: Source
+    waste: Source
+    cycle: Cycle
 
 
 def invalid(field: str, detail: Message, rule: str = "G-P1") -> RuleViolation:
@@ -103,11 +132,12 @@ def _count(raw: Any, field: str, most: int, rule: str = "G-P1") -> int:
 # ----- reading a position ---------------------------------------------------------------
 
 
-def _foundations(raw: Any, seats: list[str], one_per_suit: bool) -> list[dict]:
+def _foundations(raw: Any, seats: list[str], one_per_suit: bool) -> list[Foundation]:
     """SF-F1: each pile an Ace then one rank up in its suit; owners are seats."""
     if not isinstance(raw, list):
         raise _shape("foundations", '[{"id", "cards"}, ...]')
-    piles, ids = [], set()
+    piles: list[Foundation] = []
+    ids: set[int] = set()
     for i, pile in enumerate(raw):
         where = f"foundations[{i}]"
         if not isinstance(pile, dict) or set(pile) - {"id", "cards", "suit", "top"}:
@@ -119,7 +149,7 @@ def _foundations(raw: Any, seats: list[str], one_per_suit: bool) -> list[dict]:
         entries = pile.get("cards")
         if not isinstance(entries, list) or not 1 <= len(entries) <= 13:
             raise _shape(f"{where}.cards", '[{"card", "seat"}, ...] (1..13)', "SF-F1")
-        cards = []
+        cards: list[PileEntry] = []
         for j, entry in enumerate(entries):
             at = f"{where}.cards[{j}]"
             if not isinstance(entry, dict) or set(entry) != {"card", "seat"}:
@@ -180,7 +210,7 @@ def _columns(raw: Any, field: str) -> list[list[str]]:
     return columns
 
 
-def _source(raw: dict, name: str, field: str, most: int) -> dict:
+def _source(raw: Mapping[str, Any], name: SourceName, field: str, most: int) -> Source:
     """One of pile, hand, waste: ``{"cards": [...]}`` given whole, or ``{"top", "size"}``
     (hand: ``{"size"}``) with the rest left to the seed."""
     if name in raw:
@@ -203,7 +233,7 @@ def _source(raw: dict, name: str, field: str, most: int) -> dict:
     return {"size": size, "top": None if top is None else _card(top, f"{field}.{name}_top")}
 
 
-def read_seat(raw: Any, seat: str) -> dict:
+def read_seat(raw: Any, seat: str) -> ReadSeat:
     """One seat of a position read (SF-P1, SF-R1, SF-H1), cards canonical."""
     field = f"players.{seat}"
     known = {
@@ -224,24 +254,31 @@ def read_seat(raw: Any, seat: str) -> dict:
             "{pile | pile_top, pile_size; columns; hand | hand_size; "
             "waste | waste_top, waste_size; cycle}",
         )
-    out = {"columns": _columns(raw.get("columns"), f"{field}.columns")}
-    for name, most in (("pile", PILE_SIZE), ("hand", 52), ("waste", 52)):
-        out[name] = _source(raw, name, field, most)
+    columns = _columns(raw.get("columns"), f"{field}.columns")
+    pile = _source(raw, "pile", field, PILE_SIZE)
+    hand = _source(raw, "hand", field, 52)
+    waste = _source(raw, "waste", field, 52)
     cycle = raw.get("cycle")
     if cycle is None:
-        cycle = "turning" if _size(out["waste"]) == 0 else "broken"
+        cycle = "turning" if _size(waste) == 0 else "broken"
     if cycle not in CYCLES:
         raise _shape(f"{field}.cycle", " | ".join(CYCLES), "SF-H1")
-    out["cycle"] = cycle
+    out: ReadSeat = {
+        "columns": columns,
+        "pile": pile,
+        "hand": hand,
+        "waste": waste,
+        "cycle": cycle,
+    }
     _check_cycle(out, field)
     return out
 
 
-def _size(source: dict) -> int:
+def _size(source: Source) -> int:
     return len(source["cards"]) if "cards" in source else source["size"]
 
 
-def _check_cycle(seat: dict, field: str) -> None:
+def _check_cycle(seat: ReadSeat, field: str) -> None:
     """SF-H1: an unbroken pass turns groups of three from an empty waste; one that
     ended is known; a seat with nothing to turn has no pass."""
     hand, waste, cycle = _size(seat["hand"]), _size(seat["waste"]), seat["cycle"]
@@ -279,7 +316,7 @@ def _check_cycle(seat: dict, field: str) -> None:
         )
 
 
-def _conserve(seat: str, layout: dict, piles: list[dict]) -> None:
+def _conserve(seat: str, layout: ReadSeat | None, piles: list[Foundation]) -> None:
     """G-P1: every card of the seat's deck exactly once, the sizes adding up to 52."""
     placed: dict[str, str] = {}
 
@@ -312,8 +349,9 @@ def _conserve(seat: str, layout: dict, piles: list[dict]) -> None:
         source = layout[name]
         for j, card in enumerate(source.get("cards", [])):
             place(card, f"{field}.{name}[{j}]")
-        if source.get("top") is not None:
-            place(source["top"], f"{field}.{name}_top")
+        top = source.get("top")
+        if top is not None:
+            place(top, f"{field}.{name}_top")
     unplaced = sum(
         source["size"] - (source.get("top") is not None)
         for source in (layout[n] for n in SOURCES)
@@ -332,31 +370,34 @@ def _conserve(seat: str, layout: dict, piles: list[dict]) -> None:
         )
 
 
-def _render_seat(seat: dict) -> dict:
+def _render_seat(seat: ReadSeat) -> dict[str, Any]:
     """A read seat back in the notation (lists as given, or top and size)."""
     out: dict[str, Any] = {}
-    for name in ("pile", "columns", "hand", "waste"):
-        source = seat[name]
-        if name == "columns":
-            out["columns"] = [list(c) for c in source]
-        elif "cards" in source:
-            out[name] = list(source["cards"])
-        else:
-            if name != "hand":
-                out[f"{name}_top"] = source["top"]
-            out[f"{name}_size"] = source["size"]
+    _render_source(out, "pile", seat["pile"])
+    out["columns"] = [list(c) for c in seat["columns"]]
+    _render_source(out, "hand", seat["hand"])
+    _render_source(out, "waste", seat["waste"])
     out["cycle"] = seat["cycle"]
     return out
 
 
-def _retired(raw: Any, seats: list[str], number: int, server: bool) -> dict:
+def _render_source(out: dict[str, Any], name: SourceName, source: Source) -> None:
+    if "cards" in source:
+        out[name] = list(source["cards"])
+    else:
+        if name != "hand":
+            out[f"{name}_top"] = source["top"]
+        out[f"{name}_size"] = source["size"]
+
+
+def _retired(raw: Any, seats: list[str], number: int, server: bool) -> dict[str, Retirement]:
     """SF-E3: ``{seat: {"round", "pile"}}``: left in a round so far, with its 13-pile
     size then (table mode: null)."""
     if raw is None:
         return {}
     if not isinstance(raw, dict) or set(raw) - set(seats):
         raise _shape("retired", '{seat: {"round", "pile"}}', "SF-E3")
-    out = {}
+    out: dict[str, Retirement] = {}
     for seat in seats:
         if seat not in raw:
             continue
@@ -373,11 +414,11 @@ def _retired(raw: Any, seats: list[str], number: int, server: bool) -> dict:
     return out
 
 
-def _history(raw: Any, seats: list[str], number: int, penalty: int) -> list[dict]:
+def _history(raw: Any, seats: list[str], number: int, penalty: int) -> list[RoundRecord]:
     """SF-E2: the ended rounds 1.. in order, each score board - penalty x pile."""
     if not isinstance(raw, list) or len(raw) not in (number - 1, number):
         raise _shape("history", f"[round 1, ..., round {number - 1} (or {number})]", "SF-E2")
-    out = []
+    out: list[RoundRecord] = []
     for i, entry in enumerate(raw):
         where = f"history[{i}]"
         keys = {"round", "reason", "out", "board", "pile", "scores"}
@@ -419,12 +460,21 @@ def _history(raw: Any, seats: list[str], number: int, penalty: int) -> list[dict
                     ),
                     "SF-E2",
                 )
-        out.append({k: entry[k] for k in ("round", "reason", "out", "board", "pile", "scores")})
+        out.append(
+            {
+                "round": entry["round"],
+                "reason": entry["reason"],
+                "out": entry["out"],
+                "board": board,
+                "pile": pile,
+                "scores": scores,
+            }
+        )
     return out
 
 
 def _totals(
-    raw: Any, seats: list[str], history: list[dict] | None, number: int, penalty: int
+    raw: Any, seats: list[str], history: list[RoundRecord] | None, number: int, penalty: int
 ) -> dict[str, int]:
     """SF-E2: the running totals; they add up the history when it is given, else lie
     within what the rounds played could give."""
@@ -441,7 +491,6 @@ def _totals(
             due = sum(r["scores"].get(seat, 0) for r in history)
             ok = raw[seat] == due
         else:
-            due = None
             played = number - 1
             ok = -PILE_SIZE * penalty * played <= raw[seat] <= 52 * played
         if not ok:
@@ -459,7 +508,7 @@ def _totals(
     return dict(raw)
 
 
-def read_position(raw: Any, options: dict, seats: list[str]) -> dict:
+def read_position(raw: Any, options: Options, seats: list[str]) -> dict[str, Any]:
     """The position normalised (canonical cards, defaults filled in), or RuleViolation
     ``invalid-position`` naming the field and the rule (see the module docstring)."""
     known = {"game", "round", "totals", "history", "retired", "foundations", "players"}
@@ -489,6 +538,7 @@ def read_position(raw: Any, options: dict, seats: list[str]) -> dict:
     round_seats = [s for s in seats if s in active or retired[s]["round"] == number]
     piles = _foundations(raw.get("foundations", []), round_seats, options["one_pile_per_suit"])
     players = raw.get("players")
+    layouts: dict[str, ReadSeat]
     if players is None and not server:
         layouts = {}
     elif not isinstance(players, dict) or set(players) != set(active):

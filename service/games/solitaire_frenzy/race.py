@@ -158,7 +158,8 @@ def _apply(state: FrenzyState, actor: str, action: Action, kind: str) -> list[Ev
     if kind in _ROUND_ACTIONS:
         _check_round(state, action)
     if state["status"] != "active":  # G-R1: the rule that ended this game
-        ended_by = "SF-E3" if (state["result"] or {}).get("reason") == "last-seat" else "SF-E2"
+        result = state["result"]
+        ended_by = "SF-E3" if result and result.get("reason") == "last-seat" else "SF-E2"
         raise refuse("game-over", Message("the game is over"), ended_by)
     if kind in _REFEREE_ACTIONS:
         if actor != REFEREE:

@@ -3,6 +3,9 @@ table mode, recording a round's result (SF-M1)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from service.games import RuleViolation
 from service.games.solitaire_frenzy.cards import PILE_SIZE
 from service.games.solitaire_frenzy.errors import is_int, malformed, refuse
@@ -39,7 +42,7 @@ def do_retire(state: FrenzyState, action: Action) -> list[Event]:
     return events
 
 
-def _report_value(seat: str, entry: dict, name: str, top: int) -> int:
+def _report_value(seat: str, entry: Mapping[str, Any], name: str, top: int) -> int:
     """SF-M1: one reported figure, an integer 0 to ``top``."""
     value = entry.get(name)
     if not is_int(value) or not 0 <= value <= top:

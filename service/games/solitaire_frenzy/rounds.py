@@ -20,7 +20,13 @@ from service.games.solitaire_frenzy.foundations import (
 )
 from service.games.solitaire_frenzy.hand import hidden_cards
 from service.games.solitaire_frenzy.positions import read_position
-from service.games.solitaire_frenzy.state import Event, FrenzyState, Needs
+from service.games.solitaire_frenzy.state import (
+    Event,
+    FrenzyState,
+    Needs,
+    Result,
+    seat_layout,
+)
 from service.messages import Message
 
 
@@ -31,7 +37,7 @@ def new_game(game: str, options: Any, seed: str) -> list[Event]:
     if game != GAME:
         raise invalid_option(Message("unknown game %(game)s", game=repr(game)))
     normal = normalise_options(options)
-    created = {
+    created: Event = {
         "type": "game-created",
         "seat": None,
         "game": GAME,
@@ -70,7 +76,7 @@ def start_from_position(game: str, options: Any, seed: str, position: Any) -> li
         },
         {"type": "position-set", "seat": None, "position": stated},
     ]
-    state = fold_all(None, events)  # type: ignore[arg-type]
+    state = fold_all(fold(None, events[0]), events[1:])
     if len(state["history"]) == state["round"]:  # the round in play has ended
         end_game(events, state, "last-seat" if len(state["active"]) < 2 else "rounds-played")
     elif normal["dealing"] == "server":
@@ -81,7 +87,12 @@ def start_from_position(game: str, options: Any, seed: str, position: Any) -> li
 def pile_left(state: FrenzyState, seat: str) -> int:
     """SF-E2: cards left in the seat's 13-pile (as it stood when it retired, SF-E3)."""
     layout = state["layouts"][seat]
-    return len(layout["pile"]) if layout is not None else state["retired"][seat]["pile"]
+    if layout is not None:
+        return len(layout["pile"])
+    left = state["retired"][seat]["pile"]
+    if left is None:  # only table dealing leaves it unknown, and its rounds are recorded
+        raise ValueError(f"{seat} retired with an unknown 13-pile")
+    return left
 
 
 def start_round(events: list[Event], state: FrenzyState) -> FrenzyState:
@@ -118,7 +129,7 @@ def end_game(events: list[Event], state: FrenzyState, reason: str) -> FrenzyStat
     totals = state["totals"]
     best = max(totals[s] for s in state["active"])
     winners = [s for s in state["active"] if totals[s] == best]
-    result = {
+    result: Result = {
         "winners": winners,
         "scores": dict(totals),
         "reason": reason,
@@ -188,7 +199,7 @@ def can_move(state: FrenzyState, seat: str, needs: Needs | None = None) -> bool:
     no move until it acts again."""
     if seat in state.get("timed_out", []):
         return False
-    layout = state["layouts"][seat]
+    layout = seat_layout(state, seat)
     needs = needs or board_needs(state)
     columns = layout["columns"]
     exposed = [column[-1] for column in columns if column]
@@ -216,7 +227,7 @@ def settle(events: list[Event], state: FrenzyState) -> FrenzyState:
     13-pile is empty), when fewer than two seats remain, or when no active seat can
     move (SF-E1); each end is followed by the next round or the end of the game."""
     while state["status"] == "active":
-        out = next((s for s in state["active"] if not state["layouts"][s]["pile"]), None)
+        out = next((s for s in state["active"] if not seat_layout(state, s)["pile"]), None)
         if out is not None:
             state = end_round(events, state, "out", out)
         elif len(state["active"]) < 2:

@@ -6,7 +6,8 @@ a card's owner is the seat whose deck it belongs to (its back colour, SF-E2).
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from collections.abc import Mapping
+from typing import Any, Literal, TypedDict
 
 Layout = TypedDict(
     "Layout",
@@ -65,6 +66,23 @@ class RoundRecord(TypedDict):
     scores: dict[str, int]
 
 
+class FrenzyRecord(TypedDict):
+    """The game's own part of its result: every ended round, the seats that retired."""
+
+    rounds: list[RoundRecord]
+    retired: list[str]
+
+
+class Result(TypedDict):
+    """The shared RESULT of :mod:`service.games` (reason ``rounds-played`` or
+    ``last-seat``): the highest total among the seats still playing wins (SF-E2, SF-E3)."""
+
+    winners: list[str]
+    scores: dict[str, int]
+    reason: str
+    solitaire_frenzy: FrenzyRecord
+
+
 class Options(TypedDict):
     """The catalog's options, every one filled in (``normalise_options``)."""
 
@@ -101,11 +119,20 @@ class FrenzyState(TypedDict):
     retired: dict[str, Retirement]
     history: list[RoundRecord]
     totals: dict[str, int]
-    result: dict | None
+    result: Result | None
     from_position: bool
     timed_out: list[str]
 
 
-Event = dict  # ``{"type": str, "seat": str | None, ...}``; see the package docstring
-Action = dict  # an action body as ``apply`` receives it
+Event = dict[str, Any]  # ``{"type": str, "seat": str | None, ...}``; see the package docstring
+Action = Mapping[str, Any]  # an action body as ``apply`` receives it (read, never changed)
 Needs = tuple[set[str], set[str]]  # the cards the board takes, the suits an Ace may open
+
+
+def seat_layout(state: FrenzyState, seat: str) -> Layout:
+    """The layout of a seat in play (dealt, not retired). ValueError for a seat that has
+    none: only an active seat of a server game (or of a stated position) has one."""
+    layout = state["layouts"][seat]
+    if layout is None:
+        raise ValueError(f"{seat} has no layout in this round")
+    return layout

@@ -29,7 +29,7 @@ from service.games.solitaire_frenzy.foundations import (
     read_based_on,
     to_board,
 )
-from service.games.solitaire_frenzy.state import Action, Event, FrenzyState
+from service.games.solitaire_frenzy.state import Action, Event, FrenzyState, seat_layout
 from service.messages import Message
 
 
@@ -37,7 +37,7 @@ def locate(state: FrenzyState, seat: str, card: str) -> tuple[str, int | None]:
     """Where the seat's ``card`` can be played from: ``("pile", None)``, ``("waste",
     None)`` or ``("column", i)`` for a column's exposed card. Refused otherwise, with a
     detail that never depends on hidden places."""
-    layout = state["layouts"][seat]
+    layout = seat_layout(state, seat)
     if layout["pile"] and layout["pile"][-1] == card:
         return "pile", None
     if layout["waste"] and layout["waste"][-1] == card:
@@ -86,7 +86,7 @@ def order_first(state: FrenzyState, seat: str) -> list[str]:
     """SF-O1 strict: the cards the seat must play before its waste: its 13-pile top if
     it plays anywhere, and each column's exposed card that goes to the board (a
     possible whole-column move does not count); [] when the waste may be played."""
-    layout, needs = state["layouts"][seat], board_needs(state)
+    layout, needs = seat_layout(state, seat), board_needs(state)
     exposed = [c[-1] for c in layout["columns"] if c]
     first = []
     if layout["pile"]:
@@ -121,9 +121,13 @@ def check_order(state: FrenzyState, seat: str, source: str) -> None:
 def exposed_after(state: FrenzyState, seat: str, source: str) -> str | None:
     """The card a play from ``source`` turns face up: the next 13-pile card (SF-P2) or
     the waste card below (SF-H1); None when none is left."""
-    if source not in ("pile", "waste"):
+    layout = seat_layout(state, seat)
+    if source == "pile":
+        cards = layout["pile"]
+    elif source == "waste":
+        cards = layout["waste"]
+    else:
         return None
-    cards = state["layouts"][seat][source]
     return cards[-2] if len(cards) > 1 else None
 
 
@@ -143,7 +147,7 @@ def do_play(events: list[Event], state: FrenzyState, seat: str, action: Action) 
     if "pile" in action or "based_on" in action:
         raise malformed(Message('a column play names "column", not a pile or based_on'))
     column = read_column(action, "column")
-    layout = state["layouts"][seat]
+    layout = seat_layout(state, seat)
     for i, cards in enumerate(layout["columns"]):
         if card in cards:  # a column card goes to another column only as the whole column
             if len(cards) > 1:
@@ -199,8 +203,9 @@ def _play_to_foundation(
         check_new_pile(state, card)
         number = max((p["id"] for p in state["foundations"]), default=0) + 1
     else:
-        if ace(card):
-            raise_refusal(foundation_refusal(card, aim))
+        refusal = foundation_refusal(card, aim)
+        if refusal is not None and ace(card):  # an Ace is refused whatever the pile
+            raise_refusal(refusal)
         pile = next((p for p in state["foundations"] if p["id"] == number), None)
         if pile is None:
             raise refuse(
@@ -209,11 +214,10 @@ def _play_to_foundation(
                 "SF-F1",
             )
         check_aim(pile, aim)
-        refusal = foundation_refusal(card, aim)
         if refusal is not None:
             raise_refusal(refusal)
     check_order(state, seat, source)
-    event = {"type": "played", "seat": seat, "card": card, "from": source}
+    event: Event = {"type": "played", "seat": seat, "card": card, "from": source}
     if source == COLUMN:
         event["from_column"] = column
     event.update(
@@ -236,7 +240,7 @@ def do_move(events: list[Event], state: FrenzyState, seat: str, action: Action) 
     source, target = read_column(action, "from_column"), read_column(action, "to_column")
     if source == target:
         raise malformed(Message("from_column and to_column are the same column"), "same-column")
-    columns = state["layouts"][seat]["columns"]
+    columns = seat_layout(state, seat)["columns"]
     if not columns[source]:
         raise refuse(
             "column-empty",
@@ -276,7 +280,7 @@ def do_move(events: list[Event], state: FrenzyState, seat: str, action: Action) 
 def do_refill(events: list[Event], state: FrenzyState, seat: str, action: Action) -> None:
     """SF-R4: an empty column takes the 13-pile top or the waste top."""
     card, column = read_card(action), read_column(action, "column")
-    layout = state["layouts"][seat]
+    layout = seat_layout(state, seat)
     if layout["columns"][column]:
         raise refuse(
             "column-not-empty",

@@ -24,16 +24,16 @@ from service.games.solitaire_frenzy.foundations import (
 from service.games.solitaire_frenzy.hand import waste_top_plays
 from service.games.solitaire_frenzy.layouts import public_position, sees_everything
 from service.games.solitaire_frenzy.rounds import can_move
-from service.games.solitaire_frenzy.state import Event, FrenzyState, Needs
+from service.games.solitaire_frenzy.state import Event, FrenzyState, Needs, seat_layout
 from service.games.solitaire_frenzy.tableau import order_first
 from service.messages import Message
 
 
-def _seat_actions(state: FrenzyState, seat: str) -> list[dict]:
+def _seat_actions(state: FrenzyState, seat: str) -> list[dict[str, Any]]:
     """A seat's plays, moves and refills of its face-up cards, and ``turn``."""
-    layout, needs, number = state["layouts"][seat], board_needs(state), state["round"]
+    layout, needs, number = seat_layout(state, seat), board_needs(state), state["round"]
     columns = layout["columns"]
-    plays: list[dict] = []
+    plays: list[dict[str, Any]] = []
     for source in ("pile", "waste"):
         if not layout[source]:
             continue
@@ -79,7 +79,7 @@ def _seat_actions(state: FrenzyState, seat: str) -> list[dict]:
     return plays
 
 
-def legal_actions(state: FrenzyState, viewer: str | None) -> list[dict]:
+def legal_actions(state: FrenzyState, viewer: str | None) -> list[dict[str, Any]]:
     """Complete action bodies ``apply(state, viewer, body)`` accepts now.
 
     A seat (server mode, still playing): every play, move and refill of its face-up
@@ -96,7 +96,7 @@ def legal_actions(state: FrenzyState, viewer: str | None) -> list[dict]:
     return []
 
 
-def _public_layout(state: FrenzyState, seat: str, board: int, needs: Needs) -> dict:
+def _public_layout(state: FrenzyState, seat: str, board: int, needs: Needs) -> dict[str, Any]:
     out: dict[str, Any] = {"active": seat in state["active"], "board": board}
     layout = state["layouts"][seat]
     if layout is None:
@@ -122,7 +122,7 @@ def _public_layout(state: FrenzyState, seat: str, board: int, needs: Needs) -> d
     return out
 
 
-def view(state: FrenzyState, viewer: str | None) -> dict:
+def view(state: FrenzyState, viewer: str | None) -> dict[str, Any]:
     """The game as ``viewer`` (a seat, ``"referee"`` or None) may see it; every viewer
     sees the same, since nobody (the seat itself included) sees face-down cards.
 
@@ -171,7 +171,7 @@ def view(state: FrenzyState, viewer: str | None) -> dict:
     return out
 
 
-def view_event(state: FrenzyState, event: Event, viewer: str | None) -> dict | None:
+def view_event(state: FrenzyState, event: Event, viewer: str | None) -> dict[str, Any] | None:
     """One log event as ``viewer`` may see it: every event is public (none carries a
     face-down card), except the seed of ``game-created``, shown once the game is over
     (``seed_commitment`` before), and a stated position's face-down cards
@@ -189,7 +189,7 @@ def view_event(state: FrenzyState, event: Event, viewer: str | None) -> dict | N
     return out
 
 
-def check_play(card: Any, onto: Any, to: Any) -> dict:
+def check_play(card: Any, onto: Any, to: Any) -> dict[str, Any]:
     """Would ``card`` go ``onto`` a foundation top or a column card (``None``: a new
     pile / an empty column)? ``{"legal", "code", "rule", "detail"}`` (code null when
     legal). ``to``: ``"foundation"`` (SF-F1) or ``"column"`` (SF-R1, SF-R4).
