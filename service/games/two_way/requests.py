@@ -41,7 +41,7 @@ def check_body(action: object) -> str:
     if not isinstance(action, dict):
         raise bad_request(Message("an action is a JSON object with a 'type'"), rule="G-R1")
     kind = action.get("type")
-    if kind not in _FIELDS:  # G-R1: not an action of the game at all
+    if not isinstance(kind, str) or kind not in _FIELDS:  # G-R1: not an action of the game at all
         raise bad_request(
             Message(
                 "unknown action type %(type)s (one of %(types)s)",
