@@ -305,7 +305,7 @@ def _bases(
                     Message("must list one [row, col] per tile, in line order"),
                 )
             try:
-                cells = line_cells({"slots": slots}, given)  # type: ignore[arg-type]
+                cells = line_cells(slots, given)
             except RuleViolation as error:
                 raise refuse(f"{field}.cells", error.rule or "TW-D1", error.detail) from None
             by_cell = {tuple(c): t for c, t in zip(given, ids)}
