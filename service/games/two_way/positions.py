@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from service.cards import DECK, JOKER
@@ -33,7 +34,16 @@ from service.games.two_way.lines import GRID_SIZE, classify_line
 from service.games.two_way.notation import pair_name, parse_pair
 from service.games.two_way.options import SLOTS, normalise_options, validate_manifest
 from service.games.two_way.requests import line_cells
-from service.games.two_way.state import Event, Faces
+from service.games.two_way.state import (
+    BaseEntry,
+    Board,
+    Event,
+    Faces,
+    Grid,
+    Options,
+    PositionFields,
+    TurnFields,
+)
 from service.games.two_way.tiles import (
     FACE_COUNTS,
     GAME,
@@ -65,7 +75,7 @@ FIELDS = {
 }
 
 
-def refuse(field: str, rule: str, detail: Message) -> RuleViolation:
+def refuse(field: str, rule: str, detail: Message | str) -> RuleViolation:
     """422 ``invalid-position`` naming the field (dotted path) and the rule (G-P1)."""
     return RuleViolation(
         "invalid-position",
@@ -76,13 +86,15 @@ def refuse(field: str, rule: str, detail: Message) -> RuleViolation:
     )
 
 
-def _list(value: object, field: str) -> list:
+def _list(value: object, field: str) -> list[object]:
     if not isinstance(value, list):
         raise refuse(field, "G-P1", Message("must be a list"))
     return value
 
 
-def _integer(position: dict, key: str, default: int, low: int, high: int, rule: str) -> int:
+def _integer(
+    position: Mapping[str, Any], key: str, default: int, low: int, high: int, rule: str
+) -> int:
     value = position.get(key, default)
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
         raise refuse(
@@ -94,25 +106,28 @@ def _integer(position: dict, key: str, default: int, low: int, high: int, rule: 
 # ----- tiles: the manifest and the names -----
 
 
-def _stated_manifest(position: dict, custom: list[Faces] | None) -> list[Faces] | None:
+def _stated_manifest(position: Mapping[str, Any], custom: list[Faces] | None) -> list[Faces] | None:
     """The position's ``manifest`` (108 ``"AS/KH"`` or ``{"blue", "green"}``), checked
     like the option tile_manifest (TW-C2); it must equal the option when both are given."""
     if position.get("manifest") is None:
         return custom
-    tiles = []
+    tiles: list[object] = []
     for _i, tile in enumerate(_list(position["manifest"], "manifest")):
         pair = parse_pair(tile)
         tiles.append({"blue": pair[0], "green": pair[1]} if pair else tile)
     try:
         manifest = validate_manifest(tiles)
     except RuleViolation as error:
-        raise refuse("manifest", "TW-C2", error.detail.params["detail"]) from None
+        detail = error.detail  # invalid_option's "option %(name)s: %(detail)s"
+        if isinstance(detail, Message):
+            detail = detail.params["detail"]  # the detail alone
+        raise refuse("manifest", "TW-C2", detail) from None
     if custom is not None and custom != manifest:
         raise refuse("manifest", "TW-C2", Message("differs from the option tile_manifest"))
     return manifest
 
 
-def _references(position: dict) -> list[tuple[str, object]]:
+def _references(position: Mapping[str, Any]) -> list[tuple[str, object]]:
     """(field, tile name) of every tile the position states, shapes checked: grid,
     hands, bases, bag."""
     refs: list[tuple[str, object]] = []
@@ -162,7 +177,7 @@ def _bad_tile(field: str, value: object) -> RuleViolation:
 def _build_manifest(refs: list[tuple[str, object]], seed: str) -> list[Faces]:
     """A server game without a manifest: the stated pairs are tiles 0..k-1 in order,
     the faces left out are paired from the seed (TW-C2, G-M1)."""
-    counts = {seat: Counter() for seat in SEATS}
+    counts: dict[str, Counter[str]] = {seat: Counter() for seat in SEATS}
     manifest: list[Faces] = []
     for field, value in refs:
         if isinstance(value, int) and not isinstance(value, bool):
@@ -267,7 +282,7 @@ def _hand_sizes(phase: str, turn: str, placed: int, dealt: list[str]) -> dict[st
     return {turn: held.get(phase, HAND_SIZE), other_seat(turn): HAND_SIZE}
 
 
-def _check_hand(seat: str, hand: list[int], size: int, turn: dict, idle: bool) -> None:
+def _check_hand(seat: str, hand: list[int], size: int, turn: TurnFields, idle: bool) -> None:
     """TW-T1/TW-T2: a stated hand holds what the point of the game implies; a finished
     game's seat on turn may have ended it mid-turn (3 to 7 tiles). With idle_seconds
     (G-T1) a turn may have ended as it stood: up to 7 tiles outside the deal."""
@@ -288,11 +303,14 @@ def _check_hand(seat: str, hand: list[int], size: int, turn: dict, idle: bool) -
 
 
 def _bases(
-    position: dict, tiles: dict[str, list[int]], manifest: list[Faces], slots: dict[str, int]
-) -> dict[str, list[dict]]:
+    position: Mapping[str, Any],
+    tiles: dict[str, list[int]],
+    manifest: list[Faces],
+    slots: Mapping[str, int],
+) -> dict[str, list[BaseEntry]]:
     """Each removed sequence checked (TW-D1 line, TW-D4 correct on its owner's faces,
     TW-D3 slots) and completed like a ``declared`` event's entry."""
-    bases: dict[str, list[dict]] = {s: [] for s in SEATS}
+    bases: dict[str, list[BaseEntry]] = {s: [] for s in SEATS}
     for seat, entries in position.get("bases", {}).items():
         for j, entry in enumerate(entries):
             field = f"bases.{seat}[{j}]"
@@ -348,24 +366,23 @@ def _bases(
     return bases
 
 
-def _complete(data: dict, slots: dict[str, int]) -> list[str]:
+def _complete(board: Board, slots: Mapping[str, int]) -> list[str]:
     return [
         s
         for s in SEATS
-        if all(
-            held_count(data, s, int(n)) >= allowed  # type: ignore[arg-type]
-            for n, allowed in slots.items()
-        )
+        if all(held_count(board, s, int(n)) >= allowed for n, allowed in slots.items())
     ]
 
 
-def _check_flow(data: dict, slots: dict[str, int], no_tile: bool) -> str | None:
+def _check_flow(
+    board: Board, turn: TurnFields, slots: Mapping[str, int], no_tile: bool
+) -> str | None:
     """TW-E1/TW-E2/TW-T4 reachability of turn and phase; the completer of a finished
     game (None after a full grid). ``no_tile``: the seat on turn holds no tile (only
     after timed-out turns, G-T1), so no placement is due."""
-    complete = _complete(data, slots)
-    full = not empty_cells(data)  # type: ignore[arg-type]
-    phase, placed = data["phase"], data["placed"]
+    complete = _complete(board, slots)
+    full = not empty_cells(board)
+    phase, placed = turn["phase"], turn["placed"]
     if phase == "over":
         if len(complete) > 1:
             raise refuse(
@@ -393,7 +410,7 @@ def _check_flow(data: dict, slots: dict[str, int], no_tile: bool) -> str | None:
             ),
         )
     if phase == "deal":
-        if any(t is not None for row in data["grid"] for t in row) or any(data["bases"].values()):
+        if any(t is not None for row in board["grid"] for t in row) or any(board["bases"].values()):
             raise refuse("grid", "TW-T1", Message("while dealing the grid and the bases are empty"))
         return None
     if full and placed == 0:
@@ -413,7 +430,7 @@ def _check_flow(data: dict, slots: dict[str, int], no_tile: bool) -> str | None:
     return None
 
 
-def _turn_fields(position: dict, options: dict) -> dict:
+def _turn_fields(position: Mapping[str, Any], options: Options) -> TurnFields:
     phase = position.get("phase", "place")
     if phase not in PHASES:
         raise refuse(
@@ -477,9 +494,9 @@ def _turn_fields(position: dict, options: dict) -> dict:
 
 
 def _deal_missing(
-    unplaced: list[int], sizes: dict[str, int], position: dict, seed: str
+    unplaced: list[int], sizes: dict[str, int], position: Mapping[str, Any], seed: str
 ) -> dict[str, list[int]]:
-    hands = {}
+    hands: dict[str, list[int]] = {}
     for seat in SEATS:
         if seat not in position.get("hands", {}):
             stream = Stream(seed, f"position:{seat}")
@@ -494,11 +511,14 @@ def _deal_missing(
 
 
 def _stated(
-    position: dict, refs: list[tuple[str, object]], ids: list[int], manifest: list[Faces]
-) -> dict:
+    position: Mapping[str, Any],
+    refs: list[tuple[str, object]],
+    ids: list[int],
+    manifest: list[Faces],
+) -> dict[str, Any]:
     """The position as stated, every tile named by its face pair."""
     names = {field: pair_name(manifest[t]) for (field, _), t in zip(refs, ids)}
-    stated = json.loads(json.dumps(position))
+    stated: dict[str, Any] = json.loads(json.dumps(position))
     stated.pop("manifest", None)
     stated["grid"] = [
         [names.get(f"grid[{r}][{c}]") for c in range(GRID_SIZE)] for r in range(GRID_SIZE)
@@ -515,7 +535,7 @@ def _stated(
     return stated
 
 
-def start_from_position(game: str, options: dict, seed: str, position: Any) -> list[Event]:
+def start_from_position(game: str, options: object, seed: str, position: object) -> list[Event]:
     """G-P1: the setup events of a game starting at ``position`` (notation: module
     ``notation``): ``game-created`` {..., "from_position": true}, ``position-set``
     {"position": the position as stated, tiles as face pairs; "state": the grid,
@@ -557,13 +577,10 @@ def start_from_position(game: str, options: dict, seed: str, position: Any) -> l
         manifest = default_manifest()
     ids = _resolve(refs, manifest)
     by_field = {field: t for (field, _), t in zip(refs, ids)}
-    data: dict[str, Any] = {
-        "grid": [
-            [by_field.get(f"grid[{r}][{c}]") for c in range(GRID_SIZE)] for r in range(GRID_SIZE)
-        ],
-        **turn,
-    }
-    hands = {
+    grid: Grid = [
+        [by_field.get(f"grid[{r}][{c}]") for c in range(GRID_SIZE)] for r in range(GRID_SIZE)
+    ]
+    hands: dict[str, list[int]] = {
         s: [by_field[f"hands.{s}[{i}]"] for i in range(len(h))]
         for s, h in position.get("hands", {}).items()
     }
@@ -572,25 +589,26 @@ def start_from_position(game: str, options: dict, seed: str, position: Any) -> l
         for s, entries in position.get("bases", {}).items()
         for j, e in enumerate(entries)
     }
-    data["bases"] = _bases(position, base_tiles, manifest, slots)
-    data["scores"] = {s: sum(e["points"] for e in data["bases"][s]) for s in SEATS}
-    if "scores" in position and position["scores"] != data["scores"]:
+    bases = _bases(position, base_tiles, manifest, slots)
+    scores = {s: sum(e["points"] for e in bases[s]) for s in SEATS}
+    if "scores" in position and position["scores"] != scores:
         raise refuse(
             "scores",
             "TW-E3",
             Message(
                 "must be the sum of each seat's removed sequences: %(scores)s",
-                scores=json.dumps(data["scores"]),
+                scores=json.dumps(scores),
             ),
         )
-    completer = _check_flow(data, slots, hands.get(turn["turn"]) == [])
+    board: Board = {"grid": grid, "bases": bases}
+    completer = _check_flow(board, turn, slots, hands.get(turn["turn"]) == [])
     sizes = _hand_sizes(turn["phase"], turn["turn"], turn["placed"], turn["dealt"])
     for seat, hand in hands.items():
         _check_hand(seat, hand, sizes[seat], turn, chosen["idle_seconds"] is not None)
     unplaced = sorted(set(range(TILE_COUNT)) - set(ids))
     hands.update(_deal_missing(unplaced, sizes, position, seed))
-    data["hands"] = {s: hands[s] for s in SEATS}
-    if turn["phase"] == "place" and not data["hands"][turn["turn"]]:
+    hands = {s: hands[s] for s in SEATS}
+    if turn["phase"] == "place" and not hands[turn["turn"]]:
         raise refuse("phase", "TW-T4", Message('no placement is due: the phase is "draw"'))
     if position.get("bag") is not None:
         if unplaced:
@@ -603,17 +621,25 @@ def start_from_position(game: str, options: dict, seed: str, position: Any) -> l
                     tiles=" ".join(pair_name(manifest[t]) for t in unplaced[:6]),
                 ),
             )
-        data["bag"] = sorted(by_field[f"bag[{i}]"] for i in range(len(position["bag"])))
+        bag = sorted(by_field[f"bag[{i}]"] for i in range(len(position["bag"])))
     else:
-        data["bag"] = unplaced
-    if "bag_count" in position and position["bag_count"] != len(data["bag"]):
+        bag = unplaced
+    if "bag_count" in position and position["bag_count"] != len(bag):
         raise refuse(
             "bag_count",
             "G-P1",
-            Message("must be %(count)s, the tiles left", count=len(data["bag"])),
+            Message("must be %(count)s, the tiles left", count=len(bag)),
         )
+    data: PositionFields = {
+        "grid": grid,
+        **turn,
+        "bases": bases,
+        "scores": scores,
+        "hands": hands,
+        "bag": bag,
+    }
     stated_custom = position.get("custom_manifest", position.get("manifest") is not None)
-    created = {
+    created: Event = {
         "type": "game-created",
         "seat": None,
         "game": GAME,
@@ -624,18 +650,18 @@ def start_from_position(game: str, options: dict, seed: str, position: Any) -> l
         "seed": seed,
         "from_position": True,
     }
-    setup = {
+    setup: Event = {
         "type": "position-set",
         "seat": None,
         "position": _stated(position, refs, ids, manifest),
         "state": json.loads(json.dumps(data)),
     }
-    events = [created, setup]
+    events: list[Event] = [created, setup]
     state = fold(fold(None, created), setup)
     if turn["phase"] == "deal" and chosen["dealing"] == "server":
         for seat in (chosen["first_seat"], other_seat(chosen["first_seat"])):
             if seat not in state["dealt"]:
-                deal = {
+                deal: Event = {
                     "type": "dealt",
                     "seat": seat,
                     "by": None,
