@@ -1199,6 +1199,15 @@ def test_expected_version_in_a_body_is_ignored():
     assert events[0]["cell"] == [4, 4] and "expected_version" not in events[0]
 
 
+@pytest.mark.parametrize("kind", [["place"], {"place": 1}, 3, None, "fly"])
+def test_g_r1_a_type_naming_no_action_is_invalid_action(kind):
+    """A body whose "type" is no action type of the game, even one that is not a string
+    (a list or an object), is a malformed body: 422 invalid-action citing G-R1."""
+    game = Game()
+    error = game.refused(game.turn, {"type": kind})
+    assert (error.code, error.status, error.rule) == ("invalid-action", 422, "G-R1")
+
+
 # ----- legal actions -----
 
 

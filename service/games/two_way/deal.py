@@ -7,12 +7,12 @@ from service.games import RuleViolation
 from service.games.rng import Stream
 from service.games.two_way.flow import fold, other_seat
 from service.games.two_way.options import normalise_options
-from service.games.two_way.state import TwoWayState
+from service.games.two_way.state import Event, TwoWayState
 from service.games.two_way.tiles import GAME, HAND_SIZE, SEATS, game_manifest
 from service.messages import Message
 
 
-def new_game(game: str, options: dict, seed: str) -> list[dict]:
+def new_game(game: str, options: object, seed: str) -> list[Event]:
     """TW-T1 setup events: ``game-created`` (fold(None, it) is the initial state), then
     in server mode one ``dealt`` of 5 tiles per seat (first player first) drawn with the
     seed; in table mode the referee reports the deals (``draw`` actions with 5 ids).
@@ -35,7 +35,7 @@ def new_game(game: str, options: dict, seed: str) -> list[dict]:
     custom = manifest is not None
     if not custom:
         manifest = game_manifest(chosen["dealing"], seed)
-    created = {
+    created: Event = {
         "type": "game-created",
         "seat": None,
         "game": GAME,
@@ -45,12 +45,12 @@ def new_game(game: str, options: dict, seed: str) -> list[dict]:
         "manifest": manifest,
         "seed": seed,
     }
-    events = [created]
+    events: list[Event] = [created]
     if chosen["dealing"] == "server":
         state = fold(None, created)
         first = chosen["first_seat"]
         for seat in (first, other_seat(first)):
-            deal = {
+            deal: Event = {
                 "type": "dealt",
                 "seat": seat,
                 "by": None,

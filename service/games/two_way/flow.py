@@ -4,10 +4,19 @@ state) and the helpers that say what a turn owes."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from service.games.two_way.lines import GRID_SIZE
 from service.games.two_way.options import SLOTS
-from service.games.two_way.state import Event, TwoWayState
+from service.games.two_way.state import (
+    Board,
+    Cell,
+    Event,
+    Options,
+    PositionFields,
+    Result,
+    TwoWayState,
+)
 from service.games.two_way.tiles import (
     DRAW_COUNT,
     DRAWN_HAND,
@@ -24,12 +33,12 @@ def other_seat(seat: str) -> str:
 
 
 def initial_state(event: Event) -> TwoWayState:
-    options = event["options"]
+    options: Options = event["options"]  # normalise_options made them
     return {
         "game": GAME,
         "status": "active",
         "seats": list(event["seats"]),
-        "options": dict(options),
+        "options": options.copy(),
         "custom_manifest": event["custom_manifest"],
         "manifest": [dict(t) for t in event["manifest"]],
         "seed": event["seed"],
@@ -52,7 +61,7 @@ def initial_state(event: Event) -> TwoWayState:
     }
 
 
-def empty_cells(state: TwoWayState) -> list[list[int]]:
+def empty_cells(state: Board) -> list[Cell]:
     return [
         [r, c] for r in range(GRID_SIZE) for c in range(GRID_SIZE) if state["grid"][r][c] is None
     ]
@@ -97,11 +106,11 @@ def discard_count(state: TwoWayState, seat: str) -> int:
     return max(0, len(state["hands"][seat]) - HAND_SIZE)
 
 
-def held_count(state: TwoWayState, seat: str, length: int) -> int:
+def held_count(state: Board, seat: str, length: int) -> int:
     return sum(entry["length"] == length for entry in state["bases"][seat])
 
 
-def end_event(state: TwoWayState, reason: str, completer: str | None) -> dict:
+def end_event(state: TwoWayState, reason: str, completer: str | None) -> Event:
     """TW-E1..TW-E3: the ``game-ended`` event ``{"result": RESULT}`` for ``state``
     (scores already counted).
 
@@ -116,7 +125,7 @@ def end_event(state: TwoWayState, reason: str, completer: str | None) -> dict:
         winners = [completer]
     else:
         winners = [] if blue == green else [SEATS[0] if blue > green else SEATS[1]]
-    result = {
+    result: Result = {
         "winners": winners,
         "scores": scores,
         "reason": reason,
@@ -187,7 +196,8 @@ def _fold_skipped(state: TwoWayState, event: Event) -> None:
 
 def _fold_position(state: TwoWayState, event: Event) -> None:
     """G-P1: the stated position replaces the fresh game's (positions.start_from_position)."""
-    state.update(json.loads(json.dumps(event["state"])))  # type: ignore[typeddict-item]
+    stated: PositionFields = json.loads(json.dumps(event["state"]))
+    state.update(stated)
 
 
 def _fold_ended(state: TwoWayState, event: Event) -> None:
@@ -196,7 +206,7 @@ def _fold_ended(state: TwoWayState, event: Event) -> None:
     state["result"] = json.loads(json.dumps(event["result"]))
 
 
-_FOLDERS = {
+_FOLDERS: dict[str, Callable[[TwoWayState, Event], None]] = {
     "dealt": _fold_deal,
     "placed": _fold_place,
     "drawn": _fold_draw,
@@ -236,12 +246,12 @@ def fold_copy(state: TwoWayState) -> TwoWayState:
     the rest (manifest, options, slots, base entries...) is shared, as no folder
     changes it (a JSON round trip of the whole state, manifest included, took
     ~100 us per event; this ~2 us)."""
-    new = dict(state)
+    new = state.copy()
     new["hands"] = {seat: list(tiles) for seat, tiles in state["hands"].items()}
     new["bases"] = {seat: list(entries) for seat, entries in state["bases"].items()}
     new["grid"] = [list(row) for row in state["grid"]]
-    for key in ("bag", "dealt"):
-        new[key] = list(state[key])
-    for key in ("scores", "pending_skips"):
-        new[key] = dict(state[key])
+    new["bag"] = list(state["bag"])
+    new["dealt"] = list(state["dealt"])
+    new["scores"] = dict(state["scores"])
+    new["pending_skips"] = dict(state["pending_skips"])
     return new

@@ -19,8 +19,10 @@ from __future__ import annotations
 # line, never its validity, so they are not reasons.)
 from functools import lru_cache
 from itertools import pairwise
+from typing import Any, TypedDict
 
 from service.cards import DECK, JOKER, RANKS, SUITS
+from service.games.two_way.state import Cell
 from service.messages import Message
 
 LINE_LENGTHS = range(3, 7)
@@ -37,7 +39,30 @@ _PARSED: dict[str, tuple[int, str] | None] = {
 _PARSED[JOKER] = None
 
 Parsed = tuple[tuple[int, str] | None, ...]
-_Verdict = tuple[str | None, str | None, int, tuple[str, ...], tuple[str, ...]]
+# _judge: (kind, tier, points, assignment, reasons) of a valid line, or of an invalid
+# one (no kind nor tier, 0 points, the cards as given, the reasons)
+_Valid = tuple[str, str, int, tuple[str, ...], tuple[()]]
+_Invalid = tuple[None, None, int, tuple[str, ...], tuple[str, ...]]
+_Verdict = _Valid | _Invalid
+
+
+class Explained(TypedDict):
+    """A reason of an invalid line for people (:func:`explain_reasons`, G-R1)."""
+
+    code: str
+    rule: str
+    detail: Message
+
+
+class GridLine(TypedDict):
+    """A valid line :func:`scan_grid` finds: its cells and cards in reading order."""
+
+    cells: list[Cell]
+    cards: list[str]
+    kind: str  # "run" | "same-rank" | "suit-set"
+    tier: str  # "high" | "low"
+    points: int
+    assignment: list[str]
 
 
 def _solve_run(parsed: Parsed) -> list[str] | None:
@@ -159,10 +184,10 @@ _EXPLAINED = {
 }
 
 
-def explain_reasons(reasons: list[str], length: int) -> list[dict]:
+def explain_reasons(reasons: list[str], length: int) -> list[Explained]:
     """``[{"code", "rule", "detail"}]`` for the ``reasons`` of an invalid line of
     ``length`` cards (:func:`classify_line`): the rule each applies and a sentence."""
-    out = []
+    out: list[Explained] = []
     for reason in reasons:
         rule, detail = _EXPLAINED[reason]
         if reason == "identical-adjacent" and length >= 5:
@@ -212,7 +237,7 @@ def _judge(cards: tuple[str, ...]) -> _Verdict:
     return None, None, 0, cards, _reasons(one_suit, one_rank)
 
 
-def classify_line(cards: list[str]) -> dict:
+def classify_line(cards: list[str]) -> dict[str, Any]:
     """Judge 3..6 canonical card codes in line order (TW-S1..TW-S10).
 
     Returns ``{"valid": bool, "kind": "run"|"same-rank"|"suit-set"|None,
@@ -220,7 +245,8 @@ def classify_line(cards: list[str]) -> dict:
     "assignment": [...], "reasons": [...]}``. ``assignment`` is the line with every
     joker replaced by the card it stands for in the best-scoring reading (TW-S8,
     TW-S9); for an invalid line it is the input, ``points`` is 0, ``kind``/``tier``
-    are None and ``reasons`` uses the vocabulary documented above.
+    are None and ``reasons`` uses the vocabulary documented above. A plain JSON object:
+    the API replaces ``reasons`` by their explanations (:func:`explain_reasons`).
 
     Examples: ``KS AS 2S 3S`` run high 7 (TW-S7); ``7H 7S 7H`` same-rank low 3;
     ``7H 7H 7S`` invalid ``identical-adjacent`` (TW-S10); ``QS JK 10S`` run high 5 as
@@ -258,7 +284,7 @@ def _check_grid(grid: list[list[str | None]]) -> None:
                 raise ValueError(f"cell [{r}, {c}] is not a canonical card code: {card!r}")
 
 
-def scan_grid(grid: list[list[str | None]]) -> list[dict]:
+def scan_grid(grid: list[list[str | None]]) -> list[GridLine]:
     """Every valid line of 3..6 occupied spaces on a 7 x 7 grid of one colour's faces.
 
     ``grid[row][col]`` is a canonical card code or None (empty space). TW-D1: lines run
@@ -274,7 +300,7 @@ def scan_grid(grid: list[list[str | None]]) -> list[dict]:
     ascending. Raises ValueError for a grid that is not 7 x 7 of codes/None.
     """
     _check_grid(grid)
-    found: list[dict] = []
+    found: list[GridLine] = []
     for r in range(GRID_SIZE):
         for c in range(GRID_SIZE):
             if grid[r][c] is not None:
@@ -284,14 +310,14 @@ def scan_grid(grid: list[list[str | None]]) -> list[dict]:
 
 
 def _scan_from(
-    grid: list[list[str | None]], r: int, c: int, dr: int, dc: int, found: list[dict]
+    grid: list[list[str | None]], r: int, c: int, dr: int, dc: int, found: list[GridLine]
 ) -> None:
     """Append the valid lines starting at [r, c] in direction (dr, dc), shortest first.
 
     Stops at an empty space, an edge, 6 cards, or once the cards (jokers aside) share
     neither a suit nor a rank: then no longer line from here can be valid.
     """
-    cells: list[list[int]] = []
+    cells: list[Cell] = []
     cards: list[str] = []
     suits: set[str] = set()
     ranks: set[int] = set()
@@ -308,8 +334,9 @@ def _scan_from(
         cells.append([r, c])
         cards.append(card)
         if len(cards) >= 3:
-            kind, tier, points, assignment, _ = _judge(tuple(cards))
-            if kind is not None:
+            verdict = _judge(tuple(cards))
+            if verdict[0] is not None:
+                kind, tier, points, assignment, _ = verdict
                 found.append(
                     {
                         "cells": [list(x) for x in cells],

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from service.cards import CardError, parse_card
-from service.games.two_way.state import Faces, TwoWayState
+from service.games.two_way.state import Faces, PositionFields, TwoWayState
 from service.games.two_way.tiles import GAME, REFEREE, SEATS
 
 # the fields of a state (and of a position-set event) a position is read from
@@ -63,7 +64,9 @@ def parse_pair(value: object) -> tuple[str, str] | None:
         return None
 
 
-def _namer(manifest: list[Faces], viewer: str | None, full: bool) -> Any:
+def _namer(
+    manifest: list[Faces], viewer: str | None, full: bool
+) -> Callable[[int], str | int] | None:
     """How a tile is named: a full position names it by its face pair, or by its id
     when another tile of the manifest shows the same pair (so that a position posted
     back puts every tile where it was); a seat by its face; the public not at all."""
@@ -75,7 +78,9 @@ def _namer(manifest: list[Faces], viewer: str | None, full: bool) -> Any:
     return None
 
 
-def position_of(data: dict, manifest: list[Faces], viewer: str | None, full: bool) -> dict:
+def position_of(
+    data: PositionFields, manifest: list[Faces], viewer: str | None, full: bool
+) -> dict[str, Any]:
     """The position notation of ``data`` (a state, or a position-set event's fields:
     POSITION_KEYS) as ``viewer`` may read it (G-P1, TW-C3).
 
@@ -92,7 +97,7 @@ def position_of(data: dict, manifest: list[Faces], viewer: str | None, full: boo
     else:
         shown["grid"] = [[None if t is None else name(t) for t in row] for row in data["grid"]]
         shown["hands"] = {s: [name(t) for t in data["hands"][s]] for s in SEATS}
-    if full:
+    if full and name is not None:  # full: every tile is named (name is never None)
         shown["bag"] = [name(t) for t in data["bag"]]
     else:
         shown["bag_count"] = len(data["bag"])
@@ -113,7 +118,7 @@ def position_of(data: dict, manifest: list[Faces], viewer: str | None, full: boo
     return shown
 
 
-def position(state: TwoWayState, viewer: str | None) -> dict:
+def position(state: TwoWayState, viewer: str | None) -> dict[str, Any]:
     """G-P1: the game's position in the notation above, as ``viewer`` may see it.
 
     The referee, or anyone once the game is over: everything (tiles as face pairs

@@ -3,21 +3,36 @@ slots each variant allows, and the checks of a new game's options and manifest."
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Literal, NotRequired, TypedDict
+
 from service.cards import CardError, parse_card
 from service.games import RuleViolation
+from service.games.two_way.state import Faces, Options
 from service.games.two_way.tiles import FACE_COUNTS, GAME, SEATS, TILE_COUNT
 from service.messages import Message
 
 # TW-D3: (variant, easy_extra_threes) -> {length: removed sequences of it one may hold}
 IDLE_SECONDS = 300  # G-T1: the default of idle_seconds in server dealing (turn-based)
 
-SLOTS = {
+SLOTS: dict[tuple[str, bool], dict[str, int]] = {
     ("standard", False): {"3": 1, "4": 1, "5": 1, "6": 1},
     ("easy", False): {"3": 1, "4": 1, "5": 1},
     ("easy", True): {"3": 3, "4": 1, "5": 1},
 }
 
-OPTIONS = [
+
+class OptionSpec(TypedDict):
+    """One option of the catalog (G-O1): its JSON type, default and choices."""
+
+    name: str
+    type: Literal["string", "boolean", "integer", "array"]
+    default: str | bool | int | None
+    choices: NotRequired[list[str]]
+    description: str
+
+
+OPTIONS: list[OptionSpec] = [
     {
         "name": "dealing",
         "type": "string",
@@ -81,7 +96,7 @@ OPTIONS = [
     },
 ]
 
-CATALOG = {
+CATALOG: dict[str, dict[str, object]] = {
     GAME: {
         "title": "2-Way Cards",
         "rules": "RULES.md §1",
@@ -103,6 +118,7 @@ _OPTION_RULES = {
     "idle_seconds": "G-T1",
 }
 FIRST_PLAYER = "first_player"  # G-O1: the older name of first_seat, still accepted
+_SPECS = {spec["name"]: spec for spec in OPTIONS}
 
 
 def invalid_option(name: str, detail: Message) -> RuleViolation:
@@ -114,19 +130,26 @@ def invalid_option(name: str, detail: Message) -> RuleViolation:
     )
 
 
-def _choice(options: dict, spec: dict) -> object:
-    """The option's value (default when absent), checked against its type/choices."""
-    value = options.get(spec["name"], spec["default"])
-    if spec["type"] == "boolean" and not isinstance(value, bool):
-        raise invalid_option(spec["name"], Message("must be true or false"))
-    if "choices" in spec and value not in spec["choices"]:
+def _choice(options: Mapping[str, object], name: str) -> str:
+    """A string option's value (default when absent), one of its choices."""
+    spec = _SPECS[name]
+    value = options.get(name, spec["default"])
+    if not isinstance(value, str) or value not in spec["choices"]:
         raise invalid_option(
-            spec["name"], Message("must be one of %(choices)s", choices=", ".join(spec["choices"]))
+            name, Message("must be one of %(choices)s", choices=", ".join(spec["choices"]))
         )
     return value
 
 
-def validate_manifest(manifest: object) -> list[dict]:
+def _flag(options: Mapping[str, object], name: str) -> bool:
+    """A boolean option's value (default when absent)."""
+    value = options.get(name, _SPECS[name]["default"])
+    if not isinstance(value, bool):
+        raise invalid_option(name, Message("must be true or false"))
+    return value
+
+
+def validate_manifest(manifest: object) -> list[Faces]:
     """TW-C2: the canonical manifest, or RuleViolation invalid-option (422).
 
     108 tiles ``{"blue": code, "green": code}``; each colour's faces are exactly two
@@ -136,7 +159,7 @@ def validate_manifest(manifest: object) -> list[dict]:
         raise invalid_option(
             "tile_manifest", Message("must be a list of %(count)s tiles", count=TILE_COUNT)
         )
-    tiles = []
+    tiles: list[Faces] = []
     for i, tile in enumerate(manifest):
         if not isinstance(tile, dict) or set(tile) != set(SEATS):
             raise invalid_option(
@@ -176,18 +199,20 @@ def validate_manifest(manifest: object) -> list[dict]:
     return tiles
 
 
-def _idle_seconds(options: dict, dealing: str) -> int | None:
+def _idle_seconds(options: Mapping[str, object], dealing: str) -> int | None:
     """G-T1: option idle_seconds, an integer >= 1 or None; default 300 in server
     dealing, None (off) in table dealing."""
     value = options.get("idle_seconds", IDLE_SECONDS if dealing == "server" else None)
-    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise invalid_option(
             "idle_seconds", Message("must be a whole number of seconds, at least 1, or null")
         )
     return value
 
 
-def normalise_options(options: object) -> tuple[dict, list[dict] | None]:
+def normalise_options(options: object) -> tuple[Options, list[Faces] | None]:
     """(options with defaults, the custom manifest or None) or RuleViolation
     invalid-option (422).
 
@@ -214,12 +239,15 @@ def normalise_options(options: object) -> tuple[dict, list[dict] | None]:
                 Message("first_seat and first_player (its older name) name different seats"),
             )
         options = {**{k: v for k, v in options.items() if k != FIRST_PLAYER}, "first_seat": older}
-    chosen = {
-        spec["name"]: _choice(options, spec)
-        for spec in OPTIONS
-        if spec["name"] not in ("tile_manifest", "idle_seconds")
+    dealing = _choice(options, "dealing")
+    chosen: Options = {  # in the catalog's order, each checked in turn
+        "dealing": dealing,
+        "variant": _choice(options, "variant"),
+        "easy_extra_threes": _flag(options, "easy_extra_threes"),
+        "win_condition": _choice(options, "win_condition"),
+        "first_seat": _choice(options, "first_seat"),
+        "idle_seconds": _idle_seconds(options, dealing),
     }
-    chosen["idle_seconds"] = _idle_seconds(options, chosen["dealing"])
     if chosen["easy_extra_threes"] and chosen["variant"] != "easy":
         # Ruling (TW-D3): the extra 3-slots are a rule of the easy variant only.
         raise invalid_option("easy_extra_threes", Message("requires variant easy"))

@@ -1,6 +1,7 @@
 """2-Way Cards positions (RULES.md G-P1): start a game from a stated position.
 
-The notation is in ``notation``. Rulings (README "Positions", "Rulings"):
+The notation is in ``notation``, the checks of what a position states in
+``positions_check``. Rulings (README "Positions", "Rulings"):
 - A tile is an id of the game's manifest or a face pair ``"AS/KH"`` (the first tile
   of the manifest with those faces not yet named; ids are resolved first). A server
   game without a manifest (stated or option ``tile_manifest``) names its tiles by
@@ -22,18 +23,26 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from service.cards import DECK, JOKER
 from service.games import RuleViolation
 from service.games.rng import Stream
 from service.games.two_way.deal import server_draw
-from service.games.two_way.flow import empty_cells, end_event, fold, held_count, other_seat
-from service.games.two_way.lines import GRID_SIZE, classify_line
+from service.games.two_way.flow import end_event, fold, other_seat
+from service.games.two_way.lines import GRID_SIZE
 from service.games.two_way.notation import pair_name, parse_pair
 from service.games.two_way.options import SLOTS, normalise_options, validate_manifest
-from service.games.two_way.requests import line_cells
-from service.games.two_way.state import Event, Faces
+from service.games.two_way.positions_check import (
+    check_bases,
+    check_flow,
+    check_hand,
+    hand_sizes,
+    refuse,
+    turn_fields,
+)
+from service.games.two_way.state import Board, Event, Faces, Grid, PositionFields
 from service.games.two_way.tiles import (
     FACE_COUNTS,
     GAME,
@@ -45,7 +54,6 @@ from service.games.two_way.tiles import (
 )
 from service.messages import Message
 
-PHASES = ("deal", "place", "draw", "discard", "over")
 FIELDS = {
     "game",
     "grid",
@@ -65,54 +73,37 @@ FIELDS = {
 }
 
 
-def refuse(field: str, rule: str, detail: Message) -> RuleViolation:
-    """422 ``invalid-position`` naming the field (dotted path) and the rule (G-P1)."""
-    return RuleViolation(
-        "invalid-position",
-        Message("%(field)s: %(detail)s", field=field, detail=detail),
-        422,
-        rule=rule,
-        extra={"field": field},
-    )
-
-
-def _list(value: object, field: str) -> list:
+def _list(value: object, field: str) -> list[object]:
     if not isinstance(value, list):
         raise refuse(field, "G-P1", Message("must be a list"))
-    return value
-
-
-def _integer(position: dict, key: str, default: int, low: int, high: int, rule: str) -> int:
-    value = position.get(key, default)
-    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise refuse(
-            key, rule, Message("must be an integer from %(low)s to %(high)s", low=low, high=high)
-        )
     return value
 
 
 # ----- tiles: the manifest and the names -----
 
 
-def _stated_manifest(position: dict, custom: list[Faces] | None) -> list[Faces] | None:
+def _stated_manifest(position: Mapping[str, Any], custom: list[Faces] | None) -> list[Faces] | None:
     """The position's ``manifest`` (108 ``"AS/KH"`` or ``{"blue", "green"}``), checked
     like the option tile_manifest (TW-C2); it must equal the option when both are given."""
     if position.get("manifest") is None:
         return custom
-    tiles = []
+    tiles: list[object] = []
     for _i, tile in enumerate(_list(position["manifest"], "manifest")):
         pair = parse_pair(tile)
         tiles.append({"blue": pair[0], "green": pair[1]} if pair else tile)
     try:
         manifest = validate_manifest(tiles)
     except RuleViolation as error:
-        raise refuse("manifest", "TW-C2", error.detail.params["detail"]) from None
+        detail = error.detail  # invalid_option's "option %(name)s: %(detail)s"
+        if isinstance(detail, Message):
+            detail = detail.params["detail"]  # the detail alone
+        raise refuse("manifest", "TW-C2", detail) from None
     if custom is not None and custom != manifest:
         raise refuse("manifest", "TW-C2", Message("differs from the option tile_manifest"))
     return manifest
 
 
-def _references(position: dict) -> list[tuple[str, object]]:
+def _references(position: Mapping[str, Any]) -> list[tuple[str, object]]:
     """(field, tile name) of every tile the position states, shapes checked: grid,
     hands, bases, bag."""
     refs: list[tuple[str, object]] = []
@@ -162,7 +153,7 @@ def _bad_tile(field: str, value: object) -> RuleViolation:
 def _build_manifest(refs: list[tuple[str, object]], seed: str) -> list[Faces]:
     """A server game without a manifest: the stated pairs are tiles 0..k-1 in order,
     the faces left out are paired from the seed (TW-C2, G-M1)."""
-    counts = {seat: Counter() for seat in SEATS}
+    counts: dict[str, Counter[str]] = {seat: Counter() for seat in SEATS}
     manifest: list[Faces] = []
     for field, value in refs:
         if isinstance(value, int) and not isinstance(value, bool):
@@ -258,228 +249,10 @@ def _resolve(refs: list[tuple[str, object]], manifest: list[Faces]) -> list[int]
 # ----- the state a position describes -----
 
 
-def _hand_sizes(phase: str, turn: str, placed: int, dealt: list[str]) -> dict[str, int]:
-    """TW-T1/TW-T2: the tiles each seat holds at this point (the bag never runs short:
-    49 spaces + 30 in unfinished bases + 12 in hands leave 17)."""
-    if phase == "deal":
-        return {s: HAND_SIZE if s in dealt else 0 for s in SEATS}
-    held = {"place": HAND_SIZE - placed, "draw": HAND_SIZE - placed, "discard": 7}
-    return {turn: held.get(phase, HAND_SIZE), other_seat(turn): HAND_SIZE}
-
-
-def _check_hand(seat: str, hand: list[int], size: int, turn: dict, idle: bool) -> None:
-    """TW-T1/TW-T2: a stated hand holds what the point of the game implies; a finished
-    game's seat on turn may have ended it mid-turn (3 to 7 tiles). With idle_seconds
-    (G-T1) a turn may have ended as it stood: up to 7 tiles outside the deal."""
-    phase = turn["phase"]
-    loose = (phase == "over" and seat == turn["turn"]) or (idle and phase != "deal")
-    if loose and (0 if idle else 3) <= len(hand) <= 7:
-        return
-    if len(hand) != size:
-        raise refuse(
-            f"hands.{seat}",
-            "TW-T1" if phase == "deal" else "TW-T2",
-            Message(
-                "holds %(count)s tiles; %(expected)s are in hand at this point of the game",
-                count=len(hand),
-                expected=size,
-            ),
-        )
-
-
-def _bases(
-    position: dict, tiles: dict[str, list[int]], manifest: list[Faces], slots: dict[str, int]
-) -> dict[str, list[dict]]:
-    """Each removed sequence checked (TW-D1 line, TW-D4 correct on its owner's faces,
-    TW-D3 slots) and completed like a ``declared`` event's entry."""
-    bases: dict[str, list[dict]] = {s: [] for s in SEATS}
-    for seat, entries in position.get("bases", {}).items():
-        for j, entry in enumerate(entries):
-            field = f"bases.{seat}[{j}]"
-            given = entry.get("cells")
-            ids = tiles[field]
-            if not isinstance(given, list) or len(given) != len(ids):
-                raise refuse(
-                    f"{field}.cells",
-                    "TW-D1",
-                    Message("must list one [row, col] per tile, in line order"),
-                )
-            try:
-                cells = line_cells({"slots": slots}, given)  # type: ignore[arg-type]
-            except RuleViolation as error:
-                raise refuse(f"{field}.cells", error.rule or "TW-D1", error.detail) from None
-            by_cell = {tuple(c): t for c, t in zip(given, ids)}
-            ids = [by_cell[tuple(c)] for c in cells]
-            verdict = classify_line([manifest[t][seat] for t in ids])
-            if not verdict["valid"]:
-                raise refuse(
-                    field,
-                    "TW-D4",
-                    Message(
-                        "%(cards)s is not a sequence on %(seat)s's faces: only a correct "
-                        "declaration is removed",
-                        cards=" ".join(verdict["cards"]),
-                        seat=seat,
-                    ),
-                )
-            bases[seat].append(
-                {
-                    "cells": cells,
-                    "tiles": ids,
-                    "cards": verdict["cards"],
-                    "kind": verdict["kind"],
-                    "tier": verdict["tier"],
-                    "points": verdict["points"],
-                    "length": len(ids),
-                    "assignment": verdict["assignment"],
-                }
-            )
-            if sum(e["length"] == len(ids) for e in bases[seat]) > slots[str(len(ids))]:
-                raise refuse(
-                    field,
-                    "TW-D3",
-                    Message(
-                        "%(seat)s may hold %(allowed)s sequences of %(length)s",
-                        seat=seat,
-                        allowed=slots[str(len(ids))],
-                        length=len(ids),
-                    ),
-                )
-    return bases
-
-
-def _complete(data: dict, slots: dict[str, int]) -> list[str]:
-    return [
-        s
-        for s in SEATS
-        if all(
-            held_count(data, s, int(n)) >= allowed  # type: ignore[arg-type]
-            for n, allowed in slots.items()
-        )
-    ]
-
-
-def _check_flow(data: dict, slots: dict[str, int], no_tile: bool) -> str | None:
-    """TW-E1/TW-E2/TW-T4 reachability of turn and phase; the completer of a finished
-    game (None after a full grid). ``no_tile``: the seat on turn holds no tile (only
-    after timed-out turns, G-T1), so no placement is due."""
-    complete = _complete(data, slots)
-    full = not empty_cells(data)  # type: ignore[arg-type]
-    phase, placed = data["phase"], data["placed"]
-    if phase == "over":
-        if len(complete) > 1:
-            raise refuse(
-                "bases",
-                "TW-E1",
-                Message("both seats hold every required length: the game ended when the first did"),
-            )
-        if not complete and not full:
-            raise refuse(
-                "phase",
-                "TW-E1",
-                Message(
-                    "a game ends when a seat holds every required length (TW-E1) or the grid "
-                    "is full (TW-E2)"
-                ),
-            )
-        return complete[0] if complete else None
-    if complete:
-        raise refuse(
-            f"bases.{complete[0]}",
-            "TW-E1",
-            Message(
-                '%(seat)s holds every required length: the game is over (phase "over")',
-                seat=complete[0],
-            ),
-        )
-    if phase == "deal":
-        if any(t is not None for row in data["grid"] for t in row) or any(data["bases"].values()):
-            raise refuse("grid", "TW-T1", Message("while dealing the grid and the bases are empty"))
-        return None
-    if full and placed == 0:
-        raise refuse(
-            "grid",
-            "TW-E2",
-            Message('a grid full at the start of a turn has ended the game: set phase "over"'),
-        )
-    if phase == "place" and (full or placed >= 2):
-        raise refuse("phase", "TW-T4", Message('no placement is due: the phase is "draw"'))
-    if phase == "draw" and placed < 2 and not full and not no_tile:
-        raise refuse(
-            "placed",
-            "TW-T4",
-            Message('a placement is due while a space is empty: the phase is "place"'),
-        )
-    return None
-
-
-def _turn_fields(position: dict, options: dict) -> dict:
-    phase = position.get("phase", "place")
-    if phase not in PHASES:
-        raise refuse(
-            "phase", "TW-T2", Message("must be one of %(choices)s", choices=", ".join(PHASES))
-        )
-    turn = position.get("turn", options["first_seat"])
-    if turn not in SEATS or (phase == "deal" and turn != options["first_seat"]):
-        raise refuse(
-            "turn",
-            "TW-T2" if phase != "deal" else "G-O1",
-            Message(
-                "must be the seat to play: %(choices)s",
-                choices=", ".join(SEATS if phase != "deal" else [options["first_seat"]]),
-            ),
-        )
-    dealt = position.get("dealt", list(SEATS) if phase != "deal" else [])
-    if (
-        not isinstance(dealt, list)
-        or not all(isinstance(s, str) for s in dealt)
-        or not set(dealt) <= set(SEATS)
-        or len(set(dealt)) != len(dealt)
-        or (phase != "deal" and len(dealt) != 2)
-    ):
-        raise refuse(
-            "dealt", "TW-T1", Message("must list the seats dealt (both once the turns have begun)")
-        )
-    pending = position.get("pending_skips", {s: 0 for s in SEATS})
-    if (
-        not isinstance(pending, dict)
-        or set(pending) != set(SEATS)
-        or any(v not in (0, 1) or isinstance(v, bool) for v in pending.values())
-        or (phase == "deal" and any(pending.values()))
-    ):
-        raise refuse(
-            "pending_skips",
-            "TW-T5",
-            Message("must give each seat 0 or 1 missed turn (0 while dealing)"),
-        )
-    return {
-        "phase": phase,
-        "turn": turn,
-        "dealt": list(dealt),
-        "pending_skips": {s: pending[s] for s in SEATS},
-        "placed": _integer(
-            position,
-            "placed",
-            2 if phase in ("draw", "discard") else 0,
-            0,
-            0 if phase == "deal" else 2,
-            "TW-T2",
-        ),
-        "turn_number": _integer(
-            position,
-            "turn_number",
-            0 if phase == "deal" else 1,
-            0 if phase == "deal" else 1,
-            0 if phase == "deal" else 10**6,
-            "TW-T2",
-        ),
-    }
-
-
 def _deal_missing(
-    unplaced: list[int], sizes: dict[str, int], position: dict, seed: str
+    unplaced: list[int], sizes: dict[str, int], position: Mapping[str, Any], seed: str
 ) -> dict[str, list[int]]:
-    hands = {}
+    hands: dict[str, list[int]] = {}
     for seat in SEATS:
         if seat not in position.get("hands", {}):
             stream = Stream(seed, f"position:{seat}")
@@ -494,11 +267,14 @@ def _deal_missing(
 
 
 def _stated(
-    position: dict, refs: list[tuple[str, object]], ids: list[int], manifest: list[Faces]
-) -> dict:
+    position: Mapping[str, Any],
+    refs: list[tuple[str, object]],
+    ids: list[int],
+    manifest: list[Faces],
+) -> dict[str, Any]:
     """The position as stated, every tile named by its face pair."""
     names = {field: pair_name(manifest[t]) for (field, _), t in zip(refs, ids)}
-    stated = json.loads(json.dumps(position))
+    stated: dict[str, Any] = json.loads(json.dumps(position))
     stated.pop("manifest", None)
     stated["grid"] = [
         [names.get(f"grid[{r}][{c}]") for c in range(GRID_SIZE)] for r in range(GRID_SIZE)
@@ -515,7 +291,7 @@ def _stated(
     return stated
 
 
-def start_from_position(game: str, options: dict, seed: str, position: Any) -> list[Event]:
+def start_from_position(game: str, options: object, seed: str, position: object) -> list[Event]:
     """G-P1: the setup events of a game starting at ``position`` (notation: module
     ``notation``): ``game-created`` {..., "from_position": true}, ``position-set``
     {"position": the position as stated, tiles as face pairs; "state": the grid,
@@ -548,7 +324,7 @@ def start_from_position(game: str, options: dict, seed: str, position: Any) -> l
                 Message("unknown field (known: %(known)s)", known=", ".join(sorted(FIELDS))),
             )
     slots = SLOTS[(chosen["variant"], chosen["easy_extra_threes"])]
-    turn = _turn_fields(position, chosen)
+    turn = turn_fields(position, chosen)
     manifest = _stated_manifest(position, custom)
     refs = _references(position)
     if manifest is None and chosen["dealing"] == "server":
@@ -557,13 +333,10 @@ def start_from_position(game: str, options: dict, seed: str, position: Any) -> l
         manifest = default_manifest()
     ids = _resolve(refs, manifest)
     by_field = {field: t for (field, _), t in zip(refs, ids)}
-    data: dict[str, Any] = {
-        "grid": [
-            [by_field.get(f"grid[{r}][{c}]") for c in range(GRID_SIZE)] for r in range(GRID_SIZE)
-        ],
-        **turn,
-    }
-    hands = {
+    grid: Grid = [
+        [by_field.get(f"grid[{r}][{c}]") for c in range(GRID_SIZE)] for r in range(GRID_SIZE)
+    ]
+    hands: dict[str, list[int]] = {
         s: [by_field[f"hands.{s}[{i}]"] for i in range(len(h))]
         for s, h in position.get("hands", {}).items()
     }
@@ -572,25 +345,26 @@ def start_from_position(game: str, options: dict, seed: str, position: Any) -> l
         for s, entries in position.get("bases", {}).items()
         for j, e in enumerate(entries)
     }
-    data["bases"] = _bases(position, base_tiles, manifest, slots)
-    data["scores"] = {s: sum(e["points"] for e in data["bases"][s]) for s in SEATS}
-    if "scores" in position and position["scores"] != data["scores"]:
+    bases = check_bases(position, base_tiles, manifest, slots)
+    scores = {s: sum(e["points"] for e in bases[s]) for s in SEATS}
+    if "scores" in position and position["scores"] != scores:
         raise refuse(
             "scores",
             "TW-E3",
             Message(
                 "must be the sum of each seat's removed sequences: %(scores)s",
-                scores=json.dumps(data["scores"]),
+                scores=json.dumps(scores),
             ),
         )
-    completer = _check_flow(data, slots, hands.get(turn["turn"]) == [])
-    sizes = _hand_sizes(turn["phase"], turn["turn"], turn["placed"], turn["dealt"])
+    board: Board = {"grid": grid, "bases": bases}
+    completer = check_flow(board, turn, slots, hands.get(turn["turn"]) == [])
+    sizes = hand_sizes(turn["phase"], turn["turn"], turn["placed"], turn["dealt"])
     for seat, hand in hands.items():
-        _check_hand(seat, hand, sizes[seat], turn, chosen["idle_seconds"] is not None)
+        check_hand(seat, hand, sizes[seat], turn, chosen["idle_seconds"] is not None)
     unplaced = sorted(set(range(TILE_COUNT)) - set(ids))
     hands.update(_deal_missing(unplaced, sizes, position, seed))
-    data["hands"] = {s: hands[s] for s in SEATS}
-    if turn["phase"] == "place" and not data["hands"][turn["turn"]]:
+    hands = {s: hands[s] for s in SEATS}
+    if turn["phase"] == "place" and not hands[turn["turn"]]:
         raise refuse("phase", "TW-T4", Message('no placement is due: the phase is "draw"'))
     if position.get("bag") is not None:
         if unplaced:
@@ -603,17 +377,25 @@ def start_from_position(game: str, options: dict, seed: str, position: Any) -> l
                     tiles=" ".join(pair_name(manifest[t]) for t in unplaced[:6]),
                 ),
             )
-        data["bag"] = sorted(by_field[f"bag[{i}]"] for i in range(len(position["bag"])))
+        bag = sorted(by_field[f"bag[{i}]"] for i in range(len(position["bag"])))
     else:
-        data["bag"] = unplaced
-    if "bag_count" in position and position["bag_count"] != len(data["bag"]):
+        bag = unplaced
+    if "bag_count" in position and position["bag_count"] != len(bag):
         raise refuse(
             "bag_count",
             "G-P1",
-            Message("must be %(count)s, the tiles left", count=len(data["bag"])),
+            Message("must be %(count)s, the tiles left", count=len(bag)),
         )
+    data: PositionFields = {
+        "grid": grid,
+        **turn,
+        "bases": bases,
+        "scores": scores,
+        "hands": hands,
+        "bag": bag,
+    }
     stated_custom = position.get("custom_manifest", position.get("manifest") is not None)
-    created = {
+    created: Event = {
         "type": "game-created",
         "seat": None,
         "game": GAME,
@@ -624,18 +406,18 @@ def start_from_position(game: str, options: dict, seed: str, position: Any) -> l
         "seed": seed,
         "from_position": True,
     }
-    setup = {
+    setup: Event = {
         "type": "position-set",
         "seat": None,
         "position": _stated(position, refs, ids, manifest),
         "state": json.loads(json.dumps(data)),
     }
-    events = [created, setup]
+    events: list[Event] = [created, setup]
     state = fold(fold(None, created), setup)
     if turn["phase"] == "deal" and chosen["dealing"] == "server":
         for seat in (chosen["first_seat"], other_seat(chosen["first_seat"])):
             if seat not in state["dealt"]:
-                deal = {
+                deal: Event = {
                     "type": "dealt",
                     "seat": seat,
                     "by": None,

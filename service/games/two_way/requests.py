@@ -3,13 +3,15 @@ phase) that refuse a malformed or misplaced request before the rules judge it.""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from itertools import pairwise
+from typing import Any
 
 from service.cards import CardError, parse_card
 from service.games import RuleViolation
 from service.games.two_way.lines import DIRECTIONS, GRID_SIZE, LINE_LENGTHS
 from service.games.two_way.reports import referee_tile
-from service.games.two_way.state import TwoWayState
+from service.games.two_way.state import Cell, TwoWayState
 from service.games.two_way.tiles import SEATS
 from service.messages import Message
 
@@ -41,7 +43,7 @@ def check_body(action: object) -> str:
     if not isinstance(action, dict):
         raise bad_request(Message("an action is a JSON object with a 'type'"), rule="G-R1")
     kind = action.get("type")
-    if kind not in _FIELDS:  # G-R1: not an action of the game at all
+    if not isinstance(kind, str) or kind not in _FIELDS:  # G-R1: not an action of the game at all
         raise bad_request(
             Message(
                 "unknown action type %(type)s (one of %(types)s)",
@@ -65,7 +67,7 @@ def check_body(action: object) -> str:
     return kind
 
 
-def acting_seat(state: TwoWayState, actor: str, action: dict, kind: str) -> str:
+def acting_seat(state: TwoWayState, actor: str, action: Mapping[str, Any], kind: str) -> str:
     """The seat the action is for; 403 for a seat acting for another or referee misuse.
 
     Modes: in server mode the referee may not act; in table mode the referee acts for
@@ -95,7 +97,7 @@ def acting_seat(state: TwoWayState, actor: str, action: dict, kind: str) -> str:
             rule="G-M1",
         )
     seat = action.get("seat")
-    if seat not in SEATS:
+    if not isinstance(seat, str) or seat not in SEATS:
         raise bad_request(
             Message("a referee action names the seat it is for: 'seat': 'blue' or 'green'"),
             rule="G-M2",
@@ -103,7 +105,7 @@ def acting_seat(state: TwoWayState, actor: str, action: dict, kind: str) -> str:
     return seat
 
 
-def parse_cell(value: object, field: str = "cell") -> list[int]:
+def parse_cell(value: object, field: str = "cell") -> Cell:
     """[row, col] (TW-C1) or 422: invalid-action for a bad shape, off-grid outside 0..6;
     ``field`` names the body field in the refusal."""
     if (
@@ -130,7 +132,7 @@ def parse_cell(value: object, field: str = "cell") -> list[int]:
 
 
 def hand_tiles(
-    state: TwoWayState, seat: str, names: list, by_referee: bool, field: str = "tiles"
+    state: TwoWayState, seat: str, names: Sequence[object], by_referee: bool, field: str = "tiles"
 ) -> list[int]:
     """Tile ids of the named hand tiles: from the referee an id, a face pair or one
     face (``reports.referee_tile``); own-colour faces from a seat, the earliest-drawn
@@ -154,20 +156,21 @@ def hand_tiles(
                 face = parse_card(name)
             except CardError as error:
                 raise bad_request(error.message, "invalid-card") from None
-            tile = next(
+            found = next(
                 (t for t in hand if t not in taken and state["manifest"][t][seat] == face), None
             )
-            if tile is None:
+            if found is None:
                 raise RuleViolation(
                     "tile-not-in-hand",
                     Message("no (more) %(card)s in %(seat)s's hand", card=face, seat=seat),
                     rule="TW-T2",
                 )
+            tile = found
         taken.append(tile)
     return taken
 
 
-def tile_names(action: dict) -> list:
+def tile_names(action: Mapping[str, Any]) -> list[object]:
     """The body's 'tiles' list (422 invalid-action if it is not a list)."""
     names = action.get("tiles")
     if not isinstance(names, list):
@@ -175,7 +178,7 @@ def tile_names(action: dict) -> list:
     return names
 
 
-def tile_list(action: dict, count: int, rule: str = "TW-T2") -> list:
+def tile_list(action: Mapping[str, Any], count: int, rule: str = "TW-T2") -> list[object]:
     """The body's 'tiles': a list of exactly ``count`` (422 wrong-tile-count citing
     ``rule``: TW-T1 for the deal, TW-T4 for a turn with fewer than 2 placements, else
     TW-T2)."""
@@ -211,7 +214,9 @@ def require_phase(state: TwoWayState, *phases: str) -> None:
         )
 
 
-def reported_draw(state: TwoWayState, action: dict, count: int, rule: str) -> list[int]:
+def reported_draw(
+    state: TwoWayState, action: Mapping[str, Any], count: int, rule: str
+) -> list[int]:
     """Table mode: the referee's tiles (ids, face pairs or faces:
     ``reports.referee_tile``), checked against the bag (409 tile-not-in-bag); a wrong
     count cites ``rule`` (``tile_list``)."""
@@ -221,9 +226,9 @@ def reported_draw(state: TwoWayState, action: dict, count: int, rule: str) -> li
     return tiles
 
 
-def line_cells(state: TwoWayState, value: object) -> list[list[int]]:
+def line_cells(slots: Mapping[str, int], value: object) -> list[Cell]:
     """TW-D1/TW-D3/TW-D5: the declared cells in order along their line, or the request
-    error refusing them.
+    error refusing them; ``slots`` (the state's) give the lengths one may declare.
 
     Ruling (TW-D1): the cells may be given in any order. Sorted in reading order (row,
     then column) they must be distinct and each one step from the last in one of the
@@ -233,7 +238,7 @@ def line_cells(state: TwoWayState, value: object) -> list[list[int]]:
     """
     if not isinstance(value, list):
         raise bad_request(Message("'cells' must be a list of [row, col]"), rule="TW-D1")
-    allowed = sorted(int(n) for n in state["slots"])
+    allowed = sorted(int(n) for n in slots)
     if len(value) not in allowed:
         raise bad_request(
             Message(

@@ -27,6 +27,7 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 Event = dict[str, Any]  # {"type": str, "seat": str | None, ...payload}
+Action = dict[str, Any]  # an action's JSON body {"type": str, ...} (requests checks it)
 Cell = list[int]  # [row, col], TW-C1
 Grid = list[list[int | None]]  # 7 x 7 of tile id | None
 
@@ -67,6 +68,34 @@ class Result(TypedDict):
     scores: dict[str, int]
     reason: str  # "set-complete" | "grid-full"
     two_way: dict[str, str | None]  # {"completer": seat | None}
+
+
+class Board(TypedDict):
+    """What lies on the table: the grid and each seat's removed sequences (the fields
+    ``flow.empty_cells`` and ``flow.held_count`` read)."""
+
+    grid: Grid
+    bases: dict[str, list[BaseEntry]]
+
+
+class TurnFields(TypedDict):
+    """Where the game stands in its turns (a position states them, G-P1)."""
+
+    phase: str  # "deal" | "place" | "draw" | "discard" | "over"
+    turn: str
+    dealt: list[str]  # seats dealt (TW-T1)
+    pending_skips: dict[str, int]  # seat -> 0 | 1 (TW-D5, TW-T5)
+    placed: int  # placements made this turn
+    turn_number: int
+
+
+class PositionFields(Board, TurnFields):
+    """The fields of a state a position is read from (``notation.POSITION_KEYS``): what
+    a ``position-set`` event's "state" sets (G-P1). A TwoWayState has them all."""
+
+    hands: dict[str, list[int]]  # seat -> tile ids in draw order
+    bag: list[int]  # tile ids, sorted
+    scores: dict[str, int]
 
 
 class TwoWayState(TypedDict):

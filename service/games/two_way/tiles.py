@@ -9,6 +9,7 @@ from service.data import seed_file
 
 from service.cards import DECK, JOKER
 from service.games.rng import shuffle
+from service.games.two_way.state import Faces
 
 GAME = "two-way"
 SEATS = ("blue", "green")
@@ -29,12 +30,12 @@ def _shipped_tiles() -> tuple[tuple[str, str], ...]:
         return tuple((t["blue"], t["green"]) for t in json.load(handle)["tiles"])
 
 
-def default_manifest() -> list[dict]:
+def default_manifest() -> list[Faces]:
     """The shipped manifest (seeds/two-way-tiles.json): a fresh list of 108 tiles."""
     return [{"blue": blue, "green": green} for blue, green in _shipped_tiles()]
 
 
-def pair_faces(blue: list[str], green_pool: list[str], seed: str, label: str) -> list[dict]:
+def pair_faces(blue: list[str], green_pool: list[str], seed: str, label: str) -> list[Faces]:
     """Tiles pairing ``blue[i]`` with a green face drawn from ``green_pool`` (TW-C2).
 
     The pool is shuffled with ``service.games.rng.shuffle(pool, seed, label)``; then each
@@ -55,7 +56,7 @@ def pair_faces(blue: list[str], green_pool: list[str], seed: str, label: str) ->
     return [{"blue": b, "green": g} for b, g in zip(blue, green)]
 
 
-def game_manifest(dealing: str, seed: str) -> list[dict]:
+def game_manifest(dealing: str, seed: str) -> list[Faces]:
     """The manifest of a game without a custom ``tile_manifest``.
 
     Ruling (TW-C2, TW-C3): a table game uses the shipped default manifest as it is. A

@@ -3,6 +3,9 @@ causes."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from service.games import RuleViolation
 from service.games.two_way.deal import server_draw
 from service.games.two_way.flow import (
@@ -26,12 +29,14 @@ from service.games.two_way.requests import (
     tile_list,
     tile_names,
 )
-from service.games.two_way.state import Event, TwoWayState
+from service.games.two_way.state import Action, Event, TwoWayState
 from service.games.two_way.tiles import HAND_SIZE, REFEREE, SEATS
 from service.messages import Message
 
 
-def _apply_deal(state: TwoWayState, seat: str, action: dict, actor: str) -> list[dict]:
+def _apply_deal(
+    state: TwoWayState, seat: str, action: Mapping[str, Any], actor: str
+) -> list[Event]:
     """TW-T1 in table mode: the referee reports a seat's 5 starting tiles."""
     if actor == REFEREE and action["type"] == "draw":
         if seat in state["dealt"]:
@@ -53,7 +58,9 @@ def _apply_deal(state: TwoWayState, seat: str, action: dict, actor: str) -> list
     )
 
 
-def _apply_place(state: TwoWayState, seat: str, action: dict, actor: str) -> list[dict]:
+def _apply_place(
+    state: TwoWayState, seat: str, action: Mapping[str, Any], actor: str
+) -> list[Event]:
     """TW-T2/TW-T4: put one hand tile on an empty space."""
     cell = parse_cell(action["cell"])
     require_phase(state, "place")
@@ -71,7 +78,9 @@ def _count_rule(state: TwoWayState) -> str:
     return "TW-T2" if state["placed"] >= 2 else "TW-T4"
 
 
-def _apply_draw(state: TwoWayState, seat: str, action: dict, actor: str) -> list[dict]:
+def _apply_draw(
+    state: TwoWayState, seat: str, action: Mapping[str, Any], actor: str
+) -> list[Event]:
     """TW-T2: draw after placing, up to 7 in hand (``draw_count``). In table mode the
     referee names exactly that many tiles (422 wrong-tile-count)."""
     count = draw_count(state, seat)
@@ -89,7 +98,9 @@ def _apply_draw(state: TwoWayState, seat: str, action: dict, actor: str) -> list
     return [{"type": "drawn", "seat": seat, "by": actor, "tiles": tiles}]
 
 
-def _apply_discard(state: TwoWayState, seat: str, action: dict, actor: str) -> list[dict]:
+def _apply_discard(
+    state: TwoWayState, seat: str, action: Mapping[str, Any], actor: str
+) -> list[Event]:
     """TW-T2: discard down to 5 (normally 2) into the bag, ending the turn; then TW-E2
     (grid full at the end of a turn ends the game) or TW-T5 (each pending missed turn
     skipped, one turn-skipped event each; a seat owes at most one, TW-D5)."""
@@ -97,7 +108,7 @@ def _apply_discard(state: TwoWayState, seat: str, action: dict, actor: str) -> l
     require_phase(state, "discard")
     names = tile_list(action, discard_count(state, seat), _count_rule(state))
     tiles = hand_tiles(state, seat, names, actor == REFEREE)
-    event = {"type": "discarded", "seat": seat, "by": actor, "tiles": tiles}
+    event: Event = {"type": "discarded", "seat": seat, "by": actor, "tiles": tiles}
     return [event, *turn_over(fold(state, event))]
 
 
@@ -107,9 +118,9 @@ def turn_over(after: TwoWayState) -> list[Event]:
     turn-skipped event each; a seat owes at most one, TW-D5)."""
     if not empty_cells(after):
         return [end_event(after, "grid-full", None)]
-    events = []
+    events: list[Event] = []
     while after["pending_skips"][after["turn"]] > 0:
-        skip = {"type": "turn-skipped", "seat": after["turn"], "by": None}
+        skip: Event = {"type": "turn-skipped", "seat": after["turn"], "by": None}
         events.append(skip)
         after = fold(after, skip)
     return events
@@ -139,12 +150,20 @@ def idle_events(state: TwoWayState, since: float, now: float) -> list[Event]:
     ):
         return []
     seat = state["turn"]
-    timed_out = {"type": "turn-timed-out", "seat": seat, "by": None, "at": now, "since": since}
-    skip = {"type": "turn-skipped", "seat": seat, "by": None, "reason": "timed-out"}
+    timed_out: Event = {
+        "type": "turn-timed-out",
+        "seat": seat,
+        "by": None,
+        "at": now,
+        "since": since,
+    }
+    skip: Event = {"type": "turn-skipped", "seat": seat, "by": None, "reason": "timed-out"}
     return [timed_out, skip, *turn_over(fold(fold(state, timed_out), skip))]
 
 
-def _apply_declare(state: TwoWayState, seat: str, action: dict, actor: str) -> list[dict]:
+def _apply_declare(
+    state: TwoWayState, seat: str, action: Mapping[str, Any], actor: str
+) -> list[Event]:
     """TW-T3/TW-D1..TW-D5: remove a sequence, judged on the declarer's faces.
 
     Malformed (request error, nothing recorded): not a line, off-grid, wrong length
@@ -155,17 +174,18 @@ def _apply_declare(state: TwoWayState, seat: str, action: dict, actor: str) -> l
     declarations per turn (TW-T3): several correct 3-lines with easy_extra_threes
     while a 3-slot is free (TW-D3).
     """
-    cells = line_cells(state, action["cells"])
+    cells = line_cells(state["slots"], action["cells"])
     require_phase(state, "place", "draw", "discard")
-    tiles = []
+    tiles: list[int] = []
     for r, c in cells:
-        if state["grid"][r][c] is None:
+        tile = state["grid"][r][c]
+        if tile is None:
             raise RuleViolation(
                 "empty-cell",
                 Message("space [%(row)s, %(col)s] is empty (TW-D1)", row=r, col=c),
                 rule="TW-D1",
             )
-        tiles.append(state["grid"][r][c])
+        tiles.append(tile)
     length = len(cells)
     if held_count(state, seat, length) >= state["slots"][str(length)]:
         raise RuleViolation(
@@ -182,7 +202,7 @@ def _apply_declare(state: TwoWayState, seat: str, action: dict, actor: str) -> l
     base = {"seat": seat, "by": actor, "cells": cells, "tiles": tiles, "cards": cards}
     if not verdict["valid"]:
         return [{"type": "declaration-rejected", **base, "reasons": verdict["reasons"]}]
-    event = {
+    event: Event = {
         "type": "declared",
         **base,
         "kind": verdict["kind"],
@@ -205,7 +225,7 @@ _APPLIERS = {
 }
 
 
-def apply(state: TwoWayState, actor: str, action: dict) -> list[dict]:
+def apply(state: TwoWayState, actor: str, action: Action) -> list[Event]:
     """The events ``action`` by ``actor`` ("blue", "green" or "referee") causes.
 
     Never modifies ``state``. Raises RuleViolation: 422 for a malformed body

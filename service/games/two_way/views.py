@@ -4,14 +4,25 @@ one event, as a seat, the referee or the public may see them."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from itertools import combinations
+from typing import Any, TypedDict
 
 from service.games.rng import commitment
 from service.games.two_way.flow import discard_count, draw_count, empty_cells, held_count
 from service.games.two_way.lines import scan_grid
 from service.games.two_way.notation import position_of
-from service.games.two_way.state import Event, TwoWayState
+from service.games.two_way.state import Action, BaseEntry, Event, TwoWayState
 from service.games.two_way.tiles import GAME, HAND_SIZE, PLACEMENTS, REFEREE, SEATS
+
+
+class TileFaces(TypedDict):
+    """A tile as the referee sees it: its id and both faces (TW-C3)."""
+
+    tile: int
+    blue: str
+    green: str
+
 
 # ----- legal actions -----
 
@@ -22,7 +33,7 @@ def face_grid(state: TwoWayState, colour: str) -> list[list[str | None]]:
     ]
 
 
-def _declarations(state: TwoWayState, seat: str) -> list[dict]:
+def _declarations(state: TwoWayState, seat: str) -> list[Action]:
     """Every correct declaration now open to ``seat`` (scan_grid on its faces, lengths
     with a free slot, TW-D3)."""
     free = {
@@ -35,7 +46,7 @@ def _declarations(state: TwoWayState, seat: str) -> list[dict]:
     ]
 
 
-def _unique_names(state: TwoWayState, seat: str, by_referee: bool) -> list:
+def _unique_names(state: TwoWayState, seat: str, by_referee: bool) -> list[int | str]:
     """Hand tiles as an actor names them: ids (referee) or distinct faces (seat)."""
     hand = state["hands"][seat]
     if by_referee:
@@ -43,11 +54,11 @@ def _unique_names(state: TwoWayState, seat: str, by_referee: bool) -> list:
     return list(dict.fromkeys(state["manifest"][t][seat] for t in hand))
 
 
-def _discard_choices(state: TwoWayState, seat: str, by_referee: bool) -> list[list]:
+def _discard_choices(state: TwoWayState, seat: str, by_referee: bool) -> list[list[int | str]]:
     hand = state["hands"][seat]
-    names = hand if by_referee else [state["manifest"][t][seat] for t in hand]
+    names: Sequence[int | str] = hand if by_referee else [state["manifest"][t][seat] for t in hand]
     count = discard_count(state, seat)
-    seen: set[tuple] = set()
+    seen: set[tuple[str, ...]] = set()
     out = []
     for combo in combinations(names, count):
         key = tuple(sorted(map(str, combo)))
@@ -57,9 +68,9 @@ def _discard_choices(state: TwoWayState, seat: str, by_referee: bool) -> list[li
     return out
 
 
-def _turn_actions(state: TwoWayState, seat: str, by_referee: bool) -> list[dict]:
+def _turn_actions(state: TwoWayState, seat: str, by_referee: bool) -> list[Action]:
     phase = state["phase"]
-    actions: list[dict] = []
+    actions: list[Action] = []
     if phase == "place":
         actions = [
             {"type": "place", "tile": name, "cell": cell}
@@ -77,7 +88,7 @@ def _turn_actions(state: TwoWayState, seat: str, by_referee: bool) -> list[dict]
     return actions + _declarations(state, seat)
 
 
-def legal_actions(state: TwoWayState, viewer: str | None) -> list[dict]:
+def legal_actions(state: TwoWayState, viewer: str | None) -> list[Action]:
     """Complete action bodies :func:`apply` accepts from ``viewer`` now.
 
     A seat: on its turn, every placement (distinct own face x empty space), the draw
@@ -107,12 +118,12 @@ def legal_actions(state: TwoWayState, viewer: str | None) -> list[dict]:
 # ----- views (TW-C3) -----
 
 
-def both_faces(state: TwoWayState, tile: int) -> dict:
+def both_faces(state: TwoWayState, tile: int) -> TileFaces:
     faces = state["manifest"][tile]
     return {"tile": tile, "blue": faces["blue"], "green": faces["green"]}
 
 
-def show_tile(state: TwoWayState, tile: int, viewer: str | None) -> object:
+def show_tile(state: TwoWayState, tile: int, viewer: str) -> TileFaces | str:
     """One tile as ``viewer`` sees it: its face in a seat's colour (TW-C3), both faces
     and the id for the referee."""
     if viewer == REFEREE:
@@ -120,8 +131,10 @@ def show_tile(state: TwoWayState, tile: int, viewer: str | None) -> object:
     return state["manifest"][tile][viewer]
 
 
-def _base_entry(state: TwoWayState, owner: str, entry: dict, viewer: str | None) -> dict:
-    shown = {k: entry[k] for k in ("cells", "kind", "tier", "points", "length")}
+def _base_entry(
+    state: TwoWayState, owner: str, entry: BaseEntry, viewer: str | None
+) -> dict[str, object]:
+    shown: dict[str, object] = {k: entry[k] for k in ("cells", "kind", "tier", "points", "length")}
     if viewer == REFEREE:
         shown.update(
             tiles=[both_faces(state, t) for t in entry["tiles"]],
@@ -135,7 +148,7 @@ def _base_entry(state: TwoWayState, owner: str, entry: dict, viewer: str | None)
     return shown
 
 
-def _slots_view(state: TwoWayState) -> dict:
+def _slots_view(state: TwoWayState) -> dict[str, dict[str, dict[str, int]]]:
     return {
         s: {
             n: {"allowed": allowed, "held": held_count(state, s, int(n))}
@@ -145,7 +158,7 @@ def _slots_view(state: TwoWayState) -> dict:
     }
 
 
-def view(state: TwoWayState, viewer: str | None) -> dict:
+def view(state: TwoWayState, viewer: str | None) -> dict[str, Any]:
     """What ``viewer`` may see (TW-C3).
 
     Always: game, status, seats, options, turn, turn_number, phase, placements_left,
@@ -167,7 +180,7 @@ def view(state: TwoWayState, viewer: str | None) -> dict:
     placements = 0
     if state["phase"] == "place":
         placements = min(PLACEMENTS - state["placed"], len(empty_cells(state)))
-    shown = {
+    shown: dict[str, Any] = {
         "game": GAME,
         "viewer": viewer,
         "status": state["status"],
@@ -208,7 +221,7 @@ def view(state: TwoWayState, viewer: str | None) -> dict:
     return shown
 
 
-def view_event(state: TwoWayState, event: Event, viewer: str | None) -> dict | None:
+def view_event(state: TwoWayState, event: Event, viewer: str | None) -> Event | None:
     """One logged event as ``viewer`` may see it (the filter of :func:`view`).
 
     ``state`` is the game's current state (for the manifest and the status). The
@@ -228,7 +241,7 @@ def view_event(state: TwoWayState, event: Event, viewer: str | None) -> dict | N
     kind = event["type"]
     if kind == "position-set":
         full = viewer == REFEREE or state["status"] == "finished"
-        shown = {
+        shown: Event = {
             "type": kind,
             "seat": None,
             "position": position_of(event["state"], state["manifest"], viewer, full),

@@ -1,0 +1,263 @@
+"""2-Way Cards positions, the checks (RULES.md G-P1): a stated position's turn, hands,
+removed sequences and the flow they imply must be reachable (rulings: ``positions``).
+Each refusal is a 422 ``invalid-position`` naming the field and the rule broken."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from service.games import RuleViolation
+from service.games.two_way.flow import empty_cells, held_count, other_seat
+from service.games.two_way.lines import classify_line
+from service.games.two_way.requests import line_cells
+from service.games.two_way.state import BaseEntry, Board, Faces, Options, TurnFields
+from service.games.two_way.tiles import HAND_SIZE, SEATS
+from service.messages import Message
+
+PHASES = ("deal", "place", "draw", "discard", "over")
+
+
+def refuse(field: str, rule: str, detail: Message | str) -> RuleViolation:
+    """422 ``invalid-position`` naming the field (dotted path) and the rule (G-P1)."""
+    return RuleViolation(
+        "invalid-position",
+        Message("%(field)s: %(detail)s", field=field, detail=detail),
+        422,
+        rule=rule,
+        extra={"field": field},
+    )
+
+
+def _integer(
+    position: Mapping[str, Any], key: str, default: int, low: int, high: int, rule: str
+) -> int:
+    value = position.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise refuse(
+            key, rule, Message("must be an integer from %(low)s to %(high)s", low=low, high=high)
+        )
+    return value
+
+
+# ----- the state a position describes -----
+
+
+def hand_sizes(phase: str, turn: str, placed: int, dealt: list[str]) -> dict[str, int]:
+    """TW-T1/TW-T2: the tiles each seat holds at this point (the bag never runs short:
+    49 spaces + 30 in unfinished bases + 12 in hands leave 17)."""
+    if phase == "deal":
+        return {s: HAND_SIZE if s in dealt else 0 for s in SEATS}
+    held = {"place": HAND_SIZE - placed, "draw": HAND_SIZE - placed, "discard": 7}
+    return {turn: held.get(phase, HAND_SIZE), other_seat(turn): HAND_SIZE}
+
+
+def check_hand(seat: str, hand: list[int], size: int, turn: TurnFields, idle: bool) -> None:
+    """TW-T1/TW-T2: a stated hand holds what the point of the game implies; a finished
+    game's seat on turn may have ended it mid-turn (3 to 7 tiles). With idle_seconds
+    (G-T1) a turn may have ended as it stood: up to 7 tiles outside the deal."""
+    phase = turn["phase"]
+    loose = (phase == "over" and seat == turn["turn"]) or (idle and phase != "deal")
+    if loose and (0 if idle else 3) <= len(hand) <= 7:
+        return
+    if len(hand) != size:
+        raise refuse(
+            f"hands.{seat}",
+            "TW-T1" if phase == "deal" else "TW-T2",
+            Message(
+                "holds %(count)s tiles; %(expected)s are in hand at this point of the game",
+                count=len(hand),
+                expected=size,
+            ),
+        )
+
+
+def check_bases(
+    position: Mapping[str, Any],
+    tiles: dict[str, list[int]],
+    manifest: list[Faces],
+    slots: Mapping[str, int],
+) -> dict[str, list[BaseEntry]]:
+    """Each removed sequence checked (TW-D1 line, TW-D4 correct on its owner's faces,
+    TW-D3 slots) and completed like a ``declared`` event's entry."""
+    bases: dict[str, list[BaseEntry]] = {s: [] for s in SEATS}
+    for seat, entries in position.get("bases", {}).items():
+        for j, entry in enumerate(entries):
+            field = f"bases.{seat}[{j}]"
+            given = entry.get("cells")
+            ids = tiles[field]
+            if not isinstance(given, list) or len(given) != len(ids):
+                raise refuse(
+                    f"{field}.cells",
+                    "TW-D1",
+                    Message("must list one [row, col] per tile, in line order"),
+                )
+            try:
+                cells = line_cells(slots, given)
+            except RuleViolation as error:
+                raise refuse(f"{field}.cells", error.rule or "TW-D1", error.detail) from None
+            by_cell = {tuple(c): t for c, t in zip(given, ids)}
+            ids = [by_cell[tuple(c)] for c in cells]
+            verdict = classify_line([manifest[t][seat] for t in ids])
+            if not verdict["valid"]:
+                raise refuse(
+                    field,
+                    "TW-D4",
+                    Message(
+                        "%(cards)s is not a sequence on %(seat)s's faces: only a correct "
+                        "declaration is removed",
+                        cards=" ".join(verdict["cards"]),
+                        seat=seat,
+                    ),
+                )
+            bases[seat].append(
+                {
+                    "cells": cells,
+                    "tiles": ids,
+                    "cards": verdict["cards"],
+                    "kind": verdict["kind"],
+                    "tier": verdict["tier"],
+                    "points": verdict["points"],
+                    "length": len(ids),
+                    "assignment": verdict["assignment"],
+                }
+            )
+            if sum(e["length"] == len(ids) for e in bases[seat]) > slots[str(len(ids))]:
+                raise refuse(
+                    field,
+                    "TW-D3",
+                    Message(
+                        "%(seat)s may hold %(allowed)s sequences of %(length)s",
+                        seat=seat,
+                        allowed=slots[str(len(ids))],
+                        length=len(ids),
+                    ),
+                )
+    return bases
+
+
+def _complete(board: Board, slots: Mapping[str, int]) -> list[str]:
+    return [
+        s
+        for s in SEATS
+        if all(held_count(board, s, int(n)) >= allowed for n, allowed in slots.items())
+    ]
+
+
+def check_flow(
+    board: Board, turn: TurnFields, slots: Mapping[str, int], no_tile: bool
+) -> str | None:
+    """TW-E1/TW-E2/TW-T4 reachability of turn and phase; the completer of a finished
+    game (None after a full grid). ``no_tile``: the seat on turn holds no tile (only
+    after timed-out turns, G-T1), so no placement is due."""
+    complete = _complete(board, slots)
+    full = not empty_cells(board)
+    phase, placed = turn["phase"], turn["placed"]
+    if phase == "over":
+        if len(complete) > 1:
+            raise refuse(
+                "bases",
+                "TW-E1",
+                Message("both seats hold every required length: the game ended when the first did"),
+            )
+        if not complete and not full:
+            raise refuse(
+                "phase",
+                "TW-E1",
+                Message(
+                    "a game ends when a seat holds every required length (TW-E1) or the grid "
+                    "is full (TW-E2)"
+                ),
+            )
+        return complete[0] if complete else None
+    if complete:
+        raise refuse(
+            f"bases.{complete[0]}",
+            "TW-E1",
+            Message(
+                '%(seat)s holds every required length: the game is over (phase "over")',
+                seat=complete[0],
+            ),
+        )
+    if phase == "deal":
+        if any(t is not None for row in board["grid"] for t in row) or any(board["bases"].values()):
+            raise refuse("grid", "TW-T1", Message("while dealing the grid and the bases are empty"))
+        return None
+    if full and placed == 0:
+        raise refuse(
+            "grid",
+            "TW-E2",
+            Message('a grid full at the start of a turn has ended the game: set phase "over"'),
+        )
+    if phase == "place" and (full or placed >= 2):
+        raise refuse("phase", "TW-T4", Message('no placement is due: the phase is "draw"'))
+    if phase == "draw" and placed < 2 and not full and not no_tile:
+        raise refuse(
+            "placed",
+            "TW-T4",
+            Message('a placement is due while a space is empty: the phase is "place"'),
+        )
+    return None
+
+
+def turn_fields(position: Mapping[str, Any], options: Options) -> TurnFields:
+    phase = position.get("phase", "place")
+    if phase not in PHASES:
+        raise refuse(
+            "phase", "TW-T2", Message("must be one of %(choices)s", choices=", ".join(PHASES))
+        )
+    turn = position.get("turn", options["first_seat"])
+    if turn not in SEATS or (phase == "deal" and turn != options["first_seat"]):
+        raise refuse(
+            "turn",
+            "TW-T2" if phase != "deal" else "G-O1",
+            Message(
+                "must be the seat to play: %(choices)s",
+                choices=", ".join(SEATS if phase != "deal" else [options["first_seat"]]),
+            ),
+        )
+    dealt = position.get("dealt", list(SEATS) if phase != "deal" else [])
+    if (
+        not isinstance(dealt, list)
+        or not all(isinstance(s, str) for s in dealt)
+        or not set(dealt) <= set(SEATS)
+        or len(set(dealt)) != len(dealt)
+        or (phase != "deal" and len(dealt) != 2)
+    ):
+        raise refuse(
+            "dealt", "TW-T1", Message("must list the seats dealt (both once the turns have begun)")
+        )
+    pending = position.get("pending_skips", {s: 0 for s in SEATS})
+    if (
+        not isinstance(pending, dict)
+        or set(pending) != set(SEATS)
+        or any(v not in (0, 1) or isinstance(v, bool) for v in pending.values())
+        or (phase == "deal" and any(pending.values()))
+    ):
+        raise refuse(
+            "pending_skips",
+            "TW-T5",
+            Message("must give each seat 0 or 1 missed turn (0 while dealing)"),
+        )
+    return {
+        "phase": phase,
+        "turn": turn,
+        "dealt": list(dealt),
+        "pending_skips": {s: pending[s] for s in SEATS},
+        "placed": _integer(
+            position,
+            "placed",
+            2 if phase in ("draw", "discard") else 0,
+            0,
+            0 if phase == "deal" else 2,
+            "TW-T2",
+        ),
+        "turn_number": _integer(
+            position,
+            "turn_number",
+            0 if phase == "deal" else 1,
+            0 if phase == "deal" else 1,
+            0 if phase == "deal" else 10**6,
+            "TW-T2",
+        ),
+    }
