@@ -1,8 +1,11 @@
-"""Game catalog and the game store endpoints (create, view, act, events, legal actions)."""
+"""Game catalog and the game store endpoints (create, view, act, events, legal actions),
+with their error handlers. The HTTP conventions they follow (bearer tokens, versions,
+idempotency keys, replies) are in :mod:`service.api.conventions`, the request and reply
+schemas in :mod:`service.api.game_schemas`; the names other modules use stay importable
+from here."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -12,6 +15,17 @@ from flask_smorest import abort
 from marshmallow import Schema, fields
 
 from service.api.base import Blueprint
+from service.api.conventions import (  # noqa: F401 - importable from here too
+    _authenticate,
+    _etag,
+    _etags,
+    _expected_version,
+    _idempotency,
+    _not_found,
+    _reply,
+    _store,
+    _unauthorized,
+)
 from service.api.game_schemas import (  # noqa: F401 - importable from here too
     BEARER_REALM,
     _INVALID_TOKEN,
@@ -43,7 +57,7 @@ from service.api.game_schemas import (  # noqa: F401 - importable from here too
     EventsQuerySchema,
     EventsSchema,
 )
-from service.errors import problem, problem_body, problem_response
+from service.errors import problem, problem_body
 from service.games import ENGINE_MODULES, RuleViolation, engine
 from service.messages import Message
 from service.observability import count_action, count_game
@@ -52,7 +66,6 @@ from service.store import (
     REFEREE,
     GameNotFound,
     GameRecord,
-    IdempotencyRequest,
     KeyInFlight,
     KeyReused,
     Refused,
@@ -60,8 +73,6 @@ from service.store import (
     Unauthenticated,
     Unavailable,
     UnknownGame,
-    get_store,
-    request_hash,
 )
 
 blp = Blueprint(
@@ -161,10 +172,6 @@ def _register_security_scheme(state) -> None:
         )
 
 
-def _store():
-    return get_store(current_app)
-
-
 # Responses carrying tokens or a caller's view: never stored by any cache. The GETs'
 # ETag is the version, the same for every caller's view: Vary on Authorization too.
 _NO_STORE = {
@@ -202,35 +209,7 @@ def _cache_headers(response: Response) -> Response:
     return response
 
 
-def _unauthorized(detail: Message, error: str | None = None) -> Response:
-    challenge = BEARER_REALM + (f', error="{error}"' if error else "")
-    return problem(401, "unauthorized", detail, headers={"WWW-Authenticate": challenge})
-
-
-def _not_found() -> Response:
-    return problem(404, "game-not-found", Message("No game with that id is open to this token."))
-
-
-@blp.before_request
-def _authenticate():
-    """Resolve the bearer token of every /v1/games/{game_id}... request to an actor."""
-    game_id = (request.view_args or {}).get("game_id")
-    if game_id is None:
-        return None
-    header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
-    token = token.strip()
-    if not header:
-        return _unauthorized(Message("Send Authorization: Bearer <token>."))
-    if scheme.lower() != "bearer" or not token or " " in token:
-        return _unauthorized(
-            Message("The Authorization header is not 'Bearer <token>'."), "invalid_request"
-        )
-    try:
-        g.actor = _store().authenticate(game_id, token)
-    except Unauthenticated:
-        return _unauthorized(_INVALID_TOKEN, "invalid_token")
-    return None
+blp.before_request(_authenticate)  # service.api.conventions
 
 
 @blp.errorhandler(StoreError)
@@ -288,40 +267,6 @@ def _unavailable(error: Unavailable) -> Response:
 @blp.errorhandler(RuleViolation)
 def _rule_violation(error: RuleViolation) -> Response:
     return problem(error.status, error.code, error.detail, rule=error.rule, **error.extra)
-
-
-def _idempotency(scope: str, actor: str, payload: Any) -> IdempotencyRequest | None:
-    key = request.headers.get("Idempotency-Key")
-    if key is None:
-        return None
-    if not _KEY_PATTERN.fullmatch(key):
-        abort(
-            400,
-            code="invalid-idempotency-key",
-            detail=Message("Idempotency-Key: 1 to 255 visible ASCII characters."),
-        )
-    return IdempotencyRequest(scope, actor, key, request_hash(payload))
-
-
-def _etag(version: int) -> str:
-    return f'"{version}"'
-
-
-def _reply(status: int, body: dict, replayed: bool = False) -> Response:
-    """A stored or fresh reply as a response (problem+json for errors)."""
-    if status >= 400:
-        response = problem_response(status, body)
-    else:
-        response = current_app.response_class(
-            json.dumps(body, separators=(",", ":"), ensure_ascii=False),
-            status=status,
-            mimetype="application/json",
-        )
-        if "version" in body:
-            response.headers["ETag"] = _etag(body["version"])
-    if replayed:
-        response.headers["Idempotent-Replayed"] = "true"
-    return response
 
 
 def _events_out(record: GameRecord, stored: list, viewer: str) -> list[dict]:
@@ -494,55 +439,6 @@ def get_game(game_id: str):
         response.headers["ETag"] = _etag(record.version)
         return response
     return _reply(200, _game_body(record, g.actor))
-
-
-def _etags(header: str) -> set[str]:
-    """The ETags of an If-None-Match header, weak or strong (``"3"`` both ways)."""
-    return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
-
-
-def _expected_version(action: dict, game_id: str) -> int | None:
-    """The version the action is based on: If-Match and/or ``expected_version``; None
-    when neither names one (the store refuses that with 428 unless the game is
-    real-time).
-
-    Aborts: If-Match not one quoted version, 400 invalid-if-match; a weak ETag, 412
-    version-mismatch with the current ``version`` (If-Match uses the strong comparison,
-    RFC 9110 13.1.1, and a weak tag never matches it); the two disagreeing, 400
-    conflicting-versions (``*`` names no version).
-    """
-    in_body = action.pop("expected_version", None)
-    header = request.headers.get("If-Match")
-    in_header = None
-    if header is not None and header.strip() != "*":
-        match = _IF_MATCH.fullmatch(header.strip())
-        if not match:
-            abort(
-                400,
-                code="invalid-if-match",
-                detail=Message('If-Match takes the ETag of GET /v1/games/{id}, e.g. "7".'),
-            )
-        if match.group(1):
-            current = _store().read(game_id).version
-            abort(
-                412,
-                code="version-mismatch",
-                detail=Message(
-                    "A weak ETag never satisfies If-Match (strong comparison); "
-                    "the game is at version %(version)s: send If-Match: "
-                    '"%(version)s".',
-                    version=current,
-                ),
-                extra={"version": current},
-            )
-        in_header = int(match.group(2))
-    if in_header is not None and in_body is not None and in_header != in_body:
-        abort(
-            400,
-            code="conflicting-versions",
-            detail=Message("If-Match and expected_version name different versions."),
-        )
-    return in_header if in_header is not None else in_body
 
 
 @blp.post("/<game_id>/actions")
