@@ -17,10 +17,16 @@ from webargs.flaskparser import abort  # flask_smorest.abort itself, typed NoRet
 from service.api.game_schemas import _IF_MATCH, _INVALID_TOKEN, _KEY_PATTERN, BEARER_REALM
 from service.errors import problem, problem_response
 from service.messages import Message
-from service.store import IdempotencyRequest, Unauthenticated, get_store, request_hash
+from service.store import (
+    GameStore,
+    IdempotencyRequest,
+    Unauthenticated,
+    get_store,
+    request_hash,
+)
 
 
-def _store():
+def _store() -> GameStore:
     return get_store(current_app)
 
 
@@ -33,7 +39,7 @@ def _not_found() -> Response:
     return problem(404, "game-not-found", Message("No game with that id is open to this token."))
 
 
-def _authenticate():
+def _authenticate() -> Response | None:
     """Resolve the bearer token of every /v1/games/{game_id}... request to an actor."""
     game_id = (request.view_args or {}).get("game_id")
     if game_id is None:
@@ -71,7 +77,7 @@ def _etag(version: int) -> str:
     return f'"{version}"'
 
 
-def _reply(status: int, body: dict, replayed: bool = False) -> Response:
+def _reply(status: int, body: dict[str, Any], replayed: bool = False) -> Response:
     """A stored or fresh reply as a response (problem+json for errors)."""
     if status >= 400:
         response = problem_response(status, body)
@@ -93,7 +99,7 @@ def _etags(header: str) -> set[str]:
     return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
 
 
-def _expected_version(action: dict, game_id: str) -> int | None:
+def _expected_version(action: dict[str, Any], game_id: str) -> int | None:
     """The version the action is based on: If-Match and/or ``expected_version``; None
     when neither names one (the store refuses that with 428 unless the game is
     real-time).

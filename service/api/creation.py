@@ -6,6 +6,9 @@ catalog states them (GET /v1/games/catalog), the seating members every game shar
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from service.api.actions import GAMES, POSITIONS, SEAT_PATTERN, Schema
 from service.store.seating import NAME_PATTERN
 
@@ -28,7 +31,7 @@ _CROSS = {
 }
 
 
-def _option(spec: dict) -> Schema:
+def _option(spec: Mapping[str, Any]) -> Schema:
     """One catalog option as JSON Schema (its type, its choices)."""
     kinds = {
         "string": "string",

@@ -11,8 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Response, current_app, g, request, url_for
-from flask_smorest import abort
+from flask.blueprints import BlueprintSetupState
 from marshmallow import Schema, fields
+from webargs.flaskparser import abort  # flask_smorest.abort itself, typed NoReturn
 
 from service.api.base import Blueprint
 from service.api.conventions import (  # noqa: F401 - importable from here too
@@ -64,16 +65,19 @@ from service.observability import count_action, count_game
 from service.store.seating import Seating, UnknownSeat
 from service.store import (
     REFEREE,
+    Applied,
     GameNotFound,
     GameRecord,
     KeyInFlight,
     KeyReused,
     Refused,
+    Reply,
     StoreError,
     Unauthenticated,
     Unavailable,
     UnknownGame,
 )
+from service.store.values import StoredEvent
 
 blp = Blueprint(
     "games",
@@ -113,7 +117,7 @@ class CatalogSchema(Schema):
     games = fields.List(fields.Nested(CatalogGameSchema), required=True)
 
 
-def catalog() -> list[dict]:
+def catalog() -> list[dict[str, Any]]:
     """Every implemented game's catalog entry, in ENGINE_MODULES order."""
     entries = []
     for name in ENGINE_MODULES:
@@ -133,7 +137,7 @@ def catalog() -> list[dict]:
 
 @blp.get("/catalog")
 @blp.response(200, CatalogSchema)
-def get_catalog():
+def get_catalog() -> dict[str, list[dict[str, Any]]]:
     """The games the service knows, with their options and defaults."""
     return {"games": catalog()}
 
@@ -147,7 +151,7 @@ def get_catalog():
 
 
 @blp.record_once
-def _register_security_scheme(state) -> None:
+def _register_security_scheme(state: BlueprintSetupState) -> None:
     """Document the bearer tokens and the API key (components.securitySchemes)."""
     for entry in state.app.extensions.get("flask-smorest", {}).get("apis", {}).values():
         entry["ext_obj"].spec.components.security_scheme(
@@ -269,7 +273,7 @@ def _rule_violation(error: RuleViolation) -> Response:
     return problem(error.status, error.code, error.detail, rule=error.rule, **error.extra)
 
 
-def _events_out(record: GameRecord, stored: list, viewer: str) -> list[dict]:
+def _events_out(record: GameRecord, stored: list[StoredEvent], viewer: str) -> list[dict[str, Any]]:
     """The stored events as ``viewer`` may see them, ``{"seq", "type", "seat", ...}``
     each (the engine's ``view_event`` on the game's state); hidden ones left out."""
     module, out = record.engine, []
@@ -287,8 +291,8 @@ def _events_out(record: GameRecord, stored: list, viewer: str) -> list[dict]:
     return out
 
 
-def _game_body(record: GameRecord, viewer: str) -> dict:
-    body = {
+def _game_body(record: GameRecord, viewer: str) -> dict[str, Any]:
+    body: dict[str, Any] = {
         "id": record.id,
         "game": record.game,
         "version": record.version,
@@ -322,7 +326,7 @@ def _game_body(record: GameRecord, viewer: str) -> dict:
     security=API_KEY_SECURITY,
     requestBody={"required": True, "content": {"application/json": {"schema": _ref("CreateGame")}}},
 )
-def create_game(body: dict):
+def create_game(body: dict[str, Any]) -> Response:
     """Create a game: a bearer token per seat, a referee token, the seed's commitment.
 
     Unknown `game` or options the engine refuses: 422 with the engine's code.
@@ -359,7 +363,7 @@ def create_game(body: dict):
     return created_reply(body["game"], created)
 
 
-def _seated(create: Callable[[], tuple[int, dict]]) -> tuple[int, dict]:
+def _seated(create: Callable[[], Reply]) -> Reply:
     """``create()``, with a name for a seat the game lacks as 422 naming it."""
     try:
         return create()
@@ -370,10 +374,9 @@ def _seated(create: Callable[[], tuple[int, dict]]) -> tuple[int, dict]:
             detail=Message("The game has no seat %(seat)s.", seat=repr(error.args[0])),
             messages={"json": {"names": {error.args[0]: ["no such seat"]}}},
         )
-        raise  # unreachable: abort raises
 
 
-def created_reply(game: str, created: tuple[int, dict]) -> Response:
+def created_reply(game: str, created: Reply) -> Response:
     """The 201 of a new game (``Location``, and each invitation's ``join_url``)."""
     status, reply = created
     for seat, entry in reply["seats"].items():
@@ -430,7 +433,7 @@ def _seed(top: str | None, option: object) -> str | None:
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=SECURITY, parameters=[_HEADER_DOCS["If-None-Match"]])
-def get_game(game_id: str):
+def get_game(game_id: str) -> Response:
     """The game as the caller may see it: `view` from the engine, `version` (ETag)."""
     record = _store().current(game_id)
     tags = _etags(request.headers.get("If-None-Match", ""))
@@ -458,7 +461,7 @@ def get_game(game_id: str):
     parameters=[_HEADER_DOCS["If-Match"], _HEADER_DOCS["Idempotency-Key"]],
     requestBody={"required": True, "content": {"application/json": {"schema": _ref("Action")}}},
 )
-def post_action(game_id: str):
+def post_action(game_id: str) -> Response:
     """Apply one action as the caller's seat (or as the referee).
 
     The version check is explicit: `If-Match` or `expected_version` (stale: 412
@@ -473,7 +476,7 @@ def post_action(game_id: str):
         )
     expected = _expected_version(action, game_id)
     idempotency = _idempotency(game_id, actor, {"action": action, "version": expected})
-    outcomes: list = []
+    outcomes: list[Applied | Refused] = []
     (status, body), replayed = _store().act(
         game_id, actor, action, expected, _action_renderer(actor, outcomes.append), idempotency
     )
@@ -481,12 +484,14 @@ def post_action(game_id: str):
     return _reply(status, body, replayed)
 
 
-def _action_renderer(actor: str, seen: Callable[[Any], None]):
+def _action_renderer(
+    actor: str, seen: Callable[[Applied | Refused], None]
+) -> Callable[[Applied | Refused], Reply]:
     """The reply to an action's outcome, as ``actor`` may see it (the store keeps a
     refusal's as it is and renders an accepted one again for a replay); ``seen`` is
     told each outcome rendered (the last one is the action's)."""
 
-    def render(outcome) -> tuple[int, dict]:
+    def render(outcome: Applied | Refused) -> Reply:
         seen(outcome)
         if isinstance(outcome, Refused):
             return outcome.status, problem_body(
@@ -515,7 +520,7 @@ def _action_renderer(actor: str, seen: Callable[[Any], None]):
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=SECURITY)
-def get_events(query: dict, game_id: str):
+def get_events(query: dict[str, int], game_id: str) -> Response:
     """The caller's view of the event log after `seq` `after` (filtered by the
     engine: hidden payload removed, events hidden entirely left out)."""
     page = _store().page(game_id, query["after"], query["limit"], catch_up=True)
@@ -544,7 +549,7 @@ def get_events(query: dict, game_id: str):
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=SECURITY)
-def get_legal_actions(game_id: str):
+def get_legal_actions(game_id: str) -> Response:
     """Every action the caller may POST now, as complete bodies (add If-Match or
     `expected_version` = `version`)."""
     record = _store().current(game_id)
