@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 import click
 from flask import current_app
 from flask.cli import with_appcontext
 
-from service.store import SchemaNotCurrent, get_store
+from service.store import GameStore, SchemaNotCurrent, get_store
 from service.store.models import utcnow
 from service.store.retention import purge
 
@@ -18,7 +20,9 @@ class _Days(click.ParamType):
 
     name = "days"
 
-    def convert(self, value, param, ctx):
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> float | None:
         if value is None or isinstance(value, float):
             return value
         if str(value).strip().lower() == "never":
@@ -57,7 +61,12 @@ class _Days(click.ParamType):
 )
 @click.option("--dry-run", is_flag=True, help="count what would be deleted, delete nothing")
 @with_appcontext
-def purge_command(finished_days, abandoned_days, export_dir, dry_run):
+def purge_command(
+    finished_days: float | None,
+    abandoned_days: float | None,
+    export_dir: str | None,
+    dry_run: bool,
+) -> None:
     """Delete expired idempotency records, and finished and abandoned games past their
     retention (a live game is never touched). Run it from cron, e.g. hourly."""
     config = current_app.config
@@ -68,12 +77,7 @@ def purge_command(finished_days, abandoned_days, export_dir, dry_run):
         store = get_store(current_app)
     except SchemaNotCurrent as error:
         raise click.ClickException(str(error)) from error
-    archive = None
-    if export_dir is not None:
-        from service.store.transfer import write_export
-
-        secret = current_app.config.get("EXPORT_SECRET")
-        archive = lambda game_id: write_export(store, game_id, export_dir, secret)  # noqa: E731
+    archive = None if export_dir is None else _archiver(store, export_dir)
     report = purge(
         store,
         None if finished is None else now - timedelta(days=finished),
@@ -84,7 +88,20 @@ def purge_command(finished_days, abandoned_days, export_dir, dry_run):
     click.echo(("would delete " if dry_run else "deleted ") + str(report))
 
 
-def _default(given, configured, option: str):
+def _archiver(store: GameStore, directory: str) -> Callable[[str], None]:
+    """The purge's ``archive``: each game's archive written into ``directory``
+    (``--export-dir``) before the game is deleted."""
+    from service.store.transfer import write_export
+
+    secret = current_app.config.get("EXPORT_SECRET")
+
+    def archive(game_id: str) -> None:
+        write_export(store, game_id, directory, secret)
+
+    return archive
+
+
+def _default(given: float | None, configured: float | None, option: str) -> float | None:
     """The option as given, else the configured default (``never`` is None either way)."""
     ctx = click.get_current_context()
     source = ctx.get_parameter_source(option.lstrip("-").replace("-", "_"))

@@ -23,7 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, g, has_request_context, request
-from flask_babel import Babel, get_locale, gettext
+
+# Flask-Babel ships no type information (no py.typed, no stubs): its names are Any here
+from flask_babel import Babel, get_locale, gettext  # type: ignore[import-untyped]
 
 from service.messages import Message
 

@@ -87,8 +87,8 @@ def _actor() -> str:
 def init_limits(app: Flask) -> Limiter:
     """Check API keys and apply the rate limits on ``app`` (its blueprints registered)."""
     hops = app.config["TRUSTED_PROXY_HOPS"]
-    if hops:
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)
+    if hops:  # Flask's way to add WSGI middleware: replace the app's wsgi_app method
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=hops)  # type: ignore[method-assign]
     app.config.setdefault("RATELIMIT_HEADERS_ENABLED", True)
     limiter = Limiter(get_remote_address, app=app)
     app.extensions["card-referee-limiter"] = limiter  # the limits hold it weakly
@@ -113,5 +113,8 @@ def init_limits(app: Flask) -> Limiter:
     )
     for endpoints, limit in ((CREATING, create), (ACTING, act)):
         for endpoint in endpoints:
-            app.view_functions[endpoint] = limit(app.view_functions[endpoint])
+            # limit() returns the view wrapped, with its signature (Callable[P, R] in,
+            # Callable[P, R] out); mypy solves that for RouteCallable, a union of a sync
+            # and an async view, as neither member
+            app.view_functions[endpoint] = limit(app.view_functions[endpoint])  # type: ignore[assignment]
     return limiter

@@ -30,7 +30,7 @@ from __future__ import annotations
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
 import yaml
 
@@ -57,8 +57,39 @@ class RuleBookError(ValueError):
     """A rule book file that does not have the documented shape."""
 
 
-def _section(name: str) -> dict[str, Any]:
-    data = yaml.safe_load((RULES_DIR / f"{name}.yaml").read_text(encoding="utf-8"))
+class Rule(TypedDict):
+    """One rule of ``seeds/rules/<section>.yaml`` as loaded (``rulings`` and
+    ``options`` default to [], ``section`` is its file's)."""
+
+    id: str
+    section: str
+    title: dict[str, str]  # language -> title, every one of LANGUAGES
+    statement: str
+    rulings: list[str]
+    options: list[str]
+
+
+class Section(TypedDict):
+    """One file of ``seeds/rules/`` (see the module docstring)."""
+
+    section: str
+    name: str
+    sheet: NotRequired[str]
+    intro: NotRequired[str]
+    rules: list[Rule]
+
+
+class ProblemType(TypedDict):
+    """One entry of ``seeds/problems.yaml`` (``rules`` defaults to [])."""
+
+    status: list[int]
+    summary: str
+    rules: list[str]
+
+
+def _section(name: str) -> Section:
+    # checked below (and each rule's defaults filled in) before it is returned
+    data: Section = yaml.safe_load((RULES_DIR / f"{name}.yaml").read_text(encoding="utf-8"))
     if data.get("section") != name:
         raise RuleBookError(f"{name}.yaml: section is {data.get('section')!r}")
     for rule in data["rules"]:
@@ -74,14 +105,14 @@ def _section(name: str) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=1)
-def sections() -> tuple[dict[str, Any], ...]:
+def sections() -> tuple[Section, ...]:
     """Every section of the rule book, in :data:`SECTIONS` order (read once)."""
     return tuple(_section(name) for name in SECTIONS)
 
 
 @lru_cache(maxsize=1)
-def _by_id() -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
+def _by_id() -> dict[str, Rule]:
+    out: dict[str, Rule] = {}
     for section in sections():
         for rule in section["rules"]:
             if rule["id"] in out:
@@ -90,20 +121,21 @@ def _by_id() -> dict[str, dict[str, Any]]:
     return out
 
 
-def rules(section: str | None = None) -> list[dict[str, Any]]:
+def rules(section: str | None = None) -> list[Rule]:
     """The rules in book order; ``section``: only that section's (``halves``...)."""
     return [rule for rule in _by_id().values() if section in (None, rule["section"])]
 
 
-def rule(rule_id: str) -> dict[str, Any] | None:
+def rule(rule_id: str) -> Rule | None:
     """The rule with ID ``rule_id`` (``"SQ-T3"``), or None."""
     return _by_id().get(rule_id)
 
 
 @lru_cache(maxsize=1)
-def problems() -> dict[str, dict[str, Any]]:
+def problems() -> dict[str, ProblemType]:
     """code -> ``{"status": [int], "summary": str, "rules": [rule ID]}``, by code."""
-    data = yaml.safe_load(PROBLEMS_FILE.read_text(encoding="utf-8"))
+    # checked below (and each entry's rules filled in) before it is returned
+    data: dict[str, ProblemType] = yaml.safe_load(PROBLEMS_FILE.read_text(encoding="utf-8"))
     for code, entry in data.items():
         unknown = [r for r in entry.get("rules", []) if rule(r) is None]
         if unknown:
@@ -175,7 +207,7 @@ def problems_markdown() -> str:
 
 def _anchor(rule_id: str) -> str:
     """GitHub's anchor of a rule's heading (``### TW-C1 Grid...`` -> ``tw-c1-grid...``)."""
-    heading = f"{rule_id} {rule(rule_id)['title']['en']}".lower()
+    heading = f"{rule_id} {_by_id()[rule_id]['title']['en']}".lower()
     return "".join(c for c in heading.replace(" ", "-") if c.isalnum() or c in "-_")
 
 

@@ -31,7 +31,8 @@ import json
 import socket
 import time
 from collections import Counter
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import gevent
 from gevent.local import local
@@ -40,6 +41,9 @@ from gunicorn.workers.ggevent import GeventWorker as _GeventWorker
 
 from service.config import ConfigError, max_connections_per_address, read_deadline
 from service.messages import Message
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
 
 TYPE_BASE = "https://card-referee.dev/problems/"  # as service.errors.TYPE_BASE
 _connection = local()  # per greenlet (= per connection): when its request began, the request
@@ -75,7 +79,7 @@ class DeadlineInput:
     def readlines(self, hint: int | None = None) -> list[bytes]:
         return self._call(self._stream.readlines, hint)
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[bytes]:
         while True:
             line = self.readline()
             if not line:
@@ -132,6 +136,8 @@ class GeventWorker(_GeventWorker):
     """gunicorn's gevent worker with the read deadline, the per-address connection cap
     and problem+json protocol errors (module docstring)."""
 
+    wsgi: WSGIApplication  # the app, as gunicorn's load_wsgi() loads it (wrapped below)
+
     def init_process(self) -> None:
         try:
             self.read_deadline = read_deadline()
@@ -147,7 +153,9 @@ class GeventWorker(_GeventWorker):
         super().load_wsgi()
         app, deadline = self.wsgi, self.read_deadline
 
-        def with_deadline(environ: dict[str, Any], start_response: Callable) -> Any:
+        def with_deadline(
+            environ: WSGIEnvironment, start_response: StartResponse
+        ) -> Iterable[bytes]:
             began = getattr(_connection, "began", None) or time.monotonic()
             reader = DeadlineInput(environ["wsgi.input"], began + deadline)
             environ["wsgi.input"] = reader

@@ -96,7 +96,7 @@ def contract(fuzz_app):
 
 def within_cross_rules(case) -> bool:
     """False for a game creation that breaks an option rule the contract states in
-    words only (OpenAPI 3.0 has no if/then; service.api.actions._CROSS): first_seat
+    words only (OpenAPI 3.0 has no if/then; service.api.creation._CROSS): first_seat
     within the player count, sides allowed for it, easy_extra_threes with variant
     easy, a custom tile manifest, board or deck (108 tiles, 10 x 10...)."""
     if case.operation.label != "POST /v1/games" or not isinstance(case.body, dict):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import http
+from typing import Any
 
 import yaml
 from flask import Flask, Response, request
@@ -13,6 +14,7 @@ from flask_smorest.utils import prepare_response
 from marshmallow import Schema, fields
 from sqlalchemy.exc import InterfaceError, OperationalError, PendingRollbackError
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
+from werkzeug.exceptions import HTTPException
 
 from service.api.base import strict_loads
 from service.api.bodies import init_bodies
@@ -71,7 +73,12 @@ class AcceptLanguagePlugin(BasePlugin):
         "and type never change.",
     }
 
-    def operation_helper(self, path=None, operations=None, **kwargs):
+    def operation_helper(
+        self,
+        path: str | None = None,
+        operations: dict[str, dict[str, Any]] | None = None,
+        **kwargs: Any,
+    ) -> None:
         for operation in (operations or {}).values():
             operation.setdefault("parameters", []).append(dict(self.PARAMETER))
 
@@ -81,13 +88,13 @@ class Api(_Api):
 
     ERROR_SCHEMA = ProblemSchema
 
-    def handle_http_exception(self, error):  # noqa: D102 - see service.errors
+    def handle_http_exception(self, error: HTTPException) -> Response:  # noqa: D102 - see service.errors
         return from_http_exception(error)
 
-    def _register_responses(self):
+    def _register_responses(self) -> None:
         """Document every error response as application/problem+json."""
         for status in http.HTTPStatus:
-            response = {"description": status.phrase}
+            response: dict[str, Any] = {"description": status.phrase}
             if not (100 <= status < 200) and status not in (204, 304):
                 response["schema"] = self.ERROR_SCHEMA
             if status in RESPONSE_HEADERS:
@@ -105,11 +112,11 @@ class StrictJSONProvider(DefaultJSONProvider):
 
     ensure_ascii = False
 
-    def loads(self, s, **kwargs):
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         return strict_loads(s)
 
 
-def _require_json_body():
+def _require_json_body() -> Response | None:
     """A body must be plain UTF-8 JSON: another content type, a charset other than
     UTF-8 or any Content-Encoding (gzip...) is 415, not a 422 or 400 guess.
 

@@ -1,4 +1,4 @@
-"""The games' action bodies and options in the contract (components.schemas).
+"""The games' action bodies in the contract (components.schemas).
 
 Each game's actions are a union discriminated on ``type`` (``TwoWayAction``: one of
 ``TwoWayPlace``, ``TwoWayDraw``...), written here as JSON Schema because marshmallow
@@ -14,6 +14,10 @@ a listed action back as it is.
 What JSON Schema cannot say is in the descriptions and refused by the engine with 422
 (or 409 by the state): a tile, card or seat of this game (a custom deck, the seat
 count), a division that is exact, the tile count a draw or discard takes.
+
+Game creation's schemas (each game's options, ``CreateGame``) are in
+:mod:`service.api.creation`, the views' (``View``) in :mod:`service.api.game_views`;
+:func:`register` adds all of them to the contract.
 """
 
 from __future__ import annotations
@@ -21,7 +25,6 @@ from __future__ import annotations
 from typing import Any
 
 from service.cards import SUITS
-from service.store.seating import NAME_PATTERN
 
 Schema = dict[str, Any]
 
@@ -465,221 +468,11 @@ def action_schemas() -> dict[str, Schema]:
 
 
 def register(spec) -> None:
-    """Add the schemas above to ``spec`` (an apispec APISpec)."""
+    """Add the schemas above, game creation's (:mod:`service.api.creation`) and the
+    views' (:mod:`service.api.game_views`) to ``spec`` (an apispec APISpec)."""
+    # imported here: both modules build on this one's GAMES and patterns
+    from service.api.creation import create_schemas
+    from service.api.game_views import view_schemas
+
     for name, schema in {**action_schemas(), **create_schemas(), **view_schemas()}.items():
         spec.components.schema(name, schema)
-
-
-# ----- game creation: each game's options (the catalog, GET /v1/games/catalog) --------
-
-SEED = {
-    "type": "string",
-    "pattern": "^[0-9a-fA-F]{64}$",
-    "description": "Exactly 64 hex digits (upper case is lowercased). Drawn from a "
-    "CSPRNG when absent; seed_commitment is the SHA-256 of its "
-    "lowercase hex text; shown once the game is finished.",
-}
-# what JSON Schema does not say about an option, checked by the engine (422 invalid-option)
-_CROSS = {
-    "first_seat": "one of the game's seats (p1..pN for N players)",
-    "sides": "divides players (G-O1)",
-    "sequences_to_win": "default 2 with two sides, 1 with three",
-    "easy_extra_threes": "only with variant easy",
-    "tile_manifest": "108 tiles; each colour's faces are two 52-card decks plus 4 jokers",
-    "board": "10 rows of 10 (SN-C0); see the catalog",
-    "deck": "a custom deck; see the catalog",
-}
-
-
-def _option(spec: dict) -> Schema:
-    """One catalog option as JSON Schema (its type, its choices)."""
-    kinds = {
-        "string": "string",
-        "integer": "integer",
-        "boolean": "boolean",
-        "array": "array",
-        "object": "object",
-    }
-    out: Schema = {"type": kinds[spec["type"]]}
-    if spec.get("choices"):
-        out["enum"] = list(spec["choices"])
-    elif spec["name"] == "first_seat":
-        out["pattern"] = SEAT_PATTERN
-    if (
-        spec.get("default") is None
-        and spec["type"] in ("array", "object", "integer")
-        or spec.get("nullable")
-    ):
-        out["nullable"] = True
-    if spec.get("minimum") is not None:
-        out["minimum"] = spec["minimum"]
-    if spec["type"] == "array":
-        out["items"] = {}
-    description = spec.get("description", "")
-    if spec["name"] in _CROSS:
-        description += f" Also: {_CROSS[spec['name']]} (422 invalid-option otherwise)."
-    out["description"] = description.strip()
-    if spec.get("default") is not None:
-        out["default"] = spec["default"]
-    return out
-
-
-# creation's seating members (service/store/seating.py), the same for every game
-NAME = {
-    "type": "string",
-    "minLength": 1,
-    "maxLength": 40,
-    "pattern": NAME_PATTERN,
-    "description": "a seat's display name: 1 to 40 characters, no control character "
-    "or line break, no leading or trailing space",
-}
-SEATING: dict[str, Schema] = {
-    "names": {
-        "type": "object",
-        "additionalProperties": NAME,
-        "description": "seat -> display name (a seat the game does not have: 422)",
-    },
-    "invitations": {
-        "type": "boolean",
-        "default": False,
-        "description": "true: each seat gets a single-use invitation (and a join_url) instead "
-        "of its token; a player joins with POST "
-        "/v1/games/{id}/seats/{seat}/join",
-    },
-}
-
-
-def create_schemas() -> dict[str, Schema]:
-    """``<Game>Options`` and ``<Game>CreateGame`` per game, and ``CreateGame``: one of
-    them, discriminated on ``game``. Ruling: the contract names the seed ``seed`` only;
-    the service still reads ``options.seed`` (the older spelling) when it equals it."""
-    from service.games import engine
-
-    out: dict[str, Schema] = {}
-    for game, prefix in GAMES.items():
-        options = {spec["name"]: _option(spec) for spec in engine(game).CATALOG[game]["options"]}
-        if game == "two-way":
-            options["first_player"] = {
-                **options["first_seat"],
-                "deprecated": True,
-                "description": "the older name of first_seat",
-            }
-        out[f"{prefix}Options"] = {
-            "type": "object",
-            "properties": options,
-            "additionalProperties": False,
-        }
-        out[f"{prefix}CreateGame"] = {
-            "type": "object",
-            "required": ["game"],
-            "additionalProperties": False,
-            "properties": {
-                "game": {"type": "string", "enum": [game]},
-                "options": {"$ref": f"#/components/schemas/{prefix}Options"},
-                "seed": SEED,
-                **SEATING,
-                "position": {
-                    "$ref": f"#/components/schemas/{POSITIONS[game][2]}",
-                    "description": "G-P1: start from this stated position "
-                    "(its game is this game's) instead of a "
-                    "fresh deal; an API key is needed as for "
-                    "any creation when the operator set "
-                    "API_KEYS",
-                },
-            },
-        }
-    out["CreateGame"] = {
-        "description": "A new game: its kind, its options (the catalog), a seed, and "
-        "optionally the position it starts from (G-P1).",
-        "oneOf": [{"$ref": f"#/components/schemas/{p}CreateGame"} for p in GAMES.values()],
-        "discriminator": {
-            "propertyName": "game",
-            "mapping": {game: f"#/components/schemas/{p}CreateGame" for game, p in GAMES.items()},
-        },
-    }
-    return out
-
-
-# ----- views: what each game shows the caller (its engine's view()) ----------------------
-
-_COMMON_VIEW: dict[str, Schema] = {
-    "status": {"type": "string", "enum": ["active", "finished"]},
-    "seats": {"type": "array", "items": {"type": "string"}},
-    "options": {"type": "object", "description": "the game's options, defaults filled in"},
-    "seed_commitment": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
-    "result": {
-        "nullable": True,
-        "allOf": [{"$ref": "#/components/schemas/Result"}],
-        "description": "null while the game runs",
-    },
-}
-# the fields every viewer of the game sees (the engine's view() docstring has the rest)
-_VIEW_FIELDS: dict[str, dict[str, Schema]] = {
-    "two-way": {
-        "turn_number": {"type": "integer", "minimum": 0},
-        "bag_count": {"type": "integer", "minimum": 0},
-        "grid": {
-            "type": "array",
-            "minItems": 7,
-            "maxItems": 7,
-            "items": {"type": "array", "minItems": 7, "maxItems": 7, "items": {}},
-        },
-    },
-    "sequence": {
-        "turn_number": {"type": "integer", "minimum": 0},
-        "deck_count": {"type": "integer", "minimum": 0},
-        "chips": {
-            "type": "array",
-            "minItems": 10,
-            "maxItems": 10,
-            "items": {
-                "type": "array",
-                "minItems": 10,
-                "maxItems": 10,
-                "items": {"nullable": True, "allOf": [{"$ref": "#/components/schemas/Side"}]},
-            },
-        },
-    },
-    "halves": {
-        "central_pile": {"type": "integer", "minimum": 0},
-        "hand_counts": {
-            "type": "object",
-            "additionalProperties": {"type": "integer", "minimum": 0},
-        },
-    },
-    "solitaire-frenzy": {
-        "round": {"type": "integer", "minimum": 1},
-        "rounds": {"type": "integer", "minimum": 1},
-        "foundations": {"type": "array", "items": {"type": "object"}},
-    },
-}
-_VIEW_FIELDS["sequence-numbers"] = _VIEW_FIELDS["sequence"]
-
-
-def view_schemas() -> dict[str, Schema]:
-    """``<Game>View`` per game (its common fields typed, the others open) and
-    ``View``: one of them, discriminated on ``game``."""
-    out: dict[str, Schema] = {"Side": {"type": "string", "enum": ["green", "blue", "red"]}}
-    for game, prefix in GAMES.items():
-        properties = {
-            "game": {"type": "string", "enum": [game]},
-            **_COMMON_VIEW,
-            **_VIEW_FIELDS[game],
-        }
-        out[f"{prefix}View"] = {
-            "type": "object",
-            "description": f"The game as a viewer may see it ({game}: "
-            "the engine's view; hidden cards never).",
-            "properties": properties,
-            "required": sorted(properties),
-            "additionalProperties": True,
-        }
-    out["View"] = {
-        "description": "The engine's view for the caller, typed by its game.",
-        "oneOf": [{"$ref": f"#/components/schemas/{p}View"} for p in GAMES.values()],
-        "discriminator": {
-            "propertyName": "game",
-            "mapping": {game: f"#/components/schemas/{p}View" for game, p in GAMES.items()},
-        },
-    }
-    return out

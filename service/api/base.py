@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Mapping
 from itertools import accumulate
-from typing import Any
+from typing import Any, cast
 
 import flask_smorest
 from flask import Request, Response, current_app
@@ -161,7 +162,14 @@ class Blueprint(flask_smorest.Blueprint):
 
     ARGUMENTS_PARSER = StrictParser()
 
-    def _store_endpoint_docs(self, endpoint, obj, parameters, tags, **options):
+    def _store_endpoint_docs(
+        self,
+        endpoint: str,
+        obj: Callable[..., Any],
+        parameters: list[Any] | None,
+        tags: list[str] | None,
+        **options: Any,
+    ) -> None:
         super()._store_endpoint_docs(endpoint, obj, parameters, tags, **options)
         for method, doc in self._docs[endpoint].items():
             if method != "parameters":
@@ -174,7 +182,9 @@ def json_reply(body: Any) -> Response:
     response schema's dump: for endpoints whose body is built to the documented shape
     already (``@blp.response`` still documents it; flask-smorest passes a Response
     through). The dump copied every field again for nothing: it validates nothing."""
-    return current_app.json.response(body)
+    # the provider's reply is the app's response_class, flask's Response: Flask types
+    # JSONProvider.response with werkzeug's sansio base class
+    return cast(Response, current_app.json.response(body))
 
 
 class DigitsInteger(fields.Integer):
@@ -183,7 +193,9 @@ class DigitsInteger(fields.Integer):
 
     _DIGITS = re.compile(r"[0-9]+")
 
-    def _deserialize(self, value, attr, data, **kwargs):
+    def _deserialize(
+        self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any
+    ) -> int:
         if isinstance(value, str) and not self._DIGITS.fullmatch(value):
             raise self.make_error("invalid")
         return super()._deserialize(value, attr, data, **kwargs)

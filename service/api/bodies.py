@@ -22,13 +22,17 @@ A refusal is decided here and answered by :func:`body_problem`, the app's first
 from __future__ import annotations
 
 import io
-from typing import Any, Callable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Literal
 
 from flask import Flask, Response, request
 from werkzeug.exceptions import HTTPException
 
 from service.errors import problem
 from service.messages import Message
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import InputStream, StartResponse, WSGIApplication, WSGIEnvironment
 
 IMPORT_ENDPOINT = "records.import_record"
 _PROBLEM = "card_referee.body_problem"  # environ key: ("timeout" | "coding", value)
@@ -37,11 +41,11 @@ _PROBLEM = "card_referee.body_problem"  # environ key: ("timeout" | "coding", va
 class ReadAhead:
     """The WSGI middleware of the module docstring, for ``flask_app``."""
 
-    def __init__(self, wsgi_app: Callable, flask_app: Flask):
+    def __init__(self, wsgi_app: WSGIApplication, flask_app: Flask):
         self.wsgi_app = wsgi_app
         self.flask_app = flask_app
 
-    def __call__(self, environ: dict[str, Any], start_response: Callable) -> Any:
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         coding = environ.get("HTTP_TRANSFER_ENCODING")
         if coding is not None and coding.strip().lower() != "chunked":
             _refuse(environ, ("coding", coding))
@@ -52,7 +56,7 @@ class ReadAhead:
                 _refuse(environ, ("timeout", None))
         return self.wsgi_app(environ, start_response)
 
-    def _read_ahead(self, environ: dict[str, Any], chunked: bool) -> None:
+    def _read_ahead(self, environ: WSGIEnvironment, chunked: bool) -> None:
         limit = self._limit(environ)
         stream = environ["wsgi.input"]
         if chunked:
@@ -67,7 +71,7 @@ class ReadAhead:
             data = _read_at_most(stream, length)  # fewer: the client left (400)
         environ["wsgi.input"] = io.BytesIO(data)
 
-    def _limit(self, environ: dict[str, Any]) -> int:
+    def _limit(self, environ: WSGIEnvironment) -> int:
         """The route's body limit: the import's, or every other route's."""
         config = self.flask_app.config
         try:
@@ -79,12 +83,12 @@ class ReadAhead:
         return config["MAX_CONTENT_LENGTH"]
 
 
-def _length(environ: dict[str, Any]) -> int:
+def _length(environ: WSGIEnvironment) -> int:
     raw = environ.get("CONTENT_LENGTH") or "0"
     return int(raw) if raw.isdigit() else 0  # a malformed one: the server refused it
 
 
-def _refuse(environ: dict[str, Any], why: tuple[str, str | None]) -> None:
+def _refuse(environ: WSGIEnvironment, why: tuple[Literal["timeout", "coding"], str | None]) -> None:
     """Mark the request refused (:func:`body_problem` answers) and give the app no
     body."""
     environ[_PROBLEM] = why
@@ -93,7 +97,7 @@ def _refuse(environ: dict[str, Any], why: tuple[str, str | None]) -> None:
     environ.pop("HTTP_TRANSFER_ENCODING", None)
 
 
-def _read_at_most(stream: Any, size: int) -> bytes:
+def _read_at_most(stream: InputStream, size: int) -> bytes:
     out = bytearray()
     while len(out) < size:
         chunk = stream.read(min(64 * 1024, size - len(out)))
@@ -134,5 +138,6 @@ def body_problem() -> Response | None:
 def init_bodies(app: Flask) -> None:
     """Read bodies ahead on ``app`` and answer the refusals in a ``before_request``
     hook (register it before any hook that looks at the body or the credentials)."""
-    app.wsgi_app = ReadAhead(app.wsgi_app, app)
+    # Flask's way to add WSGI middleware: replace the app's wsgi_app method
+    app.wsgi_app = ReadAhead(app.wsgi_app, app)  # type: ignore[method-assign]
     app.before_request(body_problem)

@@ -5,6 +5,8 @@ documentation, security requirements) and its request and reply schemas: what
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any, overload
 
 from marshmallow import INCLUDE, Schema, ValidationError, fields
 from marshmallow.validate import Length, Range, Regexp
@@ -60,38 +62,47 @@ _HEADER_DOCS = {
         "description": "The ETag you hold: 304 while the game is unchanged.",
     },
 }
-SECURITY = [{"bearerAuth": []}]
+# OpenAPI security requirements: scheme name -> scopes (none here)
+SECURITY: list[dict[str, list[str]]] = [{"bearerAuth": []}]
 
 
-def _ref(name: str) -> dict:
+def _ref(name: str) -> dict[str, str]:
     """A reference to a schema of service.api.actions (components.schemas)."""
     return {"$ref": f"#/components/schemas/{name}"}
 
 
 # open unless the operator sets API_KEYS (service.limits)
-API_KEY_SECURITY = [{}, {"apiKeyAuth": []}]
+API_KEY_SECURITY: list[dict[str, list[str]]] = [{}, {"apiKeyAuth": []}]
 
 
 class FullMatch(Regexp):
     """:class:`Regexp` that must match the whole string (``re.fullmatch``); the spec
     shows the pattern as it is."""
 
-    def __call__(self, value: str) -> str:
+    @overload
+    def __call__(self, value: str) -> str: ...
+
+    @overload
+    def __call__(self, value: bytes) -> bytes: ...
+
+    def __call__(self, value: Any) -> Any:  # as Regexp's, with fullmatch
         if self.regex.fullmatch(value) is None:
             raise ValidationError(self._format_error(value))
         return value
 
 
-class TileField(fields.Field):
+class TileField(fields.Field[str | int]):
     """A tile: a face in card notation (``"7H"``) or a tile id (an integer)."""
 
-    def _deserialize(self, value, attr, data, **kwargs):
+    def _deserialize(
+        self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any
+    ) -> str | int:
         if isinstance(value, bool) or not isinstance(value, (str, int)):
             raise ValidationError("A tile is a face (string) or a tile id (integer).")
         return value
 
 
-def _cell() -> fields.List:
+def _cell() -> fields.List[int]:
     return fields.List(
         fields.Integer(strict=True, validate=Range(min=0)),
         validate=Length(equal=2),

@@ -1,17 +1,32 @@
-"""Game catalog and the game store endpoints (create, view, act, events, legal actions)."""
+"""Game catalog and the game store endpoints (create, view, act, events, legal actions),
+with their error handlers. The HTTP conventions they follow (bearer tokens, versions,
+idempotency keys, replies) are in :mod:`service.api.conventions`, the request and reply
+schemas in :mod:`service.api.game_schemas`; the names other modules use stay importable
+from here."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from typing import Any
 
 from flask import Response, current_app, g, request, url_for
-from flask_smorest import abort
+from flask.blueprints import BlueprintSetupState
 from marshmallow import Schema, fields
+from webargs.flaskparser import abort  # flask_smorest.abort itself, typed NoReturn
 
 from service.api.base import Blueprint
+from service.api.conventions import (  # noqa: F401 - importable from here too
+    _authenticate,
+    _etag,
+    _etags,
+    _expected_version,
+    _idempotency,
+    _not_found,
+    _reply,
+    _store,
+    _unauthorized,
+)
 from service.api.game_schemas import (  # noqa: F401 - importable from here too
     BEARER_REALM,
     _INVALID_TOKEN,
@@ -43,26 +58,26 @@ from service.api.game_schemas import (  # noqa: F401 - importable from here too
     EventsQuerySchema,
     EventsSchema,
 )
-from service.errors import problem, problem_body, problem_response
+from service.errors import problem, problem_body
 from service.games import ENGINE_MODULES, RuleViolation, engine
 from service.messages import Message
 from service.observability import count_action, count_game
 from service.store.seating import Seating, UnknownSeat
 from service.store import (
     REFEREE,
+    Applied,
     GameNotFound,
     GameRecord,
-    IdempotencyRequest,
     KeyInFlight,
     KeyReused,
     Refused,
+    Reply,
     StoreError,
     Unauthenticated,
     Unavailable,
     UnknownGame,
-    get_store,
-    request_hash,
 )
+from service.store.values import StoredEvent
 
 blp = Blueprint(
     "games",
@@ -102,7 +117,7 @@ class CatalogSchema(Schema):
     games = fields.List(fields.Nested(CatalogGameSchema), required=True)
 
 
-def catalog() -> list[dict]:
+def catalog() -> list[dict[str, Any]]:
     """Every implemented game's catalog entry, in ENGINE_MODULES order."""
     entries = []
     for name in ENGINE_MODULES:
@@ -122,7 +137,7 @@ def catalog() -> list[dict]:
 
 @blp.get("/catalog")
 @blp.response(200, CatalogSchema)
-def get_catalog():
+def get_catalog() -> dict[str, list[dict[str, Any]]]:
     """The games the service knows, with their options and defaults."""
     return {"games": catalog()}
 
@@ -136,7 +151,7 @@ def get_catalog():
 
 
 @blp.record_once
-def _register_security_scheme(state) -> None:
+def _register_security_scheme(state: BlueprintSetupState) -> None:
     """Document the bearer tokens and the API key (components.securitySchemes)."""
     for entry in state.app.extensions.get("flask-smorest", {}).get("apis", {}).values():
         entry["ext_obj"].spec.components.security_scheme(
@@ -159,10 +174,6 @@ def _register_security_scheme(state) -> None:
                 "api-key-refused); not needed otherwise.",
             },
         )
-
-
-def _store():
-    return get_store(current_app)
 
 
 # Responses carrying tokens or a caller's view: never stored by any cache. The GETs'
@@ -202,35 +213,7 @@ def _cache_headers(response: Response) -> Response:
     return response
 
 
-def _unauthorized(detail: Message, error: str | None = None) -> Response:
-    challenge = BEARER_REALM + (f', error="{error}"' if error else "")
-    return problem(401, "unauthorized", detail, headers={"WWW-Authenticate": challenge})
-
-
-def _not_found() -> Response:
-    return problem(404, "game-not-found", Message("No game with that id is open to this token."))
-
-
-@blp.before_request
-def _authenticate():
-    """Resolve the bearer token of every /v1/games/{game_id}... request to an actor."""
-    game_id = (request.view_args or {}).get("game_id")
-    if game_id is None:
-        return None
-    header = request.headers.get("Authorization", "")
-    scheme, _, token = header.partition(" ")
-    token = token.strip()
-    if not header:
-        return _unauthorized(Message("Send Authorization: Bearer <token>."))
-    if scheme.lower() != "bearer" or not token or " " in token:
-        return _unauthorized(
-            Message("The Authorization header is not 'Bearer <token>'."), "invalid_request"
-        )
-    try:
-        g.actor = _store().authenticate(game_id, token)
-    except Unauthenticated:
-        return _unauthorized(_INVALID_TOKEN, "invalid_token")
-    return None
+blp.before_request(_authenticate)  # service.api.conventions
 
 
 @blp.errorhandler(StoreError)
@@ -290,41 +273,7 @@ def _rule_violation(error: RuleViolation) -> Response:
     return problem(error.status, error.code, error.detail, rule=error.rule, **error.extra)
 
 
-def _idempotency(scope: str, actor: str, payload: Any) -> IdempotencyRequest | None:
-    key = request.headers.get("Idempotency-Key")
-    if key is None:
-        return None
-    if not _KEY_PATTERN.fullmatch(key):
-        abort(
-            400,
-            code="invalid-idempotency-key",
-            detail=Message("Idempotency-Key: 1 to 255 visible ASCII characters."),
-        )
-    return IdempotencyRequest(scope, actor, key, request_hash(payload))
-
-
-def _etag(version: int) -> str:
-    return f'"{version}"'
-
-
-def _reply(status: int, body: dict, replayed: bool = False) -> Response:
-    """A stored or fresh reply as a response (problem+json for errors)."""
-    if status >= 400:
-        response = problem_response(status, body)
-    else:
-        response = current_app.response_class(
-            json.dumps(body, separators=(",", ":"), ensure_ascii=False),
-            status=status,
-            mimetype="application/json",
-        )
-        if "version" in body:
-            response.headers["ETag"] = _etag(body["version"])
-    if replayed:
-        response.headers["Idempotent-Replayed"] = "true"
-    return response
-
-
-def _events_out(record: GameRecord, stored: list, viewer: str) -> list[dict]:
+def _events_out(record: GameRecord, stored: list[StoredEvent], viewer: str) -> list[dict[str, Any]]:
     """The stored events as ``viewer`` may see them, ``{"seq", "type", "seat", ...}``
     each (the engine's ``view_event`` on the game's state); hidden ones left out."""
     module, out = record.engine, []
@@ -342,8 +291,8 @@ def _events_out(record: GameRecord, stored: list, viewer: str) -> list[dict]:
     return out
 
 
-def _game_body(record: GameRecord, viewer: str) -> dict:
-    body = {
+def _game_body(record: GameRecord, viewer: str) -> dict[str, Any]:
+    body: dict[str, Any] = {
         "id": record.id,
         "game": record.game,
         "version": record.version,
@@ -377,7 +326,7 @@ def _game_body(record: GameRecord, viewer: str) -> dict:
     security=API_KEY_SECURITY,
     requestBody={"required": True, "content": {"application/json": {"schema": _ref("CreateGame")}}},
 )
-def create_game(body: dict):
+def create_game(body: dict[str, Any]) -> Response:
     """Create a game: a bearer token per seat, a referee token, the seed's commitment.
 
     Unknown `game` or options the engine refuses: 422 with the engine's code.
@@ -414,7 +363,7 @@ def create_game(body: dict):
     return created_reply(body["game"], created)
 
 
-def _seated(create: Callable[[], tuple[int, dict]]) -> tuple[int, dict]:
+def _seated(create: Callable[[], Reply]) -> Reply:
     """``create()``, with a name for a seat the game lacks as 422 naming it."""
     try:
         return create()
@@ -425,10 +374,9 @@ def _seated(create: Callable[[], tuple[int, dict]]) -> tuple[int, dict]:
             detail=Message("The game has no seat %(seat)s.", seat=repr(error.args[0])),
             messages={"json": {"names": {error.args[0]: ["no such seat"]}}},
         )
-        raise  # unreachable: abort raises
 
 
-def created_reply(game: str, created: tuple[int, dict]) -> Response:
+def created_reply(game: str, created: Reply) -> Response:
     """The 201 of a new game (``Location``, and each invitation's ``join_url``)."""
     status, reply = created
     for seat, entry in reply["seats"].items():
@@ -485,7 +433,7 @@ def _seed(top: str | None, option: object) -> str | None:
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=SECURITY, parameters=[_HEADER_DOCS["If-None-Match"]])
-def get_game(game_id: str):
+def get_game(game_id: str) -> Response:
     """The game as the caller may see it: `view` from the engine, `version` (ETag)."""
     record = _store().current(game_id)
     tags = _etags(request.headers.get("If-None-Match", ""))
@@ -494,55 +442,6 @@ def get_game(game_id: str):
         response.headers["ETag"] = _etag(record.version)
         return response
     return _reply(200, _game_body(record, g.actor))
-
-
-def _etags(header: str) -> set[str]:
-    """The ETags of an If-None-Match header, weak or strong (``"3"`` both ways)."""
-    return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
-
-
-def _expected_version(action: dict, game_id: str) -> int | None:
-    """The version the action is based on: If-Match and/or ``expected_version``; None
-    when neither names one (the store refuses that with 428 unless the game is
-    real-time).
-
-    Aborts: If-Match not one quoted version, 400 invalid-if-match; a weak ETag, 412
-    version-mismatch with the current ``version`` (If-Match uses the strong comparison,
-    RFC 9110 13.1.1, and a weak tag never matches it); the two disagreeing, 400
-    conflicting-versions (``*`` names no version).
-    """
-    in_body = action.pop("expected_version", None)
-    header = request.headers.get("If-Match")
-    in_header = None
-    if header is not None and header.strip() != "*":
-        match = _IF_MATCH.fullmatch(header.strip())
-        if not match:
-            abort(
-                400,
-                code="invalid-if-match",
-                detail=Message('If-Match takes the ETag of GET /v1/games/{id}, e.g. "7".'),
-            )
-        if match.group(1):
-            current = _store().read(game_id).version
-            abort(
-                412,
-                code="version-mismatch",
-                detail=Message(
-                    "A weak ETag never satisfies If-Match (strong comparison); "
-                    "the game is at version %(version)s: send If-Match: "
-                    '"%(version)s".',
-                    version=current,
-                ),
-                extra={"version": current},
-            )
-        in_header = int(match.group(2))
-    if in_header is not None and in_body is not None and in_header != in_body:
-        abort(
-            400,
-            code="conflicting-versions",
-            detail=Message("If-Match and expected_version name different versions."),
-        )
-    return in_header if in_header is not None else in_body
 
 
 @blp.post("/<game_id>/actions")
@@ -562,7 +461,7 @@ def _expected_version(action: dict, game_id: str) -> int | None:
     parameters=[_HEADER_DOCS["If-Match"], _HEADER_DOCS["Idempotency-Key"]],
     requestBody={"required": True, "content": {"application/json": {"schema": _ref("Action")}}},
 )
-def post_action(game_id: str):
+def post_action(game_id: str) -> Response:
     """Apply one action as the caller's seat (or as the referee).
 
     The version check is explicit: `If-Match` or `expected_version` (stale: 412
@@ -577,7 +476,7 @@ def post_action(game_id: str):
         )
     expected = _expected_version(action, game_id)
     idempotency = _idempotency(game_id, actor, {"action": action, "version": expected})
-    outcomes: list = []
+    outcomes: list[Applied | Refused] = []
     (status, body), replayed = _store().act(
         game_id, actor, action, expected, _action_renderer(actor, outcomes.append), idempotency
     )
@@ -585,12 +484,14 @@ def post_action(game_id: str):
     return _reply(status, body, replayed)
 
 
-def _action_renderer(actor: str, seen: Callable[[Any], None]):
+def _action_renderer(
+    actor: str, seen: Callable[[Applied | Refused], None]
+) -> Callable[[Applied | Refused], Reply]:
     """The reply to an action's outcome, as ``actor`` may see it (the store keeps a
     refusal's as it is and renders an accepted one again for a replay); ``seen`` is
     told each outcome rendered (the last one is the action's)."""
 
-    def render(outcome) -> tuple[int, dict]:
+    def render(outcome: Applied | Refused) -> Reply:
         seen(outcome)
         if isinstance(outcome, Refused):
             return outcome.status, problem_body(
@@ -619,7 +520,7 @@ def _action_renderer(actor: str, seen: Callable[[Any], None]):
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=SECURITY)
-def get_events(query: dict, game_id: str):
+def get_events(query: dict[str, int], game_id: str) -> Response:
     """The caller's view of the event log after `seq` `after` (filtered by the
     engine: hidden payload removed, events hidden entirely left out)."""
     page = _store().page(game_id, query["after"], query["limit"], catch_up=True)
@@ -648,7 +549,7 @@ def get_events(query: dict, game_id: str):
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=SECURITY)
-def get_legal_actions(game_id: str):
+def get_legal_actions(game_id: str) -> Response:
     """Every action the caller may POST now, as complete bodies (add If-Match or
     `expected_version` = `version`)."""
     record = _store().current(game_id)

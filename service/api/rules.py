@@ -13,6 +13,9 @@ A rule's ``title`` is in the request's language (Accept-Language: en fr de es it
 
 from __future__ import annotations
 
+from typing import Any
+
+from flask import Response
 from marshmallow import Schema, fields, validate
 
 from service import rulebook
@@ -95,7 +98,7 @@ class ProblemTypeSchema(Schema):
     )
 
 
-def _rule_out(entry: dict) -> dict:
+def _rule_out(entry: rulebook.Rule) -> dict[str, Any]:
     return {
         "id": entry["id"],
         "section": entry["section"],
@@ -110,7 +113,7 @@ def _rule_out(entry: dict) -> dict:
 @blp.get("")
 @blp.arguments(RulesQuerySchema, location="query")
 @blp.response(200, RulesSchema)
-def list_rules(query: dict):
+def list_rules(query: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
     """Every rule of the rule book in book order, or one section's (`game`)."""
     return {"rules": [_rule_out(r) for r in rulebook.rules(query.get("game"))]}
 
@@ -118,7 +121,7 @@ def list_rules(query: dict):
 @blp.get("/<rule_id>")
 @blp.response(200, RuleSchema)
 @blp.alt_response(404, response="NOT_FOUND")
-def get_rule(rule_id: str):
+def get_rule(rule_id: str) -> dict[str, Any] | Response:
     """One rule by its ID (`SQ-T3`, as a refusal's `rule` names it); unknown: 404
     `rule-not-found`."""
     entry = rulebook.rule(rule_id)
@@ -132,7 +135,7 @@ def get_rule(rule_id: str):
 @problems_blp.get("/<code>")
 @problems_blp.response(200, ProblemTypeSchema)
 @problems_blp.alt_response(404, response="NOT_FOUND")
-def get_problem_type(code: str):
+def get_problem_type(code: str) -> dict[str, Any] | Response:
     """What a problem `code` means (the page its `type` names): its statuses, the
     rules it cites, a summary; unknown: 404 `problem-not-found`."""
     entry = rulebook.problems().get(code)
@@ -145,5 +148,12 @@ def get_problem_type(code: str):
         "code": code,
         "status": entry["status"],
         "summary": entry["summary"].strip(),
-        "rules": [{"id": r, "title": pick(rulebook.rule(r)["title"])} for r in entry["rules"]],
+        "rules": [_cited(r) for r in entry["rules"]],
     }
+
+
+def _cited(rule_id: str) -> dict[str, str]:
+    """A rule a problem type cites: its ID and its title in the request's language."""
+    entry = rulebook.rule(rule_id)
+    assert entry is not None  # rulebook.problems() refuses a problem citing an unknown rule
+    return {"id": rule_id, "title": pick(entry["title"])}

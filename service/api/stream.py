@@ -41,14 +41,15 @@ import json
 import logging
 import random
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from flask import Response, current_app, g, request
-from flask_smorest import abort
+from flask.blueprints import BlueprintSetupState
 from itsdangerous import BadData, SignatureExpired, URLSafeTimedSerializer
 from marshmallow import Schema, fields
 from marshmallow.validate import Range
+from webargs.flaskparser import abort  # flask_smorest.abort itself, typed NoReturn
 
 from service.api import games
 from service.api.base import Blueprint, DigitsInteger
@@ -78,7 +79,7 @@ blp.errorhandler(Unavailable)(games._unavailable)
 
 
 @blp.record_once
-def _register_security_scheme(state) -> None:
+def _register_security_scheme(state: BlueprintSetupState) -> None:
     """Document the ticket (components.securitySchemes.streamTicket)."""
     for entry in state.app.extensions.get("flask-smorest", {}).get("apis", {}).values():
         entry["ext_obj"].spec.components.security_scheme(
@@ -152,7 +153,7 @@ def _ticket_unauthorized(detail: Message) -> Response:
 
 
 @blp.before_request
-def _authenticate():
+def _authenticate() -> Response | None:
     """The bearer token (as every game route), or on the stream a ticket in its place."""
     ticket = request.args.get("ticket") if request.endpoint == "stream.get_stream" else None
     if ticket is None:
@@ -163,6 +164,7 @@ def _authenticate():
             "conflicting-credentials",
             Message("Send either ?ticket= or the Authorization header, not both."),
         )
+    assert request.view_args is not None  # the stream's route matched (its endpoint)
     game_id = request.view_args["game_id"]
     try:
         claims = _serializer().loads(ticket, max_age=_setting("STREAM_TICKET_SECONDS"))
@@ -193,7 +195,7 @@ def _fingerprint(token_hash: str) -> str:
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=games.SECURITY)
 @blp.doc(operationId="createStreamTicket")
-def post_stream_ticket(game_id: str):
+def post_stream_ticket(game_id: str) -> Response:
     """A short-lived ticket that opens this game's stream as the caller (`?ticket=`),
     for browsers' EventSource, which cannot send the Authorization header.
 
@@ -213,7 +215,7 @@ def post_stream_ticket(game_id: str):
     return response
 
 
-def _resume_point(query: dict, headers: dict) -> int | None:
+def _resume_point(query: Mapping[str, int], headers: Mapping[str, str]) -> int | None:
     """``Last-Event-ID`` (a seq; it wins: EventSource sends it when reconnecting to
     the URL it opened), else ``?after=``, else None. A header that is not a seq: 400."""
     header = headers.get("last_event_id")
@@ -262,7 +264,7 @@ _EVENT_STREAM_DOC = {
 @blp.alt_response(401, response="UNAUTHORIZED")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.alt_response(422, response="UNPROCESSABLE_ENTITY")
-def get_stream(query: dict, headers: dict, game_id: str):
+def get_stream(query: dict[str, int], headers: dict[str, str], game_id: str) -> Response:
     """Follow the game live: Server-Sent Events, one per log entry you may see
     (the same viewer filter as `/events`), resumable exactly with `Last-Event-ID`
     or `?after=`. Auth: the bearer token, or `?ticket=` (see stream-tickets).
@@ -308,7 +310,7 @@ def get_stream(query: dict, headers: dict, game_id: str):
     )
 
 
-def _sse(seq: int, kind: str, data: dict) -> str:
+def _sse(seq: int, kind: str, data: Mapping[str, Any]) -> str:
     text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
     return f"id: {seq}\nevent: {kind}\ndata: {text}\n\n"
 
@@ -330,9 +332,9 @@ def _entries(page: EventPage, viewer: str) -> str:
     )
 
 
-def _idle_at(store: GameStore, record: GameRecord | None) -> float | None:
+def _idle_at(store: GameStore, record: GameRecord) -> float | None:
     """The game's G-T1 deadline on this process's monotonic clock (None: none)."""
-    due = None if record is None else idle.deadline(record.state, record.updated)
+    due = idle.deadline(record.state, record.updated)
     return None if due is None else time.monotonic() + (due - store.now())
 
 
@@ -371,7 +373,8 @@ def _stream(
     with feed.watch(game_id) as watch:
         revocations = watch.revocations
         try:
-            page, known, checked = None, None, None  # checked: the `updated` checked
+            page: EventPage | None = None
+            checked: float | None = None  # the `updated` checked
             if resume is None:
                 known = watch.catch_up()
                 after, finished, opening = _opening(known, viewer)
@@ -381,6 +384,7 @@ def _stream(
                     return
             else:
                 after, page = resume, watch.page(resume, PAGE)
+                known = page.game  # (the loop starts with this page)
             while True:
                 target = after  # wait for news past it
                 if page is not None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from flask import Response
 from marshmallow import Schema, ValidationError, fields, validate
 
 from service.api.actions import CARD_PATTERN
@@ -54,13 +55,15 @@ class CardField(fields.String):
             raise ValidationError(str(exc)) from exc
 
 
-class CardList(fields.List):
+class CardList(fields.List[str]):
     """A list of :class:`CardField` items, parsed in one loop when every item is a
     card code (or None where the items allow it); anything else goes through the
     List's own item-by-item path, so its errors stay by index. The List's validators
     run either way."""
 
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> list:
+    def _deserialize(
+        self, value: Any, attr: str | None, data: Any, **kwargs: Any
+    ) -> list[str | None]:
         if isinstance(value, list):
             allow_none = self.inner.allow_none
             try:
@@ -176,7 +179,7 @@ class GridSequencesSchema(Schema):
 @blp.arguments(LineCheckSchema())  # instances: not built again per request
 @blp.response(200, LineVerdictSchema)
 @blp.doc(operationId="checkTwoWaySequence")
-def check_sequence(body: dict) -> dict:
+def check_sequence(body: dict[str, list[str]]) -> Response:
     """Judge a line of 3 to 6 cards (RULES.md TW-S1..TW-S10).
 
     The cards are given in their order along the grid line. Runs are one suit,
@@ -198,7 +201,7 @@ def check_sequence(body: dict) -> dict:
 @blp.arguments(GridSchema())
 @blp.response(200, GridSequencesSchema)
 @blp.doc(operationId="findTwoWayGridSequences")
-def grid_sequences(body: dict) -> dict:
+def grid_sequences(body: dict[str, list[list[str | None]]]) -> Response:
     """Every declarable line of a 7 x 7 grid, in one colour (RULES.md TW-D1, TW-S).
 
     Lines of 3 to 6 occupied spaces, horizontal, vertical or diagonal, each listed
@@ -254,7 +257,7 @@ class TwoWayBaseEntrySchema(Schema):
     )
 
 
-def _by_seat(inner: fields.Field, description: str) -> fields.Dict:
+def _by_seat(inner: fields.Field[Any], description: str) -> fields.Dict:
     return fields.Dict(
         keys=fields.String(validate=validate.OneOf(("blue", "green"))),
         values=inner,

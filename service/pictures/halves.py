@@ -7,6 +7,7 @@ orange turned round) under the game's or the request's HV-T1 reading.
 
 from __future__ import annotations
 
+from typing import Any
 from xml.etree.ElementTree import Element
 
 from service.games.halves import PER_HALF, check_play, halves_of
@@ -102,7 +103,7 @@ def _rows(cards: list[str]) -> int:
     return max(1, -(-len(cards) // 4))
 
 
-def draw(view: dict, game: str) -> Svg:
+def draw(view: dict[str, Any], game: str) -> Svg:
     """The top card as it lies, the pile counts and the hands ``view`` holds, each
     hand card that goes on the top framed under the game's ``match`` (HV-T1); a game
     started from a stated position says so (G-P1)."""
@@ -129,7 +130,7 @@ def draw(view: dict, game: str) -> Svg:
         svg.text(WIDTH / 2, 95, Message("No top card yet"), 14, fill="#666")
     options = view.get("options") or {}
     for seat, cards in hands.items():
-        marks = (
+        marks: list[str | None] = (
             _marks(
                 "-".join(top["halves"]),
                 cards,

@@ -8,6 +8,7 @@ down. Every cell carries ``data-cell="row,col"`` for a page to click on.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from service.games.two_way import GRID_SIZE, scan_grid
@@ -17,15 +18,19 @@ from service.pictures import SIDE_COLOURS, Svg, card_label, draw_card, scores_li
 CELL = 56
 TOP = 56  # header height
 TINTS = {"blue": "#e3ecfb", "green": "#e2f3e8", None: "#ffffff"}
+# a cell as a view shows it (service.games.two_way.views): a face (a seat's view), a
+# tile's both faces {"tile", "blue", "green"} (the referee's), whether it is occupied
+# (the public's); None: empty
+Shown = str | dict[str, Any] | bool | None
 
 
 def _centre(cell: list[int]) -> tuple[float, float]:
     return cell[1] * CELL + CELL / 2, TOP + cell[0] * CELL + CELL / 2
 
 
-def _tile(svg: Svg, row: int, col: int, tile: Any, colour: str | None) -> None:
+def _tile(svg: Svg, row: int, col: int, tile: Shown, colour: str | None) -> None:
     x, y = col * CELL, TOP + row * CELL
-    attrs = {"data_cell": f"{row},{col}", "class_": "cell"}
+    cell = f"{row},{col}"
     if tile is None or tile is False:
         svg.add(
             "rect",
@@ -36,12 +41,13 @@ def _tile(svg: Svg, row: int, col: int, tile: Any, colour: str | None) -> None:
             rx=4,
             fill="#efece2",
             stroke="#d6d0bf",
-            **attrs,
+            data_cell=cell,
+            class_="cell",
         )
     elif tile is True:
-        draw_card(svg, x + 2, y + 2, CELL - 4, CELL - 4, None, **attrs)
+        draw_card(svg, x + 2, y + 2, CELL - 4, CELL - 4, None, data_cell=cell, class_="cell")
     elif isinstance(tile, dict):  # the referee: both faces
-        group = draw_card(svg, x + 2, y + 2, CELL - 4, CELL - 4, "", **attrs)
+        group = draw_card(svg, x + 2, y + 2, CELL - 4, CELL - 4, "", data_cell=cell, class_="cell")
         for face, dy in (("blue", CELL * 0.3), ("green", CELL * 0.7)):
             text, ink = card_label(tile[face])
             svg.text(
@@ -56,7 +62,17 @@ def _tile(svg: Svg, row: int, col: int, tile: Any, colour: str | None) -> None:
                 stroke_width=0.3,
             )
     else:
-        draw_card(svg, x + 2, y + 2, CELL - 4, CELL - 4, tile, fill=TINTS[colour], **attrs)
+        draw_card(
+            svg,
+            x + 2,
+            y + 2,
+            CELL - 4,
+            CELL - 4,
+            tile,
+            fill=TINTS[colour],
+            data_cell=cell,
+            class_="cell",
+        )
 
 
 def _line(
@@ -76,13 +92,15 @@ def _line(
     )
 
 
-def _grid(svg: Svg, grid: list[list[Any]], colour: str | None) -> None:
+def _grid(svg: Svg, grid: Sequence[Sequence[Shown]], colour: str | None) -> None:
     for row in range(GRID_SIZE):
         for col in range(GRID_SIZE):
             _tile(svg, row, col, grid[row][col], colour)
 
 
-def _hand(svg: Svg, y: float, seat: str, tiles: list[Any], colour: str | None) -> None:
+def _hand(
+    svg: Svg, y: float, seat: str, tiles: list[str | dict[str, Any]], colour: str | None
+) -> None:
     svg.text(
         4,
         y + 20,
@@ -110,7 +128,7 @@ def _hand(svg: Svg, y: float, seat: str, tiles: list[Any], colour: str | None) -
         )
 
 
-def draw(view: dict, game: str) -> Svg:
+def draw(view: dict[str, Any], game: str) -> Svg:
     """The grid as ``view`` shows it, each seat's declared lines in its colour, then
     the hands the view holds (TW-C3); a game started from a position says so (G-P1)."""
     viewer = view.get("viewer")

@@ -1,0 +1,143 @@
+"""The game store's HTTP conventions, as code: the bearer token of every
+``/v1/games/{game_id}...`` route (:func:`_authenticate`), versions (``ETag``,
+``If-None-Match``, ``If-Match`` and ``expected_version``), ``Idempotency-Key`` and the
+replies (:func:`_reply`). Their constants and documentation are in
+:mod:`service.api.game_schemas`; :mod:`service.api.games` registers them on its
+blueprint, and every name stays importable from there.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Response, current_app, g, request
+from webargs.flaskparser import abort  # flask_smorest.abort itself, typed NoReturn
+
+from service.api.game_schemas import _IF_MATCH, _INVALID_TOKEN, _KEY_PATTERN, BEARER_REALM
+from service.errors import problem, problem_response
+from service.messages import Message
+from service.store import (
+    GameStore,
+    IdempotencyRequest,
+    Unauthenticated,
+    get_store,
+    request_hash,
+)
+
+
+def _store() -> GameStore:
+    return get_store(current_app)
+
+
+def _unauthorized(detail: Message, error: str | None = None) -> Response:
+    challenge = BEARER_REALM + (f', error="{error}"' if error else "")
+    return problem(401, "unauthorized", detail, headers={"WWW-Authenticate": challenge})
+
+
+def _not_found() -> Response:
+    return problem(404, "game-not-found", Message("No game with that id is open to this token."))
+
+
+def _authenticate() -> Response | None:
+    """Resolve the bearer token of every /v1/games/{game_id}... request to an actor."""
+    game_id = (request.view_args or {}).get("game_id")
+    if game_id is None:
+        return None
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    token = token.strip()
+    if not header:
+        return _unauthorized(Message("Send Authorization: Bearer <token>."))
+    if scheme.lower() != "bearer" or not token or " " in token:
+        return _unauthorized(
+            Message("The Authorization header is not 'Bearer <token>'."), "invalid_request"
+        )
+    try:
+        g.actor = _store().authenticate(game_id, token)
+    except Unauthenticated:
+        return _unauthorized(_INVALID_TOKEN, "invalid_token")
+    return None
+
+
+def _idempotency(scope: str, actor: str, payload: Any) -> IdempotencyRequest | None:
+    key = request.headers.get("Idempotency-Key")
+    if key is None:
+        return None
+    if not _KEY_PATTERN.fullmatch(key):
+        abort(
+            400,
+            code="invalid-idempotency-key",
+            detail=Message("Idempotency-Key: 1 to 255 visible ASCII characters."),
+        )
+    return IdempotencyRequest(scope, actor, key, request_hash(payload))
+
+
+def _etag(version: int) -> str:
+    return f'"{version}"'
+
+
+def _reply(status: int, body: dict[str, Any], replayed: bool = False) -> Response:
+    """A stored or fresh reply as a response (problem+json for errors)."""
+    if status >= 400:
+        response = problem_response(status, body)
+    else:
+        response = current_app.response_class(
+            json.dumps(body, separators=(",", ":"), ensure_ascii=False),
+            status=status,
+            mimetype="application/json",
+        )
+        if "version" in body:
+            response.headers["ETag"] = _etag(body["version"])
+    if replayed:
+        response.headers["Idempotent-Replayed"] = "true"
+    return response
+
+
+def _etags(header: str) -> set[str]:
+    """The ETags of an If-None-Match header, weak or strong (``"3"`` both ways)."""
+    return {tag.strip().removeprefix("W/") for tag in header.split(",") if tag.strip()}
+
+
+def _expected_version(action: dict[str, Any], game_id: str) -> int | None:
+    """The version the action is based on: If-Match and/or ``expected_version``; None
+    when neither names one (the store refuses that with 428 unless the game is
+    real-time).
+
+    Aborts: If-Match not one quoted version, 400 invalid-if-match; a weak ETag, 412
+    version-mismatch with the current ``version`` (If-Match uses the strong comparison,
+    RFC 9110 13.1.1, and a weak tag never matches it); the two disagreeing, 400
+    conflicting-versions (``*`` names no version).
+    """
+    in_body = action.pop("expected_version", None)
+    header = request.headers.get("If-Match")
+    in_header = None
+    if header is not None and header.strip() != "*":
+        match = _IF_MATCH.fullmatch(header.strip())
+        if not match:
+            abort(
+                400,
+                code="invalid-if-match",
+                detail=Message('If-Match takes the ETag of GET /v1/games/{id}, e.g. "7".'),
+            )
+        if match.group(1):
+            current = _store().read(game_id).version
+            abort(
+                412,
+                code="version-mismatch",
+                detail=Message(
+                    "A weak ETag never satisfies If-Match (strong comparison); "
+                    "the game is at version %(version)s: send If-Match: "
+                    '"%(version)s".',
+                    version=current,
+                ),
+                extra={"version": current},
+            )
+        in_header = int(match.group(2))
+    if in_header is not None and in_body is not None and in_header != in_body:
+        abort(
+            400,
+            code="conflicting-versions",
+            detail=Message("If-Match and expected_version name different versions."),
+        )
+    return in_header if in_header is not None else in_body
