@@ -25,7 +25,7 @@ from typing import Any
 from flask import Flask, Response, g, has_request_context, request
 
 # Flask-Babel ships no type information (no py.typed, no stubs): its names are Any here
-from flask_babel import Babel, get_locale, gettext  # type: ignore[import-untyped]
+from flask_babel import Babel, get_locale, gettext
 
 from service.messages import Message
 
