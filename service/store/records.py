@@ -58,8 +58,7 @@ from service.games.rng import commitment, new_seed
 from service.messages import Message
 from service.store import idle
 from service.store.db import make_engine
-from service.store.models import DONE, Event, Game, IdempotencyKey, Seat, ServiceKey, utcnow
-from service.store import seating
+from service.store.models import DONE, utcnow
 from service.store.seating import Seating
 from service.store.uow import Unavailable, UnitOfWork, lock_game, synced  # noqa: F401
 from service.store.values import (  # noqa: F401 - the store's names, importable from here
@@ -105,12 +104,13 @@ from service.store.statements import (  # noqa: F401 - the store's SQL
     _EVENT_COLUMNS,
     _KEY_COLUMNS,
     _Statements,
+    _GAMES,
+    _SEATS,
+    _EVENTS,
+    _KEYS,
+    _INVITATIONS,
+    _SERVICE_KEYS,
 )
-
-_GAMES, _SEATS = Game.__table__, Seat.__table__
-_EVENTS, _KEYS = Event.__table__, IdempotencyKey.__table__
-_INVITATIONS = seating.Invitation.__table__
-_SERVICE_KEYS = ServiceKey.__table__
 
 
 __all__ = [
