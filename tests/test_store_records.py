@@ -252,10 +252,10 @@ def test_run_retries_conflicts_then_succeeds(db_url):
 
 
 def test_a_database_that_stays_locked_is_503_never_500(store_client, make_game, monkeypatch):
-    from service.store import records
+    from service.store import actions
 
     game = make_game()
-    real, calls, locked = records.lock_game, [], [True]
+    real, calls, locked = actions.lock_game, [], [True]
 
     def lock(connection, game_id, *key):
         calls.append(game_id)
@@ -263,7 +263,7 @@ def test_a_database_that_stays_locked_is_503_never_500(store_client, make_game, 
             raise _locked()
         return real(connection, game_id, *key)
 
-    monkeypatch.setattr(records, "lock_game", lock)
+    monkeypatch.setattr(actions, "lock_game", lock)
     request = {
         "json": {"type": "tick", "expected_version": 1},
         "headers": {**game["auth"]["north"], "Idempotency-Key": "z"},
@@ -281,10 +281,10 @@ def test_a_database_that_stays_locked_is_503_never_500(store_client, make_game, 
 
 
 def test_a_passing_conflict_is_retried_invisibly(store_client, make_game, monkeypatch):
-    from service.store import records
+    from service.store import actions
 
     game = make_game()
-    real, calls = records.lock_game, []
+    real, calls = actions.lock_game, []
 
     def locked_twice(connection, game_id, *key):
         calls.append(game_id)
@@ -292,7 +292,7 @@ def test_a_passing_conflict_is_retried_invisibly(store_client, make_game, monkey
             raise _locked()
         return real(connection, game_id, *key)
 
-    monkeypatch.setattr(records, "lock_game", locked_twice)
+    monkeypatch.setattr(actions, "lock_game", locked_twice)
     response = store_client.post(
         f"/v1/games/{game['id']}/actions",
         json={"type": "tick", "expected_version": 1},
@@ -307,10 +307,10 @@ def test_a_dropped_connection_is_retried_on_a_fresh_one(store, db_url, monkeypat
     first statement, SQLAlchemy invalidates the pool, the unit of work retries."""
     from sqlalchemy import create_engine
 
-    from service.store import records
+    from service.store import actions
 
     body = _create(store)
-    real, calls = records.lock_game, []
+    real, calls = actions.lock_game, []
 
     def dropped_once(connection, game_id, *key):
         calls.append(game_id)
@@ -320,7 +320,7 @@ def test_a_dropped_connection_is_retried_on_a_fresh_one(store, db_url, monkeypat
             )
         return real(connection, game_id, *key)
 
-    monkeypatch.setattr(records, "lock_game", dropped_once)
+    monkeypatch.setattr(actions, "lock_game", dropped_once)
     (status, reply), _ = store.act(body["id"], "north", {"type": "tick"}, 1, _render)
     assert (status, reply, len(calls)) == (200, {"version": 2, "seqs": [5]}, 2)
     if store.uow.engine.dialect.name == "postgresql":  # the real thing: a server restart

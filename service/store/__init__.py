@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import logging
 import threading
+from typing import TYPE_CHECKING
 
-from sqlalchemy import text
+from sqlalchemy import Connection, text
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from service.store.feed import FALLBACK_SECONDS, POLL_SECONDS, Feed, Watch
@@ -38,6 +39,9 @@ from service.store.records import (
     hash_token,
     request_hash,
 )
+
+if TYPE_CHECKING:
+    from flask import Flask
 
 __all__ = [
     "REFEREE",
@@ -78,7 +82,7 @@ class SchemaNotCurrent(Exception):
     ``schema-not-current`` with this message, its argument)."""
 
 
-def get_store(app) -> GameStore:
+def get_store(app: Flask) -> GameStore:
     """The app's :class:`GameStore` (one per app, created lazily from
     ``app.config["DATABASE_URL"]``; ``STORE_ATTEMPTS``,
     ``IDEMPOTENCY_IN_FLIGHT_SECONDS`` and ``IDEMPOTENCY_TTL_SECONDS`` tune retries,
@@ -88,7 +92,7 @@ def get_store(app) -> GameStore:
     :data:`~service.store.models.SCHEMA_REVISION` (never migrated, behind, or ahead of
     this release) raises :class:`SchemaNotCurrent`, and the next request checks
     again, so the service answers as soon as the database is migrated."""
-    store = app.extensions.get(_EXTENSION)
+    store: GameStore | None = app.extensions.get(_EXTENSION)
     if store is None:
         with _lock:
             store = app.extensions.get(_EXTENSION)
@@ -113,7 +117,7 @@ def get_store(app) -> GameStore:
 def check_schema(store: GameStore) -> None:
     """:class:`SchemaNotCurrent` unless the database is at ``SCHEMA_REVISION``."""
 
-    def revisions(connection) -> list[str]:
+    def revisions(connection: Connection) -> list[str]:
         try:
             return list(
                 connection.execute(text("SELECT version_num FROM alembic_version")).scalars()
@@ -143,11 +147,11 @@ def check_schema(store: GameStore) -> None:
         )
 
 
-def get_feed(app) -> Feed:
+def get_feed(app: Flask) -> Feed:
     """The app's :class:`Feed` over its store (one per app, created lazily;
     ``FEED_LISTEN`` (default True: LISTEN/NOTIFY on PostgreSQL), ``FEED_POLL_SECONDS``
     (SQLite's poll) and ``FEED_FALLBACK_SECONDS`` (the poll behind LISTEN) tune it)."""
-    feed = app.extensions.get(_FEED_EXTENSION)
+    feed: Feed | None = app.extensions.get(_FEED_EXTENSION)
     if feed is None:
         store = get_store(app)
         with _lock:

@@ -38,10 +38,10 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
-from typing import Any, ContextManager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import (
     DBAPIError,
@@ -103,7 +103,7 @@ def make_engine(url: str | URL, **kwargs: Any) -> Engine:
             cursor.close()
 
     @event.listens_for(engine, "begin")
-    def _on_begin(connection: Any) -> None:
+    def _on_begin(connection: Connection) -> None:
         mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
         if mode is not None:
             connection.exec_driver_sql(f"BEGIN {mode}")
@@ -171,7 +171,7 @@ def _cooperative() -> bool:
         from gevent import monkey
     except ImportError:  # pragma: no cover - gevent is a dependency
         return False
-    return monkey.is_module_patched("time")
+    return bool(monkey.is_module_patched("time"))
 
 
 def writer_lock(engine: Engine) -> WriterLock | None:
@@ -180,11 +180,13 @@ def writer_lock(engine: Engine) -> WriterLock | None:
     for other databases (they lock rows: ``SELECT ... FOR UPDATE``)."""
     if engine.dialect.name != "sqlite":
         return None
-    url = engine.url
-    return WriterLock(None if _is_memory(url) else f"{os.path.abspath(url.database)}-writer.lock")
+    url, database = engine.url, engine.url.database
+    if database is None or _is_memory(url):
+        return WriterLock(None)
+    return WriterLock(f"{os.path.abspath(database)}-writer.lock")
 
 
-def held(lock: WriterLock | None) -> ContextManager[None]:
+def held(lock: WriterLock | None) -> AbstractContextManager[None]:
     """``lock.held()``, or nothing to hold."""
     return lock.held() if lock is not None else nullcontext()
 

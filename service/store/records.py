@@ -37,6 +37,11 @@ A game may start from a stated position (G-P1, :meth:`GameStore.create` with
 records what a passed idle deadline triggers before judging the action.
 
 Tokens are ``secrets.token_urlsafe(32)``; only their SHA-256 hex digests are stored.
+
+:class:`GameStore` is here with its creation, reads and integrity checks; its action
+path (actions, idempotency, G-T1) is in :mod:`service.store.actions`, its tokens and
+seating in :mod:`service.store.tokens`, its values in :mod:`service.store.values` and
+its SQL in :mod:`service.store.statements`.
 """
 
 from __future__ import annotations
@@ -45,74 +50,62 @@ import copy
 import json
 import secrets
 import time
-from collections.abc import Callable
-from dataclasses import replace
-from datetime import datetime, timedelta, timezone
-from types import ModuleType, SimpleNamespace
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Connection, insert, select
 
-from service.games import RuleViolation, engine
+from service.games import RuleViolation
 from service.games.rng import commitment, new_seed
 from service.messages import Message
-from service.store import idle
+from service.store.actions import Actions
 from service.store.db import make_engine
-from service.store.models import DONE, Event, Game, IdempotencyKey, Seat, ServiceKey, utcnow
-from service.store import seating
 from service.store.seating import Seating
-from service.store.uow import Unavailable, UnitOfWork, lock_game, synced  # noqa: F401
-from service.store.values import (  # noqa: F401 - the store's names, importable from here
-    REFEREE,
-    UNRECORDED,
-    FEED_CHANNEL,
-    MAX_SEQ,
-    _INSERT_BATCH,
-    Reply,
-    StoreError,
-    UnknownGame,
-    GameNotFound,
-    Unauthenticated,
-    SeatNotFound,
-    KeyReused,
-    KeyInFlight,
-    hash_token,
-    request_hash,
-    GameRecord,
-    StoredEvent,
-    EventPage,
-    Applied,
-    Refused,
-    Outcome,
-    _Accepted,
-    IdempotencyRequest,
-    ReplayReport,
-    _engine_for,
-    _fold_all,
-    _event_params,
-    _event_of,
-    _canonical_event,
-    _canonical,
-)
-from service.store.tokens import Credentials
-from service.store.statements import (  # noqa: F401 - the store's SQL
-    _json_text,
-    _ACTOR,
-    _READ,
-    _TAKE_OVER,
-    _KEY_RECORD,
-    _LAST_SEQS,
+from service.store.statements import (
     _EVENT_COLUMNS,
-    _KEY_COLUMNS,
+    _EVENTS,
+    _GAMES,
+    _LAST_SEQS,
+    _READ,
+    _SEATS,
+    _SERVICE_KEYS,
     _Statements,
 )
+from service.store.tokens import Credentials
+from service.store.uow import Unavailable, UnitOfWork
+from service.store.models import utcnow
+from service.store.values import (
+    _INSERT_BATCH,
+    FEED_CHANNEL,
+    MAX_SEQ,
+    REFEREE,
+    Applied,
+    EventPage,
+    GameNotFound,
+    GameRecord,
+    IdempotencyRequest,
+    KeyInFlight,
+    KeyReused,
+    Refused,
+    ReplayReport,
+    Reply,
+    SeatNotFound,
+    StoredEvent,
+    StoreError,
+    Unauthenticated,
+    UnknownGame,
+    _canonical,
+    _canonical_event,
+    _engine_for,
+    _event_of,
+    _event_params,
+    _fold_all,
+    hash_token,
+    request_hash,
+)
 
-_GAMES, _SEATS = Game.__table__, Seat.__table__
-_EVENTS, _KEYS = Event.__table__, IdempotencyKey.__table__
-_INVITATIONS = seating.Invitation.__table__
-_SERVICE_KEYS = ServiceKey.__table__
-
-
+# the store's names, importable from here (its values live in values.py)
 __all__ = [
     "FEED_CHANNEL",
     "Applied",
@@ -140,7 +133,7 @@ __all__ = [
 # ----- the store ------------------------------------------------------------------
 
 
-class GameStore(Credentials):
+class GameStore(Credentials, Actions):
     """Durable games over one database URL (SQLite file or PostgreSQL)."""
 
     def __init__(
@@ -205,20 +198,20 @@ class GameStore(Credentials):
                 )
             setup = start(game, options, seed, copy.deepcopy(position))
         events = [_canonical_event(e) for e in setup]
-        return self.insert(
-            game, options, seed, events, _fold_all(module, None, events), seating=seating
-        )
+        state = _fold_all(module, None, events)
+        assert state is not None  # the setup begins with game-created (the engine contract)
+        return self.insert(game, options, seed, events, state, seating=seating)
 
     def insert(
         self,
         game: str,
         options: dict[str, Any],
         seed: str,
-        events: list[dict],
+        events: list[dict[str, Any]],
         state: dict[str, Any],
         version: int = 1,
         *,
-        actions: dict[int, tuple[str, dict]] | None = None,
+        actions: dict[int, tuple[str, dict[str, Any]]] | None = None,
         imported: dict[str, Any] | None = None,
         pause: Callable[[], None] | None = None,
         offload: Callable[..., Any] | None = None,
@@ -233,7 +226,7 @@ class GameStore(Credentials):
         preparation (pure) off the event loop and ``pause`` is called between batches
         of rows written, so that the worker's other connections are served.)"""
         game_id, now = secrets.token_urlsafe(16), utcnow()
-        rows = (offload or (lambda fn, *args: fn(*args)))(
+        rows: list[tuple[Any, ...]] = (offload or (lambda fn, *args: fn(*args)))(
             self._event_rows, game_id, events, now, actions or {}
         )
         return self.uow.run(
@@ -244,8 +237,12 @@ class GameStore(Credentials):
         )
 
     def _event_rows(
-        self, game_id: str, events: list[dict], now: Any, actions: dict[int, tuple[str, dict]]
-    ) -> list[tuple]:
+        self,
+        game_id: str,
+        events: list[dict[str, Any]],
+        now: datetime,
+        actions: dict[int, tuple[str, dict[str, Any]]],
+    ) -> list[tuple[Any, ...]]:
         """The ``events`` rows of a new game as the driver takes them (every value
         through its column type's bind processor, in :data:`_EVENT_COLUMNS` order)."""
         dialect = self.uow.engine.dialect
@@ -268,11 +265,11 @@ class GameStore(Credentials):
         self,
         connection: Connection,
         game_id: str,
-        now: Any,
+        now: datetime,
         game: str,
         options: dict[str, Any],
         seed: str,
-        rows: list[tuple],
+        rows: Sequence[tuple[Any, ...]],
         state: dict[str, Any],
         version: int,
         imported: dict[str, Any] | None = None,
@@ -336,52 +333,6 @@ class GameStore(Credentials):
         """The game as a request that reads it sees it: :meth:`read`, then
         :meth:`catch_up` (G-T1). :class:`GameNotFound`, :class:`Unavailable`."""
         return self.catch_up(self.read(game_id))
-
-    def catch_up(self, record: GameRecord) -> GameRecord:
-        """G-T1 at this moment (``self.clock()``): ``record`` itself unless the game's
-        idle deadline has passed and the engine's ``idle_events`` returns events
-        (:mod:`service.store.idle`; checked in process, no statement); then, in one
-        transaction under the game's row lock, the same question asked again of the
-        locked row (another request may have recorded them, or acted, meanwhile), the
-        events appended as an action's are (version + 1, ``updated_at`` = the moment
-        used, the feed notified), and the game as it is after them."""
-        now = self.now()
-        if not idle.due(record.engine, record.state, record.updated, now):
-            return record
-        caught = self.uow.run_pipelined(lambda c: self._catch_up(c, record.id, now))
-        return caught if caught is not None else self.read(record.id)
-
-    def _catch_up(self, connection: Connection, game_id: str, now: float) -> GameRecord | None:
-        row = lock_game(connection, game_id)
-        if row is None:
-            raise GameNotFound(game_id)
-        timed_out = self._idle(game_id, row, now)
-        if timed_out is None:
-            return None
-        applied, snapshot = timed_out
-        self._sql.writes(
-            connection,
-            [_event_params(game_id, e.seq, e.event, idle.moment(now)) for e in applied.events],
-            _advance_params(applied.game, snapshot, idle.moment(now)),
-            None,
-            {},
-        )
-        return applied.game
-
-    def now(self) -> float:
-        """The moment of a request in epoch seconds, to the millisecond (``clock``)."""
-        return round(self.clock(), 3)
-
-    @staticmethod
-    def _idle(game_id: str, row: Any, now: float) -> tuple[Applied, str] | None:
-        """The G-T1 events due on the locked ``row`` at ``now``, folded (the outcome and
-        its snapshot text, as :meth:`_decide` gives them), or None."""
-        since = idle.epoch(row.updated_at)
-        if not idle.passed(row.options, row.status, since, now):
-            return None
-        module = engine(row.game)
-        events = idle.due(module, json.loads(row.snapshot), since, now)
-        return _applied(game_id, row, module, events, now) if events else None
 
     @staticmethod
     def _read(connection: Connection, game_id: str) -> GameRecord:
@@ -486,260 +437,6 @@ class GameStore(Credentials):
             }
         )
 
-    # ----- actions --------------------------------------------------------------
-
-    def act(
-        self,
-        game_id: str,
-        actor: str,
-        action: dict[str, Any],
-        expected_version: int | None,
-        render: Callable[[Outcome], Reply],
-        idempotency: IdempotencyRequest | None = None,
-    ) -> tuple[Reply, bool]:
-        """Apply one action of ``actor`` if the game is still at ``expected_version``.
-
-        In ONE transaction: lock the game row; with an idempotency key, look it up
-        (same key and body done before and not expired: replay it, ``replayed``;
-        another body: :class:`KeyReused`); check the version (stale ->
-        ``Refused(412, "version-mismatch", version=current)``; None -> ``Refused(428)``
-        unless the game is real-time, where the version is optional), ``apply`` on the snapshot
-        (RuleViolation -> ``Refused(status, code)``, nothing written), fold the events,
-        append them with consecutive ``seq`` after the row's ``last_seq``, store the
-        snapshot, bump the version by 1, record the key (a refusal: its reply as
-        ``render`` gives it, rendered in the transaction; an accepted action: the new
-        version and its events' seqs), commit. An accepted action is rendered after
-        the commit; a replayed one is rebuilt from the log (the state folded up to its
-        last event, the events it appended) and rendered again: the same reply.
-        Returns ``(reply, replayed)``.
-
-        The key's scope is the game, so the row lock serialises every request with one
-        key: a second request with the key waits for the lock, then finds the first
-        one's record and replays it. Nothing is committed before the action's own
-        commit, so a request that fails (5xx, 503 after the retries) leaves no trace
-        and its key stays free. Raises :class:`GameNotFound`, :class:`KeyReused`,
-        :class:`KeyInFlight` (only for a claim left by an earlier release, see
-        :meth:`_check_key`), :class:`Unavailable`.
-        """
-        now = self.now()
-        result, replayed = self.uow.run_pipelined(
-            lambda c: self._act(
-                c, game_id, actor, action, expected_version, render, idempotency, now
-            )
-        )
-        if isinstance(result, _Accepted):
-            result = self._rebuild(game_id, result)
-        if isinstance(result, Applied):
-            result = render(result)
-        return result, replayed
-
-    def _act(
-        self,
-        connection: Connection,
-        game_id: str,
-        actor: str,
-        action: dict[str, Any],
-        expected_version: int | None,
-        render: Callable[[Outcome], Reply],
-        idempotency: IdempotencyRequest | None,
-        now: float,
-    ) -> tuple[Reply | Applied | _Accepted, bool]:
-        key = None if idempotency is None else (idempotency.actor, idempotency.key)
-        row = lock_game(connection, game_id, key)  # and the key's record, if any
-        if row is None:
-            raise GameNotFound(game_id)
-        if idempotency is not None and self._check_key(row, idempotency):
-            if row.key_response_body is not None:  # a refusal (or an earlier release's)
-                return (row.key_status_code, row.key_response_body), True
-            return _Accepted(row.key_version, row.key_first_seq, row.key_last_seq), True
-        # G-T1: what the idle deadline triggers is recorded first (the same transaction),
-        # and the action is judged on the game after it
-        timed_out = self._idle(game_id, row, now)
-        if timed_out is not None:
-            row = _moved(row, *timed_out)
-        outcome, snapshot = self._decide(game_id, row, actor, action, expected_version)
-        if isinstance(outcome, Refused) and outcome.status in UNRECORDED:
-            if idempotency is not None and row.key_id is None:
-                # a record committed while this statement waited for the row lock is
-                # not in ``row`` (see lock_game); unrecorded, no unique conflict
-                # would show it: look again
-                fresh = connection.execute(
-                    _KEY_RECORD,
-                    {"game_id": game_id, "actor": idempotency.actor, "key": idempotency.key},
-                    execution_options=synced(connection),
-                ).first()
-                if fresh is not None and self._check_key(fresh, idempotency):
-                    if fresh.key_response_body is not None:
-                        return (fresh.key_status_code, fresh.key_response_body), True
-                    return _Accepted(
-                        fresh.key_version, fresh.key_first_seq, fresh.key_last_seq
-                    ), True
-            idempotency = None  # the request's precondition failed: its key stays free
-        reply = render(outcome) if isinstance(outcome, Refused) else None
-        self._write(
-            connection,
-            game_id,
-            outcome,
-            snapshot,
-            reply,
-            idempotency,
-            row.key_id,
-            timed_out,
-            (actor, _canonical(action)),
-        )
-        return (outcome if reply is None else reply), False
-
-    @staticmethod
-    def _decide(
-        game_id: str, row: Any, actor: str, action: dict[str, Any], expected_version: int | None
-    ) -> tuple[Outcome, str | None]:
-        """The outcome, and for an accepted action the new snapshot's JSON text;
-        nothing is written yet."""
-        module = engine(row.game)
-        if expected_version is None and not getattr(module, "REALTIME", False):
-            return Refused(
-                428,
-                "version-required",
-                Message("Name the version the action is based on: If-Match or expected_version."),
-                game=row.game,
-            ), None
-        if expected_version is not None and row.version != expected_version:
-            return Refused(
-                412,
-                "version-mismatch",
-                Message(
-                    "the game is at version %(version)s, not %(expected)s",
-                    version=row.version,
-                    expected=expected_version,
-                ),
-                {"version": row.version},
-                game=row.game,
-            ), None
-        # apply gets a copy of its own (decoding the stored text again is several times
-        # cheaper than a deep copy): whatever it does, the fold starts from the snapshot
-        try:
-            new_events = module.apply(json.loads(row.snapshot), actor, copy.deepcopy(action))
-        except RuleViolation as violation:
-            extra = {**violation.extra, **({"rule": violation.rule} if violation.rule else {})}
-            return Refused(
-                violation.status, violation.code, violation.detail, extra, game=row.game
-            ), None
-        return _applied(game_id, row, module, new_events, idle.epoch(utcnow()))
-
-    def _write(
-        self,
-        connection: Connection,
-        game_id: str,
-        outcome: Outcome,
-        snapshot: str | None,
-        reply: Reply | None,
-        idempotency: IdempotencyRequest | None,
-        claimed: int | None,
-        timed_out: tuple[Applied, str] | None = None,
-        acted: tuple[str, dict] | None = None,
-    ) -> None:
-        """Append the events and advance the game (an accepted action, its first event
-        recording ``acted``, the actor and the action; before them the events of
-        ``timed_out``, G-T1, which advance the game even when the action is refused),
-        and record the key: a refusal's ``reply``, or the accepted action's version and
-        event seqs (taking over the expired or abandoned record ``claimed``)."""
-        now = utcnow()
-        events, game = [], None
-        record = {
-            "status_code": reply[0] if reply else 200,
-            "response_body": reply[1] if reply else None,
-            "version": None,
-            "first_seq": None,
-            "last_seq": None,
-        }
-        if timed_out is not None:
-            at = idle.moment(timed_out[0].game.updated)
-            events = [_event_params(game_id, e.seq, e.event, at) for e in timed_out[0].events]
-            game = _advance_params(timed_out[0].game, timed_out[1], at)
-        if isinstance(outcome, Applied):
-            new = outcome.game
-            own = [
-                _event_params(game_id, e.seq, e.event, now, *(acted if i == 0 and acted else ()))
-                for i, e in enumerate(outcome.events)
-            ]
-            events += own
-            game = _advance_params(new, snapshot, now)
-            record.update(
-                version=new.version, first_seq=new.last_seq - len(own) + 1, last_seq=new.last_seq
-            )
-        key, key_params = None, {}
-        if idempotency is not None and claimed is not None:
-            key = "take-over"
-            key_params = {
-                "key_id": claimed,
-                "new_request_hash": idempotency.request_hash,
-                "new_status_code": record["status_code"],
-                "new_body": record["response_body"],
-                "new_version": record["version"],
-                "new_first_seq": record["first_seq"],
-                "new_last_seq": record["last_seq"],
-                "now": now,
-            }
-        elif idempotency is not None:
-            key = "insert"
-            key_params = {
-                "game_id": game_id,
-                "actor": idempotency.actor,
-                "key": idempotency.key,
-                "request_hash": idempotency.request_hash,
-                "state": DONE,
-                "created_at": now,
-                **record,
-            }
-        self._sql.writes(connection, events, game, key, key_params)
-
-    def _rebuild(self, game_id: str, accepted: _Accepted) -> Applied:
-        """The :class:`Applied` outcome of an accepted action, rebuilt from the log:
-        the state folded from every event up to its ``last_seq`` (what the action
-        left), its own events, its version."""
-        record, upto = self.events(game_id, 0, accepted.last_seq)  # seqs run 1, 2, 3...
-        state = _canonical(_fold_all(record.engine, None, [e.event for e in upto]))
-        return Applied(
-            replace(
-                record,
-                version=accepted.version,
-                status=state["status"],
-                state=state,
-                last_seq=accepted.last_seq,
-            ),
-            [e for e in upto if e.seq >= accepted.first_seq],
-        )
-
-    # ----- idempotency ----------------------------------------------------------
-    #
-    # Ruling (one transaction per action): the key is looked up (in the statement that
-    # locks the game row, see lock_game) and recorded in the action's own transaction.
-    # A record is therefore only ever committed "done". The state "in-flight" comes
-    # from the first release, which claimed a key in a transaction of its own before
-    # acting: while such a claim is younger than ``in_flight_seconds`` its request may
-    # still be running on an old worker (being stopped for the upgrade), so the key
-    # answers 409; an older one is abandoned (its worker died) and the action takes it
-    # over. A record older than ``idempotency_ttl`` has expired: the key is free again
-    # and its record is taken over by the new request.
-
-    def _check_key(self, row: Any, request: IdempotencyRequest) -> bool:
-        """True when the key's record holds this request's reply (replay it).
-        :class:`KeyReused` when the record is of another request, :class:`KeyInFlight`
-        when it is a live claim of an earlier release; False when there is no record,
-        or it expired or was abandoned (act, and take it over)."""
-        if row.key_id is None:
-            return False
-        created = _aware(row.key_created_at)
-        if created + self.idempotency_ttl <= utcnow():
-            return False
-        if row.key_request_hash != request.request_hash:
-            raise KeyReused(request.key)
-        if row.key_state == DONE:
-            return True
-        if created + self.in_flight > utcnow():
-            raise KeyInFlight(request.key)
-        return False
-
     # ----- integrity ------------------------------------------------------------
 
     def replay(self, game_id: str) -> ReplayReport:
@@ -765,64 +462,3 @@ class GameStore(Credentials):
                 c.scalars(select(_GAMES.c.id).order_by(_GAMES.c.created_at, _GAMES.c.id))
             )
         )
-
-
-def _applied(
-    game_id: str, row: Any, module: ModuleType, new_events: list[dict], updated: float
-) -> tuple[Applied, str]:
-    """``new_events`` appended to the game of ``row`` (a locked row): the outcome (the
-    game after them at version + 1, the events with their seqs) and the new snapshot's
-    JSON text. The events as the log will give them back, folded as a replay folds
-    them."""
-    stored = [
-        StoredEvent(row.last_seq + i, _canonical_event(e)) for i, e in enumerate(new_events, 1)
-    ]
-    snapshot = json.dumps(
-        _fold_all(module, json.loads(row.snapshot), [e.event for e in stored]), sort_keys=True
-    )
-    state = json.loads(snapshot)  # exactly what a replay rebuilds
-    record = GameRecord(
-        id=game_id,
-        game=row.game,
-        options=row.options,
-        status=state["status"],
-        version=row.version + 1,
-        state=state,
-        seed=row.seed,
-        last_seq=stored[-1].seq if stored else row.last_seq,
-        updated=updated,
-    )
-    return Applied(record, stored), snapshot
-
-
-def _moved(row: Any, applied: Applied, snapshot: str) -> Any:
-    """The locked ``row`` as it reads after ``applied`` (its snapshot text, version,
-    status, last seq and update time; the idempotency columns as they were)."""
-    new = applied.game
-    return SimpleNamespace(
-        **{
-            **row._asdict(),
-            "snapshot": snapshot,
-            "status": new.status,
-            "version": new.version,
-            "last_seq": new.last_seq,
-            "updated_at": idle.moment(new.updated),
-        }
-    )
-
-
-def _advance_params(new: GameRecord, snapshot: str, at: datetime) -> dict[str, Any]:
-    """The parameters of the statement that advances the game row to ``new``."""
-    return {
-        "target_game": new.id,
-        "snapshot_text": snapshot,
-        "new_status": new.status,
-        "new_version": new.version,
-        "new_last_seq": new.last_seq,
-        "now": at,
-    }
-
-
-def _aware(moment: Any) -> Any:
-    """SQLite returns naive datetimes for timezone-aware columns: read them as UTC."""
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)

@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import ModuleType
-from typing import Any
+from typing import Any, overload
 
 from service.games import RuleViolation
 from service.messages import Message
@@ -59,6 +59,10 @@ def expect(condition: bool, field: str, detail: Message) -> None:
         raise ImportRefused(detail, field)
 
 
+@overload
+def canonical(value: Mapping[str, Any]) -> dict[str, Any]: ...
+@overload
+def canonical(value: list[Any] | tuple[Any, ...] | str | float | None) -> Any: ...
 def canonical(value: Any) -> Any:
     """``value`` with every object's keys sorted, as it reads back from a JSON column."""
     return json.loads(json.dumps(value, sort_keys=True))
@@ -145,8 +149,12 @@ def check_actions(actions: Any, events: int) -> dict[int, dict[str, Any]]:
 
 
 def setup_events(
-    module: ModuleType, game: str, options: dict, seed: str, events: list[dict]
-) -> list[dict]:
+    module: ModuleType,
+    game: str,
+    options: dict[str, Any],
+    seed: str,
+    events: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
     """The setup the engine makes: ``start_from_position`` for a game-created with
     ``from_position`` (the position of the log's ``position-set`` event), else
     ``new_game``. :class:`ImportRefused` when the engine refuses them."""
@@ -159,11 +167,10 @@ def setup_events(
                 Message("this game cannot start from a position here"),
             )
             index = next((i for i, e in enumerate(events) if e["type"] == "position-set"), None)
-            expect(
-                index is not None,
-                "events",
-                Message("a game started from a position has a position-set event"),
-            )
+            if index is None:
+                raise ImportRefused(
+                    Message("a game started from a position has a position-set event"), "events"
+                )
             position = events[index].get("position")
             expect(
                 isinstance(position, dict),
@@ -188,7 +195,7 @@ def setup_events(
         ) from error
 
 
-def _setup_field(events: list[dict], field: str | None) -> str:
+def _setup_field(events: list[dict[str, Any]], field: str | None) -> str:
     """Where a refused setup points: the position's field (``events.1.position.
     hands.blue.2``), else the options."""
     index = next((i for i, e in enumerate(events) if e["type"] == "position-set"), None)
@@ -197,7 +204,9 @@ def _setup_field(events: list[dict], field: str | None) -> str:
     return f"events.{index}.position." + field.replace("[", ".").replace("]", "")
 
 
-def _compare(expected: list[dict], events: list[dict], start: int, why: Message) -> None:
+def _compare(
+    expected: list[dict[str, Any]], events: list[dict[str, Any]], start: int, why: Message
+) -> None:
     """``events[start:]`` begin with ``expected``, field by field."""
     for offset, event in enumerate(expected):
         index = start + offset
@@ -214,7 +223,19 @@ def _compare(expected: list[dict], events: list[dict], start: int, why: Message)
         expect(difference is None, difference or "", why)
 
 
-def _fold(module: ModuleType, state: dict | None, events: list[dict], start: int) -> dict:
+@overload
+def _fold(
+    module: ModuleType, state: dict[str, Any], events: list[dict[str, Any]], start: int
+) -> dict[str, Any]: ...
+@overload
+def _fold(
+    module: ModuleType, state: None, events: list[dict[str, Any]], start: int
+) -> dict[str, Any] | None: ...
+def _fold(
+    module: ModuleType, state: dict[str, Any] | None, events: list[dict[str, Any]], start: int
+) -> dict[str, Any] | None:
+    """``state`` after ``events`` (the log's from ``start``; from None, no events: None);
+    :class:`ImportRefused` naming the first that does not fold."""
     for offset, event in enumerate(events):
         try:
             state = module.fold(state, event)
@@ -233,12 +254,12 @@ def _fold(module: ModuleType, state: dict | None, events: list[dict], start: int
 def rederive(
     module: ModuleType,
     game: str,
-    options: dict,
+    options: dict[str, Any],
     seed: str,
-    events: list[dict],
+    events: list[dict[str, Any]],
     actions: dict[int, dict[str, Any]],
     pause: Callable[[], None] = lambda: None,
-) -> dict:
+) -> dict[str, Any]:
     """The state the engine derives from the setup, ``actions`` and idle timeouts,
     checking that it produces exactly ``events`` (module docstring). ``actions``:
     :func:`check_actions`' result; every one must be used."""
@@ -249,7 +270,9 @@ def rederive(
         0,
         Message("the setup is not what the engine makes from the options and the seed"),
     )
-    state = _fold(module, None, setup, 0)
+    initial = _fold(module, None, setup, 0)
+    assert initial is not None  # the setup begins with game-created (the engine contract)
+    state = initial
     index, paused = len(setup), len(setup)
     while index < len(events):
         entry = actions.pop(index + 1, None)
@@ -294,7 +317,9 @@ def _copy(value: Any) -> Any:
     return json.loads(json.dumps(value))
 
 
-def _apply(module: ModuleType, state: dict, entry: dict[str, Any]) -> list[dict]:
+def _apply(
+    module: ModuleType, state: dict[str, Any], entry: dict[str, Any]
+) -> list[dict[str, Any]]:
     """The events the engine makes of a recorded action (refused: ImportRefused)."""
     where = f"actions.{entry['index']}"
     try:
@@ -312,7 +337,9 @@ def _apply(module: ModuleType, state: dict, entry: dict[str, Any]) -> list[dict]
     return [canonical_event(e) for e in produced]
 
 
-def _idle(module: ModuleType, state: dict, event: dict, index: int) -> list[dict]:
+def _idle(
+    module: ModuleType, state: dict[str, Any], event: dict[str, Any], index: int
+) -> list[dict[str, Any]]:
     """The events the engine's ``idle_events`` makes of the event's since and at."""
     numbers = (int, float)
     since, at = event.get("since"), event.get("at")

@@ -20,17 +20,17 @@ Run by ``flask --app service purge`` (see :mod:`service.cli`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
-from sqlalchemy import and_, delete, func, or_, select
+from sqlalchemy import ColumnElement, Connection, and_, delete, func, or_, select
 
-from service.store.models import Game, IdempotencyKey, utcnow
+from service.store.models import utcnow
 from service.store.records import GameStore
+from service.store.statements import _GAMES, _KEYS
+from service.store.values import AnyRow
 
-_GAMES, _KEYS = Game.__table__, IdempotencyKey.__table__
 FINISHED = "finished"
 BATCH = 500
 
@@ -50,7 +50,9 @@ class PurgeReport:
         )
 
 
-def _condition(finished_before: datetime | None, abandoned_before: datetime | None) -> Any:
+def _condition(
+    finished_before: datetime | None, abandoned_before: datetime | None
+) -> ColumnElement[bool] | None:
     """The games a purge may delete (never a live one, see the module docstring)."""
     finished = _GAMES.c.status == FINISHED
     parts = []
@@ -93,8 +95,9 @@ def purge(
         for row in picked:
             if archive is not None:
                 archive(row.id)
-        deleted = store.uow.run(
-            lambda c, picked=picked: (
+
+        def delete_picked(c: Connection, picked: Sequence[AnyRow] = picked) -> Sequence[str]:
+            return (
                 c.execute(
                     delete(_GAMES)
                     .where(_GAMES.c.id.in_([r.id for r in picked]), condition)
@@ -102,9 +105,9 @@ def purge(
                 )
                 .scalars()
                 .all()
-            ),
-            core=True,
-        )
+            )
+
+        deleted = store.uow.run(delete_picked, core=True)
         for status in deleted:  # a picked game acted on since no longer matches
             counts[status == FINISHED] += 1
     keys = store.uow.run(
@@ -114,8 +117,10 @@ def purge(
     return PurgeReport(counts[True], counts[False], keys)
 
 
-def _count(store: GameStore, condition: Any, keys_before: datetime) -> PurgeReport:
-    def fn(connection) -> PurgeReport:
+def _count(
+    store: GameStore, condition: ColumnElement[bool] | None, keys_before: datetime
+) -> PurgeReport:
+    def fn(connection: Connection) -> PurgeReport:
         counts = {True: 0, False: 0}
         if condition is not None:
             for status, count in connection.execute(
@@ -124,7 +129,7 @@ def _count(store: GameStore, condition: Any, keys_before: datetime) -> PurgeRepo
                 counts[status == FINISHED] += count
         keys = connection.execute(
             select(func.count()).select_from(_KEYS).where(_KEYS.c.created_at < keys_before)
-        ).scalar()
+        ).scalar_one()  # COUNT(*): always one row
         return PurgeReport(counts[True], counts[False], keys)
 
     return store.uow.run(fn, write=False, core=True)

@@ -25,9 +25,7 @@ from typing import Any
 
 from sqlalchemy import Connection, delete, insert, select, update
 
-from service.store.models import Game, Invitation, Seat
-
-_GAMES, _SEATS, _INVITATIONS = Game.__table__, Seat.__table__, Invitation.__table__
+from service.store.statements import _GAMES, _INVITATIONS, _SEATS
 
 INVITATION_SECONDS = 7 * 24 * 3600  # how long an invitation may be used (a week)
 NAME_LENGTH = (1, 40)

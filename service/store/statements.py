@@ -3,12 +3,18 @@ and the statements whose form depends on the dialect (:class:`_Statements`)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import (
+    BindParameter,
+    Cast,
     Connection,
+    Insert,
     String,
+    Table,
     Text,
+    Update,
     bindparam,
     cast,
     func,
@@ -20,19 +26,35 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql
 
-from service.store.models import DONE, Event, Game, IdempotencyKey, Seat, ServiceKey
-from service.store import seating
-
-
+from service.store.models import (
+    DONE,
+    Base,
+    Event,
+    Game,
+    IdempotencyKey,
+    Invitation,
+    Seat,
+    ServiceKey,
+)
 from service.store.values import FEED_CHANNEL
 
-_GAMES, _SEATS = Game.__table__, Seat.__table__
-_EVENTS, _KEYS = Event.__table__, IdempotencyKey.__table__
-_INVITATIONS = seating.Invitation.__table__
-_SERVICE_KEYS = ServiceKey.__table__
+
+def table_of(model: type[Base]) -> Table:
+    """The Core table a model maps (``__table__`` is declared as any ``FromClause``;
+    every model of :mod:`service.store.models` names a ``__tablename__``: a Table)."""
+    table = model.__table__
+    if not isinstance(table, Table):
+        raise TypeError(f"{model.__name__} maps no table")
+    return table
 
 
-def _json_text(name: str, dialect: str) -> Any:
+_GAMES, _SEATS = table_of(Game), table_of(Seat)
+_EVENTS, _KEYS = table_of(Event), table_of(IdempotencyKey)
+_INVITATIONS = table_of(Invitation)
+_SERVICE_KEYS = table_of(ServiceKey)
+
+
+def _json_text(name: str, dialect: str) -> BindParameter[str] | Cast[Any]:
     """A bind parameter taking JSON already serialised (the snapshot is dumped once,
     for the row and the reply alike): cast to JSONB on PostgreSQL, stored as it is on
     SQLite (whose JSON columns hold the text)."""
@@ -117,10 +139,12 @@ class _Statements:
 
     def __init__(self, dialect: str):
         self.dialect = dialect
-        self.insert_game = insert(_GAMES).values(snapshot=_json_text("snapshot_text", dialect))
+        self.insert_game: Insert = insert(_GAMES).values(
+            snapshot=_json_text("snapshot_text", dialect)
+        )
         # (no bind is named after a column: SQLAlchemy would SET such a column of a
         # table written through a CTE from the statement's parameters)
-        self.advance = (
+        self.advance: Update = (
             update(_GAMES)
             .where(_GAMES.c.id == bindparam("target_game"))
             .values(
@@ -135,7 +159,7 @@ class _Statements:
             self.advance = self.advance.returning(
                 func.pg_notify(FEED_CHANNEL, bindparam("notify_payload", type_=Text))
             )
-        self._combined: dict[tuple[int, bool, bool], Any] = {}
+        self._combined: dict[tuple[int, bool, bool], Update | Insert] = {}
         # a new game's events, rows of _EVENT_COLUMNS (GameStore._event_rows)
         mark, json_cast = ("?", "") if dialect == "sqlite" else ("%s", "::jsonb")
         self._row_values = (
@@ -148,7 +172,7 @@ class _Statements:
         )
         self._insert_events = f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) VALUES "
 
-    def insert_events(self, connection: Connection, rows: list[tuple]) -> None:
+    def insert_events(self, connection: Connection, rows: Sequence[tuple[Any, ...]]) -> None:
         """Insert a new game's event ``rows`` by the driver: SQLite's executemany (a
         loop in C, in process); on PostgreSQL one multi-row INSERT (one round trip)."""
         if self.dialect == "sqlite":
@@ -202,14 +226,14 @@ class _Statements:
             self._combined_statement(len(events), game is not None, key is not None), params
         )
 
-    def _combined_statement(self, events: int, advance: bool, key: bool) -> Any:
+    def _combined_statement(self, events: int, advance: bool, key: bool) -> Update | Insert:
         shape = (events, advance, key)
         statement = self._combined.get(shape)
         if statement is None:
             statement = self._combined[shape] = self._combine(*shape)
         return statement
 
-    def _combine(self, events: int, advance: bool, key: bool) -> Any:
+    def _combine(self, events: int, advance: bool, key: bool) -> Update | Insert:
         # one single-row INSERT per event: SQLAlchemy does not cache a multi-row VALUES
         parts = [
             insert(_EVENTS).values(

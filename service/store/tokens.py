@@ -10,33 +10,44 @@ that the streams the old token opened end within about a second."""
 from __future__ import annotations
 
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, func, select, update
 
 from service.store import seating
 from service.store.models import utcnow
 from service.store.seating import Seating
-from service.store.statements import _ACTOR, _GAMES, _SEATS
+from service.store.statements import _ACTOR, _GAMES, _INVITATIONS, _SEATS
+from service.store.uow import UnitOfWork
 from service.store.values import (
     FEED_CHANNEL,
     REFEREE,
     GameNotFound,
+    GameRecord,
     Reply,
     SeatNotFound,
     Unauthenticated,
     hash_token,
 )
 
-_INVITATIONS = seating.Invitation.__table__
-
 
 class Credentials:
     """The token and seating methods of :class:`~service.store.records.GameStore`."""
 
-    uow: Any  # the store's UnitOfWork
-    read: Any  # GameStore.read(game_id) -> GameRecord (a rematch reads the game)
-    create: Any  # GameStore.create(...) -> Reply (and makes the rematch)
+    uow: UnitOfWork  # the store's
+
+    if TYPE_CHECKING:  # GameStore's (a rematch reads the game and creates the next)
+
+        def read(self, game_id: str) -> GameRecord: ...
+
+        def create(
+            self,
+            game: str,
+            options: dict[str, Any],
+            seed: str | None = None,
+            position: dict[str, Any] | None = None,
+            seating: Seating | None = None,
+        ) -> Reply: ...
 
     def authenticate(self, game_id: str, token: str | None) -> str:
         """The actor (a seat name or ``"referee"``) that ``token`` opens in game
@@ -141,7 +152,7 @@ class Credentials:
                     select(func.count())
                     .select_from(_INVITATIONS)
                     .where(_INVITATIONS.c.game_id == game_id)
-                ).scalar()
+                ).scalar_one()  # COUNT(*): always one row
             )
             > 0
         )

@@ -70,12 +70,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from service.games.rng import commitment, new_seed
 from service.messages import Message
 from service.store.models import utcnow
-from service.store.records import REFEREE, GameStore, Reply, _engine_for
+from service.store.records import REFEREE, GameStore, Reply
 from service.store.rederive import (
     ImportRefused,
     canonical,
@@ -86,6 +87,7 @@ from service.store.rederive import (
     setup_events,
 )
 from service.store.signing import sign, signing_key
+from service.store.values import _engine_for
 
 FORMAT = "card-referee/game-export"
 FORMAT_VERSION = 1
@@ -125,11 +127,11 @@ def export_game(
     record, stored = store.events(game_id)
     module = record.engine
     whole = archive or record.finished
-    events = []
+    events: list[dict[str, Any]] = []
     for entry in stored:
         event = entry.event if whole else _referee_fields(module, record.state, entry.event)
         events.append({"seq": entry.seq, **event})
-    document = {
+    document: dict[str, Any] = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "id": record.id,
@@ -152,7 +154,9 @@ def export_game(
     return document
 
 
-def _referee_fields(module: Any, state: dict, event: dict) -> dict:
+def _referee_fields(
+    module: ModuleType, state: dict[str, Any], event: dict[str, Any]
+) -> dict[str, Any]:
     """The fields of ``event`` the referee's filter shows unchanged (type and seat
     always; never the seed)."""
     shown = module.view_event(state, event, REFEREE) or {}
@@ -165,7 +169,10 @@ def _referee_fields(module: Any, state: dict, event: dict) -> dict:
 
 
 def write_export(
-    store: GameStore, game_id: str, directory: str | os.PathLike, secret: str | None = None
+    store: GameStore,
+    game_id: str,
+    directory: str | os.PathLike[str],
+    secret: str | None = None,
 ) -> Path:
     """Write the game's archive (:func:`export_game` with ``archive``: the seed
     included) to ``directory/<id>.json``, readable by its owner only (the directory is
@@ -198,10 +205,10 @@ class Checked:
     game: str
     options: dict[str, Any]
     seed: str
-    events: list[dict]
+    events: list[dict[str, Any]]
     state: dict[str, Any]
     version: int
-    actions: dict[int, tuple[str, dict]]
+    actions: dict[int, tuple[str, dict[str, Any]]]
     imported: dict[str, Any]
 
 
@@ -221,7 +228,7 @@ def import_game(
     the pure checks (the API: off the worker's event loop); ``pause`` is called between
     batches of rows written. :class:`ImportRefused` (422) naming what does not replay;
     :class:`service.store.UnknownGame`."""
-    checked = offload(check_import, document, signed)
+    checked: Checked = offload(check_import, document, signed)
     if not signed and not allow_unverified:
         raise Unverified()
     return store.insert(
@@ -262,7 +269,7 @@ def check_import(
     seeded = document.get("seed") is not None
     seed = _seed(document, events, signed)
     events[0]["seed"] = seed
-    actions: dict[int, tuple[str, dict]] = {}
+    actions: dict[int, tuple[str, dict[str, Any]]] = {}
     if seeded:
         recorded = check_actions(document.get("actions", []), len(events))
         actions = {
@@ -296,7 +303,7 @@ def check_import(
     )
 
 
-def _verified(document: dict, signed: bool) -> bool:
+def _verified(document: dict[str, Any], signed: bool) -> bool:
     """Signed here, and not a copy of an unverified copy (unverified is for ever)."""
     earlier = document.get("imported")
     expect(
@@ -313,7 +320,9 @@ def _verified(document: dict, signed: bool) -> bool:
     return signed and (earlier is None or earlier["verified"])
 
 
-def _same_outcome(module: Any, document: dict, state: dict, seeded: bool) -> None:
+def _same_outcome(
+    module: ModuleType, document: dict[str, Any], state: dict[str, Any], seeded: bool
+) -> None:
     """The replayed status and referee view are the exported ones."""
     expect(
         state["status"] == document["status"],
@@ -338,7 +347,7 @@ def _same_outcome(module: Any, document: dict, state: dict, seeded: bool) -> Non
     )
 
 
-def _events(exported: list[dict], pause: Callable[[], None]) -> list[dict]:
+def _events(exported: list[Any], pause: Callable[[], None]) -> list[dict[str, Any]]:
     """The events without their seq, checked: seq 1, 2, 3 ..., a string type, the
     first one game-created."""
     expect(
@@ -391,7 +400,7 @@ def _events(exported: list[dict], pause: Callable[[], None]) -> list[dict]:
     return events
 
 
-def _seed(document: dict, events: list[dict], signed: bool) -> str:
+def _seed(document: dict[str, Any], events: list[dict[str, Any]], signed: bool) -> str:
     """The exported seed (checked against its commitment and game-created), or for an
     unfinished game's signed export, which has none, a fresh one."""
     seed = document.get("seed")
@@ -416,11 +425,8 @@ def _seed(document: dict, events: list[dict], signed: bool) -> str:
             ),
         )
         return new_seed()
-    expect(
-        isinstance(seed, str) and _SEED.fullmatch(seed) is not None,
-        "seed",
-        Message("the seed is 64 lowercase hex digits"),
-    )
+    if not isinstance(seed, str) or _SEED.fullmatch(seed) is None:
+        raise ImportRefused(Message("the seed is 64 lowercase hex digits"), "seed")
     expect(
         commitment(seed) == document.get("seed_commitment"),
         "seed_commitment",
@@ -433,8 +439,12 @@ def _seed(document: dict, events: list[dict], signed: bool) -> str:
 
 
 def _replay(
-    module: Any, document: dict, seed: str, events: list[dict], pause: Callable[[], None]
-) -> dict:
+    module: ModuleType,
+    document: dict[str, Any],
+    seed: str,
+    events: list[dict[str, Any]],
+    pause: Callable[[], None],
+) -> dict[str, Any]:
     """A seedless (signed) export: game-created as ``new_game`` makes it (its members
     that follow from the seed aside: those that differ between two seeds), then every
     event folded."""
@@ -453,7 +463,7 @@ def _replay(
                 difference or "",
                 Message("game-created is not what the engine makes of the options"),
             )
-    state = None
+    state: dict[str, Any] | None = None
     for index, event in enumerate(events):
         try:
             state = module.fold(state, event)
@@ -468,4 +478,5 @@ def _replay(
             ) from error
         if index % 100 == 99:
             pause()
+    assert state is not None  # the events begin with game-created (see _events)
     return canonical(state)

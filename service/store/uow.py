@@ -28,18 +28,24 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Any, TypeVar
+from contextlib import AbstractContextManager, contextmanager
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, overload
 
-from sqlalchemy import Connection, Engine, Row, Text, and_, bindparam, cast, select
+from sqlalchemy import Connection, Engine, Text, and_, bindparam, cast, select
 from sqlalchemy.exc import DBAPIError, IntegrityError, PendingRollbackError
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.store.db import held, is_conflict, is_outage, single_statements, writer, writer_lock
-from service.store.models import Game, IdempotencyKey
+from service.store.statements import _GAMES, _KEYS
+from service.store.values import AnyRow
+
+if TYPE_CHECKING:
+    import psycopg
 
 T = TypeVar("T")
+S = TypeVar("S", Session, Connection)
 
 DEFAULT_ATTEMPTS = 6
 
@@ -101,11 +107,21 @@ class UnitOfWork:
         with self._single.connect() as connection, pipelined(connection):
             yield connection
 
-    def run(self, fn: Callable[..., T], write: bool = True, core: bool = False) -> T:
+    @overload
+    def run(
+        self, fn: Callable[[Session], T], write: bool = True, core: Literal[False] = False
+    ) -> T: ...
+    @overload
+    def run(
+        self, fn: Callable[[Connection], T], write: bool = True, *, core: Literal[True]
+    ) -> T: ...
+    def run(self, fn: Callable[[Any], T], write: bool = True, core: bool = False) -> T:
         """``fn(session)`` (``core``: ``fn(connection)``) in a transaction, retried on
         conflicts; :class:`Unavailable` when every attempt conflicted. Other exceptions
         propagate (after rollback)."""
-        return self._retry(fn, self.connection if core else self.transaction, write)
+        if core:
+            return self._retry(fn, self.connection, write)
+        return self._retry(fn, self.transaction, write)
 
     def run_pipelined(self, fn: Callable[[Connection], T]) -> T:
         """``fn(connection)`` in a write transaction of :meth:`pipelined`, retried like
@@ -121,7 +137,12 @@ class UnitOfWork:
         like :meth:`run`."""
         return self._retry(fn, self._single_statement, False)
 
-    def _retry(self, fn: Callable[..., T], begin: Callable[[bool], Any], write: bool) -> T:
+    def _retry(
+        self,
+        fn: Callable[[S], T],
+        begin: Callable[[bool], AbstractContextManager[S]],
+        write: bool,
+    ) -> T:
         for attempt in range(self.attempts):
             try:
                 with begin(write) as session:
@@ -168,6 +189,8 @@ def pipelined(connection: Connection) -> Iterator[None]:
     import psycopg
 
     raw = connection.connection.driver_connection
+    if not isinstance(raw, psycopg.Connection):  # pipeline mode is psycopg's
+        raise TypeError("pipeline mode needs a psycopg connection")
     try:
         with raw.pipeline() as pipeline:
             connection.info["pipeline"] = pipeline
@@ -190,7 +213,7 @@ def pipelined(connection: Connection) -> Iterator[None]:
             connection.info.pop("pipeline", None)
 
 
-def _roll_back(connection: Connection, raw: Any) -> None:
+def _roll_back(connection: Connection, raw: psycopg.Connection[Any]) -> None:
     import psycopg
 
     if raw.closed or raw.broken:
@@ -212,7 +235,6 @@ def synced(connection: Connection | Session) -> dict[str, Any]:
     return {} if pipeline is None else {"pipeline_sync": pipeline}
 
 
-_GAMES, _KEYS = Game.__table__, IdempotencyKey.__table__
 # built once: SQLAlchemy caches its compiled form
 _LOCK = (
     select(
@@ -249,9 +271,33 @@ _LOCK = (
 )
 
 
+class LockedGame(Protocol):
+    """The game row as :func:`lock_game` reads it, or as the caller derived it after
+    recording idle events (the idempotency record's id as it was)."""
+
+    @property
+    def game(self) -> str: ...
+    @property
+    def options(self) -> dict[str, Any]: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def snapshot(self) -> str: ...  # the JSON text
+    @property
+    def last_seq(self) -> int: ...
+    @property
+    def seed(self) -> str: ...
+    @property
+    def updated_at(self) -> datetime: ...
+    @property
+    def key_id(self) -> int | None: ...
+
+
 def lock_game(
     connection: Connection | Session, game_id: str, key: tuple[str, str] | None = None
-) -> Row | None:
+) -> AnyRow | None:
     """The game row, locked until the transaction ends (``FOR UPDATE OF games`` on
     PostgreSQL; on SQLite the ``BEGIN IMMEDIATE`` of the write transaction already
     holds the lock): ``game``, ``options``, ``status``, ``version``, ``snapshot`` (as

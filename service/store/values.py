@@ -6,23 +6,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from types import ModuleType
-from typing import Any, Union
+from typing import Any, Union, Unpack, overload
 
+from sqlalchemy import Row
 
 from service.games import engine
 from service.games.rng import commitment
-from service.messages import Message
 from service.store import idle
-from service.store.models import Event, Game, IdempotencyKey, Seat, ServiceKey
-from service.store import seating
-
-
-_GAMES, _SEATS = Game.__table__, Seat.__table__
-_EVENTS, _KEYS = Event.__table__, IdempotencyKey.__table__
-_INVITATIONS = seating.Invitation.__table__
-_SERVICE_KEYS = ServiceKey.__table__
 
 REFEREE = "referee"
 # Refusals of a request's precondition (a stale version: 412; none named: 428) are not
@@ -37,6 +31,8 @@ MAX_SEQ = 2**31 - 1
 _INSERT_BATCH = 100  # events per INSERT of a new game's log (an import's may be long)
 
 Reply = tuple[int, dict[str, Any]]
+# a row of a statement whose columns are read by name (``row.version``)
+AnyRow = Row[Unpack[tuple[Any, ...]]]
 
 
 # ----- errors ---------------------------------------------------------------------
@@ -118,7 +114,7 @@ class GameRecord:
         return engine(self.game)
 
     @classmethod
-    def of(cls, game_id: str, row: Any) -> GameRecord:
+    def of(cls, game_id: str, row: AnyRow) -> GameRecord:
         """From a row of :data:`_READ` (the snapshot decoded)."""
         return cls(
             id=game_id,
@@ -172,7 +168,7 @@ class Refused:
 
     status: int
     code: str
-    detail: Message
+    detail: str  # a Message wherever the store or the engine words it
     extra: dict[str, Any] = field(default_factory=dict)
     game: str | None = None
 
@@ -227,7 +223,18 @@ def _engine_for(game: str) -> ModuleType:
         raise UnknownGame(game) from error
 
 
-def _fold_all(module: ModuleType, state: dict | None, events: list[dict]) -> dict:
+@overload
+def _fold_all(
+    module: ModuleType, state: dict[str, Any], events: Iterable[dict[str, Any]]
+) -> dict[str, Any]: ...
+@overload
+def _fold_all(
+    module: ModuleType, state: None, events: Iterable[dict[str, Any]]
+) -> dict[str, Any] | None: ...
+def _fold_all(
+    module: ModuleType, state: dict[str, Any] | None, events: Iterable[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """``state`` after ``events`` (the engine's ``fold``; from None, no events: None)."""
     for event in events:
         state = module.fold(state, event)
     return state
@@ -237,9 +244,9 @@ def _event_params(
     game_id: str,
     seq: int,
     event: dict[str, Any],
-    now: Any,
+    now: datetime,
     actor: str | None = None,
-    action: dict | None = None,
+    action: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The ``events`` row of ``event`` (its payload: every field but type and seat);
     on the first event of an accepted action, ``actor`` and ``action`` (what an
@@ -257,7 +264,7 @@ def _event_params(
     }
 
 
-def _event_of(row: Any) -> dict[str, Any]:
+def _event_of(row: AnyRow) -> dict[str, Any]:
     """An ``events`` row as the event ``{"type", "seat", ...payload}`` (canonical)."""
     return {"type": row.type, "seat": row.seat, **_canonical(row.payload)}
 
@@ -271,6 +278,10 @@ def _canonical_event(event: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@overload
+def _canonical(value: Mapping[str, Any]) -> dict[str, Any]: ...
+@overload
+def _canonical(value: list[Any] | tuple[Any, ...] | str | float | None) -> Any: ...
 def _canonical(value: Any) -> Any:
     """``value`` as it reads back from a JSON column (lists, not tuples...), every
     object's keys sorted: the same whatever order a backend returns them in
