@@ -111,6 +111,8 @@ def init_limits(app: Flask) -> Limiter:
             limit=current_app.config["RATELIMIT_ACTIONS"],
         ),
     )
+    if not app.config["RATELIMIT_ENABLED"]:
+        return limiter  # limits off: the views stay unwrapped (no cost per request)
     for endpoints, limit in ((CREATING, create), (ACTING, act)):
         for endpoint in endpoints:
             # limit() returns the view wrapped, with its signature (Callable[P, R] in,

@@ -16,6 +16,7 @@ from sqlalchemy.exc import InterfaceError, OperationalError, PendingRollbackErro
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from werkzeug.exceptions import HTTPException
 
+from service import jsontext
 from service.api.base import strict_loads
 from service.api.bodies import init_bodies
 from service.api.contract import RESPONSE_HEADERS, ResponsesPlugin, name_nullable_enums
@@ -114,6 +115,14 @@ class StrictJSONProvider(DefaultJSONProvider):
 
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         return strict_loads(s)
+
+    def dumps(self, obj, **kwargs):
+        """orjson's text (keys sorted, as Flask sorts them; dates, dataclasses and the
+        like through Flask's own ``default``); Flask's json for a pretty-printed
+        reply (``indent``, debug mode)."""
+        if kwargs.get("indent") is not None:
+            return super().dumps(obj, **kwargs)
+        return jsontext.sorted_text(obj, self.default)
 
 
 def _require_json_body() -> Response | None:

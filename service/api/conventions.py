@@ -8,12 +8,12 @@ blueprint, and every name stays importable from there.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from flask import Response, current_app, g, request
 from webargs.flaskparser import abort  # flask_smorest.abort itself, typed NoReturn
 
+from service import jsontext
 from service.api.game_schemas import _IF_MATCH, _INVALID_TOKEN, _KEY_PATTERN, BEARER_REALM
 from service.errors import problem, problem_response
 from service.messages import Message
@@ -83,7 +83,7 @@ def _reply(status: int, body: dict[str, Any], replayed: bool = False) -> Respons
         response = problem_response(status, body)
     else:
         response = current_app.response_class(
-            json.dumps(body, separators=(",", ":"), ensure_ascii=False),
+            jsontext.reply_bytes(body),
             status=status,
             mimetype="application/json",
         )

@@ -12,7 +12,6 @@ action is rendered after the commit; a replayed one is rebuilt from the log."""
 from __future__ import annotations
 
 import copy
-import json
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection
 
+from service import jsontext
 from service.games import RuleViolation, engine
 from service.messages import Message
 from service.store import idle
@@ -93,7 +93,7 @@ class Actions:
         self._sql.writes(
             connection,
             [_event_params(game_id, e.seq, e.event, idle.moment(now)) for e in applied.events],
-            _advance_params(applied.game, snapshot, idle.moment(now)),
+            _advance_params(applied.game, snapshot, idle.moment(now), row.version),
             None,
             {},
         )
@@ -111,7 +111,7 @@ class Actions:
         if not idle.passed(row.options, row.status, since, now):
             return None
         module = engine(row.game)
-        events = idle.due(module, json.loads(row.snapshot), since, now)
+        events = idle.due(module, jsontext.loads(row.snapshot), since, now)
         return _applied(game_id, row, module, events, now) if events else None
 
     # ----- actions --------------------------------------------------------------
@@ -127,32 +127,36 @@ class Actions:
     ) -> tuple[Reply, bool]:
         """Apply one action of ``actor`` if the game is still at ``expected_version``.
 
-        In ONE transaction: lock the game row; with an idempotency key, look it up
+        In ONE transaction: read the game row (on PostgreSQL first without its lock,
+        the write guarded by the version read; locked on a retry, see
+        :meth:`UnitOfWork.run_optimistic`); with an idempotency key, look it up
         (same key and body done before and not expired: replay it, ``replayed``;
         another body: :class:`KeyReused`); check the version (stale ->
         ``Refused(412, "version-mismatch", version=current)``; None -> ``Refused(428)``
         unless the game is real-time, where the version is optional), ``apply`` on the snapshot
         (RuleViolation -> ``Refused(status, code)``, nothing written), fold the events,
         append them with consecutive ``seq`` after the row's ``last_seq``, store the
-        snapshot, bump the version by 1, record the key (a refusal: its reply as
-        ``render`` gives it, rendered in the transaction; an accepted action: the new
+        snapshot, bump the version by 1 (if it is still the one read), record the key
+        (a refusal: its reply as ``render`` gives it, rendered in the transaction; an
+        accepted action: the new
         version and its events' seqs), commit. An accepted action is rendered after
         the commit; a replayed one is rebuilt from the log (the state folded up to its
         last event, the events it appended) and rendered again: the same reply.
         Returns ``(reply, replayed)``.
 
-        The key's scope is the game, so the row lock serialises every request with one
-        key: a second request with the key waits for the lock, then finds the first
-        one's record and replays it. Nothing is committed before the action's own
+        The key's record is unique per (game, actor, key): of two requests with one
+        key acting at once, the second one's INSERT of the record violates it, is
+        rolled back and retried with the row locked, and then finds the first one's
+        record and replays it. Nothing is committed before the action's own
         commit, so a request that fails (5xx, 503 after the retries) leaves no trace
         and its key stays free. Raises :class:`GameNotFound`, :class:`KeyReused`,
         :class:`KeyInFlight` (only for a claim left by an earlier release, see
         :meth:`_check_key`), :class:`Unavailable`.
         """
         now = self.now()
-        result, replayed = self.uow.run_pipelined(
-            lambda c: self._act(
-                c, game_id, actor, action, expected_version, render, idempotency, now
+        result, replayed = self.uow.run_optimistic(
+            lambda c, lock: self._act(
+                c, game_id, actor, action, expected_version, render, idempotency, now, lock
             )
         )
         if isinstance(result, _Accepted):
@@ -171,9 +175,12 @@ class Actions:
         render: Callable[[Outcome], Reply],
         idempotency: IdempotencyRequest | None,
         now: float,
+        lock: bool = True,
     ) -> tuple[Reply | Applied | _Accepted, bool]:
         key = None if idempotency is None else (idempotency.actor, idempotency.key)
-        locked = lock_game(connection, game_id, key)  # and the key's record, if any
+        # the game and the key's record, if any; the row locked unless this is an
+        # optimistic first attempt (UnitOfWork.run_optimistic: the write is guarded)
+        locked = lock_game(connection, game_id, key, lock)
         if locked is None:
             raise GameNotFound(game_id)
         if idempotency is not None and self._check_key(locked, idempotency):
@@ -213,6 +220,7 @@ class Actions:
             row.key_id,
             timed_out,
             (actor, _canonical(action)),
+            base_version=locked.version,
         )
         if isinstance(outcome, Applied):
             return outcome, False
@@ -252,7 +260,7 @@ class Actions:
         # apply gets a copy of its own (decoding the stored text again is several times
         # cheaper than a deep copy): whatever it does, the fold starts from the snapshot
         try:
-            new_events = module.apply(json.loads(row.snapshot), actor, copy.deepcopy(action))
+            new_events = module.apply(jsontext.loads(row.snapshot), actor, copy.deepcopy(action))
         except RuleViolation as violation:
             extra = {**violation.extra, **({"rule": violation.rule} if violation.rule else {})}
             return Refused(
@@ -271,6 +279,8 @@ class Actions:
         claimed: int | None,
         timed_out: tuple[Applied, str] | None = None,
         acted: tuple[str, dict[str, Any]] | None = None,
+        *,
+        base_version: int,
     ) -> None:
         """Append the events and advance the game (an accepted action, its first event
         recording ``acted``, the actor and the action; before them the events of
@@ -290,7 +300,7 @@ class Actions:
         if timed_out is not None:
             at = idle.moment(timed_out[0].game.updated)
             events = [_event_params(game_id, e.seq, e.event, at) for e in timed_out[0].events]
-            game = _advance_params(timed_out[0].game, timed_out[1], at)
+            game = _advance_params(timed_out[0].game, timed_out[1], at, base_version)
         if isinstance(outcome, Applied):
             new = outcome.game
             own = [
@@ -299,7 +309,7 @@ class Actions:
             ]
             events += own
             assert snapshot is not None  # _decide gives it with every accepted action
-            game = _advance_params(new, snapshot, now)
+            game = _advance_params(new, snapshot, now, base_version)
             record.update(
                 version=new.version, first_seq=new.last_seq - len(own) + 1, last_seq=new.last_seq
             )
@@ -392,10 +402,10 @@ def _applied(
     stored = [
         StoredEvent(row.last_seq + i, _canonical_event(e)) for i, e in enumerate(new_events, 1)
     ]
-    snapshot = json.dumps(
-        _fold_all(module, json.loads(row.snapshot), [e.event for e in stored]), sort_keys=True
+    snapshot = jsontext.canonical_text(
+        _fold_all(module, jsontext.loads(row.snapshot), [e.event for e in stored])
     )
-    state = json.loads(snapshot)  # exactly what a replay rebuilds
+    state = jsontext.loads(snapshot)  # exactly what a replay rebuilds
     record = GameRecord(
         id=game_id,
         game=row.game,
@@ -426,10 +436,14 @@ def _moved(row: AnyRow, applied: Applied, snapshot: str) -> LockedGame:
     )
 
 
-def _advance_params(new: GameRecord, snapshot: str, at: datetime) -> dict[str, Any]:
-    """The parameters of the statement that advances the game row to ``new``."""
+def _advance_params(
+    new: GameRecord, snapshot: str, at: datetime, base_version: int
+) -> dict[str, Any]:
+    """The parameters of the statement that advances the game row to ``new`` from
+    ``base_version``, the version read (the statement's guard)."""
     return {
         "target_game": new.id,
+        "base_version": base_version,
         "snapshot_text": snapshot,
         "new_status": new.status,
         "new_version": new.version,

@@ -52,10 +52,15 @@ from sqlalchemy.exc import (
 )
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 
+from service import jsontext
+
 BUSY_TIMEOUT_MS = 10_000  # how long an SQLite writer waits for the write lock
 
 # PostgreSQL SQLSTATEs worth a retry: serialization failure, deadlock, lock not available.
-_PG_RETRY_STATES = {"40001", "40P01", "55P03"}
+# serialization failure, deadlock, lock not available; division_by_zero is the
+# version guard of an optimistic write (statements._Statements._combine): the game
+# moved on between the read and the write
+_PG_RETRY_STATES = {"40001", "40P01", "55P03", "22012"}
 # the connection is gone (class 08) or the server ended it (admin_shutdown,
 # crash_shutdown, cannot_connect_now: a pg_terminate_backend, a restart)
 _PG_LOST_STATES = {"57P01", "57P02", "57P03"}
@@ -75,6 +80,9 @@ def make_engine(url: str | URL, **kwargs: Any) -> Engine:
     PostgreSQL (and others): the default pool, no pre-ping (see the module docstring).
     """
     url = make_url(url)
+    # JSON columns (event payloads, replies) written and read by orjson
+    kwargs.setdefault("json_serializer", jsontext.column_text)
+    kwargs.setdefault("json_deserializer", jsontext.loads)
     if url.get_backend_name() != "sqlite":
         if url.get_driver_name() == "psycopg":
             # no server-side prepared statements: a pipeline aborted by an error (a
@@ -229,8 +237,9 @@ def is_conflict(error: BaseException) -> bool:
     """True when ``error`` is transient: a concurrency conflict or a dropped
     connection, which a retry may cure.
 
-    PostgreSQL: serialization failure, deadlock, lock not available, or a unique
-    violation (two writers raced for one event seq or one idempotency key).
+    PostgreSQL: serialization failure, deadlock, lock not available, the version guard
+    of an optimistic write (division by zero, see statements), or a unique violation
+    (two writers raced for one event seq or one idempotency key).
     SQLite: "database is locked"/"busy", or a UNIQUE constraint failure.
     Any backend: the connection was lost (SQLAlchemy invalidated it and the pool; on
     PostgreSQL also SQLSTATE class 08 and 57P01-57P03, which psycopg's pipeline mode

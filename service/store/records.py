@@ -47,7 +47,6 @@ its SQL in :mod:`service.store.statements`.
 from __future__ import annotations
 
 import copy
-import json
 import secrets
 import time
 from collections.abc import Callable, Sequence
@@ -56,6 +55,7 @@ from typing import Any
 
 from sqlalchemy import Connection, insert, select
 
+from service import jsontext
 from service.games import RuleViolation
 from service.games.rng import commitment, new_seed
 from service.messages import Message
@@ -286,7 +286,7 @@ class GameStore(Credentials, Actions):
                 "options": state.get("options", options),
                 "status": state["status"],
                 "version": version,
-                "snapshot_text": json.dumps(state, sort_keys=True),
+                "snapshot_text": jsontext.canonical_text(state),
                 "last_seq": len(rows),
                 "seed": seed,
                 "referee_token_hash": hash_token(referee_token),

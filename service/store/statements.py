@@ -11,6 +11,7 @@ from sqlalchemy import (
     Cast,
     Connection,
     Insert,
+    Select,
     String,
     Table,
     Text,
@@ -144,9 +145,13 @@ class _Statements:
         )
         # (no bind is named after a column: SQLAlchemy would SET such a column of a
         # table written through a CTE from the statement's parameters)
+        # conditioned on the version the action read (``base_version``): an action
+        # that read the game without its row lock (UnitOfWork.run_optimistic) must
+        # not advance a game another writer moved on meanwhile
         self.advance: Update = (
             update(_GAMES)
             .where(_GAMES.c.id == bindparam("target_game"))
+            .where(_GAMES.c.version == bindparam("base_version"))
             .values(
                 snapshot=_json_text("snapshot_text", dialect),
                 status=bindparam("new_status"),
@@ -159,7 +164,7 @@ class _Statements:
             self.advance = self.advance.returning(
                 func.pg_notify(FEED_CHANNEL, bindparam("notify_payload", type_=Text))
             )
-        self._combined: dict[tuple[int, bool, bool], Update | Insert] = {}
+        self._combined: dict[tuple[int, bool, bool], Select[tuple[Any]] | Insert] = {}
         # a new game's events, rows of _EVENT_COLUMNS (GameStore._event_rows)
         mark, json_cast = ("?", "") if dialect == "sqlite" else ("%s", "::jsonb")
         self._row_values = (
@@ -226,14 +231,16 @@ class _Statements:
             self._combined_statement(len(events), game is not None, key is not None), params
         )
 
-    def _combined_statement(self, events: int, advance: bool, key: bool) -> Update | Insert:
+    def _combined_statement(
+        self, events: int, advance: bool, key: bool
+    ) -> Select[tuple[Any]] | Insert:
         shape = (events, advance, key)
         statement = self._combined.get(shape)
         if statement is None:
             statement = self._combined[shape] = self._combine(*shape)
         return statement
 
-    def _combine(self, events: int, advance: bool, key: bool) -> Update | Insert:
+    def _combine(self, events: int, advance: bool, key: bool) -> Select[tuple[Any]] | Insert:
         # one single-row INSERT per event: SQLAlchemy does not cache a multi-row VALUES
         parts = [
             insert(_EVENTS).values(
@@ -255,7 +262,16 @@ class _Statements:
                     }
                 )
             )
-        main = self.advance if advance else parts.pop()
+        main: Select[tuple[Any]] | Insert
+        if advance:
+            # the version guard: when the UPDATE matched no row (the game moved on
+            # since an optimistic read), 1 / count(*) divides by zero, SQLSTATE 22012,
+            # and the whole statement fails with its inserts: a conflict, retried
+            # with the row locked (db.is_conflict, UnitOfWork.run_optimistic)
+            advanced = self.advance.cte("advanced")
+            main = select((literal(1) / func.count()).label("guard")).select_from(advanced)
+        else:
+            main = parts.pop()
         for i, part in enumerate(parts):
             main = main.add_cte(part.cte(f"write_{i}"))
         return main

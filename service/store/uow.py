@@ -130,6 +130,22 @@ class UnitOfWork:
         errors, a unique violation among them)."""
         return self._retry(fn, self.pipelined, True)
 
+    def run_optimistic(self, fn: Callable[[Connection, bool], T]) -> T:
+        """``fn(connection, lock)`` as :meth:`run_pipelined` runs ``fn(connection)``,
+        first with ``lock`` False on PostgreSQL: ``fn`` reads the game without locking
+        its row and writes conditioned on the version it read, all in the last round
+        trip (see :meth:`service.store.statements._Statements.writes`), so no row lock
+        is held while the app works. If the game moved on meanwhile, the write fails
+        (a unique violation, or the version guard) and every further attempt runs with
+        ``lock`` True: the row locked from the read, as before, so the retry cannot
+        lose again. SQLite's writers are serialised by ``BEGIN IMMEDIATE``: ``lock`` is
+        True from the start (it changes nothing there)."""
+        attempts = iter(range(self.attempts + 1))
+        optimistic = self.engine.dialect.name == "postgresql"
+        return self._retry(
+            lambda c: fn(c, not (optimistic and next(attempts) == 0)), self.pipelined, True
+        )
+
     def read_one(self, fn: Callable[[Connection], T]) -> T:
         """``fn(connection)`` that runs read statements, each atomic by itself, without
         a transaction around them (see :func:`single_statements`): ONE statement, or
@@ -236,7 +252,8 @@ def synced(connection: Connection | Session) -> dict[str, Any]:
 
 
 # built once: SQLAlchemy caches its compiled form
-_LOCK = (
+# _PEEK reads without the row lock (optimistic writes), _LOCK locks the row
+_PEEK = (
     select(
         _GAMES.c.game,
         _GAMES.c.options,
@@ -267,8 +284,8 @@ _LOCK = (
         )
     )
     .where(_GAMES.c.id == bindparam("game_id"))
-    .with_for_update(of=_GAMES)
 )
+_LOCK = _PEEK.with_for_update(of=_GAMES)
 
 
 class LockedGame(Protocol):
@@ -296,7 +313,10 @@ class LockedGame(Protocol):
 
 
 def lock_game(
-    connection: Connection | Session, game_id: str, key: tuple[str, str] | None = None
+    connection: Connection | Session,
+    game_id: str,
+    key: tuple[str, str] | None = None,
+    lock: bool = True,
 ) -> AnyRow | None:
     """The game row, locked until the transaction ends (``FOR UPDATE OF games`` on
     PostgreSQL; on SQLite the ``BEGIN IMMEDIATE`` of the write transaction already
@@ -313,10 +333,13 @@ def lock_game(
     not see it and acts again; its INSERT of the key then violates the key's unique
     constraint, a conflict: the transaction is rolled back and retried, and the retry
     sees the record (a unique index, never the lock, is what allows one record per
-    key)."""
+    key).
+
+    ``lock`` False (:meth:`UnitOfWork.run_optimistic`): the same read without the
+    row lock; the caller's write must be conditioned on the ``version`` read."""
     actor, name = key if key is not None else (None, None)
     return connection.execute(
-        _LOCK,
+        _LOCK if lock else _PEEK,
         {"game_id": game_id, "actor": actor, "key": name},
         execution_options=synced(connection),
     ).first()

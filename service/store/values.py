@@ -14,6 +14,7 @@ from typing import Any, Union, Unpack, overload
 
 from sqlalchemy import Row
 
+from service import jsontext
 from service.games import engine
 from service.games.rng import commitment
 from service.store import idle
@@ -286,4 +287,4 @@ def _canonical(value: Any) -> Any:
     """``value`` as it reads back from a JSON column (lists, not tuples...), every
     object's keys sorted: the same whatever order a backend returns them in
     (PostgreSQL's JSONB reorders keys), so what is rendered from it is too."""
-    return json.loads(json.dumps(value, sort_keys=True))
+    return jsontext.canonical(value)
