@@ -524,3 +524,36 @@ def test_property_tw_d1_scan_equals_brute_force(grid):
     directions = {(0, 1): 0, (1, 0): 1, (1, 1): 2, (1, -1): 3}
     order = [(k[0], directions[(k[1][0] - k[0][0], k[1][1] - k[0][1])], len(k)) for k in keys]
     assert order == sorted(order)
+
+
+# a grid of one colour's faces with empty spaces: mostly one suit or nearby ranks, so
+# that lines are common
+_faces = st.sampled_from(["AH", "2H", "3H", "4H", "5H", "6H", "7H", "7S", "7D", "7C", "JK", "KD"])
+_grids = st.lists(
+    st.lists(st.one_of(st.none(), _faces, _faces, _faces), min_size=7, max_size=7),
+    min_size=7,
+    max_size=7,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_grids)
+def test_tw_d1_the_scan_finds_every_segment_a_brute_force_finds(grid):
+    """TW-D1: every contiguous segment of 3..6 occupied spaces in the 4 directions that
+    judge() scores is listed, once, in reading order, direction, then length; nothing
+    else (the scan's early stops and precomputed rays prune nothing valid)."""
+    from service.games.two_way.lines import DIRECTIONS, _judge
+
+    expected = []
+    for r in range(7):
+        for c in range(7):
+            for dr, dc in DIRECTIONS:
+                for length in range(3, 7):
+                    cells = [[r + dr * i, c + dc * i] for i in range(length)]
+                    if not all(0 <= y < 7 and 0 <= x < 7 for y, x in cells):
+                        continue
+                    cards = [grid[y][x] for y, x in cells]
+                    if None in cards or _judge(tuple(cards))[0] is None:
+                        continue
+                    expected.append((cells, cards))
+    assert [(line["cells"], line["cards"]) for line in scan_grid(grid)] == expected

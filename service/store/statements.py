@@ -164,7 +164,7 @@ class _Statements:
             self.advance = self.advance.returning(
                 func.pg_notify(FEED_CHANNEL, bindparam("notify_payload", type_=Text))
             )
-        self._combined: dict[tuple[int, bool, bool], Select[tuple[Any]] | Insert] = {}
+        self._combined: dict[tuple[int, bool, bool], Select[Any] | Insert] = {}
         # a new game's events, rows of _EVENT_COLUMNS (GameStore._event_rows)
         mark, json_cast = ("?", "") if dialect == "sqlite" else ("%s", "::jsonb")
         self._row_values = (
@@ -231,16 +231,14 @@ class _Statements:
             self._combined_statement(len(events), game is not None, key is not None), params
         )
 
-    def _combined_statement(
-        self, events: int, advance: bool, key: bool
-    ) -> Select[tuple[Any]] | Insert:
+    def _combined_statement(self, events: int, advance: bool, key: bool) -> Select[Any] | Insert:
         shape = (events, advance, key)
         statement = self._combined.get(shape)
         if statement is None:
             statement = self._combined[shape] = self._combine(*shape)
         return statement
 
-    def _combine(self, events: int, advance: bool, key: bool) -> Select[tuple[Any]] | Insert:
+    def _combine(self, events: int, advance: bool, key: bool) -> Select[Any] | Insert:
         # one single-row INSERT per event: SQLAlchemy does not cache a multi-row VALUES
         parts = [
             insert(_EVENTS).values(
@@ -262,7 +260,7 @@ class _Statements:
                     }
                 )
             )
-        main: Select[tuple[Any]] | Insert
+        main: Select[Any] | Insert
         if advance:
             # the version guard: when the UPDATE matched no row (the game moved on
             # since an optimistic read), 1 / count(*) divides by zero, SQLSTATE 22012,

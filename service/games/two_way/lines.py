@@ -301,27 +301,48 @@ def scan_grid(grid: list[list[str | None]]) -> list[GridLine]:
     """
     _check_grid(grid)
     found: list[GridLine] = []
-    for r in range(GRID_SIZE):
-        for c in range(GRID_SIZE):
-            if grid[r][c] is not None:
-                for dr, dc in DIRECTIONS:
-                    _scan_from(grid, r, c, dr, dc, found)
+    for r, row in enumerate(grid):
+        for c, card in enumerate(row):
+            if card is not None:
+                for ray in _RAYS[r][c]:
+                    _scan_ray(grid, ray, found)
     return found
 
 
-def _scan_from(
-    grid: list[list[str | None]], r: int, c: int, dr: int, dc: int, found: list[GridLine]
-) -> None:
-    """Append the valid lines starting at [r, c] in direction (dr, dc), shortest first.
+def _rays(r: int, c: int) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """The cells from [r, c] in each direction of :data:`DIRECTIONS`, up to the
+    longest line and never past an edge; a ray too short for a line is left out."""
+    longest = max(LINE_LENGTHS)
+    rays = []
+    for dr, dc in DIRECTIONS:
+        ray = tuple(
+            (r + dr * i, c + dc * i)
+            for i in range(longest)
+            if 0 <= r + dr * i < GRID_SIZE and 0 <= c + dc * i < GRID_SIZE
+        )
+        if len(ray) >= min(LINE_LENGTHS):
+            rays.append(ray)
+    return tuple(rays)
 
-    Stops at an empty space, an edge, 6 cards, or once the cards (jokers aside) share
-    neither a suit nor a rank: then no longer line from here can be valid.
+
+# every space's rays, worked out once (the grid scan is the stateless hot path)
+_RAYS = [[_rays(r, c) for c in range(GRID_SIZE)] for r in range(GRID_SIZE)]
+
+
+def _scan_ray(
+    grid: list[list[str | None]], ray: tuple[tuple[int, int], ...], found: list[GridLine]
+) -> None:
+    """Append the valid lines that start at ``ray``'s first space and run along it,
+    shortest first.
+
+    Stops at an empty space, the ray's end (an edge, or 6 cards), or once the cards
+    (jokers aside) share neither a suit nor a rank: then no longer line from here can
+    be valid.
     """
-    cells: list[Cell] = []
     cards: list[str] = []
     suits: set[str] = set()
     ranks: set[int] = set()
-    while len(cards) < max(LINE_LENGTHS) and 0 <= r < GRID_SIZE and 0 <= c < GRID_SIZE:
+    for r, c in ray:
         card = grid[r][c]
         if card is None:
             return
@@ -331,7 +352,6 @@ def _scan_from(
             suits.add(parsed[1])
             if len(ranks) > 1 and len(suits) > 1:
                 return
-        cells.append([r, c])
         cards.append(card)
         if len(cards) >= 3:
             verdict = _judge(tuple(cards))
@@ -339,7 +359,7 @@ def _scan_from(
                 kind, tier, points, assignment, _ = verdict
                 found.append(
                     {
-                        "cells": [list(x) for x in cells],
+                        "cells": [[rr, cc] for rr, cc in ray[: len(cards)]],
                         "cards": list(cards),
                         "kind": kind,
                         "tier": tier,
@@ -347,4 +367,3 @@ def _scan_from(
                         "assignment": list(assignment),
                     }
                 )
-        r, c = r + dr, c + dc
