@@ -52,8 +52,8 @@ Figures (targets of the issue in brackets):
    PostgreSQL the backends waiting on a lock (pg_stat_activity sampled every 20 ms,
    mean and max).
 
-Not measured here: the peer benchmark against boardgame.io, and latency with 100,000
-stored games against 1,000.
+Not measured here: the peer benchmark against boardgame.io (bench/bench_peer.py), and
+latency with 100,000 stored games against 1,000.
 """
 from __future__ import annotations
 
