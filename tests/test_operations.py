@@ -306,6 +306,35 @@ def test_the_referee_reissues_a_seat_token_and_the_old_one_stops_at_once(client)
     )
 
 
+def test_an_action_with_a_reissued_token_is_401_though_it_acted_before(client):
+    """An action's token may be answered from the worker's memory (no statement of
+    its own); the action's read of the game checks it again: once re-issued, the old
+    token is 401 and changes nothing, also when it names another seat (401, not
+    403), and also for a rotated referee token."""
+    game = _create(client, "counter", {"referee_moves": True})
+    actions = f"/v1/games/{game['id']}/actions"
+    old_north, old_referee = _auth(game["tokens"]["north"]), _auth(game["referee_token"])
+
+    def tick(headers, version, **extra):
+        return client.post(
+            actions, json={"type": "tick", "expected_version": version, **extra}, headers=headers
+        )
+
+    assert tick(old_north, 1).status_code == 200  # remembered from here on
+    assert tick(old_referee, 2).status_code == 200
+    base = f"/v1/games/{game['id']}"
+    new_north = client.post(f"{base}/seats/north/token", headers=old_referee).get_json()["token"]
+    assert_problem(tick(old_north, 3), 401, "unauthorized")
+    assert_problem(tick(old_north, 3, seat="south"), 401, "unauthorized")
+    new_referee = client.post(f"{base}/referee/token", headers=old_referee).get_json()["token"]
+    assert_problem(tick(old_referee, 3), 401, "unauthorized")
+    view = client.get(base, headers=_auth(new_north)).get_json()
+    assert view["version"] == 3  # the two ticks only
+    assert tick(_auth(new_north), 3).status_code == 200
+    assert tick(_auth(new_referee), 4).status_code == 200
+    assert_problem(tick(_auth(new_north), 5, seat="south"), 403, "seat-mismatch")
+
+
 def test_the_referee_token_is_rotated_and_the_old_one_stops_at_once(client):
     """Issue 18 item 7: POST .../referee/token gives a new referee token; the old one
     and the stream tickets it was given are 401 from that answer on; a seat may not

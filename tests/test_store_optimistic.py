@@ -54,9 +54,9 @@ def test_an_action_overtaken_after_its_read_is_retried_locked(store, monkeypatch
     real, locks = actions.lock_game, []
     optimistic = store.uow.engine.dialect.name == "postgresql"
 
-    def overtaken(connection, game_id_, *rest):
-        row = real(connection, game_id_, *rest)
-        locks.append(rest[-1])
+    def overtaken(connection, game_id_, key=None, lock=True, token=None):
+        row = real(connection, game_id_, key, lock, token)
+        locks.append(lock)
         # another request acts between this read and the write (on SQLite it would wait
         # for this transaction's writer lock: there every read is a locked one)
         if len(locks) == 1 and optimistic:

@@ -39,6 +39,9 @@ def _not_found() -> Response:
     return problem(404, "game-not-found", Message("No game with that id is open to this token."))
 
 
+ACTION_ENDPOINT = "games.post_action"
+
+
 def _authenticate() -> Response | None:
     """Resolve the bearer token of every /v1/games/{game_id}... request to an actor."""
     game_id = (request.view_args or {}).get("game_id")
@@ -53,10 +56,14 @@ def _authenticate() -> Response | None:
         return _unauthorized(
             Message("The Authorization header is not 'Bearer <token>'."), "invalid_request"
         )
+    # an action's token may be answered from memory: the action's own read of the
+    # game checks it again (GameStore.act's ``token``), so a re-issued one is refused
+    acting = request.endpoint == ACTION_ENDPOINT
     try:
-        g.actor = _store().authenticate(game_id, token)
+        g.actor = _store().authenticate(game_id, token, remembered=acting)
     except Unauthenticated:
         return _unauthorized(_INVALID_TOKEN, "invalid_token")
+    g.token = token if acting else None
     return None
 
 

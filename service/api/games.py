@@ -471,6 +471,7 @@ def post_action(game_id: str) -> Response:
     action = blp.ARGUMENTS_PARSER.parse(_ACTION_SCHEMA, request, location="json")
     actor = g.actor
     if actor != REFEREE and "seat" in action and action["seat"] != actor:
+        _store().authenticate(game_id, g.token)  # not from memory: a re-issued one is 401
         return problem(
             403, "seat-mismatch", Message("A seat token acts only as its own seat."), rule="G-M1"
         )
@@ -478,7 +479,13 @@ def post_action(game_id: str) -> Response:
     idempotency = _idempotency(game_id, actor, {"action": action, "version": expected})
     outcomes: list[Applied | Refused] = []
     (status, body), replayed = _store().act(
-        game_id, actor, action, expected, _action_renderer(actor, outcomes.append), idempotency
+        game_id,
+        actor,
+        action,
+        expected,
+        _action_renderer(actor, outcomes.append),
+        idempotency,
+        token=g.token,
     )
     count_action(outcomes[-1] if outcomes else None, replayed)
     return _reply(status, body, replayed)

@@ -28,6 +28,7 @@ from service.store.models import DONE, utcnow
 from service.store.statements import _KEY_RECORD, _Statements
 from service.store.uow import LockedGame, UnitOfWork, lock_game, synced
 from service.store.values import (
+    REFEREE,
     UNRECORDED,
     AnyRow,
     Applied,
@@ -40,11 +41,13 @@ from service.store.values import (
     Refused,
     Reply,
     StoredEvent,
+    Unauthenticated,
     _Accepted,
     _canonical,
     _canonical_event,
     _event_params,
     _fold_all,
+    hash_token,
 )
 
 
@@ -58,9 +61,11 @@ class Actions:
     clock: Callable[[], float]
     _sql: _Statements
 
-    if TYPE_CHECKING:  # GameStore's reads
+    if TYPE_CHECKING:  # GameStore's reads, and its tokens' memory (Credentials)
 
         def read(self, game_id: str) -> GameRecord: ...
+
+        def forget_token(self, token_hash: str) -> None: ...
 
         def events(
             self, game_id: str, after: int = 0, limit: int | None = None
@@ -124,8 +129,15 @@ class Actions:
         expected_version: int | None,
         render: Callable[[Outcome], Reply],
         idempotency: IdempotencyRequest | None = None,
+        token: str | None = None,
     ) -> tuple[Reply, bool]:
         """Apply one action of ``actor`` if the game is still at ``expected_version``.
+
+        ``token``: the bearer token ``actor`` was taken from, checked again by the
+        game's read (the token check folded into it): one that no longer opens the
+        game as ``actor`` (re-issued, or the game is gone) raises
+        :class:`Unauthenticated` and is forgotten (see ``authenticate(...,
+        remembered=True)``).
 
         In ONE transaction: read the game row (on PostgreSQL first without its lock,
         the write guarded by the version read; locked on a retry, see
@@ -154,11 +166,29 @@ class Actions:
         :meth:`_check_key`), :class:`Unavailable`.
         """
         now = self.now()
-        result, replayed = self.uow.run_optimistic(
-            lambda c, lock: self._act(
-                c, game_id, actor, action, expected_version, render, idempotency, now, lock
+        checked = None
+        if token is not None:
+            checked = (hash_token(token), None if actor == REFEREE else actor)
+        try:
+            result, replayed = self.uow.run_optimistic(
+                lambda c, lock: self._act(
+                    c,
+                    game_id,
+                    actor,
+                    action,
+                    expected_version,
+                    render,
+                    idempotency,
+                    now,
+                    lock,
+                    checked,
+                )
             )
-        )
+        except (Unauthenticated, GameNotFound):
+            if checked is None:
+                raise
+            self.forget_token(checked[0])
+            raise Unauthenticated("the token no longer opens this game") from None
         if isinstance(result, _Accepted):
             result = self._rebuild(game_id, result)
         if isinstance(result, Applied):
@@ -176,13 +206,17 @@ class Actions:
         idempotency: IdempotencyRequest | None,
         now: float,
         lock: bool = True,
+        token: tuple[str, str | None] | None = None,
     ) -> tuple[Reply | Applied | _Accepted, bool]:
         key = None if idempotency is None else (idempotency.actor, idempotency.key)
         # the game and the key's record, if any; the row locked unless this is an
-        # optimistic first attempt (UnitOfWork.run_optimistic: the write is guarded)
-        locked = lock_game(connection, game_id, key, lock)
+        # optimistic first attempt (UnitOfWork.run_optimistic: the write is guarded);
+        # whether ``token`` still opens it
+        locked = lock_game(connection, game_id, key, lock, token)
         if locked is None:
             raise GameNotFound(game_id)
+        if not locked.token_ok:
+            raise Unauthenticated("the token no longer opens this game")
         if idempotency is not None and self._check_key(locked, idempotency):
             if locked.key_response_body is not None:  # a refusal (or an earlier release's)
                 return (locked.key_status_code, locked.key_response_body), True

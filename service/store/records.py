@@ -149,6 +149,7 @@ class GameStore(Credentials, Actions):
         self.in_flight = timedelta(seconds=in_flight_seconds)
         self.idempotency_ttl = timedelta(seconds=idempotency_ttl_seconds)
         self._sql = _Statements(self.uow.engine.dialect.name)
+        self._remembered = {}  # tokens (Credentials.authenticate)
         self.clock: Callable[[], float] = time.time  # G-T1's "now" (tests set another)
 
     def dispose(self) -> None:

@@ -31,10 +31,16 @@ from service.store.values import (
 )
 
 
+# at most this many tokens are remembered per process (about 200 bytes each)
+REMEMBERED_TOKENS = 10_000
+
+
 class Credentials:
     """The token and seating methods of :class:`~service.store.records.GameStore`."""
 
     uow: UnitOfWork  # the store's
+    # tokens that opened a game (SHA-256 hex -> game id, actor), see authenticate
+    _remembered: dict[str, tuple[str, str]]
 
     if TYPE_CHECKING:  # GameStore's (a rematch reads the game and creates the next)
 
@@ -49,21 +55,37 @@ class Credentials:
             seating: Seating | None = None,
         ) -> Reply: ...
 
-    def authenticate(self, game_id: str, token: str | None) -> str:
+    def authenticate(self, game_id: str, token: str | None, remembered: bool = False) -> str:
         """The actor (a seat name or ``"referee"``) that ``token`` opens in game
         ``game_id``. :class:`Unauthenticated` when the token opens no game at all;
         :class:`GameNotFound` when it opens another game (or ``game_id`` is unknown):
-        a caller learns nothing about games that are not theirs."""
+        a caller learns nothing about games that are not theirs.
+
+        ``remembered``: the answer may come from this process's memory of tokens that
+        opened a game before (no statement), for an action only, whose read checks the
+        token again in the same statement (``act(..., token=...)``: a re-issued token
+        is refused there, and forgotten)."""
         if not token:
             raise Unauthenticated("a bearer token is required")
-        owner = self.uow.read_one(
-            lambda c: c.execute(_ACTOR, {"token_hash": hash_token(token)}).first()
-        )
+        token_hash = hash_token(token)
+        if remembered and (known := self._remembered.get(token_hash)) is not None:
+            if known[0] == game_id:
+                return known[1]
+        owner = self.uow.read_one(lambda c: c.execute(_ACTOR, {"token_hash": token_hash}).first())
         if owner is None:
             raise Unauthenticated("the token opens no game")
         if owner.game_id != game_id:
             raise GameNotFound(game_id)
-        return REFEREE if owner.seat is None else owner.seat
+        actor: str = REFEREE if owner.seat is None else owner.seat
+        if remembered:
+            if len(self._remembered) >= REMEMBERED_TOKENS:
+                self._remembered.clear()  # a bound on memory; they are looked up again
+            self._remembered[token_hash] = (game_id, actor)
+        return actor
+
+    def forget_token(self, token_hash: str) -> None:
+        """Drop a remembered token (it no longer opens its game)."""
+        self._remembered.pop(token_hash, None)
 
     def reissue_token(self, game_id: str, seat: str) -> str:
         """A new bearer token for ``seat`` of the game (its SHA-256 replaces the old

@@ -32,13 +32,13 @@ from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, overload
 
-from sqlalchemy import Connection, Engine, Text, and_, bindparam, cast, select
+from sqlalchemy import Connection, Engine, String, Text, and_, bindparam, cast, exists, or_, select
 from sqlalchemy.exc import DBAPIError, IntegrityError, PendingRollbackError
 from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.store.db import held, is_conflict, is_outage, single_statements, writer, writer_lock
-from service.store.statements import _GAMES, _KEYS
+from service.store.statements import _GAMES, _KEYS, _SEATS
 from service.store.values import AnyRow
 
 if TYPE_CHECKING:
@@ -252,6 +252,21 @@ def synced(connection: Connection | Session) -> dict[str, Any]:
 
 
 # built once: SQLAlchemy caches its compiled form
+# does the acting token still open the game as the actor it was taken for (a token
+# remembered by GameStore.authenticate(..., remembered=True); a re-issue replaces it)
+_TOKEN_HASH, _TOKEN_SEAT = (
+    bindparam("token_hash", type_=String),
+    bindparam("token_seat", type_=String),
+)
+_TOKEN_OK = or_(
+    _TOKEN_HASH.is_(None),  # no token to check (the store's own callers, tests)
+    and_(_TOKEN_SEAT.is_(None), _GAMES.c.referee_token_hash == _TOKEN_HASH),
+    exists().where(
+        _SEATS.c.game_id == _GAMES.c.id,
+        _SEATS.c.seat == _TOKEN_SEAT,
+        _SEATS.c.token_hash == _TOKEN_HASH,
+    ),
+).label("token_ok")
 # _PEEK reads without the row lock (optimistic writes), _LOCK locks the row
 _PEEK = (
     select(
@@ -272,6 +287,7 @@ _PEEK = (
         _KEYS.c.first_seq.label("key_first_seq"),
         _KEYS.c.last_seq.label("key_last_seq"),
         _KEYS.c.created_at.label("key_created_at"),
+        _TOKEN_OK,
     )
     .select_from(
         _GAMES.outerjoin(
@@ -317,6 +333,7 @@ def lock_game(
     game_id: str,
     key: tuple[str, str] | None = None,
     lock: bool = True,
+    token: tuple[str, str | None] | None = None,
 ) -> AnyRow | None:
     """The game row, locked until the transaction ends (``FOR UPDATE OF games`` on
     PostgreSQL; on SQLite the ``BEGIN IMMEDIATE`` of the write transaction already
@@ -336,10 +353,21 @@ def lock_game(
     key).
 
     ``lock`` False (:meth:`UnitOfWork.run_optimistic`): the same read without the
-    row lock; the caller's write must be conditioned on the ``version`` read."""
+    row lock; the caller's write must be conditioned on the ``version`` read.
+
+    ``token`` (its SHA-256 hex, the seat it opens or None for the referee): the row's
+    ``token_ok`` says whether it still opens this game as that actor (the token check
+    folded into this read); without ``token``, ``token_ok`` is true."""
     actor, name = key if key is not None else (None, None)
+    token_hash, token_seat = token if token is not None else (None, None)
     return connection.execute(
         _LOCK if lock else _PEEK,
-        {"game_id": game_id, "actor": actor, "key": name},
+        {
+            "game_id": game_id,
+            "actor": actor,
+            "key": name,
+            "token_hash": token_hash,
+            "token_seat": token_seat,
+        },
         execution_options=synced(connection),
     ).first()
