@@ -23,12 +23,6 @@ import secrets
 # address (MAX_CONNECTIONS_PER_ADDRESS, 100 per worker) and problem+json protocol
 # errors (service/server.py)
 worker_class = "service.server.GeventWorker"
-# every worker listens on a socket of its own (SO_REUSEPORT) and the kernel spreads new
-# connections over them evenly; with one shared socket, the worker that woke first took
-# most keep-alive clients while the others idled (bench/bench_speed.py counts them).
-# A second server started on the same port by the same user then shares it silently
-# instead of failing: REUSE_PORT=0 turns this off (docs/operations.md)
-reuse_port = os.environ.get("REUSE_PORT", "1") != "0"
 # open connections per worker (streams included); beyond it new ones wait in the backlog
 worker_connections = int(os.environ.get("WORKER_CONNECTIONS", "1000"))
 # seconds a connection may take to send its request headers (the first request's too:
