@@ -590,11 +590,10 @@ def test_a_second_request_with_a_key_in_flight_waits_and_replays_the_first(
     store_client, make_game, monkeypatch
 ):
     """Two requests with one key at once: one effect, the same answer twice (one of
-    them replayed), never a 409 between them. SQLite: the second waits for the
-    first's writer lock and the engine runs once. PostgreSQL: both read the game
-    without its row lock (optimistic) and run the engine; the one that writes second
-    meets the other's key record (a unique violation), is retried with the row
-    locked and replays the other's reply."""
+    them replayed), never a 409 between them. Both read the game without its lock
+    (optimistic: PostgreSQL's row lock, SQLite's writer lock) and run the engine; the
+    one that writes second meets the other's events or key record (a unique
+    violation), is done again with the game locked and replays the other's reply."""
     game = make_game()
     entered, release = threading.Event(), threading.Event()
     real_apply, applied = fake_engine.apply, []
@@ -633,10 +632,7 @@ def test_a_second_request_with_a_key_in_flight_waits_and_replays_the_first(
     assert [r.status_code for r in replies] == [200, 200]
     assert sorted(r.headers.get("Idempotent-Replayed", "") for r in replies) == ["", "true"]
     assert replies[0].get_json() == replies[1].get_json()
-    from service.store import get_store
-
-    optimistic = get_store(app).uow.engine.dialect.name == "postgresql"
-    assert len(applied) == (2 if optimistic else 1)  # the engine ran once per reader
+    assert len(applied) == 2  # the engine ran once per reader, one write landed
     assert version_of(store_client, game) == 2
     assert [e["type"] for e in events_of(store_client, game)["events"]].count("added") == 1
 

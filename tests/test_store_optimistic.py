@@ -1,7 +1,7 @@
-"""Optimistic actions on PostgreSQL: the game is read without its row lock and the
-write is guarded by the version read (UnitOfWork.run_optimistic); a game moved on
-in between makes the write fail whole and the action is retried with the row locked.
-On SQLite every attempt locks (BEGIN IMMEDIATE)."""
+"""Optimistic actions: the game is read without its lock (PostgreSQL: without the
+row lock, UnitOfWork.run_optimistic; SQLite: outside the writer transaction,
+Actions._act_unlocked) and the write is guarded by the version read; a game moved on
+in between makes the write fail whole and the action is done again locked."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from sqlalchemy.exc import DBAPIError
 from service.store import GameStore, Refused
 from service.store.db import is_conflict
 from service.store.models import Event, Game, utcnow
+from service.store.values import GameMoved
 
 SEED = "0f" * 32
 
@@ -52,27 +53,16 @@ def test_an_action_overtaken_after_its_read_is_retried_locked(store, monkeypatch
 
     game_id = _game(store)
     real, locks = actions.lock_game, []
-    optimistic = store.uow.engine.dialect.name == "postgresql"
 
     def overtaken(connection, game_id_, key=None, lock=True, token=None):
         row = real(connection, game_id_, key, lock, token)
         locks.append(lock)
-        # another request acts between this read and the write (on SQLite it would wait
-        # for this transaction's writer lock: there every read is a locked one)
-        if len(locks) == 1 and optimistic:
+        if len(locks) == 1:  # another request acts between this read and the write
             assert store.act(game_id, "south", {"type": "tick"}, 1, _render)[0][0] == 200
         return row
 
     monkeypatch.setattr(actions, "lock_game", overtaken)
     (status, reply), replayed = store.act(game_id, "north", {"type": "tick"}, 1, _render)
-    if not optimistic:
-        assert locks == [True]
-        assert (status, reply, _log(store, game_id)) == (
-            200,
-            {"version": 2, "seqs": [5]},
-            (2, [1, 2, 3, 4, 5]),
-        )
-        return
     assert locks == [False, False, True]  # north (optimistic), south, north again (locked)
     assert (status, reply, replayed) == (412, {"code": "version-mismatch"}, False)
     assert _log(store, game_id) == (2, [1, 2, 3, 4, 5])
@@ -81,8 +71,8 @@ def test_an_action_overtaken_after_its_read_is_retried_locked(store, monkeypatch
 
 def test_a_write_from_a_stale_version_fails_whole(store):
     """The version guard alone (no event to collide on): advancing the game from a
-    version it is no longer at raises a conflict and writes nothing (PostgreSQL; on
-    SQLite, whose writes are always locked, the guarded UPDATE changes no row)."""
+    version it is no longer at fails and writes nothing (PostgreSQL: a conflict,
+    SQLSTATE 22012; SQLite: GameMoved, from the UPDATE's row count)."""
     game_id = _game(store)
     before = _log(store, game_id)
     params = {
@@ -100,7 +90,7 @@ def test_a_write_from_a_stale_version_fails_whole(store):
         assert is_conflict(caught.value)
         assert getattr(caught.value.orig, "sqlstate", None) == "22012"
     else:
-        with store.uow.pipelined() as connection:
+        with pytest.raises(GameMoved), store.uow.pipelined() as connection:
             store._sql.writes(connection, [], params, None, {})
     assert _log(store, game_id) == before
     assert store.replay(game_id).matches

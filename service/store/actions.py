@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from types import ModuleType, SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection
+from sqlalchemy.exc import DBAPIError
 
 from service import jsontext
 from service.games import RuleViolation, engine
@@ -32,6 +33,7 @@ from service.store.values import (
     UNRECORDED,
     AnyRow,
     Applied,
+    GameMoved,
     GameNotFound,
     GameRecord,
     IdempotencyRequest,
@@ -51,6 +53,35 @@ from service.store.values import (
 )
 
 
+@dataclass(frozen=True)
+class _Request:
+    """One action as :meth:`Actions.act` was asked for it."""
+
+    game_id: str
+    actor: str
+    action: dict[str, Any]
+    expected_version: int | None
+    render: Callable[[Outcome], Reply]
+    idempotency: IdempotencyRequest | None
+    now: float
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What an action writes, worked out on the game as read at ``base_version``:
+    its outcome (and new snapshot), a refusal's reply, the key to record (None: the
+    request's precondition failed, its key stays free) and the record it takes over,
+    the idle time-outs recorded before it (G-T1)."""
+
+    outcome: Outcome
+    snapshot: str | None
+    reply: Reply | None
+    idempotency: IdempotencyRequest | None
+    claimed: int | None
+    timed_out: tuple[Applied, str] | None
+    base_version: int
+
+
 class Actions:
     """The action and G-T1 methods of :class:`~service.store.records.GameStore`."""
 
@@ -60,6 +91,13 @@ class Actions:
     idempotency_ttl: timedelta
     clock: Callable[[], float]
     _sql: _Statements
+
+    @property
+    def _unlocked_first(self) -> bool:
+        """SQLite: an action is first worked out outside the writer lock (see
+        :meth:`_act_unlocked`); PostgreSQL reads without the row lock instead
+        (:meth:`UnitOfWork.run_optimistic`)."""
+        return self.uow.engine.dialect.name == "sqlite"
 
     if TYPE_CHECKING:  # GameStore's reads, and its tokens' memory (Credentials)
 
@@ -169,20 +207,11 @@ class Actions:
         checked = None
         if token is not None:
             checked = (hash_token(token), None if actor == REFEREE else actor)
+        request = _Request(game_id, actor, action, expected_version, render, idempotency, now)
         try:
-            result, replayed = self.uow.run_optimistic(
-                lambda c, lock: self._act(
-                    c,
-                    game_id,
-                    actor,
-                    action,
-                    expected_version,
-                    render,
-                    idempotency,
-                    now,
-                    lock,
-                    checked,
-                )
+            done = self._act_unlocked(request, checked) if self._unlocked_first else None
+            result, replayed = done or self.uow.run_optimistic(
+                lambda c, lock: self._act(c, request, lock, checked)
             )
         except (Unauthenticated, GameNotFound):
             if checked is None:
@@ -195,19 +224,48 @@ class Actions:
             result = render(result)
         return result, replayed
 
+    def _act_unlocked(
+        self, request: _Request, token: tuple[str, str | None] | None
+    ) -> tuple[Reply | Applied | _Accepted, bool] | None:
+        """SQLite: the action worked out on the game read outside any transaction (no
+        writer lock held while the engine works), then written in a short writer
+        transaction guarded by the version read. None when the write did not land
+        (the game moved on, a unique key conflict, the database busy): then
+        :meth:`act` does it all again under the writer lock, and its retries judge
+        any error."""
+        plan = self.uow.read_one(lambda c: self._plan(c, request, False, token))
+        if not isinstance(plan, _Plan):
+            return plan  # a replay: nothing to write
+        try:
+            with self.uow.pipelined() as connection:  # BEGIN IMMEDIATE, the writer lock
+                return self._carry_out(connection, request, plan)
+        except (GameMoved, DBAPIError):
+            return None
+
     def _act(
         self,
         connection: Connection,
-        game_id: str,
-        actor: str,
-        action: dict[str, Any],
-        expected_version: int | None,
-        render: Callable[[Outcome], Reply],
-        idempotency: IdempotencyRequest | None,
-        now: float,
+        request: _Request,
         lock: bool = True,
         token: tuple[str, str | None] | None = None,
     ) -> tuple[Reply | Applied | _Accepted, bool]:
+        """:meth:`act` in one transaction on ``connection`` (see :meth:`_plan`)."""
+        plan = self._plan(connection, request, lock, token)
+        if not isinstance(plan, _Plan):
+            return plan
+        return self._carry_out(connection, request, plan)
+
+    def _plan(
+        self,
+        connection: Connection,
+        request: _Request,
+        lock: bool,
+        token: tuple[str, str | None] | None,
+    ) -> tuple[Reply | _Accepted, bool] | _Plan:
+        """Read the game (and the key's record, and whether ``token`` still opens
+        it) and work the action out: a replay's reply, or what to write."""
+        game_id, actor, action = request.game_id, request.actor, request.action
+        idempotency, render = request.idempotency, request.render
         key = None if idempotency is None else (idempotency.actor, idempotency.key)
         # the game and the key's record, if any; the row locked unless this is an
         # optimistic first attempt (UnitOfWork.run_optimistic: the write is guarded);
@@ -223,9 +281,9 @@ class Actions:
             return _Accepted(locked.key_version, locked.key_first_seq, locked.key_last_seq), True
         # G-T1: what the idle deadline triggers is recorded first (the same transaction),
         # and the action is judged on the game after it
-        timed_out = self._idle(game_id, locked, now)
+        timed_out = self._idle(game_id, locked, request.now)
         row: LockedGame = locked if timed_out is None else _moved(locked, *timed_out)
-        outcome, snapshot = self._decide(game_id, row, actor, action, expected_version)
+        outcome, snapshot = self._decide(game_id, row, actor, action, request.expected_version)
         if isinstance(outcome, Refused) and outcome.status in UNRECORDED:
             if idempotency is not None and row.key_id is None:
                 # a record committed while this statement waited for the row lock is
@@ -244,22 +302,28 @@ class Actions:
                     ), True
             idempotency = None  # the request's precondition failed: its key stays free
         reply = render(outcome) if isinstance(outcome, Refused) else None
+        return _Plan(outcome, snapshot, reply, idempotency, row.key_id, timed_out, locked.version)
+
+    def _carry_out(
+        self, connection: Connection, request: _Request, plan: _Plan
+    ) -> tuple[Reply | Applied, bool]:
+        """Write what :meth:`_plan` worked out; the action's result."""
         self._write(
             connection,
-            game_id,
-            outcome,
-            snapshot,
-            reply,
-            idempotency,
-            row.key_id,
-            timed_out,
-            (actor, _canonical(action)),
-            base_version=locked.version,
+            request.game_id,
+            plan.outcome,
+            plan.snapshot,
+            plan.reply,
+            plan.idempotency,
+            plan.claimed,
+            plan.timed_out,
+            (request.actor, _canonical(request.action)),
+            base_version=plan.base_version,
         )
-        if isinstance(outcome, Applied):
-            return outcome, False
-        assert reply is not None  # rendered above: the outcome is a refusal
-        return reply, False
+        if isinstance(plan.outcome, Applied):
+            return plan.outcome, False
+        assert plan.reply is not None  # rendered by _plan: the outcome is a refusal
+        return plan.reply, False
 
     @staticmethod
     def _decide(

@@ -37,7 +37,7 @@ from service.store.models import (
     Seat,
     ServiceKey,
 )
-from service.store.values import FEED_CHANNEL
+from service.store.values import FEED_CHANNEL, GameMoved
 
 
 def table_of(model: type[Base]) -> Table:
@@ -213,8 +213,8 @@ class _Statements:
         if self.dialect != "postgresql":
             if events:
                 connection.execute(insert(_EVENTS), events)
-            if game is not None:
-                connection.execute(self.advance, game)
+            if game is not None and connection.execute(self.advance, game).rowcount != 1:
+                raise GameMoved(game["target_game"])  # the version guard (see advance)
             if key is not None:
                 connection.execute(insert(_KEYS), key_params)
             return

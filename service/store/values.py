@@ -63,6 +63,12 @@ class KeyReused(StoreError):
     """The idempotency key was used with another request body (422)."""
 
 
+class GameMoved(Exception):
+    """An action's guarded write found its game no longer at the version it read
+    (SQLite; PostgreSQL reports it as SQLSTATE 22012, see statements): the action is
+    worked out again with the game locked. Never leaves the store."""
+
+
 class KeyInFlight(StoreError):
     """A request with this idempotency key may still be running (409): only a claim
     left in flight by the previous release (see :meth:`GameStore._check_key`)."""
