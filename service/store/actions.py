@@ -177,9 +177,11 @@ class Actions:
         :class:`Unauthenticated` and is forgotten (see ``authenticate(...,
         remembered=True)``).
 
-        In ONE transaction: read the game row (on PostgreSQL first without its lock,
-        the write guarded by the version read; locked on a retry, see
-        :meth:`UnitOfWork.run_optimistic`); with an idempotency key, look it up
+        Read the game row without its lock (PostgreSQL: no row lock,
+        :meth:`UnitOfWork.run_optimistic`; SQLite: outside the writer transaction,
+        :meth:`_act_unlocked`), the write guarded by the version read; if the game moved
+        on, all of it again in ONE transaction with the game locked. With an
+        idempotency key, look it up
         (same key and body done before and not expired: replay it, ``replayed``;
         another body: :class:`KeyReused`); check the version (stale ->
         ``Refused(412, "version-mismatch", version=current)``; None -> ``Refused(428)``
