@@ -54,3 +54,19 @@ def test_spec_passes_a_second_validator(client):
     api = OpenAPI("http://127.0.0.1:8000/", spec)
     assert len(api.paths.paths) == len(spec["paths"])
     assert {"createGame", "postAction", "getLegalActions"} <= set(api._.Iter(api, False))
+
+
+def test_the_contract_names_413_and_422_as_published_on_every_python():
+    """Python 3.13 renamed them after RFC 9110 (CONTENT_TOO_LARGE, UNPROCESSABLE_CONTENT);
+    the contract, its generated clients and openapi.yaml keep the published names."""
+    from http import HTTPStatus
+
+    from service.api.contract import status_name
+
+    assert status_name(HTTPStatus(413)) == ("REQUEST_ENTITY_TOO_LARGE", "Request Entity Too Large")
+    assert status_name(HTTPStatus(422)) == ("UNPROCESSABLE_ENTITY", "Unprocessable Entity")
+    assert status_name(HTTPStatus(409)) == ("CONFLICT", "Conflict")
+    spec = yaml.safe_load((ROOT / "openapi.yaml").read_text(encoding="utf-8"))
+    assert {"REQUEST_ENTITY_TOO_LARGE", "UNPROCESSABLE_ENTITY"} <= set(
+        spec["components"]["responses"]
+    )

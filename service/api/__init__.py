@@ -19,7 +19,12 @@ from werkzeug.exceptions import HTTPException
 from service import jsontext
 from service.api.base import strict_loads
 from service.api.bodies import init_bodies
-from service.api.contract import RESPONSE_HEADERS, ResponsesPlugin, name_nullable_enums
+from service.api.contract import (
+    RESPONSE_HEADERS,
+    ResponsesPlugin,
+    name_nullable_enums,
+    status_name,
+)
 from service.errors import PROBLEM_MIMETYPE, from_http_exception, problem
 from service.messages import Message
 from service.store import SchemaNotCurrent, Unavailable
@@ -95,13 +100,14 @@ class Api(_Api):
     def _register_responses(self) -> None:
         """Document every error response as application/problem+json."""
         for status in http.HTTPStatus:
-            response: dict[str, Any] = {"description": status.phrase}
+            name, phrase = status_name(status)
+            response: dict[str, Any] = {"description": phrase}
             if not (100 <= status < 200) and status not in (204, 304):
                 response["schema"] = self.ERROR_SCHEMA
             if status in RESPONSE_HEADERS:
                 response["headers"] = RESPONSE_HEADERS[status]
             prepare_response(response, self.spec, PROBLEM_MIMETYPE)
-            self.spec.components.response(status.name, response, lazy=True)
+            self.spec.components.response(name, response, lazy=True)
         response = {"description": "Problem details (RFC 9457)", "schema": self.ERROR_SCHEMA}
         prepare_response(response, self.spec, PROBLEM_MIMETYPE)
         self.spec.components.response("DEFAULT_ERROR", response, lazy=True)

@@ -42,6 +42,21 @@ RESPONSE_NAMES = {
     503: "SERVICE_UNAVAILABLE",
 }
 
+# Python 3.13 renamed two statuses after RFC 9110 (CONTENT_TOO_LARGE, "Content Too
+# Large"; UNPROCESSABLE_CONTENT, "Unprocessable Content"): the contract keeps the names
+# it was published with, whichever Python generates it
+_PUBLISHED = {
+    413: ("REQUEST_ENTITY_TOO_LARGE", "Request Entity Too Large"),
+    422: ("UNPROCESSABLE_ENTITY", "Unprocessable Entity"),
+}
+
+
+def status_name(status: HTTPStatus) -> tuple[str, str]:
+    """The contract's name of ``status`` and its description: ``(name, phrase)``,
+    the same on every Python (3.13 renamed 413 and 422)."""
+    return _PUBLISHED.get(int(status), (status.name, status.phrase))
+
+
 RETRY_AFTER = {
     "description": "seconds to wait before retrying",
     "schema": {"type": "integer", "minimum": 0},
@@ -109,7 +124,7 @@ def _replayable(responses: dict[str, Any]) -> None:
             continue
         if isinstance(response, str):
             response = {
-                "description": HTTPStatus(int(status)).phrase,
+                "description": status_name(HTTPStatus(int(status)))[1],
                 "content": {PROBLEM_MIMETYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
             }
             responses[status] = response
