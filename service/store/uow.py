@@ -138,8 +138,9 @@ class UnitOfWork:
         is held while the app works. If the game moved on meanwhile, the write fails
         (a unique violation, or the version guard) and every further attempt runs with
         ``lock`` True: the row locked from the read, as before, so the retry cannot
-        lose again. SQLite's writers are serialised by ``BEGIN IMMEDIATE``: ``lock`` is
-        True from the start (it changes nothing there)."""
+        lose again. On SQLite ``lock`` is True from the start (``BEGIN IMMEDIATE``
+        serialises its writers; an action's unlocked first attempt there is
+        :meth:`service.store.actions.Actions._act_unlocked`)."""
         attempts = iter(range(self.attempts + 1))
         optimistic = self.engine.dialect.name == "postgresql"
         return self._retry(
