@@ -52,12 +52,12 @@ def test_an_action_overtaken_after_its_read_is_retried_locked(store, monkeypatch
     from service.store import actions
 
     game_id = _game(store)
-    real, locks = actions.lock_game, []
+    real, locks, overtake = actions.lock_game, [], [True]
 
     def overtaken(connection, game_id_, key=None, lock=True, token=None):
         row = real(connection, game_id_, key, lock, token)
         locks.append(lock)
-        if len(locks) == 1:  # another request acts between this read and the write
+        if overtake.pop() if overtake else False:  # once: south acts after north's read
             assert store.act(game_id, "south", {"type": "tick"}, 1, _render)[0][0] == 200
         return row
 
@@ -67,6 +67,15 @@ def test_an_action_overtaken_after_its_read_is_retried_locked(store, monkeypatch
     assert (status, reply, replayed) == (412, {"code": "version-mismatch"}, False)
     assert _log(store, game_id) == (2, [1, 2, 3, 4, 5])
     assert store.replay(game_id).matches
+    # the game is in contention now: its next action locks from the start (no work
+    # thrown away), another game's does not
+    locks.clear()
+    assert store.act(game_id, "north", {"type": "tick"}, 2, _render)[0][0] == 200
+    assert locks == [True]
+    other = _game(store)
+    locks.clear()
+    assert store.act(other, "north", {"type": "tick"}, 1, _render)[0][0] == 200
+    assert locks == [False]
 
 
 def test_a_write_from_a_stale_version_fails_whole(store):

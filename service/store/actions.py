@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+import time
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta, timezone
 from types import ModuleType, SimpleNamespace
@@ -53,6 +54,12 @@ from service.store.values import (
 )
 
 
+# after an optimistic write of a game lost, its actions take the lock from the start for
+# this many seconds (a race of seats on one game; a turn-based game rarely loses one)
+CONTENTION_SECONDS = 10.0
+CONTENDED_GAMES = 10_000  # at most this many remembered per process
+
+
 @dataclass(frozen=True)
 class _Request:
     """One action as :meth:`Actions.act` was asked for it."""
@@ -91,6 +98,25 @@ class Actions:
     idempotency_ttl: timedelta
     clock: Callable[[], float]
     _sql: _Statements
+
+    # games whose optimistic writes lost lately (game id -> time.monotonic()) act with the
+    # game locked from the start for this long (Actions.act)
+    _contended: dict[str, float]
+
+    def _contended_lately(self, game_id: str) -> bool:
+        """An optimistic write of ``game_id`` lost within :data:`CONTENTION_SECONDS`."""
+        since = self._contended.get(game_id)
+        if since is None:
+            return False
+        if time.monotonic() - since < CONTENTION_SECONDS:
+            return True
+        self._contended.pop(game_id, None)
+        return False
+
+    def _note_contended(self, game_id: str) -> None:
+        if len(self._contended) >= CONTENDED_GAMES:
+            self._contended.clear()  # a bound on memory
+        self._contended[game_id] = time.monotonic()
 
     @property
     def _unlocked_first(self) -> bool:
@@ -210,10 +236,23 @@ class Actions:
         if token is not None:
             checked = (hash_token(token), None if actor == REFEREE else actor)
         request = _Request(game_id, actor, action, expected_version, render, idempotency, now)
+        # a game whose optimistic writes lost lately (a race: several seats acting at
+        # once) is locked from the start: a lost write costs the engine's work twice
+        optimistic = not self._contended_lately(game_id)
+
+        def locked_attempt(connection: Connection, lock: bool) -> tuple[Any, bool]:
+            if lock and optimistic:  # PostgreSQL: the optimistic attempt lost
+                self._note_contended(game_id)
+            return self._act(connection, request, lock, checked)
+
         try:
-            done = self._act_unlocked(request, checked) if self._unlocked_first else None
+            done = None
+            if optimistic and self._unlocked_first:
+                done = self._act_unlocked(request, checked)
+                if done is None:  # SQLite: the unlocked attempt lost
+                    self._note_contended(game_id)
             result, replayed = done or self.uow.run_optimistic(
-                lambda c, lock: self._act(c, request, lock, checked)
+                locked_attempt, optimistic and not self._unlocked_first
             )
         except (Unauthenticated, GameNotFound):
             if checked is None:

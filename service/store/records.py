@@ -150,6 +150,7 @@ class GameStore(Credentials, Actions):
         self.idempotency_ttl = timedelta(seconds=idempotency_ttl_seconds)
         self._sql = _Statements(self.uow.engine.dialect.name)
         self._remembered = {}  # tokens (Credentials.authenticate)
+        self._contended = {}  # games whose optimistic writes lost lately (Actions.act)
         self.clock: Callable[[], float] = time.time  # G-T1's "now" (tests set another)
 
     def dispose(self) -> None:

@@ -130,7 +130,7 @@ class UnitOfWork:
         errors, a unique violation among them)."""
         return self._retry(fn, self.pipelined, True)
 
-    def run_optimistic(self, fn: Callable[[Connection, bool], T]) -> T:
+    def run_optimistic(self, fn: Callable[[Connection, bool], T], optimistic: bool = True) -> T:
         """``fn(connection, lock)`` as :meth:`run_pipelined` runs ``fn(connection)``,
         first with ``lock`` False on PostgreSQL: ``fn`` reads the game without locking
         its row and writes conditioned on the version it read, all in the last round
@@ -140,9 +140,10 @@ class UnitOfWork:
         ``lock`` True: the row locked from the read, as before, so the retry cannot
         lose again. On SQLite ``lock`` is True from the start (``BEGIN IMMEDIATE``
         serialises its writers; an action's unlocked first attempt there is
-        :meth:`service.store.actions.Actions._act_unlocked`)."""
+        :meth:`service.store.actions.Actions._act_unlocked`). ``optimistic`` False:
+        every attempt locks (a game in contention, see ``Actions.act``)."""
         attempts = iter(range(self.attempts + 1))
-        optimistic = self.engine.dialect.name == "postgresql"
+        optimistic = optimistic and self.engine.dialect.name == "postgresql"
         return self._retry(
             lambda c: fn(c, not (optimistic and next(attempts) == 0)), self.pipelined, True
         )
