@@ -4,6 +4,7 @@ tests' own conftest section below once the store exists)."""
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -164,3 +165,21 @@ def gunicorn_server(tmp_path_factory):
         yield servers.get
     finally:
         servers.close()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless Debian chromium for every browser test of the run (Playwright's sync
+    API allows one running instance per thread, so the test modules share it)."""
+    from playwright.sync_api import sync_playwright
+
+    executable = shutil.which("chromium")
+    assert executable, "chromium is not installed (apt-get install chromium; .ci/run does)"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=executable,
+            headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+        )
+        yield browser
+        browser.close()

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import http.server
 import json
-import shutil
 import socket
 import threading
 from collections.abc import Iterator
@@ -237,29 +236,19 @@ def two_origins(tmp_path) -> Iterator[tuple[str, str]]:
     get_store(app).dispose()
 
 
-def test_a_page_on_another_origin_plays_a_game_and_follows_its_stream(two_origins):
-    from playwright.sync_api import sync_playwright
-
+def test_a_page_on_another_origin_plays_a_game_and_follows_its_stream(two_origins, browser):
     _api, front = two_origins
-    executable = shutil.which("chromium")
-    assert executable, "chromium is not installed (apt-get install chromium; .ci/run does)"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=executable,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+    page = browser.new_page()
+    try:
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(front + "/")
+        page.wait_for_function(
+            "document.getElementById('out').textContent !== 'running'", timeout=60_000
         )
-        try:
-            page = browser.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.goto(front + "/")
-            page.wait_for_function(
-                "document.getElementById('out').textContent !== 'running'", timeout=60_000
-            )
-            text = page.text_content("#out")
-        finally:
-            browser.close()
+        text = page.text_content("#out")
+    finally:
+        page.close()
     assert not text.startswith("error"), text
     result = json.loads(text)
     assert result["created"] == 201

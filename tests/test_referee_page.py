@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import socket
 import tempfile
 import threading
@@ -63,22 +62,6 @@ def base_url(tmp_path_factory) -> Iterator[str]:
     server.shutdown()
     get_feed(app).close()
     get_store(app).dispose()
-
-
-@pytest.fixture(scope="session")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    executable = shutil.which("chromium")
-    assert executable, "chromium is not installed (apt-get install chromium; .ci/run does)"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=executable,
-            headless=True,
-            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
-        )
-        yield browser
-        browser.close()
 
 
 class Console:
