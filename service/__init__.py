@@ -14,6 +14,7 @@ from service.config import SECRET_ENV, secret_key, settings
 
 if TYPE_CHECKING:  # imported by create_app: the gunicorn master imports this package
     from flask import Flask  # (for service.server) and must not import Flask
+    from flask.sessions import SessionInterface
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -52,6 +53,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             logging.getLogger(__name__).warning(
                 "%s is not set: stream tickets are valid in this process only", SECRET_ENV
             )
+    # no cookie sessions: every client names itself by a bearer token or a signed
+    # stream ticket, so Flask's signed-cookie session (a serializer built and a cookie
+    # read on every request) is replaced by its null session
+    app.session_interface = _no_sessions()
     init_observability(app)  # first: its hooks see every request
     init_cors(app)  # before the API's hooks: a preflight needs no token
     init_i18n(app)
@@ -59,3 +64,20 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     init_limits(app)
     app.cli.add_command(purge_command)
     return app
+
+
+def _no_sessions() -> SessionInterface:
+    """A session interface that opens Flask's null session and never saves one
+    (imported here: the gunicorn master imports this package without Flask)."""
+    from flask.sessions import SessionInterface
+
+    class NoSessions(SessionInterface):
+        """Flask's null session on every request; nothing is ever saved."""
+
+        def open_session(self, app: Flask, request: Any) -> Any:
+            return self.make_null_session(app)
+
+        def save_session(self, app: Flask, session: Any, response: Any) -> None:
+            return None
+
+    return NoSessions()

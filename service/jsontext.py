@@ -18,14 +18,17 @@ The uses:
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
 import orjson
 
 _CANONICAL = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
-_LONG_DIGITS = re.compile(rb"[0-9]{19}")
+# a run of 19 digits, found by mapping every digit to "0" and every other byte to " "
+# (bytes.translate and a substring search: about 20x faster than a regular expression
+# over a 4 KB snapshot, measured 10 us against 198 us)
+_DIGITS_AS_ZERO = bytes(48 if 48 <= i <= 57 else 32 for i in range(256))
+_LONG_RUN = b"0" * 19
 _FLASK = _CANONICAL | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 
 
@@ -45,7 +48,7 @@ def loads(text: str | bytes) -> Any:
     more than 64 bits as a float: text with a run of 19 digits or more (rare: a
     client's huge number, kept in an event) is read by the standard library."""
     raw = text.encode() if isinstance(text, str) else text
-    if _LONG_DIGITS.search(raw):
+    if _LONG_RUN in raw.translate(_DIGITS_AS_ZERO):
         return json.loads(raw)
     return orjson.loads(raw)
 
