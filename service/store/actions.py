@@ -12,6 +12,7 @@ action is rendered after the commit; a replayed one is rebuilt from the log."""
 from __future__ import annotations
 
 import copy
+import sqlite3
 from collections.abc import Callable
 import time
 from dataclasses import dataclass, replace
@@ -26,6 +27,7 @@ from service import jsontext
 from service.games import RuleViolation, engine
 from service.messages import Message
 from service.store import idle
+from service.store.driver import Executor
 from service.store.models import DONE, utcnow
 from service.store.statements import _KEY_RECORD, _Statements
 from service.store.uow import LockedGame, UnitOfWork, lock_game, synced
@@ -274,13 +276,14 @@ class Actions:
         (the game moved on, a unique key conflict, the database busy): then
         :meth:`act` does it all again under the writer lock, and its retries judge
         any error."""
-        plan = self.uow.read_one(lambda c: self._plan(c, request, False, token))
-        if not isinstance(plan, _Plan):
-            return plan  # a replay: nothing to write
         try:
-            with self.uow.pipelined() as connection:  # BEGIN IMMEDIATE, the writer lock
-                return self._carry_out(connection, request, plan)
-        except (GameMoved, DBAPIError):
+            with self.uow.driver() as connection:  # the statements run by sqlite3 itself
+                plan = self._plan(connection, request, False, token)
+                if not isinstance(plan, _Plan):
+                    return plan  # a replay: nothing to write
+                with connection.transaction(self.uow.lock):  # BEGIN IMMEDIATE, the lock
+                    return self._carry_out(connection, request, plan)
+        except (GameMoved, DBAPIError, sqlite3.Error):
             return None
 
     def _act(
@@ -298,7 +301,7 @@ class Actions:
 
     def _plan(
         self,
-        connection: Connection,
+        connection: Executor,
         request: _Request,
         lock: bool,
         token: tuple[str, str | None] | None,
@@ -346,7 +349,7 @@ class Actions:
         return _Plan(outcome, snapshot, reply, idempotency, row.key_id, timed_out, locked.version)
 
     def _carry_out(
-        self, connection: Connection, request: _Request, plan: _Plan
+        self, connection: Executor, request: _Request, plan: _Plan
     ) -> tuple[Reply | Applied, bool]:
         """Write what :meth:`_plan` worked out; the action's result."""
         self._write(
@@ -409,7 +412,7 @@ class Actions:
 
     def _write(
         self,
-        connection: Connection,
+        connection: Executor,
         game_id: str,
         outcome: Outcome,
         snapshot: str | None,

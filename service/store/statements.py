@@ -27,6 +27,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql
 
+from service.store.driver import Executor
 from service.store.models import (
     DONE,
     Base,
@@ -115,6 +116,7 @@ _KEY_RECORD = select(
     _KEYS.c.actor == bindparam("actor"),
     _KEYS.c.key == bindparam("key"),
 )
+_INSERT_EVENTS, _INSERT_KEY = insert(_EVENTS), insert(_KEYS)
 _LAST_SEQS = select(_GAMES.c.id, _GAMES.c.last_seq, _GAMES.c.credentials).where(
     _GAMES.c.id.in_(bindparam("ids", expanding=True))
 )
@@ -190,7 +192,7 @@ class _Statements:
 
     def writes(
         self,
-        connection: Connection,
+        connection: Executor,
         events: list[dict[str, Any]],
         game: dict[str, Any] | None,
         key: str | None,
@@ -212,11 +214,11 @@ class _Statements:
             key = None
         if self.dialect != "postgresql":
             if events:
-                connection.execute(insert(_EVENTS), events)
+                connection.execute(_INSERT_EVENTS, events)
             if game is not None and connection.execute(self.advance, game).rowcount != 1:
                 raise GameMoved(game["target_game"])  # the version guard (see advance)
             if key is not None:
-                connection.execute(insert(_KEYS), key_params)
+                connection.execute(_INSERT_KEY, key_params)
             return
         if game is None and key is None:
             return

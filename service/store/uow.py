@@ -38,6 +38,7 @@ from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.store.db import held, is_conflict, is_outage, single_statements, writer, writer_lock
+from service.store.driver import DriverConnection, driver_connection
 from service.store.statements import _GAMES, _KEYS, _SEATS
 from service.store.values import AnyRow
 
@@ -71,13 +72,14 @@ class UnitOfWork:
         self._single = single_statements(engine)
         self._readers = sessionmaker(engine, expire_on_commit=False)
         self._writers = sessionmaker(self._writer, expire_on_commit=False)
-        self._lock = writer_lock(engine)  # SQLite: writers queue on it (db.WriterLock)
+        self.lock = writer_lock(engine)  # SQLite: writers queue on it (db.WriterLock)
+        self._compiled: dict[Any, Any] = {}  # DriverConnection's statements
 
     @contextmanager
     def transaction(self, write: bool = True) -> Iterator[Session]:
         """One transaction: commits when the block ends, rolls back on an exception."""
         factory = self._writers if write else self._readers
-        with held(self._lock if write else None), factory() as session, session.begin():
+        with held(self.lock if write else None), factory() as session, session.begin():
             yield session
 
     @contextmanager
@@ -85,7 +87,7 @@ class UnitOfWork:
         """One transaction on a Core connection: commits when the block ends, rolls
         back on an exception."""
         with (
-            held(self._lock if write else None),
+            held(self.lock if write else None),
             (self._writer if write else self.engine).begin() as connection,
         ):
             yield connection
@@ -94,6 +96,11 @@ class UnitOfWork:
     def _single_statement(self, write: bool = False) -> Iterator[Connection]:
         with self._single.connect() as connection:
             yield connection
+
+    def driver(self) -> AbstractContextManager[DriverConnection]:
+        """SQLite: a connection of the pool that runs the action path's statements by
+        the driver itself (:mod:`service.store.driver`), no transaction open."""
+        return driver_connection(self.engine, self._compiled)
 
     @contextmanager
     def pipelined(self, write: bool = True) -> Iterator[Connection]:
@@ -244,7 +251,7 @@ def _roll_back(connection: Connection, raw: psycopg.Connection[Any]) -> None:
             connection.invalidate()
 
 
-def synced(connection: Connection | Session) -> dict[str, Any]:
+def synced(connection: Connection | Session | DriverConnection) -> dict[str, Any]:
     """Execution options making a statement's result available at once inside
     :func:`pipelined` (the pipeline is synced after it: one round trip for it and
     everything queued before it); none elsewhere."""
@@ -331,7 +338,7 @@ class LockedGame(Protocol):
 
 
 def lock_game(
-    connection: Connection | Session,
+    connection: Connection | Session | DriverConnection,
     game_id: str,
     key: tuple[str, str] | None = None,
     lock: bool = True,

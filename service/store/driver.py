@@ -1,0 +1,171 @@
+"""An SQLite action's statements run by the driver itself (:class:`DriverConnection`),
+not through SQLAlchemy's execution machinery.
+
+An action's optimistic attempt on SQLite (:meth:`service.store.actions.Actions.
+_act_unlocked`) runs four statements: the game's read, the events' INSERT, the game's
+guarded UPDATE and the key's INSERT. Each costs sqlite3 a few microseconds, but
+SQLAlchemy's Connection wraps each in an execution context, events, a result proxy and
+a transaction object, several times the statement's own cost, and that was most of
+the store's CPU per action (issue 23). Here the same SQLAlchemy statements are
+compiled once for the engine's dialect (:class:`_Compiled`: the SQL text, its
+positional bind names, and the bind and result processors of their types, so values
+are converted exactly as SQLAlchemy converts them: datetimes, JSON through the
+engine's serializer) and run on the pool's DBAPI connection.
+
+Only that optimistic attempt uses it: any error of the driver makes the action fall
+back to the SQLAlchemy path, locked, whose retries judge it (a conflict, an outage,
+503). Nothing is committed before the attempt's own ``COMMIT``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import namedtuple
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Union
+
+from sqlalchemy import Connection, Engine
+from sqlalchemy.engine import Dialect
+from sqlalchemy.sql import ClauseElement, Select
+from sqlalchemy.sql.compiler import SQLCompiler
+
+from service.store.db import WriterLock, held
+
+Processor = Callable[[Any], Any] | None
+# what the action path's statements run on: SQLAlchemy's connection, or the driver's
+Executor = Union[Connection, "DriverConnection"]
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    """One statement as the driver runs it: ``sql`` with ``?`` marks, the bind names
+    in their order and each one's processor, and for a SELECT the row type (named as
+    SQLAlchemy's Row names its columns) and each column's processor."""
+
+    sql: str
+    construct: Callable[[Mapping[str, Any]], dict[str, Any]]
+    names: tuple[str, ...]
+    binds: tuple[Processor, ...]
+    row: Callable[..., Any] | None
+    results: tuple[Processor, ...]
+
+    def parameters(self, params: Mapping[str, Any]) -> tuple[Any, ...]:
+        values = self.construct(params)
+        return tuple(
+            value if bind is None else bind(value)
+            for value, bind in zip([values[n] for n in self.names], self.binds)
+        )
+
+    def make_row(self, raw: Sequence[Any]) -> Any:
+        assert self.row is not None  # a SELECT's
+        return self.row(*(v if p is None else p(v) for v, p in zip(raw, self.results)))
+
+
+def _compile(statement: ClauseElement, dialect: Dialect, keys: tuple[str, ...]) -> _Compiled:
+    compiled = statement.compile(dialect=dialect, column_keys=list(keys) or None)
+    if not isinstance(compiled, SQLCompiler):
+        raise TypeError(f"not a DML or SELECT statement: {statement}")
+    names = tuple(compiled.positiontup or ())
+    binds = tuple(
+        compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names
+    )
+    row: Callable[..., Any] | None = None
+    results: tuple[Processor, ...] = ()
+    if isinstance(statement, Select):
+        columns = list(statement.selected_columns)
+        row = _row_type([str(c.key) for c in columns])
+        results = tuple(
+            c.type.dialect_impl(dialect).result_processor(dialect, None) for c in columns
+        )
+
+    def construct(params: Mapping[str, Any]) -> dict[str, Any]:
+        return dict(compiled.construct_params(params) or {})
+
+    return _Compiled(compiled.string, construct, names, binds, row, results)
+
+
+def _row_type(names: list[str]) -> Callable[..., Any]:
+    """A row class with these attributes and ``_asdict()``, as SQLAlchemy's Row."""
+    return namedtuple("Row", names)  # type: ignore[misc]  # its fields known at run time
+
+
+class _Result:
+    """What :meth:`DriverConnection.execute` returns: ``first()`` and ``rowcount``, as
+    SQLAlchemy's result gives them."""
+
+    def __init__(self, cursor: sqlite3.Cursor, compiled: _Compiled):
+        self._cursor = cursor
+        self._compiled = compiled
+        self.rowcount = cursor.rowcount
+
+    def first(self) -> Any:
+        raw = self._cursor.fetchone()
+        self._cursor.close()
+        return None if raw is None else self._compiled.make_row(raw)
+
+
+class DriverConnection:
+    """The pool's sqlite3 connection running SQLAlchemy statements (see the module
+    docstring): ``execute(statement, params)`` as :meth:`Connection.execute` (a list
+    of parameter dicts: executemany), ``transaction()`` the writer's ``BEGIN
+    IMMEDIATE`` ... ``COMMIT`` under the database's :class:`WriterLock`."""
+
+    info: dict[str, Any] = {}
+
+    def __init__(self, connection: sqlite3.Connection, dialect: Dialect, cache: dict[Any, Any]):
+        self._connection = connection
+        self._dialect = dialect
+        self._cache = cache
+
+    def execute(
+        self,
+        statement: ClauseElement,
+        params: Mapping[str, Any] | list[dict[str, Any]] | None = None,
+        execution_options: Mapping[str, Any] | None = None,
+    ) -> _Result:
+        rows = params if isinstance(params, list) else [params or {}]
+        compiled = self._compiled(statement, tuple(rows[0]))
+        cursor = self._connection.cursor()
+        if isinstance(params, list):
+            cursor.executemany(compiled.sql, [compiled.parameters(r) for r in rows])
+        else:
+            cursor.execute(compiled.sql, compiled.parameters(rows[0]))
+        return _Result(cursor, compiled)
+
+    def _compiled(self, statement: ClauseElement, keys: tuple[str, ...]) -> _Compiled:
+        # an INSERT's SQL depends on the columns given (SQLAlchemy's column_keys)
+        cache_key = (id(statement), keys if not isinstance(statement, Select) else ())
+        found = self._cache.get(cache_key)
+        if found is None or found[0] is not statement:
+            found = self._cache[cache_key] = (statement, _compile(statement, self._dialect, keys))
+        compiled: _Compiled = found[1]
+        return compiled
+
+    @contextmanager
+    def transaction(self, lock: WriterLock | None) -> Iterator[DriverConnection]:
+        """A write transaction: ``BEGIN IMMEDIATE`` under ``lock``, ``COMMIT`` when the
+        block ends, ``ROLLBACK`` on an exception."""
+        with held(lock):
+            self._connection.execute("BEGIN IMMEDIATE")
+            try:
+                yield self
+            except BaseException:
+                self._connection.execute("ROLLBACK")
+                raise
+            self._connection.execute("COMMIT")
+
+
+@contextmanager
+def driver_connection(engine: Engine, cache: dict[Any, Any]) -> Iterator[DriverConnection]:
+    """A :class:`DriverConnection` on a connection of ``engine``'s pool (an SQLite
+    engine of :func:`service.store.db.make_engine`: no transaction is open on it),
+    returned to the pool when the block ends."""
+    pooled = engine.raw_connection()
+    try:
+        raw = pooled.driver_connection
+        assert isinstance(raw, sqlite3.Connection)
+        yield DriverConnection(raw, engine.dialect, cache)
+    finally:
+        pooled.close()
