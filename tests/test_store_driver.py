@@ -1,0 +1,117 @@
+"""SQLite actions run their optimistic attempt on the driver (service/store/driver.py):
+its statements must read and write exactly what SQLAlchemy's Connection does, and any
+driver error must fall back to the locked path, nothing half-written."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime, timedelta, timezone
+
+import pytest
+from sqlalchemy import select
+
+from service.store import GameStore, IdempotencyRequest, Refused
+from service.store.models import Event, Game, IdempotencyKey
+from service.store.statements import _INSERT_KEY
+from service.store.uow import lock_game
+from tests.conftest import migrate
+
+SEED = "0f" * 32
+
+
+@pytest.fixture()
+def store(new_database, counter_engine):
+    """A store on a fresh SQLite database (the driver path is SQLite's; PostgreSQL's
+    actions run pipelined through SQLAlchemy)."""
+    url = new_database("sqlite")
+    migrate(url)
+    store = GameStore(url)
+    yield store
+    store.dispose()
+
+
+def _render(outcome):
+    if isinstance(outcome, Refused):
+        return outcome.status, {"code": outcome.code, "detail": "refused"}
+    return 200, {"version": outcome.game.version, "seqs": [e.seq for e in outcome.events]}
+
+
+def _game(store) -> str:
+    status, body = store.create("counter", {}, SEED)
+    assert status == 201
+    return body["id"]
+
+
+def _key(game_id: str, key: str, body: str = "h1") -> IdempotencyRequest:
+    return IdempotencyRequest(game_id, "north", key, body)
+
+
+def test_the_driver_reads_the_game_and_key_as_sqlalchemy_does(store):
+    game_id = _game(store)
+    # a refusal recorded under a key: a JSON body and a datetime in the key's record
+    (status, _), _ = store.act(game_id, "north", {"type": "nope"}, 1, _render, _key(game_id, "k"))
+    assert status == 422
+    args = (game_id, ("north", "k"), False, None)
+    with store.uow.driver() as driver:
+        by_driver = lock_game(driver, *args)
+    with store.uow.connection(write=False) as connection:
+        by_sqlalchemy = lock_game(connection, *args)
+    assert by_driver._asdict() == by_sqlalchemy._asdict()
+    assert by_driver.key_response_body == {"code": "unknown-action", "detail": "refused"}
+    assert isinstance(by_driver.key_created_at, datetime)
+    assert by_driver.options["target"] == 10 and by_driver.version == 1 and by_driver.token_ok
+
+
+def test_the_driver_writes_what_sqlalchemy_reads_back(store):
+    game_id = _game(store)
+    (status, reply), _ = store.act(
+        game_id, "north", {"type": "tick"}, 1, _render, _key(game_id, "a")
+    )
+    assert (status, reply) == (200, {"version": 2, "seqs": [5]})
+    with store.uow.transaction(write=False) as session:
+        game = session.execute(select(Game).where(Game.id == game_id)).scalar_one()
+        event = session.execute(
+            select(Event).where(Event.game_id == game_id, Event.seq == 5)
+        ).scalar_one()
+        key = session.execute(select(IdempotencyKey)).scalar_one()
+    assert (game.version, game.last_seq, game.snapshot["status"]) == (2, 5, "active")
+    assert (event.type, event.seat, event.actor, event.action) == (
+        "ticked",
+        "north",
+        "north",
+        {"type": "tick"},
+    )
+    now = datetime.now(timezone.utc)
+    for moment in (game.updated_at, event.created_at, key.created_at):
+        assert abs(moment.replace(tzinfo=timezone.utc) - now) < timedelta(seconds=30)
+    assert (key.version, key.first_seq, key.last_seq, key.response_body) == (2, 5, 5, None)
+    assert store.replay(game_id).matches
+    # the same key again: replayed from the record the driver wrote
+    again, replayed = store.act(game_id, "north", {"type": "tick"}, 1, _render, _key(game_id, "a"))
+    assert (again, replayed) == ((200, {"version": 2, "seqs": [5]}), True)
+
+
+def test_a_driver_error_mid_write_falls_back_whole(store, monkeypatch):
+    """The key's INSERT fails on the driver after the events and the game's UPDATE ran:
+    they are rolled back, and the locked SQLAlchemy path does the action once."""
+    from service.store import driver
+
+    game_id = _game(store)
+    real, failed = driver.DriverConnection.execute, []
+
+    def failing(self, statement, params=None, execution_options=None):
+        if statement is _INSERT_KEY and not failed:
+            failed.append(1)
+            raise sqlite3.OperationalError("disk I/O error")
+        return real(self, statement, params, execution_options)
+
+    monkeypatch.setattr(driver.DriverConnection, "execute", failing)
+    (status, reply), _ = store.act(
+        game_id, "north", {"type": "tick"}, 1, _render, _key(game_id, "b")
+    )
+    assert failed and (status, reply) == (200, {"version": 2, "seqs": [5]})
+    with store.uow.transaction(write=False) as session:
+        seqs = session.execute(select(Event.seq).where(Event.game_id == game_id)).scalars()
+        assert list(seqs) == [1, 2, 3, 4, 5]
+        assert session.execute(select(IdempotencyKey.version)).scalars().all() == [2]
+    assert store.replay(game_id).matches
