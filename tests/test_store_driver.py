@@ -5,6 +5,7 @@ driver error must fall back to the locked path, nothing half-written."""
 from __future__ import annotations
 
 import sqlite3
+from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -12,6 +13,7 @@ from sqlalchemy import select
 
 from service.store import GameStore, IdempotencyRequest, Refused
 from service.store.models import Event, Game, IdempotencyKey
+from service.store.driver import DriverConnection
 from service.store.statements import _INSERT_KEY
 from service.store.uow import lock_game
 from tests.conftest import migrate
@@ -20,14 +22,35 @@ SEED = "0f" * 32
 
 
 @pytest.fixture()
-def store(new_database, counter_engine):
-    """A store on a fresh SQLite database (the driver path is SQLite's; PostgreSQL's
-    actions run pipelined through SQLAlchemy)."""
+def store(db_url, counter_engine):
+    store = GameStore(db_url)
+    yield store
+    store.dispose()
+
+
+@pytest.fixture()
+def sqlite_store(new_database, counter_engine):
+    """A store on a fresh SQLite database (whose optimistic attempt has a fallback of
+    its own: the locked SQLAlchemy path)."""
     url = new_database("sqlite")
     migrate(url)
     store = GameStore(url)
     yield store
     store.dispose()
+
+
+@contextmanager
+def _driver(store):
+    """The driver connection an action's optimistic attempt runs on: SQLite's own,
+    PostgreSQL's under a pipelined SQLAlchemy connection."""
+    if store.uow.engine.dialect.name == "sqlite":
+        with store.uow.driver() as driver:
+            yield driver
+        return
+    with store.uow.pipelined() as connection:
+        driver = store.uow.by_driver(connection)
+        assert isinstance(driver, DriverConnection)
+        yield driver
 
 
 def _render(outcome):
@@ -52,7 +75,7 @@ def test_the_driver_reads_the_game_and_key_as_sqlalchemy_does(store):
     (status, _), _ = store.act(game_id, "north", {"type": "nope"}, 1, _render, _key(game_id, "k"))
     assert status == 422
     args = (game_id, ("north", "k"), False, None)
-    with store.uow.driver() as driver:
+    with _driver(store) as driver:
         by_driver = lock_game(driver, *args)
     with store.uow.connection(write=False) as connection:
         by_sqlalchemy = lock_game(connection, *args)
@@ -62,18 +85,30 @@ def test_the_driver_reads_the_game_and_key_as_sqlalchemy_does(store):
     assert by_driver.options["target"] == 10 and by_driver.version == 1 and by_driver.token_ok
 
 
-def test_the_driver_writes_what_sqlalchemy_reads_back(store):
+def test_the_driver_writes_what_sqlalchemy_reads_back(store, monkeypatch):
+    from service.store import driver
+
+    real, statements = driver.DriverConnection.execute, []
+
+    def counted(self, statement, params=None, execution_options=None):
+        statements.append(statement)
+        return real(self, statement, params, execution_options)
+
+    monkeypatch.setattr(driver.DriverConnection, "execute", counted)
     game_id = _game(store)
     (status, reply), _ = store.act(
         game_id, "north", {"type": "tick"}, 1, _render, _key(game_id, "a")
     )
     assert (status, reply) == (200, {"version": 2, "seqs": [5]})
+    assert len(statements) == (4 if store.uow.engine.dialect.name == "sqlite" else 2)
     with store.uow.transaction(write=False) as session:
         game = session.execute(select(Game).where(Game.id == game_id)).scalar_one()
         event = session.execute(
             select(Event).where(Event.game_id == game_id, Event.seq == 5)
         ).scalar_one()
-        key = session.execute(select(IdempotencyKey)).scalar_one()
+        key = session.execute(
+            select(IdempotencyKey).where(IdempotencyKey.game_id == game_id)
+        ).scalar_one()
     assert (game.version, game.last_seq, game.snapshot["status"]) == (2, 5, "active")
     assert (event.type, event.seat, event.actor, event.action) == (
         "ticked",
@@ -89,13 +124,15 @@ def test_the_driver_writes_what_sqlalchemy_reads_back(store):
     # the same key again: replayed from the record the driver wrote
     again, replayed = store.act(game_id, "north", {"type": "tick"}, 1, _render, _key(game_id, "a"))
     assert (again, replayed) == ((200, {"version": 2, "seqs": [5]}), True)
+    assert game_id not in store._contended  # the optimistic attempt landed
 
 
-def test_a_driver_error_mid_write_falls_back_whole(store, monkeypatch):
+def test_a_driver_error_mid_write_falls_back_whole(sqlite_store, monkeypatch):
     """The key's INSERT fails on the driver after the events and the game's UPDATE ran:
     they are rolled back, and the locked SQLAlchemy path does the action once."""
     from service.store import driver
 
+    store = sqlite_store
     game_id = _game(store)
     real, failed = driver.DriverConnection.execute, []
 

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from _typeshed.wsgi import InputStream, StartResponse, WSGIApplication, WSGIEnvironment
 
 IMPORT_ENDPOINT = "records.import_record"
+IMPORT_SEGMENT = "import"  # a path without it is not the import's (POST /v1/games/import)
 _PROBLEM = "card_referee.body_problem"  # environ key: ("timeout" | "coding", value)
 
 
@@ -74,6 +75,8 @@ class ReadAhead:
     def _limit(self, environ: WSGIEnvironment) -> int:
         """The route's body limit: the import's, or every other route's."""
         config = self.flask_app.config
+        if IMPORT_SEGMENT not in environ.get("PATH_INFO", ""):
+            return config["MAX_CONTENT_LENGTH"]  # not the import's route: no match needed
         try:
             endpoint, _ = self.flask_app.url_map.bind_to_environ(environ).match()
         except HTTPException:

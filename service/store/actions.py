@@ -245,7 +245,10 @@ class Actions:
         def locked_attempt(connection: Connection, lock: bool) -> tuple[Any, bool]:
             if lock and optimistic:  # PostgreSQL: the optimistic attempt lost
                 self._note_contended(game_id)
-            return self._act(connection, request, lock, checked)
+            if self._unlocked_first:  # SQLite: the locked fallback, through SQLAlchemy
+                return self._act(connection, request, lock, checked)
+            # PostgreSQL: the statements run by psycopg in the pipeline (see by_driver)
+            return self._act(self.uow.by_driver(connection), request, lock, checked)
 
         try:
             done = None
@@ -288,7 +291,7 @@ class Actions:
 
     def _act(
         self,
-        connection: Connection,
+        connection: Executor,
         request: _Request,
         lock: bool = True,
         token: tuple[str, str | None] | None = None,

@@ -23,13 +23,14 @@ import sqlite3
 from collections import namedtuple
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Union
 
 from sqlalchemy import Connection, Engine
 from sqlalchemy.engine import Dialect
 from sqlalchemy.sql import ClauseElement, Select
 from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.types import TypeEngine
 
 from service.store.db import WriterLock, held
 
@@ -40,50 +41,69 @@ Executor = Union[Connection, "DriverConnection"]
 
 @dataclass(frozen=True)
 class _Compiled:
-    """One statement as the driver runs it: ``sql`` with ``?`` marks, the bind names
-    in their order and each one's processor, and for a SELECT the row type (named as
-    SQLAlchemy's Row names its columns) and each column's processor."""
+    """One statement as the driver runs it: ``sql`` in the driver's paramstyle (SQLite
+    ``?`` marks, their bind names in ``positional``; psycopg ``%(name)s``), the
+    processor of each bind, and for a SELECT the row type (named as SQLAlchemy's Row
+    names its columns) and each column's processor."""
 
+    dialect: Dialect
     sql: str
     construct: Callable[[Mapping[str, Any]], dict[str, Any]]
-    names: tuple[str, ...]
-    binds: tuple[Processor, ...]
+    positional: tuple[str, ...] | None
+    escaped: Mapping[str, str]
+    binds: Mapping[str, Processor]
     row: Callable[..., Any] | None
-    results: tuple[Processor, ...]
+    columns: tuple[TypeEngine[Any], ...]  # a SELECT's column types (their dialect's)
+    # their result processors by the cursor's type codes, as SQLAlchemy asks for them
+    results: dict[tuple[Any, ...], tuple[Processor, ...]] = field(default_factory=dict)
 
-    def parameters(self, params: Mapping[str, Any]) -> tuple[Any, ...]:
+    def parameters(self, params: Mapping[str, Any]) -> tuple[Any, ...] | dict[str, Any]:
+        """The driver's parameters for ``params`` (SQLAlchemy's: by bind name)."""
         values = self.construct(params)
-        return tuple(
-            value if bind is None else bind(value)
-            for value, bind in zip([values[n] for n in self.names], self.binds)
-        )
+        if self.positional is not None:
+            return tuple(_process(self.binds[name], values[name]) for name in self.positional)
+        return {
+            self.escaped.get(name, name): _process(self.binds[name], value)
+            for name, value in values.items()
+        }
 
-    def make_row(self, raw: Sequence[Any]) -> Any:
+    def make_row(self, raw: Sequence[Any], description: Sequence[Sequence[Any]]) -> Any:
+        """The row of ``raw`` values as SQLAlchemy gives it (the cursor's
+        ``description`` names the drivers' type of each column)."""
         assert self.row is not None  # a SELECT's
-        return self.row(*(v if p is None else p(v) for v, p in zip(raw, self.results)))
+        codes = tuple(column[1] for column in description)
+        processors = self.results.get(codes)
+        if processors is None:
+            processors = self.results[codes] = tuple(
+                kind.result_processor(self.dialect, code) for kind, code in zip(self.columns, codes)
+            )
+        return self.row(*(_process(p, v) for p, v in zip(processors, raw)))
+
+
+def _process(processor: Processor, value: Any) -> Any:
+    return value if processor is None else processor(value)
 
 
 def _compile(statement: ClauseElement, dialect: Dialect, keys: tuple[str, ...]) -> _Compiled:
     compiled = statement.compile(dialect=dialect, column_keys=list(keys) or None)
     if not isinstance(compiled, SQLCompiler):
         raise TypeError(f"not a DML or SELECT statement: {statement}")
-    names = tuple(compiled.positiontup or ())
-    binds = tuple(
-        compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect) for name in names
-    )
+    binds = {
+        name: bind.type.dialect_impl(dialect).bind_processor(dialect)
+        for bind, name in compiled.bind_names.items()
+    }
     row: Callable[..., Any] | None = None
-    results: tuple[Processor, ...] = ()
+    columns: tuple[TypeEngine[Any], ...] = ()
     if isinstance(statement, Select):
-        columns = list(statement.selected_columns)
-        row = _row_type([str(c.key) for c in columns])
-        results = tuple(
-            c.type.dialect_impl(dialect).result_processor(dialect, None) for c in columns
-        )
+        row = _row_type([str(c.key) for c in statement.selected_columns])
+        columns = tuple(c.type.dialect_impl(dialect) for c in statement.selected_columns)
 
     def construct(params: Mapping[str, Any]) -> dict[str, Any]:
         return dict(compiled.construct_params(params) or {})
 
-    return _Compiled(compiled.string, construct, names, binds, row, results)
+    positional = tuple(compiled.positiontup) if compiled.positiontup is not None else None
+    escaped = dict(compiled.escaped_bind_names or {})
+    return _Compiled(dialect, compiled.string, construct, positional, escaped, binds, row, columns)
 
 
 def _row_type(names: list[str]) -> Callable[..., Any]:
@@ -95,29 +115,33 @@ class _Result:
     """What :meth:`DriverConnection.execute` returns: ``first()`` and ``rowcount``, as
     SQLAlchemy's result gives them."""
 
-    def __init__(self, cursor: sqlite3.Cursor, compiled: _Compiled):
+    def __init__(self, cursor: Any, compiled: _Compiled):
         self._cursor = cursor
         self._compiled = compiled
         self.rowcount = cursor.rowcount
 
     def first(self) -> Any:
-        raw = self._cursor.fetchone()
+        raw, description = self._cursor.fetchone(), self._cursor.description
         self._cursor.close()
-        return None if raw is None else self._compiled.make_row(raw)
+        return None if raw is None else self._compiled.make_row(raw, description)
 
 
 class DriverConnection:
-    """The pool's sqlite3 connection running SQLAlchemy statements (see the module
-    docstring): ``execute(statement, params)`` as :meth:`Connection.execute` (a list
-    of parameter dicts: executemany), ``transaction()`` the writer's ``BEGIN
-    IMMEDIATE`` ... ``COMMIT`` under the database's :class:`WriterLock`."""
+    """A DBAPI connection of the pool running SQLAlchemy statements (see the module
+    docstring): ``execute(statement, params, execution_options)`` as
+    :meth:`Connection.execute` does (a list of parameter dicts: executemany; the
+    execution option ``pipeline_sync``: psycopg's pipeline synced after the statement,
+    as :func:`service.store.db._sync_pipeline` does), ``transaction()`` SQLite's writer
+    transaction."""
 
-    info: dict[str, Any] = {}
-
-    def __init__(self, connection: sqlite3.Connection, dialect: Dialect, cache: dict[Any, Any]):
+    def __init__(
+        self, connection: Any, dialect: Dialect, cache: dict[Any, Any], pipeline: Any = None
+    ):
         self._connection = connection
         self._dialect = dialect
         self._cache = cache
+        # as SQLAlchemy's connection.info in service.store.uow.pipelined (see synced)
+        self.info: dict[str, Any] = {} if pipeline is None else {"pipeline": pipeline}
 
     def execute(
         self,
@@ -132,6 +156,9 @@ class DriverConnection:
             cursor.executemany(compiled.sql, [compiled.parameters(r) for r in rows])
         else:
             cursor.execute(compiled.sql, compiled.parameters(rows[0]))
+        pipeline = (execution_options or {}).get("pipeline_sync")
+        if pipeline is not None:
+            pipeline.sync()  # the result now (psycopg: an error is raised here)
         return _Result(cursor, compiled)
 
     def _compiled(self, statement: ClauseElement, keys: tuple[str, ...]) -> _Compiled:

@@ -102,6 +102,18 @@ class UnitOfWork:
         the driver itself (:mod:`service.store.driver`), no transaction open."""
         return driver_connection(self.engine, self._compiled)
 
+    def by_driver(self, connection: Connection) -> Connection | DriverConnection:
+        """PostgreSQL in pipeline mode (``connection`` of :meth:`pipelined`): the DBAPI
+        connection under it running the action path's statements by the driver itself
+        (:mod:`service.store.driver`); their errors arrive as psycopg's, which
+        :func:`pipelined` rolls back and raises as SQLAlchemy's. Otherwise
+        ``connection`` itself."""
+        pipeline = connection.info.get("pipeline")
+        if pipeline is None:
+            return connection
+        raw = connection.connection.driver_connection
+        return DriverConnection(raw, self.engine.dialect, self._compiled, pipeline)
+
     @contextmanager
     def pipelined(self, write: bool = True) -> Iterator[Connection]:
         """One write transaction on a Core connection in as few round trips as the
@@ -219,9 +231,9 @@ def pipelined(connection: Connection) -> Iterator[None]:
     try:
         with raw.pipeline() as pipeline:
             connection.info["pipeline"] = pipeline
-            connection.exec_driver_sql("BEGIN")
+            raw.execute("BEGIN")  # by psycopg: SQLAlchemy does not track it (AUTOCOMMIT)
             yield
-            connection.exec_driver_sql("COMMIT")
+            raw.execute("COMMIT")
     except psycopg.Error as error:  # from the pipeline's last sync: not wrapped yet
         _roll_back(connection, raw)
         lost = raw.closed or raw.broken
@@ -255,7 +267,7 @@ def synced(connection: Connection | Session | DriverConnection) -> dict[str, Any
     """Execution options making a statement's result available at once inside
     :func:`pipelined` (the pipeline is synced after it: one round trip for it and
     everything queued before it); none elsewhere."""
-    info = connection.info if isinstance(connection, Connection) else {}
+    info = connection.info if isinstance(connection, (Connection, DriverConnection)) else {}
     pipeline = info.get("pipeline")
     return {} if pipeline is None else {"pipeline_sync": pipeline}
 
