@@ -245,9 +245,7 @@ class Actions:
         def locked_attempt(connection: Connection, lock: bool) -> tuple[Any, bool]:
             if lock and optimistic:  # PostgreSQL: the optimistic attempt lost
                 self._note_contended(game_id)
-            if self._unlocked_first:  # SQLite: the locked fallback, through SQLAlchemy
-                return self._act(connection, request, lock, checked)
-            # PostgreSQL: the statements run by psycopg in the pipeline (see by_driver)
+            # PostgreSQL: run by psycopg in the pipeline; SQLite's fallback: by SQLAlchemy
             return self._act(self.uow.by_driver(connection), request, lock, checked)
 
         try:
@@ -276,7 +274,7 @@ class Actions:
         """SQLite: the action worked out on the game read outside any transaction (no
         writer lock held while the engine works), then written in a short writer
         transaction guarded by the version read. None when the write did not land
-        (the game moved on, a unique key conflict, the database busy): then
+        (the game moved on, a key conflict, any error of sqlite3): then
         :meth:`act` does it all again under the writer lock, and its retries judge
         any error."""
         try:

@@ -1,20 +1,26 @@
-"""An SQLite action's statements run by the driver itself (:class:`DriverConnection`),
-not through SQLAlchemy's execution machinery.
+"""An action's statements run by the driver itself (:class:`DriverConnection`), not
+through SQLAlchemy's execution machinery.
 
-An action's optimistic attempt on SQLite (:meth:`service.store.actions.Actions.
-_act_unlocked`) runs four statements: the game's read, the events' INSERT, the game's
-guarded UPDATE and the key's INSERT. Each costs sqlite3 a few microseconds, but
-SQLAlchemy's Connection wraps each in an execution context, events, a result proxy and
-a transaction object, several times the statement's own cost, and that was most of
-the store's CPU per action (issue 23). Here the same SQLAlchemy statements are
-compiled once for the engine's dialect (:class:`_Compiled`: the SQL text, its
-positional bind names, and the bind and result processors of their types, so values
-are converted exactly as SQLAlchemy converts them: datetimes, JSON through the
-engine's serializer) and run on the pool's DBAPI connection.
+An action runs a handful of statements: the game's read, then its writes (SQLite: the
+events' INSERT, the game's guarded UPDATE, the key's INSERT; PostgreSQL: one statement
+carrying them all, see :meth:`service.store.statements._Statements.writes`). Each costs
+the database little, but SQLAlchemy's Connection wraps each in an execution context,
+events, a result proxy and a transaction object, several times the statement's own
+CPU, and that was most of the store's CPU per action (issue 23). Here the same
+SQLAlchemy statements are compiled once for the engine's dialect (:class:`_Compiled`:
+the SQL text in the driver's paramstyle, and the bind and result processors of their
+types, so values are converted exactly as SQLAlchemy converts them: datetimes, JSON
+through the engine's serializer) and run on the DBAPI connection.
 
-Only that optimistic attempt uses it: any error of the driver makes the action fall
-back to the SQLAlchemy path, locked, whose retries judge it (a conflict, an outage,
-503). Nothing is committed before the attempt's own ``COMMIT``.
+* SQLite: an action's optimistic attempt (:meth:`service.store.actions.Actions.
+  _act_unlocked`) runs on a pool connection (:func:`driver_connection`); any error of
+  the driver makes the action fall back to the SQLAlchemy path, locked, whose retries
+  judge it (a conflict, an outage, 503). Nothing is committed before the attempt's own
+  ``COMMIT``.
+* PostgreSQL: every attempt runs on the psycopg connection under a pipelined
+  SQLAlchemy connection (:meth:`service.store.uow.UnitOfWork.by_driver`); psycopg's
+  errors are rolled back and raised as SQLAlchemy's by
+  :func:`service.store.uow.pipelined`, and retried as before.
 """
 
 from __future__ import annotations
