@@ -116,6 +116,16 @@ def counter_engine(monkeypatch):
 
 
 @pytest.fixture()
+def store(db_url, counter_engine):
+    """A GameStore on the migrated test database, the "counter" engine registered."""
+    from service.store import GameStore
+
+    store = GameStore(db_url)
+    yield store
+    store.dispose()
+
+
+@pytest.fixture()
 def store_app(db_url, counter_engine):
     """An app on the migrated test database, with the "counter" engine registered."""
     from service.store import get_feed, get_store

@@ -18,13 +18,6 @@ SEED = "0f" * 32
 SETUP = 4  # the counter game's setup events
 
 
-@pytest.fixture()
-def store(db_url, counter_engine):
-    store = GameStore(db_url)
-    yield store
-    store.dispose()
-
-
 def _create(store: GameStore, idle: int | None = 60) -> str:
     status, body = store.create("counter", {"idle_seconds": idle}, SEED)
     assert status == 201

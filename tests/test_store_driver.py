@@ -22,13 +22,6 @@ SEED = "0f" * 32
 
 
 @pytest.fixture()
-def store(db_url, counter_engine):
-    store = GameStore(db_url)
-    yield store
-    store.dispose()
-
-
-@pytest.fixture()
 def sqlite_store(new_database, counter_engine):
     """A store on a fresh SQLite database (whose optimistic attempt has a fallback of
     its own: the locked SQLAlchemy path)."""

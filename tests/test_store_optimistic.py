@@ -9,19 +9,12 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.exc import DBAPIError
 
-from service.store import GameStore, Refused
+from service.store import Refused
 from service.store.db import is_conflict
 from service.store.models import Event, Game, utcnow
 from service.store.values import GameMoved
 
 SEED = "0f" * 32
-
-
-@pytest.fixture()
-def store(db_url, counter_engine):
-    store = GameStore(db_url)
-    yield store
-    store.dispose()
 
 
 def _render(outcome):

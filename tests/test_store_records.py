@@ -28,13 +28,6 @@ from service.store.uow import UnitOfWork
 SEED = "0f" * 32
 
 
-@pytest.fixture()
-def store(db_url, counter_engine):
-    store = GameStore(db_url)
-    yield store
-    store.dispose()
-
-
 def _render(outcome):
     if isinstance(outcome, Refused):
         return outcome.status, {"code": outcome.code, **outcome.extra}
