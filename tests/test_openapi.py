@@ -70,3 +70,24 @@ def test_the_contract_names_413_and_422_as_published_on_every_python():
     assert {"REQUEST_ENTITY_TOO_LARGE", "UNPROCESSABLE_ENTITY"} <= set(
         spec["components"]["responses"]
     )
+
+
+def test_documenting_decorators_leave_no_layer_around_the_view(app):
+    """``doc`` and ``alt_response`` (service/api/base.py) document without wrapping:
+    the action's view runs as written, one call below flask-smorest's ``response``
+    layer, and its nine documented answers are still in the contract."""
+    view, layers = app.view_functions["games.post_action"], []
+    while view is not None:
+        layers.append(view.__code__.co_filename.rsplit("/", 2)[-2:])
+        view = getattr(view, "__wrapped__", None)
+    assert ["flask_smorest", "response.py"] in layers
+    assert ["flask_smorest", "blueprint.py"] not in layers  # doc's layer
+    assert layers.count(["flask_smorest", "response.py"]) == 1  # no alt_response layers
+    spec = app.extensions["flask-smorest"]["apis"][""]["ext_obj"].spec.to_dict()
+    operation = spec["paths"]["/v1/games/{game_id}/actions"]["post"]
+    assert {"200", "401", "403", "404", "409", "412", "428", "429", "503"} <= set(
+        operation["responses"]
+    )
+    assert {"If-Match", "Idempotency-Key"} <= {
+        p["name"] for p in operation["parameters"] if p["in"] == "header"
+    }

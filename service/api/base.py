@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
+from functools import update_wrapper
 from itertools import accumulate
+from types import FunctionType
 from typing import Any, cast
 
 import flask_smorest
@@ -175,6 +177,46 @@ class Blueprint(flask_smorest.Blueprint):
             if method != "parameters":
                 manual = doc.setdefault("manual_doc", {})
                 manual.setdefault("operationId", operation_id(endpoint))
+
+    # flask-smorest's two decorators that only document (``doc`` and ``alt_response``)
+    # each wrap the view in a layer that calls it through ``current_app.ensure_sync``
+    # on every request (an action's view had 9 such layers: about 2% of its CPU); here
+    # each gives the view itself back, carrying the documentation
+
+    @staticmethod
+    def doc(**kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """flask-smorest's ``doc`` without its runtime layer (:func:`_docs_only`)."""
+        return _docs_only(flask_smorest.Blueprint.doc(**kwargs))
+
+    def alt_response(
+        self, *args: Any, **kwargs: Any
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """flask-smorest's ``alt_response`` without its runtime layer
+        (:func:`_docs_only`)."""
+        return _docs_only(super().alt_response(*args, **kwargs))
+
+
+def _docs_only(
+    decorate: Callable[[Callable[..., Any]], Callable[..., Any]],
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A documenting decorator of flask-smorest that returns a copy of the view
+    function itself (same code, closure and attributes) carrying the wrapper's
+    ``_apidoc``, instead of the wrapper (which only called the view). A view that is
+    not a plain function keeps the wrapper."""
+
+    def decorator(view: Callable[..., Any]) -> Callable[..., Any]:
+        wrapper = decorate(view)
+        if not isinstance(view, FunctionType):
+            return wrapper
+        same = FunctionType(
+            view.__code__, view.__globals__, view.__name__, view.__defaults__, view.__closure__
+        )
+        same.__kwdefaults__ = view.__kwdefaults__
+        update_wrapper(same, view)
+        same._apidoc = wrapper._apidoc  # type: ignore[attr-defined]
+        return same
+
+    return decorator
 
 
 def json_reply(body: Any) -> Response:
