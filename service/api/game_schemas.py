@@ -373,7 +373,7 @@ class ActionSchema(Schema):
         """Loaded by a copy of this schema narrowed to ``type`` and the fields the
         body names (:func:`_narrowed`, cached): the same result and errors, without a
         step for each of the ~20 fields an action does not send (marshmallow visits
-        every declared field; about 4% of an action's CPU)."""
+        every declared field: 24-35 us a load, 10-20 us narrowed, timed alone)."""
         if self.only is not None or not isinstance(data, Mapping):
             return super().load(data, **kwargs)
         return _narrowed(frozenset(self.fields.keys() & data.keys()) | {"type"}).load(
