@@ -181,8 +181,7 @@ class Blueprint(flask_smorest.Blueprint):
     # flask-smorest's two decorators that only document (``doc`` and ``alt_response``)
     # each wrap the view in a layer that calls it through ``current_app.ensure_sync``
     # on every request (an action's view had 9 such layers: about 2% of its CPU under a
-    # profiler); here
-    # each gives the view itself back, carrying the documentation
+    # profiler); here each gives the view itself back, carrying the documentation
 
     @staticmethod
     def doc(**kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
