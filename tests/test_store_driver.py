@@ -1,6 +1,8 @@
 """SQLite actions run their optimistic attempt on the driver (service/store/driver.py):
 its statements must read and write exactly what SQLAlchemy's Connection does, and any
-driver error must fall back to the locked path, nothing half-written."""
+driver error must fall back to the locked path, nothing half-written. A request's reads
+(the game, a page of its log, a token's owner) run on the driver too: the same rows as
+SQLAlchemy's, its errors raised as SQLAlchemy's, the connection given back as lent."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from service.store.models import Event, Game, IdempotencyKey
 from service.store.driver import DriverConnection
 from service.store.statements import _INSERT_KEY
 from service.store.uow import lock_game
+from service.store.values import hash_token
 from tests.conftest import migrate
 
 SEED = "0f" * 32
@@ -145,3 +148,62 @@ def test_a_driver_error_mid_write_falls_back_whole(sqlite_store, monkeypatch):
         assert list(seqs) == [1, 2, 3, 4, 5]
         assert session.execute(select(IdempotencyKey.version)).scalars().all() == [2]
     assert store.replay(game_id).matches
+
+
+# ----- a request's reads on the driver (UnitOfWork.read_by_driver) ----------------------
+
+
+def test_a_requests_reads_on_the_driver_match_sqlalchemys(store):
+    """The game row, a page of the log (every form: bounded or not, with a limit or
+    not) and a token's owner read by the driver are what SQLAlchemy's Connection
+    reads from the same statements."""
+    from service.store.records import GameStore as Store
+    from service.store.statements import _ACTOR, _PAGES
+
+    status, body = store.create("counter", {}, SEED)
+    game_id, token = body["id"], body["seats"]["north"]["token"]
+    for version in (1, 2, 3):
+        (status, _), _ = store.act(game_id, "north", {"type": "tick"}, version, _render)
+        assert status == 200
+    by_driver, by_sqlalchemy = store.uow.read_by_driver, store.uow.read_one
+    read = lambda c: Store._read(c, game_id)  # noqa: E731
+    assert by_driver(read) == by_sqlalchemy(read)
+    assert by_driver(read).version == 4
+    for (bounded, limited), statement in _PAGES.items():
+        params = {"game_id": game_id, "after": 2, "upto": 6, "limit": 3 if limited else None}
+
+        def rows_of(connection, statement=statement, params=params):
+            return [tuple(row) for row in connection.execute(statement, params)]
+
+        rows = by_driver(rows_of)
+        assert rows == by_sqlalchemy(rows_of)
+        assert [r[0] for r in rows] == [3, 4, 5, 6, 7][: 3 if limited else 4 if bounded else 5]
+    owner = by_driver(lambda c: c.execute(_ACTOR, {"token_hash": hash_token(token)}).first())
+    assert (owner.game_id, owner.seat) == (game_id, "north")
+    assert store.authenticate(game_id, token) == "north"
+    assert [e.seq for e in store.page(game_id, 5, 10).events] == [6, 7]
+
+
+def test_a_driver_read_error_is_sqlalchemys_and_the_connection_goes_back_as_lent(store):
+    """A driver error in a read is raised as SQLAlchemy's DBAPIError (so the retries
+    judge it as any other), and the connection goes back to the pool as it was lent:
+    on PostgreSQL not in autocommit, also after a read that raised GameNotFound."""
+    from sqlalchemy import literal_column
+    from sqlalchemy.exc import DBAPIError
+
+    from service.store import GameNotFound
+
+    broken = select(literal_column("no_such_column")).select_from(Game.__table__)
+    with pytest.raises(DBAPIError):
+        store.uow.read_by_driver(lambda c: c.execute(broken).first())
+    with pytest.raises(GameNotFound):
+        store.read("no-such-game")
+    engine = store.uow.engine
+    lent = [engine.raw_connection() for _ in range(engine.pool.checkedin())]  # every one
+    try:
+        assert lent
+        if engine.dialect.name == "postgresql":
+            assert [p.driver_connection.autocommit for p in lent] == [False] * len(lent)
+    finally:
+        for pooled in lent:
+            pooled.close()

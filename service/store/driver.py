@@ -21,6 +21,10 @@ through the engine's serializer) and run on the DBAPI connection.
   SQLAlchemy connection (:meth:`service.store.uow.UnitOfWork.by_driver`); psycopg's
   errors are rolled back and raised as SQLAlchemy's by
   :func:`service.store.uow.pipelined`, and retried as before.
+* Reads that a request makes on its way (the token's owner, the game, a page of the
+  log: :meth:`service.store.uow.UnitOfWork.read_by_driver`) run on a pool connection
+  in autocommit (:func:`reading`), each statement atomic by itself; a driver error is
+  raised as SQLAlchemy's, as SQLAlchemy's own execution raises it.
 """
 
 from __future__ import annotations
@@ -34,7 +38,8 @@ from typing import Any, Union
 
 from sqlalchemy import Connection, Engine
 from sqlalchemy.engine import Dialect
-from sqlalchemy.sql import ClauseElement, Select
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.sql import ClauseElement, CompoundSelect, Select
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.types import TypeEngine
 
@@ -100,7 +105,7 @@ def _compile(statement: ClauseElement, dialect: Dialect, keys: tuple[str, ...]) 
     }
     row: Callable[..., Any] | None = None
     columns: tuple[TypeEngine[Any], ...] = ()
-    if isinstance(statement, Select):
+    if isinstance(statement, (Select, CompoundSelect)):
         row = _row_type([str(c.key) for c in statement.selected_columns])
         columns = tuple(c.type.dialect_impl(dialect) for c in statement.selected_columns)
 
@@ -130,6 +135,12 @@ class _Result:
         raw, description = self._cursor.fetchone(), self._cursor.description
         self._cursor.close()
         return None if raw is None else self._compiled.make_row(raw, description)
+
+    def __iter__(self) -> Iterator[Any]:
+        """Every row, as iterating SQLAlchemy's result gives them."""
+        rows, description = self._cursor.fetchall(), self._cursor.description
+        self._cursor.close()
+        return iter([self._compiled.make_row(raw, description) for raw in rows])
 
 
 class DriverConnection:
@@ -169,7 +180,8 @@ class DriverConnection:
 
     def _compiled(self, statement: ClauseElement, keys: tuple[str, ...]) -> _Compiled:
         # an INSERT's SQL depends on the columns given (SQLAlchemy's column_keys)
-        cache_key = (id(statement), keys if not isinstance(statement, Select) else ())
+        selects = isinstance(statement, (Select, CompoundSelect))
+        cache_key = (id(statement), () if selects else keys)
         found = self._cache.get(cache_key)
         if found is None or found[0] is not statement:
             found = self._cache[cache_key] = (statement, _compile(statement, self._dialect, keys))
@@ -202,3 +214,49 @@ def driver_connection(engine: Engine, cache: dict[Any, Any]) -> Iterator[DriverC
         yield DriverConnection(raw, engine.dialect, cache)
     finally:
         pooled.close()
+
+
+@contextmanager
+def reading(engine: Engine, cache: dict[Any, Any]) -> Iterator[DriverConnection]:
+    """A :class:`DriverConnection` for reads on a connection of ``engine``'s pool, each
+    statement its own transaction (PostgreSQL: autocommit for the block, no ``BEGIN``
+    round trip; SQLite: no ``BEGIN`` is sent, see :func:`service.store.db.make_engine`).
+
+    A driver error is raised as SQLAlchemy's :class:`~sqlalchemy.exc.DBAPIError` (its
+    subclass by the driver's class, as SQLAlchemy wraps it), so that the retries of
+    :class:`service.store.uow.UnitOfWork` judge it alike; a lost connection is
+    invalidated (never returned to the pool) and flagged ``connection_invalidated``."""
+    dialect = engine.dialect
+    error_type = dialect.loaded_dbapi.Error
+    autocommit = dialect.name == "postgresql"
+    try:
+        pooled: Any = engine.raw_connection()
+    except error_type as error:  # no connection to be had (as SQLAlchemy's connect())
+        raise DBAPIError.instance(None, None, error, error_type, dialect=dialect) from error
+    raw = pooled.driver_connection
+    try:
+        if autocommit:
+            raw.autocommit = True
+        yield DriverConnection(raw, dialect, cache)
+    except error_type as error:
+        lost = dialect.is_disconnect(error, raw, None)
+        if lost:
+            pooled.invalidate(error)  # closed, and returned to the pool as such
+            pooled = None
+        raise DBAPIError.instance(
+            None, None, error, error_type, connection_invalidated=lost, dialect=dialect
+        ) from error
+    finally:
+        if pooled is not None:
+            _give_back(pooled, raw, autocommit, error_type)
+
+
+def _give_back(pooled: Any, raw: Any, autocommit: bool, error_type: type[Exception]) -> None:
+    """Return ``pooled`` to the pool as the pool lent it (not in autocommit)."""
+    if autocommit:
+        try:
+            raw.autocommit = False
+        except error_type as error:  # the connection broke meanwhile
+            pooled.invalidate(error)
+            return
+    pooled.close()

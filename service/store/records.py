@@ -61,12 +61,14 @@ from service.games.rng import commitment, new_seed
 from service.messages import Message
 from service.store.actions import Actions
 from service.store.db import make_engine
+from service.store.driver import Executor
 from service.store.seating import Seating
 from service.store.statements import (
     _EVENT_COLUMNS,
     _EVENTS,
     _GAMES,
     _LAST_SEQS,
+    _PAGES,
     _READ,
     _SEATS,
     _SERVICE_KEYS,
@@ -329,7 +331,7 @@ class GameStore(Credentials, Actions):
 
     def read(self, game_id: str) -> GameRecord:
         """The game as it is now. :class:`GameNotFound`."""
-        return self.uow.read_one(lambda c: self._read(c, game_id))
+        return self.uow.read_by_driver(lambda c: self._read(c, game_id))
 
     def current(self, game_id: str) -> GameRecord:
         """The game as a request that reads it sees it: :meth:`read`, then
@@ -337,7 +339,7 @@ class GameStore(Credentials, Actions):
         return self.catch_up(self.read(game_id))
 
     @staticmethod
-    def _read(connection: Connection, game_id: str) -> GameRecord:
+    def _read(connection: Executor, game_id: str) -> GameRecord:
         row = connection.execute(_READ, {"game_id": game_id}).first()
         if row is None:
             raise GameNotFound(game_id)
@@ -409,24 +411,22 @@ class GameStore(Credentials, Actions):
         return page
 
     def _page(self, game_id: str, after: int, limit: int | None, bounded: bool) -> EventPage:
-        def fn(connection: Connection) -> EventPage:
+        def fn(connection: Executor) -> EventPage:
             record = self._read(connection, game_id)
-            bound = min(max(after, 0), MAX_SEQ)  # the same rows, in the column's range
-            statement = (
-                select(_EVENTS.c.seq, _EVENTS.c.type, _EVENTS.c.seat, _EVENTS.c.payload)
-                .where(_EVENTS.c.game_id == game_id, _EVENTS.c.seq > bound)
-                .order_by(_EVENTS.c.seq)
-            )
-            if bounded:
-                statement = statement.where(_EVENTS.c.seq <= record.last_seq)
-            if limit is not None:
-                statement = statement.limit(min(max(limit, 0), MAX_SEQ))
-            events = [StoredEvent(e.seq, _event_of(e)) for e in connection.execute(statement)]
+            params = {
+                "game_id": game_id,
+                "after": min(max(after, 0), MAX_SEQ),  # the same rows, in the column's range
+                "upto": record.last_seq,
+                "limit": None if limit is None else min(max(limit, 0), MAX_SEQ),
+            }
+            statement = _PAGES[bounded, limit is not None]
+            rows = connection.execute(statement, params)
+            events = [StoredEvent(e.seq, _event_of(e)) for e in rows]
             # empty page: log_end <= after (min() only matters for limit=0)
             last_seq = events[-1].seq if events else min(after, record.last_seq)
             return EventPage(record, events, last_seq)
 
-        return self.uow.read_one(fn)
+        return self.uow.read_by_driver(fn)
 
     def last_seqs(self, game_ids: list[str]) -> dict[str, tuple[int, int]]:
         """``{game id: (last_seq, credentials)}`` of those of ``game_ids`` that exist,

@@ -11,6 +11,7 @@ from sqlalchemy import (
     Cast,
     Connection,
     Insert,
+    Integer,
     Select,
     String,
     Table,
@@ -87,6 +88,26 @@ _READ = select(
     _GAMES.c.rematch,
     _GAMES.c.imported,
 ).where(_GAMES.c.id == bindparam("game_id"))
+
+
+def _page_of_log(bounded: bool, limited: bool) -> Select[Any]:
+    """A page of a game's log (GameStore.page): its events with ``seq > after``, in
+    order; ``bounded``: up to ``upto`` (the game row's ``last_seq`` read just before);
+    ``limited``: at most ``limit``."""
+    statement = (
+        select(_EVENTS.c.seq, _EVENTS.c.type, _EVENTS.c.seat, _EVENTS.c.payload)
+        .where(_EVENTS.c.game_id == bindparam("game_id"), _EVENTS.c.seq > bindparam("after"))
+        .order_by(_EVENTS.c.seq)
+    )
+    if bounded:
+        statement = statement.where(_EVENTS.c.seq <= bindparam("upto"))
+    if limited:
+        statement = statement.limit(bindparam("limit", type_=Integer))
+    return statement
+
+
+# (bounded, limited) -> the statement (built once: the driver keeps each compiled)
+_PAGES = {(b, lim): _page_of_log(b, lim) for b in (False, True) for lim in (False, True)}
 _TAKE_OVER = (
     update(_KEYS)
     .where(_KEYS.c.id == bindparam("key_id"))

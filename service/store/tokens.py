@@ -71,7 +71,9 @@ class Credentials:
         if remembered and (known := self._remembered.get(token_hash)) is not None:
             if known[0] == game_id:
                 return known[1]
-        owner = self.uow.read_one(lambda c: c.execute(_ACTOR, {"token_hash": token_hash}).first())
+        owner = self.uow.read_by_driver(
+            lambda c: c.execute(_ACTOR, {"token_hash": token_hash}).first()
+        )
         if owner is None:
             raise Unauthenticated("the token opens no game")
         if owner.game_id != game_id:

@@ -38,7 +38,7 @@ from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.store.db import held, is_conflict, is_outage, single_statements, writer, writer_lock
-from service.store.driver import DriverConnection, driver_connection
+from service.store.driver import DriverConnection, driver_connection, reading
 from service.store.statements import _GAMES, _KEYS, _SEATS
 from service.store.values import AnyRow
 
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     import psycopg
 
 T = TypeVar("T")
-S = TypeVar("S", Session, Connection)
+S = TypeVar("S", Session, Connection, DriverConnection)
 
 DEFAULT_ATTEMPTS = 6
 
@@ -173,6 +173,16 @@ class UnitOfWork:
         several whose reader copes with commits between them (GameStore.page); retried
         like :meth:`run`."""
         return self._retry(fn, self._single_statement, False)
+
+    def read_by_driver(self, fn: Callable[[DriverConnection], T]) -> T:
+        """:meth:`read_one` with the statements run by the driver itself
+        (:func:`service.store.driver.reading`): for the reads a request makes on its
+        way. ``fn`` runs statements built once (a module's constant: the driver keeps
+        each one's compiled form), and reads results by ``first()`` or iteration."""
+        return self._retry(fn, self._reading, False)
+
+    def _reading(self, write: bool = False) -> AbstractContextManager[DriverConnection]:
+        return reading(self.engine, self._compiled)
 
     def _retry(
         self,
