@@ -1,6 +1,5 @@
-"""Optimistic actions: the game is read without its lock (PostgreSQL: without the
-row lock, UnitOfWork.run_optimistic; SQLite: outside the writer transaction,
-Actions._act_unlocked) and the write is guarded by the version read; a game moved on
+"""Optimistic actions: the game is read without its lock, outside any transaction
+(Actions._act_unlocked), and the write is guarded by the version read; a game moved on
 in between makes the write fail whole and the action is done again locked."""
 
 from __future__ import annotations

@@ -12,7 +12,6 @@ action is rendered after the commit; a replayed one is rebuilt from the log."""
 from __future__ import annotations
 
 import copy
-import sqlite3
 from collections.abc import Callable
 import time
 from dataclasses import dataclass, replace
@@ -120,13 +119,6 @@ class Actions:
             self._contended.clear()  # a bound on memory
         self._contended[game_id] = time.monotonic()
 
-    @property
-    def _unlocked_first(self) -> bool:
-        """SQLite: an action is first worked out outside the writer lock (see
-        :meth:`_act_unlocked`); PostgreSQL reads without the row lock instead
-        (:meth:`UnitOfWork.run_optimistic`)."""
-        return self.uow.engine.dialect.name == "sqlite"
-
     if TYPE_CHECKING:  # GameStore's reads, and its tokens' memory (Credentials)
 
         def read(self, game_id: str) -> GameRecord: ...
@@ -205,10 +197,9 @@ class Actions:
         :class:`Unauthenticated` and is forgotten (see ``authenticate(...,
         remembered=True)``).
 
-        Read the game row without its lock (PostgreSQL: no row lock,
-        :meth:`UnitOfWork.run_optimistic`; SQLite: outside the writer transaction,
-        :meth:`_act_unlocked`), the write guarded by the version read; if the game moved
-        on, all of it again in ONE transaction with the game locked. With an
+        Read the game row without its lock, outside any transaction
+        (:meth:`_act_unlocked`), the write guarded by the version read; if the game
+        moved on, all of it again in ONE transaction with the game locked. With an
         idempotency key, look it up
         (same key and body done before and not expired: replay it, ``replayed``;
         another body: :class:`KeyReused`); check the version (stale ->
@@ -242,21 +233,17 @@ class Actions:
         # once) is locked from the start: a lost write costs the engine's work twice
         optimistic = not self._contended_lately(game_id)
 
-        def locked_attempt(connection: Connection, lock: bool) -> tuple[Any, bool]:
-            if lock and optimistic:  # PostgreSQL: the optimistic attempt lost
-                self._note_contended(game_id)
-            # PostgreSQL: run by psycopg in the pipeline; SQLite's fallback: by SQLAlchemy
-            return self._act(self.uow.by_driver(connection), request, lock, checked)
+        def locked_attempt(connection: Connection) -> tuple[Any, bool]:
+            # PostgreSQL: run by psycopg in the pipeline; SQLite: by SQLAlchemy
+            return self._act(self.uow.by_driver(connection), request, True, checked)
 
         try:
             done = None
-            if optimistic and self._unlocked_first:
+            if optimistic:
                 done = self._act_unlocked(request, checked)
-                if done is None:  # SQLite: the unlocked attempt lost
+                if done is None:  # the unlocked attempt lost
                     self._note_contended(game_id)
-            result, replayed = done or self.uow.run_optimistic(
-                locked_attempt, optimistic and not self._unlocked_first
-            )
+            result, replayed = done or self.uow.run_pipelined(locked_attempt)
         except (Unauthenticated, GameNotFound):
             if checked is None:
                 raise
@@ -271,20 +258,34 @@ class Actions:
     def _act_unlocked(
         self, request: _Request, token: tuple[str, str | None] | None
     ) -> tuple[Reply | Applied | _Accepted, bool] | None:
-        """SQLite: the action worked out on the game read outside any transaction (no
-        writer lock held while the engine works), then written in a short writer
-        transaction guarded by the version read. None when the write did not land
-        (the game moved on, a key conflict, any error of sqlite3): then
-        :meth:`act` does it all again under the writer lock, and its retries judge
-        any error."""
+        """The action worked out on the game read outside any transaction (no lock
+        held while the engine works), then written guarded by the version read
+        (:meth:`service.store.statements._Statements.writes`), the statements run by the
+        driver itself (:meth:`UnitOfWork.driver`):
+
+        * SQLite: the writes in a short writer transaction (``BEGIN IMMEDIATE`` under
+          the writer lock);
+        * PostgreSQL: the writes are ONE statement, atomic by itself (autocommit): the
+          read and the write are two round trips, and no row is locked at all. The
+          rare take-over of an abandoned key's claim is a statement more: it is left
+          to the locked path's transaction.
+
+        None when the write did not land (the game moved on, a key conflict, any
+        error of the driver): then :meth:`act` does it all again with the game locked,
+        and its retries judge any error. Nothing is written before the write's own
+        commit."""
         try:
-            with self.uow.driver() as connection:  # the statements run by sqlite3 itself
+            with self.uow.driver() as connection:
                 plan = self._plan(connection, request, False, token)
                 if not isinstance(plan, _Plan):
                     return plan  # a replay: nothing to write
+                if connection.autocommit:  # PostgreSQL
+                    if plan.idempotency is not None and plan.claimed is not None:
+                        return None  # a take-over: two statements, a transaction
+                    return self._carry_out(connection, request, plan)
                 with connection.transaction(self.uow.lock):  # BEGIN IMMEDIATE, the lock
                     return self._carry_out(connection, request, plan)
-        except (GameMoved, DBAPIError, sqlite3.Error):
+        except (GameMoved, DBAPIError):
             return None
 
     def _act(
@@ -313,7 +314,7 @@ class Actions:
         idempotency, render = request.idempotency, request.render
         key = None if idempotency is None else (idempotency.actor, idempotency.key)
         # the game and the key's record, if any; the row locked unless this is an
-        # optimistic first attempt (UnitOfWork.run_optimistic: the write is guarded);
+        # optimistic first attempt (_act_unlocked: the write is guarded);
         # whether ``token`` still opens it
         locked = lock_game(connection, game_id, key, lock, token)
         if locked is None:

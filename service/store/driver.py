@@ -12,24 +12,25 @@ the SQL text in the driver's paramstyle, and the bind and result processors of t
 types, so values are converted exactly as SQLAlchemy converts them: datetimes, JSON
 through the engine's serializer) and run on the DBAPI connection.
 
-* SQLite: an action's optimistic attempt (:meth:`service.store.actions.Actions.
-  _act_unlocked`) runs on a pool connection (:func:`driver_connection`); any error of
-  the driver makes the action fall back to the SQLAlchemy path, locked, whose retries
-  judge it (a conflict, an outage, 503). Nothing is committed before the attempt's own
-  ``COMMIT``.
-* PostgreSQL: every attempt runs on the psycopg connection under a pipelined
+* An action's optimistic attempt (:meth:`service.store.actions.Actions.
+  _act_unlocked`) runs on a pool connection (:func:`driver_connection`: each statement
+  its own transaction, but SQLite's writes in a writer transaction); any error of the
+  driver makes the action fall back to the locked path, whose retries judge it (a
+  conflict, an outage, 503). Nothing is committed before the attempt's own commit.
+* The locked path on PostgreSQL runs on the psycopg connection under a pipelined
   SQLAlchemy connection (:meth:`service.store.uow.UnitOfWork.by_driver`); psycopg's
   errors are rolled back and raised as SQLAlchemy's by
-  :func:`service.store.uow.pipelined`, and retried as before.
+  :func:`service.store.uow.pipelined`, and retried as before (SQLite's locked path runs
+  through SQLAlchemy).
 * Reads that a request makes on its way (the token's owner, the game, a page of the
   log: :meth:`service.store.uow.UnitOfWork.read_by_driver`) run on a pool connection
-  in autocommit (:func:`reading`), each statement atomic by itself; a driver error is
-  raised as SQLAlchemy's, as SQLAlchemy's own execution raises it.
+  of :func:`driver_connection` too.
+
+A driver error is raised as SQLAlchemy's, as SQLAlchemy's own execution raises it.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections import namedtuple
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -152,9 +153,15 @@ class DriverConnection:
     transaction."""
 
     def __init__(
-        self, connection: Any, dialect: Dialect, cache: dict[Any, Any], pipeline: Any = None
+        self,
+        connection: Any,
+        dialect: Dialect,
+        cache: dict[Any, Any],
+        pipeline: Any = None,
+        autocommit: bool = False,
     ):
         self._connection = connection
+        self.autocommit = autocommit  # each statement its own transaction (PostgreSQL)
         self._dialect = dialect
         self._cache = cache
         # as SQLAlchemy's connection.info in service.store.uow.pipelined (see synced)
@@ -204,23 +211,11 @@ class DriverConnection:
 
 @contextmanager
 def driver_connection(engine: Engine, cache: dict[Any, Any]) -> Iterator[DriverConnection]:
-    """A :class:`DriverConnection` on a connection of ``engine``'s pool (an SQLite
-    engine of :func:`service.store.db.make_engine`: no transaction is open on it),
-    returned to the pool when the block ends."""
-    pooled = engine.raw_connection()
-    try:
-        raw = pooled.driver_connection
-        assert isinstance(raw, sqlite3.Connection)
-        yield DriverConnection(raw, engine.dialect, cache)
-    finally:
-        pooled.close()
-
-
-@contextmanager
-def reading(engine: Engine, cache: dict[Any, Any]) -> Iterator[DriverConnection]:
-    """A :class:`DriverConnection` for reads on a connection of ``engine``'s pool, each
-    statement its own transaction (PostgreSQL: autocommit for the block, no ``BEGIN``
-    round trip; SQLite: no ``BEGIN`` is sent, see :func:`service.store.db.make_engine`).
+    """A :class:`DriverConnection` on a connection of ``engine``'s pool (an engine of
+    :func:`service.store.db.make_engine`), returned to it when the block ends. Each
+    statement is its own transaction: PostgreSQL in autocommit for the block (no
+    ``BEGIN`` round trip; ``autocommit`` True); SQLite sends no ``BEGIN`` of its own,
+    and :meth:`DriverConnection.transaction` opens a writer's.
 
     A driver error is raised as SQLAlchemy's :class:`~sqlalchemy.exc.DBAPIError` (its
     subclass by the driver's class, as SQLAlchemy wraps it), so that the retries of
@@ -237,7 +232,7 @@ def reading(engine: Engine, cache: dict[Any, Any]) -> Iterator[DriverConnection]
     try:
         if autocommit:
             raw.autocommit = True
-        yield DriverConnection(raw, dialect, cache)
+        yield DriverConnection(raw, dialect, cache, autocommit=autocommit)
     except error_type as error:
         lost = dialect.is_disconnect(error, raw, None)
         if lost:

@@ -169,7 +169,7 @@ class _Statements:
         # (no bind is named after a column: SQLAlchemy would SET such a column of a
         # table written through a CTE from the statement's parameters)
         # conditioned on the version the action read (``base_version``): an action
-        # that read the game without its row lock (UnitOfWork.run_optimistic) must
+        # that read the game without its row lock (Actions._act_unlocked) must
         # not advance a game another writer moved on meanwhile
         self.advance: Update = (
             update(_GAMES)
@@ -288,7 +288,7 @@ class _Statements:
             # the version guard: when the UPDATE matched no row (the game moved on
             # since an optimistic read), 1 / count(*) divides by zero, SQLSTATE 22012,
             # and the whole statement fails with its inserts: a conflict, retried
-            # with the row locked (db.is_conflict, UnitOfWork.run_optimistic)
+            # with the row locked (Actions._act_unlocked falls back to the locked path)
             advanced = self.advance.cte("advanced")
             main = select((literal(1) / func.count()).label("guard")).select_from(advanced)
         else:

@@ -38,7 +38,7 @@ from sqlalchemy.exc import TimeoutError as SQLAlchemyTimeoutError
 from sqlalchemy.orm import Session, sessionmaker
 
 from service.store.db import held, is_conflict, is_outage, single_statements, writer, writer_lock
-from service.store.driver import DriverConnection, driver_connection, reading
+from service.store.driver import DriverConnection, driver_connection
 from service.store.statements import _GAMES, _KEYS, _SEATS
 from service.store.values import AnyRow
 
@@ -97,9 +97,9 @@ class UnitOfWork:
         with self._single.connect() as connection:
             yield connection
 
-    def driver(self) -> AbstractContextManager[DriverConnection]:
-        """SQLite: a connection of the pool that runs the action path's statements by
-        the driver itself (:mod:`service.store.driver`), no transaction open."""
+    def driver(self, write: bool = False) -> AbstractContextManager[DriverConnection]:
+        """A connection of the pool that runs the statements by the driver itself
+        (:func:`service.store.driver.driver_connection`), no transaction open."""
         return driver_connection(self.engine, self._compiled)
 
     def by_driver(self, connection: Connection) -> Connection | DriverConnection:
@@ -149,24 +149,6 @@ class UnitOfWork:
         errors, a unique violation among them)."""
         return self._retry(fn, self.pipelined, True)
 
-    def run_optimistic(self, fn: Callable[[Connection, bool], T], optimistic: bool = True) -> T:
-        """``fn(connection, lock)`` as :meth:`run_pipelined` runs ``fn(connection)``,
-        first with ``lock`` False on PostgreSQL: ``fn`` reads the game without locking
-        its row and writes conditioned on the version it read, all in the last round
-        trip (see :meth:`service.store.statements._Statements.writes`), so no row lock
-        is held while the app works. If the game moved on meanwhile, the write fails
-        (a unique violation, or the version guard) and every further attempt runs with
-        ``lock`` True: the row locked from the read, as before, so the retry cannot
-        lose again. On SQLite ``lock`` is True from the start (``BEGIN IMMEDIATE``
-        serialises its writers; an action's unlocked first attempt there is
-        :meth:`service.store.actions.Actions._act_unlocked`). ``optimistic`` False:
-        every attempt locks (a game in contention, see ``Actions.act``)."""
-        attempts = iter(range(self.attempts + 1))
-        optimistic = optimistic and self.engine.dialect.name == "postgresql"
-        return self._retry(
-            lambda c: fn(c, not (optimistic and next(attempts) == 0)), self.pipelined, True
-        )
-
     def read_one(self, fn: Callable[[Connection], T]) -> T:
         """``fn(connection)`` that runs read statements, each atomic by itself, without
         a transaction around them (see :func:`single_statements`): ONE statement, or
@@ -179,10 +161,7 @@ class UnitOfWork:
         (:func:`service.store.driver.reading`): for the reads a request makes on its
         way. ``fn`` runs statements built once (a module's constant: the driver keeps
         each one's compiled form), and reads results by ``first()`` or iteration."""
-        return self._retry(fn, self._reading, False)
-
-    def _reading(self, write: bool = False) -> AbstractContextManager[DriverConnection]:
-        return reading(self.engine, self._compiled)
+        return self._retry(fn, self.driver, False)
 
     def _retry(
         self,
@@ -383,8 +362,9 @@ def lock_game(
     sees the record (a unique index, never the lock, is what allows one record per
     key).
 
-    ``lock`` False (:meth:`UnitOfWork.run_optimistic`): the same read without the
-    row lock; the caller's write must be conditioned on the ``version`` read.
+    ``lock`` False (an optimistic attempt, ``Actions._act_unlocked``): the same read
+    without the row lock; the caller's write must be conditioned on the ``version``
+    read.
 
     ``token`` (its SHA-256 hex, the seat it opens or None for the referee): the row's
     ``token_ok`` says whether it still opens this game as that actor (the token check
