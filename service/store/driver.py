@@ -66,8 +66,10 @@ class _Compiled:
     binds: Mapping[str, Processor]
     row: Callable[..., Any] | None
     columns: tuple[TypeEngine[Any], ...]  # a SELECT's column types (their dialect's)
-    # their result processors by the cursor's type codes, as SQLAlchemy asks for them
-    results: dict[tuple[Any, ...], tuple[Processor, ...]] = field(default_factory=dict)
+    # their result processors, as SQLAlchemy asks for them by the cursor's type codes:
+    # worked out at the first row (one statement's result types never change; building
+    # psycopg's description for every result was a few percent of an action)
+    results: list[tuple[Processor, ...]] = field(default_factory=list)
 
     def parameters(self, params: Mapping[str, Any]) -> tuple[Any, ...] | dict[str, Any]:
         """The driver's parameters for ``params`` (SQLAlchemy's: by bind name)."""
@@ -79,17 +81,15 @@ class _Compiled:
             for name, value in values.items()
         }
 
-    def make_row(self, raw: Sequence[Any], description: Sequence[Sequence[Any]]) -> Any:
-        """The row of ``raw`` values as SQLAlchemy gives it (the cursor's
-        ``description`` names the drivers' type of each column)."""
+    def make_row(self, raw: Sequence[Any], cursor: Any) -> Any:
+        """The row of ``raw`` values as SQLAlchemy gives it (the first time, the
+        ``cursor``'s description names the driver's type of each column)."""
         assert self.row is not None  # a SELECT's
-        codes = tuple(column[1] for column in description)
-        processors = self.results.get(codes)
-        if processors is None:
-            processors = self.results[codes] = tuple(
-                kind.result_processor(self.dialect, code) for kind, code in zip(self.columns, codes)
-            )
-        return self.row(*(_process(p, v) for p, v in zip(processors, raw)))
+        if not self.results:
+            codes = [column[1] for column in cursor.description]
+            kinds = zip(self.columns, codes)
+            self.results.append(tuple(kind.result_processor(self.dialect, c) for kind, c in kinds))
+        return self.row(*(_process(p, v) for p, v in zip(self.results[0], raw)))
 
 
 def _process(processor: Processor, value: Any) -> Any:
@@ -133,15 +133,16 @@ class _Result:
         self.rowcount = cursor.rowcount
 
     def first(self) -> Any:
-        raw, description = self._cursor.fetchone(), self._cursor.description
+        raw = self._cursor.fetchone()
+        row = None if raw is None else self._compiled.make_row(raw, self._cursor)
         self._cursor.close()
-        return None if raw is None else self._compiled.make_row(raw, description)
+        return row
 
     def __iter__(self) -> Iterator[Any]:
         """Every row, as iterating SQLAlchemy's result gives them."""
-        rows, description = self._cursor.fetchall(), self._cursor.description
+        rows = [self._compiled.make_row(raw, self._cursor) for raw in self._cursor.fetchall()]
         self._cursor.close()
-        return iter([self._compiled.make_row(raw, description) for raw in rows])
+        return iter(rows)
 
 
 class DriverConnection:
