@@ -553,7 +553,8 @@ def test_a_missed_notification_is_caught_by_the_poll(open_stream, feed_app, clie
 )
 def test_pg_notify_leaves_only_with_the_actions_commit(new_database, counter_engine, monkeypatch):
     """PostgreSQL: an accepted action notifies "<game id>:<last_seq>" once, from its own
-    transaction; a refused one, or one whose transaction rolls back after its writes,
+    transaction (the optimistic attempt's one write statement, or the locked path's
+    transaction); a refused one, or one whose transaction rolls back after its writes,
     notifies nothing (and writes nothing)."""
     url = new_database("postgresql")
     migrate(url)
@@ -583,6 +584,7 @@ def test_pg_notify_leaves_only_with_the_actions_commit(new_database, counter_eng
             raise RuntimeError("the transaction rolls back after the write")
 
         monkeypatch.setattr(GameStore, "_write", write_then_fail)
+        store._note_contended(game_id)  # the locked path: a transaction after the writes
         with pytest.raises(RuntimeError):
             store.act(game_id, "referee", {"type": "tick"}, 2, render)
         assert notified() == []

@@ -259,21 +259,14 @@ class Actions:
         self, request: _Request, token: tuple[str, str | None] | None
     ) -> tuple[Reply | Applied | _Accepted, bool] | None:
         """The action worked out on the game read outside any transaction (no lock
-        held while the engine works), then written guarded by the version read
-        (:meth:`service.store.statements._Statements.writes`), the statements run by the
-        driver itself (:meth:`UnitOfWork.driver`):
-
-        * SQLite: the writes in a short writer transaction (``BEGIN IMMEDIATE`` under
-          the writer lock);
-        * PostgreSQL: the writes are ONE statement, atomic by itself (autocommit): the
-          read and the write are two round trips, and no row is locked at all. The
-          rare take-over of an abandoned key's claim is a statement more: it is left
-          to the locked path's transaction.
-
-        None when the write did not land (the game moved on, a key conflict, any
-        error of the driver): then :meth:`act` does it all again with the game locked,
-        and its retries judge any error. Nothing is written before the write's own
-        commit."""
+        held while the engine works), then written guarded by the version read, by
+        the driver itself (:meth:`UnitOfWork.driver`): SQLite's writes in a short
+        writer transaction (``BEGIN IMMEDIATE`` under the writer lock); PostgreSQL's
+        as ONE statement, atomic by itself (autocommit: two round trips, no row
+        locked; the rare take-over of an abandoned key's claim is a statement more,
+        left to the locked path's transaction). None when the write did not land (the
+        game moved on, a key conflict, any error of the driver): then :meth:`act`
+        does it all again with the game locked, and its retries judge any error."""
         try:
             with self.uow.driver() as connection:
                 plan = self._plan(connection, request, False, token)
