@@ -97,7 +97,7 @@ class UnitOfWork:
         with self._single.connect() as connection:
             yield connection
 
-    def driver(self, write: bool = False) -> AbstractContextManager[DriverConnection]:
+    def driver(self) -> AbstractContextManager[DriverConnection]:
         """A connection of the pool that runs the statements by the driver itself
         (:func:`service.store.driver.driver_connection`), no transaction open."""
         return driver_connection(self.engine, self._compiled)
@@ -158,10 +158,11 @@ class UnitOfWork:
 
     def read_by_driver(self, fn: Callable[[DriverConnection], T]) -> T:
         """:meth:`read_one` with the statements run by the driver itself
-        (:func:`service.store.driver.reading`): for the reads a request makes on its
-        way. ``fn`` runs statements built once (a module's constant: the driver keeps
-        each one's compiled form), and reads results by ``first()`` or iteration."""
-        return self._retry(fn, self.driver, False)
+        (:func:`service.store.driver.driver_connection`): for the reads a request
+        makes on its way. ``fn`` runs statements built once (a module's constant: the
+        driver keeps each one's compiled form), and reads results by ``first()`` or
+        iteration."""
+        return self._retry(fn, lambda write: self.driver(), False)
 
     def _retry(
         self,
