@@ -335,6 +335,33 @@ def test_an_action_with_a_reissued_token_is_401_though_it_acted_before(client):
     assert_problem(tick(_auth(new_north), 5, seat="south"), 403, "seat-mismatch")
 
 
+def test_a_read_with_a_reissued_token_is_401_though_it_read_before(client):
+    """A read of the game (its view, its legal actions) may take its token from the
+    worker's memory too; the read's own statement checks it again: once re-issued,
+    the old token is 401 there (also for If-None-Match: "*", never a 304), and a
+    remembered token still opens no other game (404)."""
+    game, other = _create(client, "counter"), _create(client, "counter")
+    base = f"/v1/games/{game['id']}"
+    old_north, old_referee = _auth(game["tokens"]["north"]), _auth(game["referee_token"])
+    for path in (base, f"{base}/legal-actions"):  # remembered from here on
+        assert client.get(path, headers=old_north).status_code == 200
+        assert client.get(path, headers=old_referee).status_code == 200
+    assert_problem(client.get(f"/v1/games/{other['id']}", headers=old_north), 404, "game-not-found")
+    new_north = client.post(f"{base}/seats/north/token", headers=old_referee).get_json()["token"]
+    for path in (base, f"{base}/legal-actions"):
+        assert_problem(client.get(path, headers=old_north), 401, "unauthorized")
+    assert_problem(
+        client.get(base, headers={**old_north, "If-None-Match": "*"}), 401, "unauthorized"
+    )
+    assert client.get(base, headers=_auth(new_north)).get_json()["viewer"] == "north"
+    new_referee = client.post(f"{base}/referee/token", headers=old_referee).get_json()["token"]
+    for path in (base, f"{base}/legal-actions"):
+        assert_problem(client.get(path, headers=old_referee), 401, "unauthorized")
+    assert client.get(base, headers=_auth(new_referee)).get_json()["viewer"] == "referee"
+    legal = client.get(f"{base}/legal-actions", headers=_auth(new_north))
+    assert legal.status_code == 200 and legal.get_json()["version"] == 1
+
+
 def test_the_referee_token_is_rotated_and_the_old_one_stops_at_once(client):
     """Issue 18 item 7: POST .../referee/token gives a new referee token; the old one
     and the stream tickets it was given are 401 from that answer on; a seat may not

@@ -24,6 +24,7 @@ from service.store import (
     get_store,
     request_hash,
 )
+from service.store.values import token_check
 
 
 def _store() -> GameStore:
@@ -40,6 +41,9 @@ def _not_found() -> Response:
 
 
 ACTION_ENDPOINT = "games.post_action"
+# endpoints whose read of the game checks the token in the same statement (its check by
+# authenticate may come from memory): an action, the game's view, its legal actions
+CHECKED_BY_THE_READ = frozenset({ACTION_ENDPOINT, "games.get_game", "games.get_legal_actions"})
 
 
 def _authenticate() -> Response | None:
@@ -56,15 +60,23 @@ def _authenticate() -> Response | None:
         return _unauthorized(
             Message("The Authorization header is not 'Bearer <token>'."), "invalid_request"
         )
-    # an action's token may be answered from memory: the action's own read of the
-    # game checks it again (GameStore.act's ``token``), so a re-issued one is refused
-    acting = request.endpoint == ACTION_ENDPOINT
+    # the token of an action or of a read of the game may be answered from memory:
+    # the store's read of the game checks it again in the same statement (act's and
+    # current's ``token``, see checked_token), so a re-issued one is refused there
+    checked_again = request.endpoint in CHECKED_BY_THE_READ
     try:
-        g.actor = _store().authenticate(game_id, token, remembered=acting)
+        g.actor = _store().authenticate(game_id, token, remembered=checked_again)
     except Unauthenticated:
         return _unauthorized(_INVALID_TOKEN, "invalid_token")
-    g.token = token if acting else None
+    g.token = token if checked_again else None
     return None
+
+
+def checked_token() -> tuple[str, str | None] | None:
+    """For a view in :data:`CHECKED_BY_THE_READ`: what the store's read of the game
+    checks the request's token against (``GameStore.current(..., token=)``)."""
+    token = g.get("token")
+    return None if token is None else token_check(token, g.actor)
 
 
 def _idempotency(scope: str, actor: str, payload: Any) -> IdempotencyRequest | None:

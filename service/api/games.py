@@ -19,6 +19,7 @@ from service.api.base import Blueprint
 from service.api.conventions import (  # noqa: F401 - importable from here too
     _authenticate,
     _etag,
+    checked_token,
     _etags,
     _expected_version,
     _idempotency,
@@ -435,7 +436,7 @@ def _seed(top: str | None, option: object) -> str | None:
 @blp.doc(security=SECURITY, parameters=[_HEADER_DOCS["If-None-Match"]])
 def get_game(game_id: str) -> Response:
     """The game as the caller may see it: `view` from the engine, `version` (ETag)."""
-    record = _store().current(game_id)
+    record = _store().current(game_id, checked_token())
     tags = _etags(request.headers.get("If-None-Match", ""))
     if "*" in tags or _etag(record.version) in tags:  # "*": the game exists (RFC 9110)
         response = current_app.response_class(status=304)
@@ -559,6 +560,6 @@ def get_events(query: dict[str, int], game_id: str) -> Response:
 def get_legal_actions(game_id: str) -> Response:
     """Every action the caller may POST now, as complete bodies (add If-Match or
     `expected_version` = `version`)."""
-    record = _store().current(game_id)
+    record = _store().current(game_id, checked_token())
     actions = record.engine.legal_actions(record.state, g.actor)
     return _reply(200, {"game": record.game, "version": record.version, "actions": actions})

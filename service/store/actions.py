@@ -31,7 +31,6 @@ from service.store.models import DONE, utcnow
 from service.store.statements import _KEY_RECORD, _Statements
 from service.store.uow import LockedGame, UnitOfWork, lock_game, synced
 from service.store.values import (
-    REFEREE,
     UNRECORDED,
     AnyRow,
     Applied,
@@ -51,7 +50,7 @@ from service.store.values import (
     _canonical_event,
     _event_params,
     _fold_all,
-    hash_token,
+    token_check,
 )
 
 
@@ -225,9 +224,7 @@ class Actions:
         :meth:`_check_key`), :class:`Unavailable`.
         """
         now = self.now()
-        checked = None
-        if token is not None:
-            checked = (hash_token(token), None if actor == REFEREE else actor)
+        checked = None if token is None else token_check(token, actor)
         request = _Request(game_id, actor, action, expected_version, render, idempotency, now)
         # a game whose optimistic writes lost lately (a race: several seats acting at
         # once) is locked from the start: a lost write costs the engine's work twice

@@ -75,7 +75,7 @@ from service.store.statements import (
     _Statements,
 )
 from service.store.tokens import Credentials
-from service.store.uow import Unavailable, UnitOfWork
+from service.store.uow import _READ_CHECKED, Unavailable, UnitOfWork
 from service.store.models import utcnow
 from service.store.values import (
     _INSERT_BATCH,
@@ -329,14 +329,28 @@ class GameStore(Credentials, Actions):
 
     # ----- reads ----------------------------------------------------------------
 
-    def read(self, game_id: str) -> GameRecord:
-        """The game as it is now. :class:`GameNotFound`."""
-        return self.uow.read_by_driver(lambda c: self._read(c, game_id))
+    def read(self, game_id: str, token: tuple[str, str | None] | None = None) -> GameRecord:
+        """The game as it is now. :class:`GameNotFound`.
 
-    def current(self, game_id: str) -> GameRecord:
-        """The game as a request that reads it sees it: :meth:`read`, then
-        :meth:`catch_up` (G-T1). :class:`GameNotFound`, :class:`Unavailable`."""
-        return self.catch_up(self.read(game_id))
+        ``token`` (:func:`~service.store.values.token_check`: a bearer token's SHA-256
+        hex and the seat it opens, None for the referee): the same statement checks
+        that it still opens this game as that actor (a token answered from memory,
+        ``authenticate(..., remembered=True)``); one that does not (re-issued, or the
+        game is gone) raises :class:`Unauthenticated` and is forgotten."""
+        if token is None:
+            return self.uow.read_by_driver(lambda c: self._read(c, game_id))
+        params = {"game_id": game_id, "token_hash": token[0], "token_seat": token[1]}
+        row = self.uow.read_by_driver(lambda c: c.execute(_READ_CHECKED, params).first())
+        if row is None or not row.token_ok:
+            self.forget_token(token[0])
+            raise Unauthenticated("the token no longer opens this game")
+        return GameRecord.of(game_id, row)
+
+    def current(self, game_id: str, token: tuple[str, str | None] | None = None) -> GameRecord:
+        """The game as a request that reads it sees it: :meth:`read` (``token``
+        checked), then :meth:`catch_up` (G-T1). :class:`GameNotFound`,
+        :class:`Unauthenticated`, :class:`Unavailable`."""
+        return self.catch_up(self.read(game_id, token))
 
     @staticmethod
     def _read(connection: Executor, game_id: str) -> GameRecord:

@@ -39,7 +39,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from service.store.db import held, is_conflict, is_outage, single_statements, writer, writer_lock
 from service.store.driver import DriverConnection, driver_connection
-from service.store.statements import _GAMES, _KEYS, _SEATS
+from service.store.statements import _GAMES, _KEYS, _READ, _SEATS
 from service.store.values import AnyRow
 
 if TYPE_CHECKING:
@@ -313,6 +313,9 @@ _PEEK = (
     .where(_GAMES.c.id == bindparam("game_id"))
 )
 _LOCK = _PEEK.with_for_update(of=_GAMES)
+# a request's read of the game with its token checked in the same statement
+# (GameStore.read's ``token``)
+_READ_CHECKED = _READ.add_columns(_TOKEN_OK)
 
 
 class LockedGame(Protocol):

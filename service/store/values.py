@@ -82,6 +82,13 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+def token_check(token: str, actor: str) -> tuple[str, str | None]:
+    """What a read of the game checks ``token`` against (the check folded into the
+    read: ``GameStore.act``'s and ``GameStore.read``'s ``token``): its SHA-256 hex and
+    the seat it must open, None for the referee."""
+    return hash_token(token), None if actor == REFEREE else actor
+
+
 def request_hash(payload: Any) -> str:
     """SHA-256 of the canonical JSON of ``payload`` (sorted keys, no spaces)."""
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
