@@ -62,9 +62,10 @@ class Credentials:
         a caller learns nothing about games that are not theirs.
 
         ``remembered``: the answer may come from this process's memory of tokens that
-        opened a game before (no statement), for an action only, whose read checks the
-        token again in the same statement (``act(..., token=...)``: a re-issued token
-        is refused there, and forgotten)."""
+        opened a game before (no statement), for a request whose read of the game
+        checks the token again in the same statement (an action's, ``act(...,
+        token=...)``; a GET's, ``read(..., token=...)``): a re-issued token is refused
+        there, and forgotten."""
         if not token:
             raise Unauthenticated("a bearer token is required")
         token_hash = hash_token(token)
