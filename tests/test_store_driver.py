@@ -157,7 +157,6 @@ def test_a_requests_reads_on_the_driver_match_sqlalchemys(store):
     """The game row, a page of the log (every form: bounded or not, with a limit or
     not) and a token's owner read by the driver are what SQLAlchemy's Connection
     reads from the same statements."""
-    from service.store.records import GameStore as Store
     from service.store.statements import _ACTOR, _PAGES
 
     status, body = store.create("counter", {}, SEED)
@@ -166,7 +165,7 @@ def test_a_requests_reads_on_the_driver_match_sqlalchemys(store):
         (status, _), _ = store.act(game_id, "north", {"type": "tick"}, version, _render)
         assert status == 200
     by_driver, by_sqlalchemy = store.uow.read_by_driver, store.uow.read_one
-    read = lambda c: Store._read(c, game_id)  # noqa: E731
+    read = lambda c: store._read(c, game_id)  # noqa: E731
     assert by_driver(read) == by_sqlalchemy(read)
     assert by_driver(read).version == 4
     for (bounded, limited), statement in _PAGES.items():

@@ -122,7 +122,7 @@ class Actions:
 
         def read(self, game_id: str) -> GameRecord: ...
 
-        def forget_token(self, token_hash: str) -> None: ...
+        def stale_token(self, token_hash: str) -> Unauthenticated: ...
 
         def events(
             self, game_id: str, after: int = 0, limit: int | None = None
@@ -244,8 +244,7 @@ class Actions:
         except (Unauthenticated, GameNotFound):
             if checked is None:
                 raise
-            self.forget_token(checked[0])
-            raise Unauthenticated("the token no longer opens this game") from None
+            raise self.stale_token(checked[0]) from None
         if isinstance(result, _Accepted):
             result = self._rebuild(game_id, result)
         if isinstance(result, Applied):

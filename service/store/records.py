@@ -337,14 +337,7 @@ class GameStore(Credentials, Actions):
         that it still opens this game as that actor (a token answered from memory,
         ``authenticate(..., remembered=True)``); one that does not (re-issued, or the
         game is gone) raises :class:`Unauthenticated` and is forgotten."""
-        if token is None:
-            return self.uow.read_by_driver(lambda c: self._read(c, game_id))
-        params = {"game_id": game_id, "token_hash": token[0], "token_seat": token[1]}
-        row = self.uow.read_by_driver(lambda c: c.execute(_READ_CHECKED, params).first())
-        if row is None or not row.token_ok:
-            self.forget_token(token[0])
-            raise Unauthenticated("the token no longer opens this game")
-        return GameRecord.of(game_id, row)
+        return self.uow.read_by_driver(lambda c: self._read(c, game_id, token))
 
     def current(self, game_id: str, token: tuple[str, str | None] | None = None) -> GameRecord:
         """The game as a request that reads it sees it: :meth:`read` (``token``
@@ -352,11 +345,18 @@ class GameStore(Credentials, Actions):
         :class:`Unauthenticated`, :class:`Unavailable`."""
         return self.catch_up(self.read(game_id, token))
 
-    @staticmethod
-    def _read(connection: Executor, game_id: str) -> GameRecord:
-        row = connection.execute(_READ, {"game_id": game_id}).first()
-        if row is None:
-            raise GameNotFound(game_id)
+    def _read(
+        self, connection: Executor, game_id: str, token: tuple[str, str | None] | None = None
+    ) -> GameRecord:
+        if token is None:
+            row = connection.execute(_READ, {"game_id": game_id}).first()
+            if row is None:
+                raise GameNotFound(game_id)
+            return GameRecord.of(game_id, row)
+        params = {"game_id": game_id, "token_hash": token[0], "token_seat": token[1]}
+        row = connection.execute(_READ_CHECKED, params).first()
+        if row is None or not row.token_ok:
+            raise self.stale_token(token[0])
         return GameRecord.of(game_id, row)
 
     def events(

@@ -86,9 +86,11 @@ class Credentials:
             self._remembered[token_hash] = (game_id, actor)
         return actor
 
-    def forget_token(self, token_hash: str) -> None:
-        """Drop a remembered token (it no longer opens its game)."""
+    def stale_token(self, token_hash: str) -> Unauthenticated:
+        """A remembered token that the game's read found no longer opening it (re-issued,
+        or the game is gone): forgotten; the error to raise."""
         self._remembered.pop(token_hash, None)
+        return Unauthenticated("the token no longer opens this game")
 
     def reissue_token(self, game_id: str, seat: str) -> str:
         """A new bearer token for ``seat`` of the game (its SHA-256 replaces the old
