@@ -77,6 +77,17 @@ def localize(value: Any) -> Any:
     return _translated(value)
 
 
+def localize_fields(answer: Any, *names: str) -> Any:
+    """``answer`` with the entries ``names`` localized (:func:`localize`) and the rest
+    kept as they are: for an answer whose sentences sit in known entries (a verdict's
+    ``reasons``, a move check's ``detail``), without walking its cards and cells."""
+    if has_request_context():
+        g.localized = True
+    for name in names:
+        answer[name] = _translated(answer[name])
+    return answer
+
+
 def _translated(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: _translated(item) for key, item in value.items()}

@@ -25,7 +25,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 from service.api.actions import DECK_CARD_PATTERN, NUMBERS_CARD_PATTERN
 from service.api.base import Blueprint, json_reply
 from service.errors import problem
-from service.i18n import localize
+from service.i18n import localize_fields
 from service.games.sequence import CLASSIC, NUMBERS, SIDES, InputError, check_board, check_move
 
 blp = Blueprint(
@@ -390,7 +390,7 @@ def _sequences(game: str, body: dict) -> Response:
 def _move(game: str, body: dict) -> Response:
     try:
         return json_reply(
-            localize(
+            localize_fields(
                 check_move(
                     game,
                     body["chips"],
@@ -400,7 +400,8 @@ def _move(game: str, body: dict) -> Response:
                     body["cell"],
                     body.get("board"),
                     body["sequence"],
-                )
+                ),
+                "detail",
             )
         )
     except InputError as error:

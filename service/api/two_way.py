@@ -23,7 +23,7 @@ from service.api.actions import CARD_PATTERN
 from service.api.base import Blueprint, json_reply
 from service.cards import CardError, parse_card
 from service.games.two_way import GRID_SIZE, LINE_LENGTHS, classify_line, explain_reasons, scan_grid
-from service.i18n import localize
+from service.i18n import localize_fields
 
 blp = Blueprint("two-way", __name__, url_prefix="/v1/two-way", description="two-way validation")
 
@@ -194,7 +194,7 @@ def check_sequence(body: dict[str, list[str]]) -> Response:
     """
     verdict = classify_line(body["cards"])
     verdict["reasons"] = explain_reasons(verdict["reasons"], verdict["length"])
-    return json_reply(localize(verdict))
+    return json_reply(localize_fields(verdict, "reasons"))
 
 
 @blp.post("/grid/sequences")
