@@ -9,7 +9,8 @@ The uses:
   does), compact. ``canonical_text({"b": 1, "a": [1, 2]}) == '{"a":[1,2],"b":1}'``
 * :func:`loads` -- parse text the service wrote itself (a snapshot, a stored reply).
   Requests are parsed by :func:`service.api.base.strict_loads` instead, which refuses
-  what orjson would take quietly (duplicate keys, NaN).
+  what orjson would take quietly (duplicate keys, an integer past 64 bits read as a
+  float) and reads a body by orjson only where it gives the same value.
 * :func:`reply_bytes` -- a reply body: compact UTF-8, keys in the order given.
 * :func:`sorted_text` -- Flask's replies (keys sorted, as Flask's own json does).
 * :func:`column_text` -- the text of a JSON column (the store's engines).
