@@ -47,7 +47,7 @@ TEMPLATE_ACTIONS = 12  # the template game's actions (its events, its idempotenc
 FILL_CHUNK = 10_000  # games copied per statement
 
 # the k-th copy's id: 8 hex digits scrambled by a multiplicative hash, then k itself
-# (unique), 32 characters as the service's own ids
+# (unique): 32 characters, the id column's width
 _COPY_ID = {
     "sqlite": "printf('%08x', (n.k * 2654435761) % 4294967296) || printf('%024d', n.k)",
     "postgresql": "lpad(to_hex((n.k * 2654435761) % 4294967296), 8, '0')"
@@ -104,6 +104,7 @@ def fill(url: str, backend: str, template: str, count: int) -> float:
 
 
 def stored(url: str) -> int:
+    """The number of games in the database."""
     from sqlalchemy import text
 
     from service.store.db import make_engine
