@@ -61,9 +61,9 @@ _NUMBERS = {
 }
 
 
-def fill(url: str, backend: str, template: str, count: int) -> float:
+def fill(url: str, backend: str, template: str, count: int) -> tuple[int, float]:
     """Copy the game ``template`` (its row, seats, events and idempotency records)
-    ``count`` times with new ids and token hashes; seconds taken."""
+    ``count`` times with new ids and token hashes: (games stored now, seconds taken)."""
     from sqlalchemy import text
 
     from service.store.db import make_engine
@@ -99,21 +99,11 @@ def fill(url: str, backend: str, template: str, count: int) -> float:
     if backend == "postgresql":
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
             connection.execute(text("ANALYZE"))
-    engine.dispose()
-    return time.perf_counter() - began
-
-
-def stored(url: str) -> int:
-    """The number of games in the database."""
-    from sqlalchemy import text
-
-    from service.store.db import make_engine
-
-    engine = make_engine(url)
+    seconds = time.perf_counter() - began
     with engine.connect() as connection:
-        count = connection.execute(text("SELECT count(*) FROM games")).scalar_one()
+        stored = connection.execute(text("SELECT count(*) FROM games")).scalar_one()
     engine.dispose()
-    return count
+    return stored, seconds
 
 
 def template_game(base: str) -> str:
@@ -167,11 +157,8 @@ def run_backend(backend: str, args: argparse.Namespace) -> list[tuple[str, float
             server = Server(ROOT, database.url, args.workers)
             servers.append(server)
             template = template_game(server.base)
-            seconds = fill(database.url, backend, template, count - 1)
-            print(
-                f"  [{backend}] {stored(database.url):,} games stored (filled in {seconds:.0f} s)",
-                flush=True,
-            )
+            stored, seconds = fill(database.url, backend, template, count - 1)
+            print(f"  [{backend}] {stored:,} games stored (filled in {seconds:.0f} s)", flush=True)
         kinds = timed_pair(servers, args.samples)
         for kind, (small, large) in kinds.items():
             a, b = statistics.median(small), statistics.median(large)
