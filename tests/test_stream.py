@@ -594,6 +594,96 @@ def test_pg_notify_leaves_only_with_the_actions_commit(new_database, counter_eng
         store.dispose()
 
 
+@pytest.mark.skipif(
+    not os.environ.get("TEST_DATABASE_URL"),
+    reason="LISTEN/NOTIFY is PostgreSQL's (TEST_DATABASE_URL)",
+)
+def test_a_burst_of_actions_reaches_a_stream_in_one_read_per_hold(
+    new_database, counter_engine, monkeypatch
+):
+    """PostgreSQL: the first action of a burst reaches the stream at once (one page
+    read), the ones made during the hold that follows (0.5 s here) together when it
+    ends (one read more), not one read each."""
+    url = new_database("postgresql")
+    migrate(url)
+    app = create_app(
+        {
+            "TESTING": True,
+            "DATABASE_URL": url,
+            "FEED_HOLD_SECONDS": 0.5,
+            "FEED_FALLBACK_SECONDS": 60,  # only the notifications can be in time
+            "STREAM_SECONDS": 30,
+        }
+    )
+    client = app.test_client()
+    reader = None
+    try:
+        created = client.post("/v1/games", json={"game": "counter", "options": {}}).get_json()
+        auth = {"Authorization": f"Bearer {created['seats']['north']['token']}"}
+        game = {"id": created["id"], "auth": {"north": auth}}
+        reader = Reader(client, stream_path(game), auth)
+        reader.take(1)
+        time.sleep(0.3)  # the listener's LISTEN (and first poll) are done
+        store, reads = get_store(app), []
+        original = store.page
+        monkeypatch.setattr(store, "page", lambda *args: reads.append(args) or original(*args))
+        began = time.monotonic()
+        act(client, game, "north", {"type": "tick"})  # 5
+        (first,) = reader.take(1, timeout=5)
+        first_at = time.monotonic() - began
+        for _ in range(3):
+            act(client, game, "north", {"type": "tick"})  # 6, 7, 8
+        rest = reader.take(3, timeout=5)
+        rest_at = time.monotonic() - began
+        assert [m.id for m in (first, *rest)] == ["5", "6", "7", "8"]
+        assert first_at < 0.4 <= rest_at < 2
+        assert [after for _, after, _ in reads] == [SETUP, SETUP + 1]
+    finally:
+        get_feed(app).close()
+        if reader is not None:
+            assert reader.done.wait(10)
+        get_store(app).dispose()
+
+
+def test_a_games_notifications_wake_its_streams_at_most_once_per_hold(db_url):
+    """The feed's hold (fed here as its LISTEN connection feeds it): the first
+    notification of a watched game wakes its streams at once; later ones wait for the
+    hold's end and wake them once, with the highest last seq, and a new hold begins;
+    a hold that ends quietly is forgotten. A token re-issue is never held; an unwatched
+    game is never put on hold."""
+    store = GameStore(db_url)
+    feed = Feed(store, listen=False, hold_seconds=0.3)
+    try:
+        with feed.watch("g") as watch:
+            feed._notified("g:5")
+            assert watch.known == 5
+            ends = feed._release_due()
+            feed._notified("g:7")
+            feed._notified("g:6")
+            feed._notified("unwatched:9")
+            feed._release()  # not due yet
+            assert watch.known == 5 and "unwatched" not in feed._held
+            feed._notified("g:7:1")  # the credentials first learnt, then a re-issue:
+            feed._notified("g:7:2")  # at once, during the hold
+            assert watch.revocations == 1
+            time.sleep(max(0.0, ends - time.monotonic()))
+            feed._release()
+            assert watch.known == 7 and feed._release_due() > time.monotonic()
+            feed._notified("g:8")  # the new hold
+            assert watch.known == 7
+            time.sleep(0.31)
+            feed._release()
+            assert watch.known == 8
+            time.sleep(0.31)
+            feed._release()  # a quiet hold: forgotten
+            assert feed._held == {} and feed._release_due() == float("inf")
+            feed._notified("g:9")
+            assert watch.known == 9
+    finally:
+        feed.close()
+        store.dispose()
+
+
 def test_a_page_holds_no_event_past_the_game_rows_last_seq(feed_app, make_game):
     """The viewer filter applies the game row's state: a page (/events, the stream)
     stops at that row's last_seq; the integrity read (replay) still sees the rest."""

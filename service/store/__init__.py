@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import Connection, text
 from sqlalchemy.exc import OperationalError, ProgrammingError
 
-from service.store.feed import FALLBACK_SECONDS, POLL_SECONDS, Feed, Watch
+from service.store.feed import FALLBACK_SECONDS, HOLD_SECONDS, POLL_SECONDS, Feed, Watch
 from service.messages import Message
 from service.store.models import SCHEMA_REVISION
 from service.store.records import (
@@ -150,7 +150,9 @@ def check_schema(store: GameStore) -> None:
 def get_feed(app: Flask) -> Feed:
     """The app's :class:`Feed` over its store (one per app, created lazily;
     ``FEED_LISTEN`` (default True: LISTEN/NOTIFY on PostgreSQL), ``FEED_POLL_SECONDS``
-    (SQLite's poll) and ``FEED_FALLBACK_SECONDS`` (the poll behind LISTEN) tune it)."""
+    (SQLite's poll), ``FEED_FALLBACK_SECONDS`` (the poll behind LISTEN) and
+    ``FEED_HOLD_SECONDS`` (how often a game's streams are woken, at most, by its
+    notifications) tune it)."""
     feed: Feed | None = app.extensions.get(_FEED_EXTENSION)
     if feed is None:
         store = get_store(app)
@@ -163,6 +165,7 @@ def get_feed(app: Flask) -> Feed:
                     listen=config.get("FEED_LISTEN", True),
                     poll_seconds=config.get("FEED_POLL_SECONDS", POLL_SECONDS),
                     fallback_seconds=config.get("FEED_FALLBACK_SECONDS", FALLBACK_SECONDS),
+                    hold_seconds=config.get("FEED_HOLD_SECONDS", HOLD_SECONDS),
                 )
                 app.extensions[_FEED_EXTENSION] = feed
     return feed

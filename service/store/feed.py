@@ -16,6 +16,9 @@ any worker or host:
   and never for a rolled-back action. As the fallback for a missed notification (the
   listener reconnecting after the database restarted...), the watched games'
   ``last_seq`` is also polled every ``fallback_seconds`` and right after LISTEN starts.
+  A game's notifications wake its streams at most once per ``hold_seconds`` (0.05 s):
+  the first at once, what comes during the hold at its end, together (in a race of
+  several seats, one page read per hold instead of one per action; issue 23).
 * SQLite (and any other database): that poll alone, every ``poll_seconds``: one
   statement per process per interval for all the games its streams watch.
 
@@ -27,9 +30,11 @@ wakes every stream so that it ends at once.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 import weakref
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -42,6 +47,7 @@ log = logging.getLogger(__name__)
 POLL_SECONDS = 0.25  # SQLite: how often the watched games' last_seq is read
 FALLBACK_SECONDS = 1.0  # PostgreSQL: the same poll, behind LISTEN/NOTIFY
 POLL_CHUNK = 500  # game ids per poll statement
+HOLD_SECONDS = 0.05  # PostgreSQL: a game's NOTIFYs wake its streams at most once per this
 CATCH_UP_SECONDS = 0.5  # G-T1: a game's streams in one process read it at most this often
 _FEEDS: weakref.WeakSet[Feed] = weakref.WeakSet()
 
@@ -142,8 +148,14 @@ class Feed:
         listen: bool = True,
         poll_seconds: float = POLL_SECONDS,
         fallback_seconds: float = FALLBACK_SECONDS,
+        hold_seconds: float = HOLD_SECONDS,
     ):
         self.store = store
+        self.hold = hold_seconds
+        # the feed thread's own: per game on hold, (when the hold ends, the highest
+        # last seq held meanwhile or 0), and the holds as (end, game id), oldest first
+        self._held: dict[str, tuple[float, int]] = {}
+        self._holds: deque[tuple[float, str]] = deque()
         url = store.uow.engine.url
         self.listen = listen and url.get_backend_name() == "postgresql"
         self.interval = fallback_seconds if self.listen else poll_seconds
@@ -257,9 +269,18 @@ class Feed:
                 connection = psycopg.connect(self._conninfo, autocommit=True)
                 connection.execute(f"LISTEN {FEED_CHANNEL}")
             self.poll()
-            for notify in connection.notifies(timeout=self.interval):
-                self._notified(notify.payload)
-            return connection
+            end = time.monotonic() + self.interval
+            while True:
+                until = min(end, self._release_due())
+                left = until - time.monotonic()
+                if left > 0:
+                    for notify in connection.notifies(timeout=left):
+                        self._notified(notify.payload)
+                        if self._release_due() < until:
+                            break  # a hold began that ends before this wait would
+                self._release()
+                if time.monotonic() >= end:
+                    return connection
         except (psycopg.Error, OSError):
             log.exception("event feed: LISTEN failed; polling until it reconnects")
             if connection is not None:
@@ -269,12 +290,53 @@ class Feed:
             return None
 
     def _notified(self, payload: str) -> None:
-        """``"<game id>:<last_seq>"`` (an action) or ``"<game id>:<last_seq>:<credentials>"``
-        (a token re-issue); game ids hold no colon."""
+        """``"<game id>:<last_seq>"`` (an action: see :meth:`_hold`) or
+        ``"<game id>:<last_seq>:<credentials>"`` (a token re-issue: at once); game ids
+        hold no colon."""
         game_id, _, rest = payload.partition(":")
         numbers = rest.split(":")
-        if all(n.isdigit() for n in numbers) and len(numbers) in (1, 2):
-            self.advance(game_id, int(numbers[0]), int(numbers[1]) if len(numbers) == 2 else None)
+        if not all(n.isdigit() for n in numbers):
+            return
+        if len(numbers) == 2:
+            self.advance(game_id, int(numbers[0]), int(numbers[1]))
+        elif len(numbers) == 1:
+            self._hold(game_id, int(numbers[0]))
+
+    def _hold(self, game_id: str, last_seq: int) -> None:
+        """A watched game's log grew: wake its streams at once, unless a hold is on
+        (they were woken less than ``hold`` seconds ago); then hold what comes next
+        until the hold ends (:meth:`_release`). The streams of a game in a fast race
+        read one page per ``hold``, not one per action; a lone action still reaches
+        them at once, and none waits longer than ``hold``."""
+        with self.lock:
+            if game_id not in self._games:
+                return
+        hold = self._held.get(game_id)
+        if hold is None:
+            self.advance(game_id, last_seq)
+            self._begin_hold(game_id, time.monotonic())
+        else:
+            self._held[game_id] = (hold[0], max(hold[1], last_seq))
+
+    def _begin_hold(self, game_id: str, now: float) -> None:
+        until = now + self.hold
+        self._held[game_id] = (until, 0)
+        self._holds.append((until, game_id))  # holds end in the order they began
+
+    def _release_due(self) -> float:
+        """When the first hold ends (``inf``: none is on)."""
+        return self._holds[0][0] if self._holds else math.inf
+
+    def _release(self) -> None:
+        """End the holds that are due: wake the streams of each game that had news
+        held (and begin a new hold), forget the others."""
+        now = time.monotonic()
+        while self._holds and self._holds[0][0] <= now:
+            _, game_id = self._holds.popleft()
+            _, held = self._held.pop(game_id)
+            if held:
+                self.advance(game_id, held)
+                self._begin_hold(game_id, now)
 
 
 def close_all() -> None:
