@@ -50,7 +50,9 @@ Figures (targets of the issue in brackets):
    side, a client thread per seat, service.play.Racer, no version on the plays): play
    POST p50 and p99; PostgreSQL's p50 / SQLite's in the same round [<= 1.5]; on
    PostgreSQL the backends waiting on a lock (pg_stat_activity sampled every 20 ms,
-   mean and max).
+   mean and max); the server's CPU per accepted play (the workers, on PostgreSQL with
+   every postgres process: the backends work for the server) and the requests (GETs
+   of the legal actions, POSTs) per accepted play.
 
 Not measured here: the peer benchmark against boardgame.io (bench/bench_peer.py), and
 latency with 100,000 stored games against 1,000 (bench/bench_growth.py, which also times
@@ -793,12 +795,30 @@ def lock_waits(url: str, stop: threading.Event, out: list[int]) -> None:
             time.sleep(0.02)
 
 
+def postgres_cpu() -> float:
+    """Seconds of CPU (user + system) every process named postgres on this machine has
+    used so far (the backends of the server under test, and whatever else the local
+    PostgreSQL does meanwhile)."""
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and (entry / "comm").read_text().startswith("postgres"):
+                fields = (entry / "stat").read_text().rpartition(")")[2].split()
+                total += (int(fields[11]) + int(fields[12])) / HZ
+        except OSError:  # gone meanwhile
+            pass
+    return total
+
+
 def race_round(tree: Path, label: str, backend: str, database: Database, args,
                results: Results) -> None:
     """Halves races (``--race-players`` seats, ``--race-games`` games side by side, one
     client thread per seat, service.play.Racer): the p50 of a play POST, and on
     PostgreSQL its ratio to SQLite's in the same round [<= 1.5] and the backends
-    waiting on a lock (sampled every 20 ms)."""
+    waiting on a lock (sampled every 20 ms); the server's CPU per accepted play (the
+    workers, and on PostgreSQL every postgres process) and the requests per accepted
+    play (legal-actions GETs and POSTs: a seat asks again after each refusal and after
+    each event its stream wakes it for)."""
     import random
     from service.play import HTTPTransport, Racer
     server = Server(tree, database.url, args.workers)
@@ -815,9 +835,11 @@ def race_round(tree: Path, label: str, backend: str, database: Database, args,
                                        daemon=True)
             sampler.start()
         racer = Racer(lambda: HTTPTransport(server.base), random.Random(1))
+        cpu = server.cpu() + (postgres_cpu() if backend == "postgresql" else 0.0)
         deadline = time.monotonic() + args.seconds
         while time.monotonic() < deadline:
             racer.race("halves", args.race_games, options, args.race_games)
+        cpu = server.cpu() + (postgres_cpu() if backend == "postgresql" else 0.0) - cpu
         stop.set()
         if sampler is not None:
             sampler.join()
@@ -831,6 +853,11 @@ def race_round(tree: Path, label: str, backend: str, database: Database, args,
     results.add(label, tag + "race play POST p50 ms", p50 * 1000, None)
     results.add(label, tag + "race play POST p99 ms", plays[int(len(plays) * .99)] * 1000,
                 None)
+    accepted = max(racer.stats.accepted["play"], 1)
+    results.add(label, tag + "race: server CPU ms per accepted play", cpu * 1000 / accepted,
+                None)
+    results.add(label, tag + "race: requests per accepted play",
+                racer.stats.requests / accepted, None)
     if backend == "postgresql":
         sqlite = results.values.get((label, "[sqlite] race play POST p50 ms"))
         if sqlite:
