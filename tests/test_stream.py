@@ -602,7 +602,7 @@ def test_a_burst_of_actions_reaches_a_stream_in_one_read_per_hold(
     new_database, counter_engine, monkeypatch
 ):
     """PostgreSQL: the first action of a burst reaches the stream at once (one page
-    read), the ones made during the hold that follows (0.5 s here) together when it
+    read), the ones made during the hold that follows (1 s here) together when it
     ends (one read more), not one read each."""
     url = new_database("postgresql")
     migrate(url)
@@ -610,7 +610,7 @@ def test_a_burst_of_actions_reaches_a_stream_in_one_read_per_hold(
         {
             "TESTING": True,
             "DATABASE_URL": url,
-            "FEED_HOLD_SECONDS": 0.5,
+            "FEED_HOLD_SECONDS": 1.0,
             "FEED_FALLBACK_SECONDS": 60,  # only the notifications can be in time
             "STREAM_SECONDS": 30,
         }
@@ -636,7 +636,7 @@ def test_a_burst_of_actions_reaches_a_stream_in_one_read_per_hold(
         rest = reader.take(3, timeout=5)
         rest_at = time.monotonic() - began
         assert [m.id for m in (first, *rest)] == ["5", "6", "7", "8"]
-        assert first_at < 0.4 <= rest_at < 2
+        assert first_at < 0.5 <= rest_at < 3
         assert [after for _, after, _ in reads] == [SETUP, SETUP + 1]
     finally:
         get_feed(app).close()
@@ -652,7 +652,7 @@ def test_a_games_notifications_wake_its_streams_at_most_once_per_hold(db_url):
     a hold that ends quietly is forgotten. A token re-issue is never held; an unwatched
     game is never put on hold."""
     store = GameStore(db_url)
-    feed = Feed(store, listen=False, hold_seconds=0.3)
+    feed = Feed(store, listen=False, hold_seconds=0.6)
     try:
         with feed.watch("g") as watch:
             feed._notified("g:5")
@@ -671,10 +671,10 @@ def test_a_games_notifications_wake_its_streams_at_most_once_per_hold(db_url):
             assert watch.known == 7 and feed._release_due() > time.monotonic()
             feed._notified("g:8")  # the new hold
             assert watch.known == 7
-            time.sleep(0.31)
+            time.sleep(0.61)
             feed._release()
             assert watch.known == 8
-            time.sleep(0.31)
+            time.sleep(0.61)
             feed._release()  # a quiet hold: forgotten
             assert feed._held == {} and feed._release_due() == float("inf")
             feed._notified("g:9")
