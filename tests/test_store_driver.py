@@ -6,6 +6,7 @@ SQLAlchemy's, its errors raised as SQLAlchemy's, the connection given back as le
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
@@ -206,3 +207,47 @@ def test_a_driver_read_error_is_sqlalchemys_and_the_connection_goes_back_as_lent
     finally:
         for pooled in lent:
             pooled.close()
+
+
+@pytest.mark.skipif(
+    not os.environ.get("TEST_DATABASE_URL"),
+    reason="prepared statements are PostgreSQL's (TEST_DATABASE_URL)",
+)
+def test_postgresql_runs_the_drivers_statements_prepared_outside_pipelines_only(
+    new_database, counter_engine
+):
+    """A statement of a driver connection (autocommit, no pipeline) is prepared on the
+    server the first time it runs there and reused after (one prepared statement for
+    two reads); the connection goes back to the pool with psycopg's prepare_threshold
+    None again, so that nothing is prepared inside a pipeline (the locked path: an
+    aborted pipeline would lose the PREPARE), and the locked path still acts."""
+    url = new_database("postgresql")
+    migrate(url)
+    store = GameStore(url)
+    try:
+        game_id = _game(store)
+
+        def read_twice_and_look(connection):
+            for _ in range(2):
+                assert store._read(connection, game_id).version == 1
+            listed = connection._connection.execute(
+                "SELECT statement FROM pg_prepared_statements"
+            )
+            return [row[0] for row in listed]
+
+        (prepared,) = store.uow.read_by_driver(read_twice_and_look)
+        assert "FROM games" in prepared and "$1" in prepared
+        engine = store.uow.engine
+        lent = [engine.raw_connection() for _ in range(engine.pool.checkedin())]
+        try:
+            thresholds = [pooled.driver_connection.prepare_threshold for pooled in lent]
+            assert thresholds == [None] * len(lent)
+        finally:
+            for pooled in lent:
+                pooled.close()
+        store._note_contended(game_id)  # the locked path: a pipelined transaction
+        for version in (1, 2):
+            (status, body), _ = store.act(game_id, "north", {"type": "tick"}, version, _render)
+            assert (status, body["version"]) == (200, version + 1)
+    finally:
+        store.dispose()
