@@ -30,7 +30,8 @@ Figures (targets of the issue in brackets):
      committing one event row per transaction (the store's connection settings);
    * worker CPU per action / worker CPU per ``/healthz`` [<= 2.5] (utime + stime of
      the gunicorn workers over each phase, /proc; game creation and the first GETs are
-     charged to the actions), and both in ms;
+     charged to the actions), and both in ms; on PostgreSQL, for reference, the CPU of
+     every postgres process per action;
    * actions/s with ``--games`` clients / with a quarter of them [>= 1.5], and the
      p99 / p50 of the action latency with ``--games`` clients [<= 3];
    * connections per worker at mid-phase (each worker's sockets that /proc/net/tcp
@@ -718,8 +719,10 @@ def durable_round(tree: Path, label: str, backend: str, database: Database, args
         health, health_latencies, health_cpu, _ = measured(
             server, fixed_requests(server.base, "GET", "/healthz"), args.games, args.seconds)
         spread: list[int] = []
+        backends = postgres_cpu()
         rate, latencies, action_cpu, busy = measured(server, work, args.games, args.seconds,
                                                      spread)
+        backends = (postgres_cpu() - backends) / max(rate * args.seconds, 1)
         few = max(1, args.games // 4)
         few_rate, _, _, _ = measured(server, work, few, args.seconds)
         raw = max(raw_commits(database.url, 1, args.seconds / 2),
@@ -733,6 +736,9 @@ def durable_round(tree: Path, label: str, backend: str, database: Database, args
                     ("<=", 2.5))
         results.add(label, tag + "CPU ms per action", action_cpu * 1000, None)
         results.add(label, tag + "CPU ms per healthz", health_cpu * 1000, None)
+        if backend == "postgresql":
+            results.add(label, tag + "for reference: postgres processes' CPU ms per action",
+                        backends * 1000, None)
         latencies.sort()
         p50 = latencies[len(latencies) // 2]
         p99 = latencies[int(len(latencies) * 0.99)]
