@@ -230,9 +230,7 @@ def test_postgresql_runs_the_drivers_statements_prepared_outside_pipelines_only(
         def read_twice_and_look(connection):
             for _ in range(2):
                 assert store._read(connection, game_id).version == 1
-            listed = connection._connection.execute(
-                "SELECT statement FROM pg_prepared_statements"
-            )
+            listed = connection._connection.execute("SELECT statement FROM pg_prepared_statements")
             return [row[0] for row in listed]
 
         (prepared,) = store.uow.read_by_driver(read_twice_and_look)
