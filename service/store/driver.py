@@ -28,10 +28,10 @@ through the engine's serializer) and run on the DBAPI connection.
 * On PostgreSQL, the statements of :func:`driver_connection` (autocommit, no
   pipeline) run as server-side prepared statements of their connection (psycopg's
   ``prepare=True``): parsed and planned once per pool connection, not per run. That
-  cut the backends' CPU per durable action by about 40 % (0.92-1.01 -> 0.55-0.59 ms,
+  cut the backends' CPU per durable action by about 40 % (0.92-1.01 -> 0.52-0.67 ms,
   in process; issue 23). Inside a pipeline (the locked path) nothing is prepared:
   ``prepare_threshold`` is None there, as :func:`service.store.db.make_engine` sets it
-  (an aborted pipeline loses a PREPARE that psycopg believes made). Behind PgBouncer in
+  (an aborted pipeline loses a PREPARE that psycopg believes was made). Behind PgBouncer in
   transaction mode, use 1.21 or later with ``max_prepared_statements`` set.
 
 A driver error is raised as SQLAlchemy's, as SQLAlchemy's own execution raises it.
