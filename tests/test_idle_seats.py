@@ -271,3 +271,23 @@ def test_g_t1_a_real_time_game_ends_through_the_api_whatever_seats_go_idle(
     assert timed_out and all(e["at"] - e["since"] >= 1 for e in timed_out)
     assert {e["seat"] for e in timed_out} <= set(game["seats"])
     assert store.replay(game["id"]).ok
+
+
+def test_g_t1_a_streams_wake_up_comes_when_the_stores_rounded_clock_has_passed_it():
+    """The store's clock is rounded to the millisecond, the deadline is not: read at
+    1000.0006 (1000.001 rounded), a deadline of 1001.0009 is 0.9999 s away by the
+    rounded clock, but then the clock reads 1001.0005, rounded 1001.000 or 1001.001,
+    still short of it (nothing would be recorded until the next heartbeat). The
+    stream wakes a millisecond later."""
+    from types import SimpleNamespace
+
+    from service.api.stream import _idle_at
+
+    read_at = 1000.0006
+    store = SimpleNamespace(now=lambda: round(read_at, 3))
+    record = SimpleNamespace(
+        state={"options": {"idle_seconds": 1}, "status": "active"}, updated=1000.0009
+    )
+    wait = _idle_at(store, record) - time.monotonic()
+    assert round(read_at + wait, 3) >= 1001.0009
+    assert wait < 1.0011  # and not later than that
