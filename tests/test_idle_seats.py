@@ -207,6 +207,31 @@ def test_g_t1_a_stream_receives_the_timeout_through_its_heartbeat(store_app, mak
         assert reader.done.wait(10)
 
 
+def test_g_t1_every_stream_receives_the_timeout_at_the_deadline(store_app, make_game):
+    """Two streams of one game in one process, the second opened 0.7 s after the game
+    (its opening read is shared with the other stream for 0.5 s): at the deadline both
+    receive the timeout, not the first one a heartbeat (5 s) later for want of a read
+    made after the deadline."""
+    store_app.config.update(STREAM_HEARTBEAT_SECONDS=5, STREAM_SECONDS=30, FEED_POLL_SECONDS=0.05)
+    before = time.monotonic()
+    game = make_game(options={"idle_seconds": 1})
+    client = store_app.test_client()
+    readers = [Reader(client, stream_path(game), game["auth"]["south"])]
+    readers[0].take(1)
+    time.sleep(max(0.0, before + 0.7 - time.monotonic()))
+    readers.append(Reader(client, stream_path(game), game["auth"]["north"]))
+    try:
+        readers[1].take(1)
+        for reader in readers:
+            (entry,) = reader.take(1, timeout=3)
+            assert entry.event == "turn-timed-out"
+        assert time.monotonic() - before < 3
+    finally:
+        get_feed(store_app).close()
+        for reader in readers:
+            assert reader.done.wait(10)
+
+
 # ----- real games through the API: every game ends whatever seats go idle ------------
 
 

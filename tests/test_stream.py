@@ -706,6 +706,27 @@ def test_a_page_holds_no_event_past_the_game_rows_last_seq(feed_app, make_game):
     assert [e.seq for e in store.events(game["id"])[1]] == [1, 2, 3, 4, 5]
 
 
+def test_a_catch_up_read_before_a_deadline_is_not_taken_for_it(store, monkeypatch):
+    """G-T1: the streams of a game in one process share a catch-up read for 0.5 s, but a
+    stream woken at a deadline (``not_before``) takes only a read made after it: one
+    made just before would not hold what the deadline triggers."""
+    status, created = store.create("counter", {})
+    assert status == 201
+    reads, original = [], store.current
+    monkeypatch.setattr(store, "current", lambda *args: reads.append(args) or original(*args))
+    feed = Feed(store, listen=False)
+    try:
+        with feed.watch(created["id"]) as watch:
+            first = watch.catch_up()
+            assert watch.catch_up() is first and len(reads) == 1  # shared
+            deadline = time.monotonic()
+            again = watch.catch_up(not_before=deadline)
+            assert again is not first and len(reads) == 2
+            assert watch.catch_up(not_before=deadline) is again and len(reads) == 2
+    finally:
+        feed.close()
+
+
 def test_the_feed_thread_runs_only_while_a_game_is_watched(db_url):
     store = GameStore(db_url)
     feed = Feed(store, poll_seconds=0.01, fallback_seconds=0.05)

@@ -429,7 +429,8 @@ def _stream(
                 beat = now >= sent + heartbeat
                 if idle_at is not None and now >= idle_at and (beat or checked != known.updated):
                     checked = known.updated
-                    caught = watch.catch_up()  # (shared: it may be a moment old)
+                    # (shared with the game's other streams here, but read after idle_at)
+                    caught = watch.catch_up(not_before=idle_at)
                     if caught.last_seq > after:
                         page = watch.page(after, PAGE)
                         continue

@@ -95,14 +95,21 @@ class Watch:
             game.page = (after, page)
             return page
 
-    def catch_up(self) -> GameRecord:
+    def catch_up(self, not_before: float | None = None) -> GameRecord:
         """``GameStore.current(game)`` (G-T1: what an idle deadline triggers is
         recorded), once per :data:`CATCH_UP_SECONDS` for all the streams of the game in
-        this process (the others that wake together take its answer)."""
+        this process (the others that wake together take its answer). ``not_before``
+        (monotonic): an answer read before that moment is not taken (a stream woken
+        at a deadline needs a read made after it)."""
         game = self.game
         with game.reading:
-            if game.caught is not None and time.monotonic() - game.caught[0] < CATCH_UP_SECONDS:
-                return game.caught[1]
+            caught = game.caught
+            if (
+                caught is not None
+                and time.monotonic() - caught[0] < CATCH_UP_SECONDS
+                and (not_before is None or caught[0] >= not_before)
+            ):
+                return caught[1]
             record = self.feed.store.current(self.game_id)
             game.caught = (time.monotonic(), record)
             return record
