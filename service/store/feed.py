@@ -110,8 +110,9 @@ class Watch:
                 and (not_before is None or caught[0] >= not_before)
             ):
                 return caught[1]
+            began = time.monotonic()  # the read's moment: when it began
             record = self.feed.store.current(self.game_id)
-            game.caught = (time.monotonic(), record)
+            game.caught = (began, record)
             return record
 
     @property
