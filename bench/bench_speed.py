@@ -841,11 +841,15 @@ def race_round(tree: Path, label: str, backend: str, database: Database, args,
                                        daemon=True)
             sampler.start()
         racer = Racer(lambda: HTTPTransport(server.base), random.Random(1))
-        cpu = server.cpu() + (postgres_cpu() if backend == "postgresql" else 0.0)
+
+        def server_cpu() -> float:  # the workers', and on PostgreSQL its backends'
+            return server.cpu() + (postgres_cpu() if backend == "postgresql" else 0.0)
+
+        cpu = server_cpu()
         deadline = time.monotonic() + args.seconds
         while time.monotonic() < deadline:
             racer.race("halves", args.race_games, options, args.race_games)
-        cpu = server.cpu() + (postgres_cpu() if backend == "postgresql" else 0.0) - cpu
+        cpu = server_cpu() - cpu
         stop.set()
         if sampler is not None:
             sampler.join()

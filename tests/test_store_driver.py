@@ -50,6 +50,17 @@ def _driver(store):
         yield driver
 
 
+@contextmanager
+def _every_pooled(engine):
+    """Every connection resting in ``engine``'s pool, lent out for the block."""
+    lent = [engine.raw_connection() for _ in range(engine.pool.checkedin())]
+    try:
+        yield lent
+    finally:
+        for pooled in lent:
+            pooled.close()
+
+
 def _render(outcome):
     if isinstance(outcome, Refused):
         return outcome.status, {"code": outcome.code, "detail": "refused"}
@@ -198,15 +209,10 @@ def test_a_driver_read_error_is_sqlalchemys_and_the_connection_goes_back_as_lent
         store.uow.read_by_driver(lambda c: c.execute(broken).first())
     with pytest.raises(GameNotFound):
         store.read("no-such-game")
-    engine = store.uow.engine
-    lent = [engine.raw_connection() for _ in range(engine.pool.checkedin())]  # every one
-    try:
+    with _every_pooled(store.uow.engine) as lent:
         assert lent
-        if engine.dialect.name == "postgresql":
+        if store.uow.engine.dialect.name == "postgresql":
             assert [p.driver_connection.autocommit for p in lent] == [False] * len(lent)
-    finally:
-        for pooled in lent:
-            pooled.close()
 
 
 @pytest.mark.skipif(
@@ -235,14 +241,9 @@ def test_postgresql_runs_the_drivers_statements_prepared_outside_pipelines_only(
 
         (prepared,) = store.uow.read_by_driver(read_twice_and_look)
         assert "FROM games" in prepared and "$1" in prepared
-        engine = store.uow.engine
-        lent = [engine.raw_connection() for _ in range(engine.pool.checkedin())]
-        try:
+        with _every_pooled(store.uow.engine) as lent:
             thresholds = [pooled.driver_connection.prepare_threshold for pooled in lent]
             assert thresholds == [None] * len(lent)
-        finally:
-            for pooled in lent:
-                pooled.close()
         store._note_contended(game_id)  # the locked path: a pipelined transaction
         for version in (1, 2):
             (status, body), _ = store.act(game_id, "north", {"type": "tick"}, version, _render)

@@ -98,7 +98,6 @@ def _register_security_scheme(state: BlueprintSetupState) -> None:
 log = logging.getLogger(__name__)
 TICKET_SALT = "card-referee.stream-ticket"
 PAGE = 500  # events read per statement while catching up
-CLOCK_STEP = 0.001  # seconds: GameStore.now() is to the millisecond (see _idle_at)
 DEFAULTS = {
     "STREAM_SECONDS": 300.0,
     "STREAM_HEARTBEAT_SECONDS": 15.0,
@@ -335,11 +334,11 @@ def _entries(page: EventPage, viewer: str) -> str:
 
 def _idle_at(store: GameStore, record: GameRecord) -> float | None:
     """The game's G-T1 deadline on this process's monotonic clock (None: none), one
-    :data:`CLOCK_STEP` late: the store's clock (``GameStore.now``) is rounded to the
+    :data:`idle.CLOCK_STEP` late: the store's clock (``GameStore.now``) is rounded to the
     millisecond while the deadline may fall between two, and a wake-up before the
     rounded clock reached it would record nothing and wait for the next heartbeat."""
     due = idle.deadline(record.state, record.updated)
-    return None if due is None else time.monotonic() + (due - store.now()) + CLOCK_STEP
+    return None if due is None else time.monotonic() + (due - store.now()) + idle.CLOCK_STEP
 
 
 def _revoked(feed: Feed, game_id: str, viewer: str, token_hash: str) -> bool:

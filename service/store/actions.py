@@ -162,7 +162,8 @@ class Actions:
         return applied.game
 
     def now(self) -> float:
-        """The moment of a request in epoch seconds, to the millisecond (``clock``)."""
+        """The moment of a request in epoch seconds, to the millisecond (``clock``;
+        :data:`service.store.idle.CLOCK_STEP`)."""
         return round(self.clock(), 3)
 
     @staticmethod

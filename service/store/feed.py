@@ -160,9 +160,9 @@ class Feed:
     ):
         self.store = store
         self.hold = hold_seconds
-        # the feed thread's own: per game on hold, (when the hold ends, the highest
-        # last seq held meanwhile or 0), and the holds as (end, game id), oldest first
-        self._held: dict[str, tuple[float, int]] = {}
+        # the feed thread's own: per game on hold, the highest last seq held meanwhile
+        # (0: none yet), and the holds as (when it ends, game id), oldest first
+        self._held: dict[str, int] = {}
         self._holds: deque[tuple[float, str]] = deque()
         url = store.uow.engine.url
         self.listen = listen and url.get_backend_name() == "postgresql"
@@ -319,17 +319,15 @@ class Feed:
         with self.lock:
             if game_id not in self._games:
                 return
-        hold = self._held.get(game_id)
-        if hold is None:
+        if game_id in self._held:
+            self._held[game_id] = max(self._held[game_id], last_seq)
+        else:
             self.advance(game_id, last_seq)
             self._begin_hold(game_id, time.monotonic())
-        else:
-            self._held[game_id] = (hold[0], max(hold[1], last_seq))
 
     def _begin_hold(self, game_id: str, now: float) -> None:
-        until = now + self.hold
-        self._held[game_id] = (until, 0)
-        self._holds.append((until, game_id))  # holds end in the order they began
+        self._held[game_id] = 0
+        self._holds.append((now + self.hold, game_id))  # they end in the order they began
 
     def _release_due(self) -> float:
         """When the first hold ends (``inf``: none is on)."""
@@ -341,7 +339,7 @@ class Feed:
         now = time.monotonic()
         while self._holds and self._holds[0][0] <= now:
             _, game_id = self._holds.popleft()
-            _, held = self._held.pop(game_id)
+            held = self._held.pop(game_id)
             if held:
                 self.advance(game_id, held)
                 self._begin_hold(game_id, now)

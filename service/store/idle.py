@@ -22,6 +22,10 @@ from datetime import datetime, timezone
 from types import ModuleType
 from typing import Any
 
+# GameStore.now()'s step: the store's clock is read to the millisecond, a deadline
+# (``since + idle_seconds``) may fall between two of its readings
+CLOCK_STEP = 0.001
+
 
 def epoch(moment: datetime) -> float:
     """A timestamp column's value as epoch seconds (SQLite returns naive datetimes of
