@@ -23,6 +23,8 @@ SUITS = ("S", "H", "D", "C")  # spades, hearts, diamonds, clubs
 JOKER = "JK"
 RED_SUITS = frozenset("HD")
 DECK = tuple(r + s for s in SUITS for r in RANKS)  # one standard 52-card deck
+# every canonical code to itself: most input is canonical already, one lookup
+_CANONICAL = {code: code for code in (*DECK, JOKER)}
 
 
 class CardError(ValueError):
@@ -44,6 +46,9 @@ def parse_card(code: object) -> str:
     """Canonical code of ``code`` (``'th'`` -> ``'10H'``). Raises :class:`CardError`."""
     if not isinstance(code, str):
         raise CardError(code)
+    canonical = _CANONICAL.get(code)
+    if canonical is not None:
+        return canonical
     text = code.upper()
     if text == JOKER:
         return JOKER

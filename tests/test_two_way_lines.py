@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -407,6 +409,36 @@ def test_tw_d1_judged_on_the_cards_with_jokers():
     grid[1][1:4] = ["QS", "JK", "10S"]
     (line,) = scan_grid(grid)
     assert line["assignment"] == ["QS", "JS", "10S"] and line["points"] == 5
+
+
+def test_tw_d1_a_scan_answers_in_lists_of_its_own():
+    """The scan remembers the lines it has judged (a game's grid changes by a card or
+    two between scans): what one caller does with its answer never reaches the next."""
+    grid = empty_grid()
+    grid[2][1:5] = ["JK", "8D", "9D", "10D"]
+    first = scan_grid(grid)
+    expected = copy.deepcopy(first)
+    assert [line["assignment"] for line in first] == [
+        ["7D", "8D", "9D"],
+        ["7D", "8D", "9D", "10D"],
+        ["8D", "9D", "10D"],
+    ]
+    for line in first:
+        line["cells"][0][0] = 9
+        line["cells"].append([9, 9])
+        line["cards"][0] = "KS"
+        line["assignment"].clear()
+    assert scan_grid(grid) == expected
+
+
+def test_tw_d1_a_line_changed_by_one_card_is_judged_again():
+    grid = empty_grid()
+    grid[4][0:3] = ["5C", "6C", "7C"]
+    assert [line["cards"] for line in scan_grid(grid)] == [["5C", "6C", "7C"]]
+    grid[4][1] = "6H"  # one card placed differently: the row is no longer a run
+    assert scan_grid(grid) == []
+    grid[4][1] = "JK"
+    assert [line["assignment"] for line in scan_grid(grid)] == [["5C", "6C", "7C"]]
 
 
 @pytest.mark.parametrize(

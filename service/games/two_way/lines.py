@@ -19,7 +19,8 @@ from __future__ import annotations
 # line, never its validity, so they are not reasons.)
 from functools import lru_cache
 from itertools import pairwise
-from typing import Any, TypedDict
+from operator import itemgetter
+from typing import Any, TypedDict, cast
 
 from service.cards import DECK, JOKER, RANKS, SUITS
 from service.games.two_way.state import Cell
@@ -298,72 +299,107 @@ def scan_grid(grid: list[list[str | None]]) -> list[GridLine]:
     "assignment"}, ...]`` ordered by first cell in reading order, then direction
     (horizontal, vertical, diagonal down-right, anti-diagonal down-left), then length
     ascending. Raises ValueError for a grid that is not 7 x 7 of codes/None.
+
+    Example: a grid whose top row is ``7H 8H 9H`` and otherwise empty has one line,
+    ``{"cells": [[0, 0], [0, 1], [0, 2]], "cards": ["7H", "8H", "9H"], "kind": "run",
+    "tier": "high", "points": 5, "assignment": ["7H", "8H", "9H"]}``.
     """
     _check_grid(grid)
-    found: list[GridLine] = []
-    for r, row in enumerate(grid):
-        for c, card in enumerate(row):
-            if card is not None:
-                for ray in _RAYS[r][c]:
-                    _scan_ray(grid, ray, found)
-    return found
+    spaces = [card for row in grid for card in row]
+    found = []
+    for direction, cells, take in _GRID_LINES:
+        for start, cards, verdict in _segments(take(spaces)):
+            length = len(cards)
+            found.append(
+                (cells[start], direction, length, cells[start : start + length], cards, verdict)
+            )
+    found.sort()  # by first cell, direction, length: never equal, so nothing else compared
+    return [
+        {
+            "cells": [[r, c] for r, c in cells],
+            "cards": list(cards),
+            "kind": kind,
+            "tier": tier,
+            "points": points,
+            "assignment": list(assignment),
+        }
+        for _, _, _, cells, cards, (kind, tier, points, assignment, _) in found
+    ]
 
 
-def _rays(r: int, c: int) -> tuple[tuple[tuple[int, int], ...], ...]:
-    """The cells from [r, c] in each direction of :data:`DIRECTIONS`, up to the
-    longest line and never past an edge; a ray too short for a line is left out."""
-    longest = max(LINE_LENGTHS)
-    rays = []
-    for dr, dc in DIRECTIONS:
-        ray = tuple(
-            (r + dr * i, c + dc * i)
-            for i in range(longest)
-            if 0 <= r + dr * i < GRID_SIZE and 0 <= c + dc * i < GRID_SIZE
-        )
-        if len(ray) >= min(LINE_LENGTHS):
-            rays.append(ray)
-    return tuple(rays)
+def _grid_lines() -> tuple[tuple[int, tuple[tuple[int, int], ...], itemgetter[Any]], ...]:
+    """Every whole line of the grid long enough for a sequence (TW-D1): a row, a
+    column or a diagonal of at least 3 spaces, as (its direction's index in
+    :data:`DIRECTIONS`, its cells in reading order, a getter of its spaces from the
+    grid flattened row by row)."""
+    lines = []
+    for index, (dr, dc) in enumerate(DIRECTIONS):
+        for r in range(GRID_SIZE):
+            for c in range(GRID_SIZE):
+                if 0 <= r - dr < GRID_SIZE and 0 <= c - dc < GRID_SIZE:
+                    continue  # not the line's first space
+                cells = []
+                y, x = r, c
+                while 0 <= y < GRID_SIZE and 0 <= x < GRID_SIZE:
+                    cells.append((y, x))
+                    y, x = y + dr, x + dc
+                if len(cells) >= min(LINE_LENGTHS):
+                    take = itemgetter(*(y * GRID_SIZE + x for y, x in cells))
+                    lines.append((index, tuple(cells), take))
+    return tuple(lines)
 
 
-# every space's rays, worked out once (the grid scan is the stateless hot path)
-_RAYS = [[_rays(r, c) for c in range(GRID_SIZE)] for r in range(GRID_SIZE)]
+# the grid's 32 whole lines, worked out once (the grid scan is the stateless hot path)
+_GRID_LINES = _grid_lines()
 
 
-def _scan_ray(
-    grid: list[list[str | None]], ray: tuple[tuple[int, int], ...], found: list[GridLine]
-) -> None:
-    """Append the valid lines that start at ``ray``'s first space and run along it,
-    shortest first.
+# two neighbours no line can hold: an empty space, or two cards of different suits
+# and different ranks (jokers go with anything)
+_APART = frozenset(
+    [(a, b) for a in [None, *_PARSED] for b in [None, *_PARSED] if a is None or b is None]
+    + [
+        (a, b)
+        for a, pa in _PARSED.items()
+        for b, pb in _PARSED.items()
+        if pa and pb and pa[0] != pb[0] and pa[1] != pb[1]
+    ]
+)
 
-    Stops at an empty space, the ray's end (an edge, or 6 cards), or once the cards
-    (jokers aside) share neither a suit nor a rank: then no longer line from here can
-    be valid.
+
+@lru_cache(maxsize=16384)
+def _segments(
+    spaces: tuple[str | None, ...],
+) -> tuple[tuple[int, tuple[str, ...], _Valid], ...]:
+    """(start, cards, verdict) of every valid segment of a whole line's ``spaces``,
+    by start then length (cached: a game's grid changes by a card or two between two
+    scans, so most of its lines come back unchanged).
+
+    From each start the segment grows until an empty space, 6 cards, or cards (jokers
+    aside) that share neither a suit nor a rank: then no longer one from there can be
+    valid.
     """
-    cards: list[str] = []
-    suits: set[str] = set()
-    ranks: set[int] = set()
-    for r, c in ray:
-        card = grid[r][c]
-        if card is None:
-            return
-        parsed = _PARSED[card]
-        if parsed is not None:
-            ranks.add(parsed[0])
-            suits.add(parsed[1])
-            if len(ranks) > 1 and len(suits) > 1:
-                return
-        cards.append(card)
-        if len(cards) >= 3:
-            verdict = _judge(tuple(cards))
-            if verdict[0] is not None:
-                kind, tier, points, assignment, _ = verdict
-                found.append(
-                    {
-                        "cells": [[rr, cc] for rr, cc in ray[: len(cards)]],
-                        "cards": list(cards),
-                        "kind": kind,
-                        "tier": tier,
-                        "points": points,
-                        "assignment": list(assignment),
-                    }
-                )
+    found = []
+    shortest, longest = LINE_LENGTHS[0], LINE_LENGTHS[-1]
+    for start in range(len(spaces) - shortest + 1):
+        if (spaces[start], spaces[start + 1]) in _APART or (
+            spaces[start + 1],
+            spaces[start + 2],
+        ) in _APART:
+            continue  # the usual case: no line of 3 from here
+        suits: set[str] = set()
+        ranks: set[int] = set()
+        for end, card in enumerate(spaces[start : start + longest], start):
+            if card is None:
+                break
+            parsed = _PARSED[card]
+            if parsed is not None:
+                ranks.add(parsed[0])
+                suits.add(parsed[1])
+                if len(ranks) > 1 and len(suits) > 1:
+                    break
+            if end - start + 1 >= shortest:
+                cards = cast("tuple[str, ...]", spaces[start : end + 1])  # no empty space
+                verdict = _judge(cards)
+                if verdict[0] is not None:
+                    found.append((start, cards, verdict))
+    return tuple(found)
