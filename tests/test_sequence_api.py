@@ -149,6 +149,7 @@ def test_sq_s5_moves_check_with_a_named_sequence(client):
     "payload, code, field",
     [
         ({"chips": {"green": [[0, 10]]}}, "invalid-cell", "chips.green.0"),
+        ({"chips": {"green": [[2, 2], [-1, 3]]}}, "invalid-cell", "chips.green.1"),
         ({"chips": {"green": [[9, 9]]}}, "invalid-cell", "chips.green.0"),
         ({"chips": {"green": [[1, 1]], "red": [[1, 1]]}}, "invalid-cell", "chips.red.0"),
         ({"chips": {"green": [[1, 1]]}, "card": "ZZ"}, "invalid-card", "card"),
@@ -188,6 +189,29 @@ def test_schema_errors_are_422_naming_the_field(client, payload, field):
     body = {"chips": {"green": []}, "side": "green", "card": "5S", "cell": [0, 4], **payload}
     answer = problem(client.post("/v1/sequence/moves/check", json=body), "invalid-body")
     assert field in answer["errors"]["json"]
+
+
+@pytest.mark.parametrize(
+    "payload, path",
+    [
+        ({"chips": {"green": [[1, 1], [2, True]]}}, ["chips", "green", "value", "1", "1"]),
+        ({"chips": {"blue": [[0, 1], [2, 2], [3]]}}, ["chips", "blue", "value", "2"]),
+        ({"sequence": [[0, 1], [0, 2], [0, 3], [0, 4], [0, 5.0]]}, ["sequence", "4", "1"]),
+        (
+            {"sequences": [{"side": "green", "cells": [[1, 1], [1, 2], "13", [1, 4], [1, 5]]}]},
+            ["sequences", "0", "cells", "2"],
+        ),
+    ],
+)
+def test_a_bad_cell_among_good_ones_is_named_by_its_index(client, payload, path):
+    """Lists of cells load in one step when every item is [row, col]; one bad item
+    sends the list through item by item, so the error names it."""
+    body = {"chips": {"green": []}, "side": "green", "card": "5S", "cell": [0, 4], **payload}
+    errors = problem(client.post("/v1/sequence/moves/check", json=body), "invalid-body")
+    node = errors["errors"]["json"]
+    for key in path:
+        node = node[key]
+    assert isinstance(node, list) and node
 
 
 def test_missing_chips_is_422(client):

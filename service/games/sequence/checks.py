@@ -64,6 +64,10 @@ class MoveCheck(TypedDict):
 
 
 def _cell(raw: Any, field: str) -> Cell:
+    if type(raw) is list and len(raw) == 2:  # the usual case, [row, col] from JSON
+        r, c = raw
+        if type(r) is int and type(c) is int and 0 <= r < SIZE and 0 <= c < SIZE:
+            return (r, c)
     if not (isinstance(raw, list | tuple) and len(raw) == 2 and all(_is_int(x) for x in raw)):
         raise InputError(
             "invalid-cell",
