@@ -188,6 +188,11 @@ def test_grid_bad_code_is_422_naming_the_cell(client):
         ([[None] * 7] * 6 + [[None] * 8], {"grid": {"6": ["Length must be 7."]}}),
         ([[None] * 7] * 6 + ["row"], {"grid": {"6": ["Not a valid list."]}}),
         ("grid", {"grid": ["Not a valid list."]}),
+        (
+            [["AS"] * 7] * 6 + [["AS", "2S", 7, "4S", None, None, None]],
+            {"grid": {"6": {"2": ["a card code is a string such as '10H', not int"]}}},
+        ),
+        ([["AS"] * 7] * 7 + [[None] * 7], {"grid": ["Length must be 7."]}),
     ],
 )
 def test_grid_not_7_by_7_is_422(client, grid, errors):

@@ -143,8 +143,29 @@ class LineVerdictSchema(Schema):
     )
 
 
+class GridField(fields.List[list[str | None]]):
+    """A grid: a list of :class:`CardList` rows. Loaded in one loop when every row is
+    a list of 7 card codes or nulls; anything else goes through the List's own
+    row-by-row path, so its errors stay by row and column. The List's validators run
+    either way."""
+
+    def _deserialize(
+        self, value: Any, attr: str | None, data: Any, **kwargs: Any
+    ) -> list[list[str | None] | None]:
+        if type(value) is list and all(
+            type(row) is list and len(row) == GRID_SIZE for row in value
+        ):
+            try:
+                return [
+                    [None if card is None else parse_card(card) for card in row] for row in value
+                ]
+            except CardError:
+                pass
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
 class GridSchema(Schema):
-    grid = fields.List(
+    grid = GridField(
         CardList(CardField(allow_none=True), validate=validate.Length(equal=GRID_SIZE)),
         required=True,
         validate=validate.Length(equal=GRID_SIZE),
