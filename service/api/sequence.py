@@ -77,7 +77,9 @@ class CellField(fields.List[int]):
 
 def _is_cell(value: Any) -> bool:
     """``[row, col]``: a list of two integers, not booleans (CellField's fast path)."""
-    return type(value) is list and len(value) == 2 and all(type(v) is int for v in value)
+    return (
+        type(value) is list and len(value) == 2 and type(value[0]) is int and type(value[1]) is int
+    )
 
 
 class CellList(fields.List[list[int | None]]):
