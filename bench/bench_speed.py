@@ -717,12 +717,11 @@ def stateless_round(tree: Path, label: str, args, results: Results) -> None:
                  for name, (path, body, _) in STATELESS.items()}
         works[FRESH_GRIDS] = cycled_requests(server.base, "POST", STATELESS["grid scan"][0],
                                              random_grids(2000))
-        load(fixed_requests(server.base, "GET", "/healthz"), clients, 1)  # warm up
-        for work in works.values():
+        works["healthz"] = fixed_requests(server.base, "GET", "/healthz")
+        for work in works.values():  # warm up
             load(work, clients, 1)
-        for name in ["healthz", *works, "healthz"]:
-            work = fixed_requests(server.base, "GET", "/healthz") if name == "healthz" else works[name]
-            rate, _ = load(work, clients, args.seconds)
+        for name in ["healthz", *STATELESS, FRESH_GRIDS, "healthz"]:
+            rate, _ = load(works[name], clients, args.seconds)
             rates.setdefault(name, []).append(rate)
         health = statistics.mean(rates["healthz"])
         results.add(label, "healthz req/s (stateless server)", health, None)
