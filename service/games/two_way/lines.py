@@ -373,7 +373,7 @@ def _segments(
     """(start, cards, verdict) of every valid segment of a whole line's ``spaces``,
     by start then length (cached: a game's grid changes by a card or two between two
     scans, so most of its lines come back unchanged; 4,096 lines, about 1.3 MB, hold
-    64 full grids).
+    128 full grids).
 
     From each start the segment grows until an empty space, 6 cards, or cards (jokers
     aside) that share neither a suit nor a rank: then no longer one from there can be
