@@ -239,6 +239,26 @@ def test_a_huge_version_is_412_never_500(store_client, make_game, version):
     assert version_of(store_client, game) == 1
 
 
+@pytest.mark.parametrize(
+    "raw",
+    ['{"type": "tick", "\\ud800": 1}', '{"type": "\\udfff"}', '{"type": "tick", "x": ["\\uD834"]}'],
+)
+def test_an_unpaired_surrogate_in_an_action_is_400_never_500(store_client, make_game, raw):
+    """No UTF-8 writes an unpaired surrogate: the request hash of an Idempotency-Key,
+    the stored event and the echo of an unknown key all failed (a 500) before the body
+    was refused as JSON that is not Unicode text."""
+    game = make_game()
+    for headers in ({}, {"Idempotency-Key": "k-surrogate"}):
+        response = store_client.post(
+            f"/v1/games/{game['id']}/actions",
+            data=raw,
+            headers={**game["auth"]["north"], **headers, "If-Match": '"1"'},
+            content_type="application/json",
+        )
+        assert "unpaired surrogate" in assert_problem(response, 400, "invalid-json")["detail"]
+    assert version_of(store_client, game) == 1
+
+
 def test_stale_version_is_412_with_the_current_version_and_writes_nothing(store_client, make_game):
     game = make_game()
     assert act(store_client, game, "north", {"type": "tick"}, 1).status_code == 200

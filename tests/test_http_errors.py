@@ -37,6 +37,8 @@ def test_wrong_method_is_405_problem_and_keeps_allow(client):
         ('{"cards": [], "cards": []}', "duplicate"),
         ('{"cards": [', "Expecting"),
         ("\xff", "UTF-8"),
+        ('{"cards": [], "\\ud800": 1}', "unpaired surrogate"),  # a key: was a 500
+        ('{"cards": ["AS", "\\uDC00x"]}', "unpaired surrogate"),
     ],
 )
 def test_hostile_json_is_400_on_every_post(app, client, raw, reason):
@@ -76,6 +78,14 @@ def test_strict_loads_accepts_plain_json_and_names_defects():
         strict_loads("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1))
     # brackets inside strings do not count towards the depth
     assert strict_loads('["' + "[" * 100 + '"]') == ["[" * 100]
+
+
+def test_an_escaped_surrogate_pair_is_one_character_and_passes():
+    assert strict_loads('["\\ud83d\\ude00", "\\uD83C\\uDCA1"]') == ["\U0001f600", "\U0001f0a1"]
+    with pytest.raises(InvalidJSON, match="unpaired surrogate"):
+        strict_loads('{"a": "\\ude00\\ud83d"}')  # the halves in the wrong order
+    with pytest.raises(InvalidJSON, match="unpaired surrogate"):
+        strict_loads('{"\\ud800": 1}', scan=False)  # an import's body too
 
 
 def test_overflowing_number_literal_is_400(app, client):

@@ -170,7 +170,24 @@ def _standard_loads(data: bytes | str, scan: bool) -> Any:
         raise InvalidJSON(str(exc)) from exc
     if not scan and _value_depth(value) > MAX_DEPTH:
         raise InvalidJSON(too_deep)
+    if ("\\ud" in text or "\\uD" in text) and _has_lone_surrogate(value):
+        raise InvalidJSON(
+            "a string holds an unpaired surrogate (an escape \\ud800 to \\udfff), "
+            "which is not Unicode text"
+        )
     return value
+
+
+def _has_lone_surrogate(value: Any) -> bool:
+    """Whether a key or a string of ``value`` holds a lone surrogate: an escape such as
+    ``\\ud800`` that the parser takes and no UTF-8 can write, so it could be neither
+    stored, hashed nor echoed (I-JSON, RFC 7493, forbids it; a pair is one character
+    and passes)."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode()
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _value_depth(value: Any) -> int:
