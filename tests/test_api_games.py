@@ -244,8 +244,8 @@ def test_a_huge_version_is_412_never_500(store_client, make_game, version):
     ['{"type": "tick", "\\ud800": 1}', '{"type": "\\udfff"}', '{"type": "tick", "x": ["\\uD834"]}'],
 )
 def test_an_unpaired_surrogate_in_an_action_is_400_never_500(store_client, make_game, raw):
-    """No UTF-8 writes an unpaired surrogate: the request hash of an Idempotency-Key,
-    the stored event and the echo of an unknown key all failed (a 500) before the body
+    """No UTF-8 writes an unpaired surrogate: the request hash of an Idempotency-Key
+    and the service's own JSON text of the body failed on it (a 500) before the body
     was refused as JSON that is not Unicode text."""
     game = make_game()
     for headers in ({}, {"Idempotency-Key": "k-surrogate"}):
