@@ -164,7 +164,7 @@ class Actions:
     def now(self) -> float:
         """The moment of a request in epoch seconds, to the millisecond (``clock``;
         :data:`service.store.idle.CLOCK_STEP`)."""
-        return round(self.clock(), 3)
+        return round(self.clock(), idle.CLOCK_DIGITS)
 
     @staticmethod
     def _idle(game_id: str, row: LockedGame, now: float) -> tuple[Applied, str] | None:

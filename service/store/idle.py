@@ -22,9 +22,10 @@ from datetime import datetime, timezone
 from types import ModuleType
 from typing import Any
 
-# GameStore.now()'s step: the store's clock is read to the millisecond, a deadline
-# (``since + idle_seconds``) may fall between two of its readings
-CLOCK_STEP = 0.001
+# GameStore.now()'s precision: the store's clock is read to the millisecond, and a
+# deadline (``since + idle_seconds``) may fall between two of its readings
+CLOCK_DIGITS = 3
+CLOCK_STEP = 10.0**-CLOCK_DIGITS
 
 
 def epoch(moment: datetime) -> float:
