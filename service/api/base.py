@@ -301,6 +301,25 @@ def json_reply(body: Any) -> Response:
     return cast(Response, current_app.json.response(body))
 
 
+class OneStepList(fields.List[Any]):
+    """A List whose items usually load in one loop (:meth:`load_all`) instead of a
+    field each (a grid's 49 cards or a position's cells went through a field apiece:
+    issue 23). When ``load_all`` answers None (an item it does not take), the List's
+    own item-by-item path loads the value, so its errors stay by index; the List's
+    validators run either way."""
+
+    def load_all(self, value: list[Any]) -> list[Any] | None:
+        """Every item of ``value`` loaded, or None to go item by item."""
+        raise NotImplementedError
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> list[Any]:
+        if type(value) is list:
+            loaded = self.load_all(value)
+            if loaded is not None:
+                return loaded
+        return super()._deserialize(value, attr, data, **kwargs)
+
+
 class DigitsInteger(fields.Integer):
     """An integer written in ASCII digits only, as query parameters take them
     (``int()`` alone would also read ``１``, ``٣``, ``+1``, `` 1`` and ``1_000``)."""

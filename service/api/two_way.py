@@ -14,13 +14,13 @@ sentence in the request's language (Accept-Language, service.i18n).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from flask import Response
 from marshmallow import Schema, ValidationError, fields, validate
 
 from service.api.actions import CARD_PATTERN
-from service.api.base import Blueprint, json_reply
+from service.api.base import Blueprint, OneStepList, json_reply
 from service.cards import CardError, parse_card
 from service.games.two_way import GRID_SIZE, LINE_LENGTHS, classify_line, explain_reasons, scan_grid
 from service.i18n import localize_fields
@@ -55,22 +55,16 @@ class CardField(fields.String):
             raise ValidationError(str(exc)) from exc
 
 
-class CardList(fields.List[str]):
-    """A list of :class:`CardField` items, parsed in one loop when every item is a
-    card code (or None where the items allow it); anything else goes through the
-    List's own item-by-item path, so its errors stay by index. The List's validators
-    run either way."""
+class CardList(OneStepList):
+    """A list of :class:`CardField` items, loaded in one loop when every item is a card
+    code (or None where the items allow it)."""
 
-    def _deserialize(
-        self, value: Any, attr: str | None, data: Any, **kwargs: Any
-    ) -> list[str | None]:
-        if isinstance(value, list):
-            allow_none = self.inner.allow_none
-            try:
-                return [None if item is None and allow_none else parse_card(item) for item in value]
-            except CardError:
-                pass
-        return super()._deserialize(value, attr, data, **kwargs)
+    def load_all(self, value: list[Any]) -> list[str | None] | None:
+        allow_none = self.inner.allow_none
+        try:
+            return [None if item is None and allow_none else parse_card(item) for item in value]
+        except CardError:
+            return None
 
 
 class LineCheckSchema(Schema):
@@ -143,25 +137,19 @@ class LineVerdictSchema(Schema):
     )
 
 
-class GridField(fields.List[list[str | None]]):
-    """A grid: a list of :class:`CardList` rows. Loaded in one loop when every row is
-    a list of 7 card codes or nulls; anything else goes through the List's own
-    row-by-row path, so its errors stay by row and column. The List's validators run
-    either way."""
+class GridField(OneStepList):
+    """A grid: a list of :class:`CardList` rows, loaded in one loop when every row is a
+    list of 7 card codes or nulls (errors stay by row and column otherwise)."""
 
-    def _deserialize(
-        self, value: Any, attr: str | None, data: Any, **kwargs: Any
-    ) -> list[list[str | None] | None]:
-        if type(value) is list and all(
-            type(row) is list and len(row) == GRID_SIZE for row in value
-        ):
-            try:
-                return [
-                    [None if card is None else parse_card(card) for card in row] for row in value
-                ]
-            except CardError:
-                pass
-        return super()._deserialize(value, attr, data, **kwargs)
+    def load_all(self, value: list[Any]) -> list[Any] | None:
+        inner = cast(CardList, self.inner)
+        rows = []
+        for row in value:
+            loaded = inner.load_all(row) if type(row) is list and len(row) == GRID_SIZE else None
+            if loaded is None:
+                return None
+            rows.append(loaded)
+        return rows
 
 
 class GridSchema(Schema):
