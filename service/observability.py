@@ -47,7 +47,7 @@ from prometheus_client import (
     generate_latest,
     multiprocess,
 )
-from pythonjsonlogger.json import JsonFormatter
+from pythonjsonlogger.orjson import OrjsonFormatter
 
 from service.store import Applied, Refused
 
@@ -88,8 +88,11 @@ def configure_logging(app: Flask) -> None:
     handler = logging.StreamHandler(sys.stderr)
     setattr(handler, _HANDLER_MARK, True)
     if app.config["LOG_FORMAT"] == "json":
+        # python-json-logger's orjson formatter: one compact UTF-8 JSON object per line
+        # (formatting a request's record measured 10.5 us, against 29 us by its
+        # standard-library formatter; issue 23)
         handler.setFormatter(
-            JsonFormatter(
+            OrjsonFormatter(
                 "{levelname}{name}{message}",
                 style="{",
                 timestamp="time",

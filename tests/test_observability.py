@@ -75,6 +75,23 @@ def test_each_request_is_one_json_log_record_with_its_request_id(capsys):
     )
 
 
+def test_a_json_log_record_is_one_compact_utf8_line(capsys):
+    """The request log is written by orjson (python-json-logger's orjson formatter):
+    compact, non-ASCII as UTF-8, one line per record (issue 23: 10.5 us a record
+    against 29 us by the standard library's json)."""
+    app = create_app({"TESTING": True, "DATABASE_URL": "sqlite://"})
+    app.test_client().get("/v1/n\u00e9ant", headers={"X-Request-Id": "trace-3"})
+    lines = [line for line in capsys.readouterr().err.splitlines() if "trace-3" in line]
+    assert len(lines) == 1
+    record = json.loads(lines[0])
+    assert (record["path"], record["status"], record["route"]) == (
+        "/v1/n\u00e9ant",
+        404,
+        "unmatched",
+    )
+    assert '"path":"/v1/n\u00e9ant"' in lines[0] and ", " not in lines[0]
+
+
 def test_text_logs_when_asked(capsys):
     app = create_app({"TESTING": True, "DATABASE_URL": "sqlite://", "LOG_FORMAT": "text"})
     app.test_client().get("/healthz")
