@@ -311,8 +311,8 @@ def served(server_log: str) -> Counter:
     the ``service.request`` logger)."""
     out: Counter = Counter()
     for line in server_log.splitlines():
-        if line.startswith("{") and '"message": "request"' in line:
-            entry = json.loads(line)
+        entry = json.loads(line) if line.startswith("{") else {}
+        if entry.get("message") == "request":
             out[entry["method"], entry["route"]] += 1
     return out
 

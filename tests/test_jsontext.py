@@ -30,6 +30,23 @@ def test_canonical_is_the_standard_librarys_round_trip(value):
     assert json.loads(jsontext.reply_bytes(value)) == json.loads(json.dumps(value))
 
 
+@given(values)
+def test_plain_copy_is_the_standard_librarys_round_trip_in_the_same_order(value):
+    copied = jsontext.plain_copy(value)
+    assert copied == json.loads(json.dumps(value))
+    assert json.dumps(copied) == json.dumps(json.loads(json.dumps(value)))  # key order too
+
+
+def test_plain_copy_is_deep_and_reads_as_json():
+    event = {"type": "declared", "cells": [(3, 4), (3, 5)], 2: {"seat": "blue"}}
+    copied = jsontext.plain_copy(event)
+    assert copied == {"type": "declared", "cells": [[3, 4], [3, 5]], "2": {"seat": "blue"}}
+    copied["cells"][0][0] = 9
+    copied["2"]["seat"] = "green"
+    assert event["cells"][0] == (3, 4) and event[2] == {"seat": "blue"}
+    assert jsontext.plain_copy({"version": 2**64}) == {"version": 2**64}
+
+
 def test_integers_of_more_than_64_bits_stay_integers():
     huge = {"version": 2**64, "seed": -(10**40)}
     assert (

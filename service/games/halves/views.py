@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from service.games.halves.actions import REFEREE
@@ -22,6 +21,7 @@ from service.games.halves.positions import view_position_set
 from service.games.halves.race import bottom_moves_can_help, next_pile_turner, top_ups
 from service.games.halves.state import Event, HalvesState
 from service.games.rng import commitment
+from service.jsontext import plain_copy
 
 
 def _plays(state: HalvesState, cards: list[str]) -> list[dict[str, Any]]:
@@ -171,7 +171,7 @@ def view_event(state: HalvesState, event: Event, viewer: str | None) -> Event | 
         out["seed_commitment"] = commitment(event["seed"])
         if state["status"] == "finished":
             out["seed"] = event["seed"]
-        shown: Event = json.loads(json.dumps(out))
+        shown: Event = plain_copy(out)
         return shown
     if kind == "position-set":
         return view_position_set(state, event, viewer)
@@ -188,5 +188,5 @@ def view_event(state: HalvesState, event: Event, viewer: str | None) -> Event | 
         return out
     if kind == "drawn" and not own:
         return {k: v for k, v in event.items() if k != "card"}
-    whole: Event = json.loads(json.dumps(event))
+    whole: Event = plain_copy(event)
     return whole

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable
 from typing import Any, cast
@@ -10,6 +9,7 @@ from typing import Any, cast
 from service.games.rng import shuffle
 from service.games.sequence.cards import SIZE
 from service.games.sequence.state import Event, SequenceState
+from service.jsontext import plain_copy
 
 
 def _created_state(event: Event) -> SequenceState:
@@ -221,7 +221,7 @@ def _fold_penalty_discard(s: SequenceState, e: Event) -> SequenceState:
 
 
 def _fold_ended(s: SequenceState, e: Event) -> SequenceState:
-    return {**s, "status": "finished", "turn": None, "result": json.loads(json.dumps(e["result"]))}
+    return {**s, "status": "finished", "turn": None, "result": plain_copy(e["result"])}
 
 
 def fold_position(s: SequenceState, e: Event) -> SequenceState:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from service.games.rng import commitment
@@ -10,6 +9,7 @@ from service.games.sequence.draws import _draw_candidates, _owes_draw, _seat_dra
 from service.games.sequence.fold import deck_count
 from service.games.sequence.state import Action, Event, SequenceState
 from service.games.sequence.turn import _counts, _plays, can_exchange, is_dead
+from service.jsontext import plain_copy
 
 
 def _draws(state: SequenceState, seat: str, by_referee: bool) -> list[Action]:
@@ -117,7 +117,7 @@ def view(state: SequenceState, viewer: str | None) -> dict[str, Any]:
         "penalty_due": list(state["penalty_due"]),
         "lost_draws": dict(state["lost_draws"]),
         "reshuffles": state["reshuffles"],
-        "result": json.loads(json.dumps(state["result"])),
+        "result": plain_copy(state["result"]),
         "seed_commitment": commitment(state["seed"]),
         "from_position": state.get("from_position", False),
     }
@@ -151,15 +151,15 @@ def view_event(state: SequenceState, event: Event, viewer: str | None) -> Event 
         count = len(event["cards"]) if kind == "dealt" else 1
         return {"type": kind, "seat": event["seat"], "count": count}
     if viewer == "referee":
-        whole: Event = json.loads(json.dumps(event))  # a deep copy, as JSON
+        whole: Event = plain_copy(event)  # a deep copy, as JSON
         return whole
-    return {k: json.loads(json.dumps(v)) for k, v in event.items() if k != "conflict"}
+    return {k: plain_copy(v) for k, v in event.items() if k != "conflict"}
 
 
 def _position_event(state: SequenceState, event: Event, viewer: str | None) -> Event:
     """G-P1: a stated position as ``viewer`` may see it (other hands as counts, G-M1)."""
     over = state["status"] == "finished"
-    stated = json.loads(json.dumps(event["position"]))
+    stated = plain_copy(event["position"])
     stated["hands"] = {
         seat: list(hand) if over or viewer in (seat, "referee") else len(hand)
         for seat, hand in event["hands"].items()

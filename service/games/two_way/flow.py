@@ -3,7 +3,6 @@ state) and the helpers that say what a turn owes."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 from service.games.two_way.lines import GRID_SIZE
@@ -26,6 +25,7 @@ from service.games.two_way.tiles import (
     SEATS,
     TILE_COUNT,
 )
+from service.jsontext import plain_copy
 
 
 def other_seat(seat: str) -> str:
@@ -173,7 +173,7 @@ def _fold_declared(state: TwoWayState, event: Event) -> None:
         k: event[k]
         for k in ("cells", "tiles", "cards", "kind", "tier", "points", "length", "assignment")
     }
-    state["bases"][event["seat"]].append(json.loads(json.dumps(entry)))
+    state["bases"][event["seat"]].append(plain_copy(entry))
     state["scores"][event["seat"]] += event["points"]
     if state["phase"] in ("place", "draw"):
         before, state["phase"] = state["phase"], placement_phase(state)
@@ -196,14 +196,14 @@ def _fold_skipped(state: TwoWayState, event: Event) -> None:
 
 def _fold_position(state: TwoWayState, event: Event) -> None:
     """G-P1: the stated position replaces the fresh game's (positions.start_from_position)."""
-    stated: PositionFields = json.loads(json.dumps(event["state"]))
+    stated: PositionFields = plain_copy(event["state"])
     state.update(stated)
 
 
 def _fold_ended(state: TwoWayState, event: Event) -> None:
     state["status"] = "finished"
     state["phase"] = "over"
-    state["result"] = json.loads(json.dumps(event["result"]))
+    state["result"] = plain_copy(event["result"])
 
 
 _FOLDERS: dict[str, Callable[[TwoWayState, Event], None]] = {
@@ -231,7 +231,7 @@ def fold(state: TwoWayState | None, event: Event) -> TwoWayState:
     if kind == "game-created":
         if state is not None:
             raise ValueError("game-created starts a game: fold it onto None")
-        return initial_state(json.loads(json.dumps(event)))
+        return initial_state(plain_copy(event))
     if state is None or kind not in _FOLDERS:
         onto = "no state" if state is None else "a state"
         raise ValueError(f"cannot fold event {kind!r} onto {onto}")

@@ -3,7 +3,6 @@ one event, as a seat, the referee or the public may see them."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from itertools import combinations
 from typing import Any, TypedDict
@@ -14,6 +13,7 @@ from service.games.two_way.lines import scan_grid
 from service.games.two_way.notation import position_of
 from service.games.two_way.state import Action, BaseEntry, Event, TwoWayState
 from service.games.two_way.tiles import GAME, HAND_SIZE, PLACEMENTS, REFEREE, SEATS
+from service.jsontext import plain_copy
 
 
 class TileFaces(TypedDict):
@@ -195,7 +195,7 @@ def view(state: TwoWayState, viewer: str | None) -> dict[str, Any]:
         "pending_skips": dict(state["pending_skips"]),
         "slots": _slots_view(state),
         "scores": dict(state["scores"]),
-        "result": json.loads(json.dumps(state["result"])),
+        "result": plain_copy(state["result"]),
         "bag_count": len(state["bag"]),
         "hand_counts": {s: len(state["hands"][s]) for s in SEATS},
         "seed_commitment": commitment(state["seed"]),
@@ -247,10 +247,10 @@ def view_event(state: TwoWayState, event: Event, viewer: str | None) -> Event | 
             "position": position_of(event["state"], state["manifest"], viewer, full),
         }
         if full:
-            shown["stated"] = json.loads(json.dumps(event["position"]))
+            shown["stated"] = plain_copy(event["position"])
         return shown
     if viewer == REFEREE:
-        shown = json.loads(json.dumps(event))
+        shown = plain_copy(event)
         if kind == "game-created" and state["status"] != "finished":
             del shown["seed"]  # the draws to come would follow from it
         tiles = event.get("tiles", [event["tile"]] if "tile" in event else None)
@@ -262,7 +262,7 @@ def view_event(state: TwoWayState, event: Event, viewer: str | None) -> Event | 
         for k, v in event.items()
         if k not in ("tile", "tiles", "manifest", "seed", "cards", "assignment", "reasons")
     }
-    shown = json.loads(json.dumps(shown))
+    shown = plain_copy(shown)
     if kind == "game-created" and state["status"] == "finished":
         shown["seed"] = event["seed"]
     if "tile" in event:
@@ -276,5 +276,5 @@ def view_event(state: TwoWayState, event: Event, viewer: str | None) -> Event | 
     if viewer is not None and viewer == event.get("seat"):
         for key in ("assignment", "reasons"):
             if key in event:
-                shown[key] = json.loads(json.dumps(event[key]))
+                shown[key] = plain_copy(event[key])
     return shown
