@@ -1,0 +1,205 @@
+"""Interpreter instructions per request, in process (run by hand; needs valgrind).
+
+    .venv/bin/python bench/bench_instructions.py [--baseline DIR] [--requests 200]
+
+Time on a shared 2-CPU machine swings by a third from one minute to the next; the
+instructions a request costs do not (the same tree and requests count the same within
+0.1%). So a change of a few percent on a request's path, which no timing resolves,
+is measured here. Each figure runs in a child process under valgrind's callgrind,
+counting only while the requests run: the app is built, its SQLite database migrated
+and the requests warmed up before the count is switched on (``callgrind_control``).
+The figures are the app's own work per request, handed straight to its WSGI callable:
+no gunicorn, gevent or socket (bench_speed.py measures the whole server).
+
+Figures per request: ``GET /healthz``; a durable 2-Way Cards action (SQLite, keyed,
+with ``expected_version``: bench_speed.py's game); the grid scan, the Sequence move
+check and the 6-card check of bench_speed.py. Then each against /healthz (issue 23:
+target 1 counts a durable action's CPU against a /healthz in the server, where each
+request also pays the server's own work), and with ``--baseline`` (a checkout of
+another revision) every figure of this tree against the baseline's.
+
+valgrind: ``apt-get install valgrind`` (Debian). A run takes about 20 s per figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+KINDS = ["healthz", "2-Way action", "grid scan", "Sequence move check", "6-card check"]
+CHECKS = {  # kind: (path, bench_speed.py's body)
+    "grid scan": ("/v1/two-way/grid/sequences", "GRID"),
+    "Sequence move check": ("/v1/sequence/moves/check", "SEQUENCE_MOVE"),
+    "6-card check": ("/v1/two-way/sequences/check", "CHECK_6"),
+}
+WARM_UP = 30
+
+
+# ----- the child: one kind of request, counted between two signal files ----------------
+
+
+def environ(method: str, path: str, body: bytes | None = None, headers: dict | None = None):
+    """A WSGI environ as gunicorn hands it over (built by hand: a few dict entries, so
+    that the client's own work is next to nothing in the count)."""
+    env = {
+        "REQUEST_METHOD": method, "PATH_INFO": path, "QUERY_STRING": "",
+        "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8000", "SERVER_PROTOCOL": "HTTP/1.1",
+        "REMOTE_ADDR": "127.0.0.1", "HTTP_HOST": "127.0.0.1:8000",
+        "wsgi.url_scheme": "http", "wsgi.input": io.BytesIO(body or b""),
+        "wsgi.errors": sys.stderr, "wsgi.version": (1, 0), "wsgi.multithread": False,
+        "wsgi.multiprocess": True, "wsgi.run_once": False,
+    }
+    if body is not None:
+        env["CONTENT_TYPE"], env["CONTENT_LENGTH"] = "application/json", str(len(body))
+    for name, value in (headers or {}).items():
+        env["HTTP_" + name.upper().replace("-", "_")] = value
+    return env
+
+
+def child(kind: str, requests: int, signals: Path) -> None:
+    """Build the app on a migrated SQLite file, warm ``kind`` up, then run ``requests``
+    of it between ``signals``/ready, go and done."""
+    import orjson
+    from alembic import command
+    from alembic.config import Config
+
+    folder = tempfile.TemporaryDirectory(prefix="bench-instructions-")
+    url = f"sqlite:///{folder.name}/bench.sqlite3"
+    config = Config(str(Path.cwd() / "alembic.ini"))
+    config.set_main_option("sqlalchemy.url", url)
+    command.upgrade(config, "head")
+    os.environ["RATELIMIT_ENABLED"] = "false"
+    from service import create_app
+
+    app = create_app({"DATABASE_URL": url})
+
+    def call(method: str, path: str, body: object = None, headers: dict | None = None,
+             expect: int = 200):
+        status: list[str] = []
+        data = None if body is None else orjson.dumps(body)
+        reply = b"".join(app(environ(method, path, data, headers),
+                             lambda s, h, e=None: status.append(s)))
+        if int(status[0][:3]) != expect:
+            raise RuntimeError(f"{method} {path} -> {status[0]} {reply[:300]!r}")
+        return orjson.loads(reply) if reply else None
+
+    if kind == "2-Way action":
+        sys.path.insert(0, str(HERE))
+        from bench_speed import Game
+
+        game = [Game(call)]
+
+        def one() -> None:
+            if game[0].status != "active":
+                game[0] = Game(call)
+            game[0].step()
+    elif kind == "healthz":
+        def one() -> None:
+            call("GET", "/healthz")
+    else:
+        sys.path.insert(0, str(HERE))
+        import bench_speed
+
+        path, name = CHECKS[kind]
+        body = getattr(bench_speed, name)
+
+        def one() -> None:
+            call("POST", path, body)
+
+    for _ in range(WARM_UP):
+        one()
+    (signals / "ready").touch()
+    while not (signals / "go").exists():
+        time.sleep(0.02)
+    for _ in range(requests):
+        one()
+    (signals / "done").touch()
+    while (signals / "go").exists():
+        time.sleep(0.02)
+    folder.cleanup()
+
+
+# ----- the parent: one child per tree and kind under callgrind -------------------------
+
+
+def wait_for(path: Path, process: subprocess.Popen) -> None:
+    while not path.exists():
+        if process.poll() is not None:
+            raise RuntimeError(f"the child ended ({process.returncode}) before {path.name}")
+        time.sleep(0.05)
+
+
+def count(tree: Path, kind: str, requests: int) -> float:
+    """Instructions per request of ``kind`` served by ``tree``'s app."""
+    with tempfile.TemporaryDirectory(prefix="bench-instructions-") as folder:
+        signals = Path(folder)
+        out = signals / "callgrind.out"
+        process = subprocess.Popen(
+            ["valgrind", "--tool=callgrind", "--instr-atstart=no",
+             f"--callgrind-out-file={out}", sys.executable, str(Path(__file__).resolve()),
+             "--child", kind, "--requests", str(requests), "--signals", folder],
+            cwd=tree, env={**os.environ, "PYTHONPATH": str(tree),
+                           "PYTHONDONTWRITEBYTECODE": "1"},
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            wait_for(signals / "ready", process)
+            control = ["callgrind_control", "--instr=on", str(process.pid)]
+            subprocess.run(control, check=True, capture_output=True)
+            (signals / "go").touch()
+            wait_for(signals / "done", process)
+            control[1] = "--instr=off"
+            subprocess.run(control, check=True, capture_output=True)
+            (signals / "go").unlink()
+            process.wait(timeout=120)
+        finally:
+            if process.poll() is None:
+                process.kill()
+        totals = [line for line in out.read_text().splitlines() if line.startswith("totals:")]
+        return int(totals[0].split()[1]) / requests
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--baseline", type=Path, help="a checkout to compare with")
+    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--kinds", default=",".join(KINDS))
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--signals", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(args.child, args.requests, args.signals)
+        return
+    kinds = [k.strip() for k in args.kinds.split(",")]
+    trees = [("this tree", ROOT)]
+    if args.baseline:
+        trees.insert(0, ("baseline", args.baseline.resolve()))
+    figures: dict[tuple[str, str], float] = {}
+    for kind in kinds:
+        for label, tree in trees:
+            figures[label, kind] = count(tree, kind, args.requests)
+            print(f"  {label}: {kind} {figures[label, kind]:,.0f}", flush=True)
+    labels = [label for label, _ in trees]
+    print(f"\ninstructions per request ({args.requests} requests, in process, SQLite)")
+    print(f"{'figure':40s}" + "".join(f"{label:>16s}" for label in labels)
+          + ("    this / baseline" if args.baseline else ""))
+    rows = [(kind, lambda label, k=kind: figures[label, k], "{:,.0f}") for kind in kinds]
+    if "healthz" in kinds:
+        rows += [(f"{kind} / healthz", lambda label, k=kind: figures[label, k]
+                  / figures[label, "healthz"], "{:.2f}") for kind in kinds if kind != "healthz"]
+    for name, value, fmt in rows:
+        line = f"{name:40s}" + "".join(f"{fmt.format(value(label)):>16s}" for label in labels)
+        if args.baseline:
+            line += f"    {value('this tree') / value('baseline'):.3f}"
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
