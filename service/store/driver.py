@@ -76,6 +76,7 @@ class _Compiled:
     positional: tuple[str, ...] | None
     escaped: Mapping[str, str]
     binds: Mapping[str, Processor]
+    in_order: tuple[Processor, ...]  # the processors of ``positional``'s binds
     row: Callable[..., Any] | None
     columns: tuple[TypeEngine[Any], ...]  # a SELECT's column types (their dialect's)
     # their result processors, as SQLAlchemy asks for them by the cursor's type codes:
@@ -84,14 +85,18 @@ class _Compiled:
     results: list[tuple[Processor, ...]] = field(default_factory=list)
 
     def parameters(self, params: Mapping[str, Any]) -> tuple[Any, ...] | dict[str, Any]:
-        """The driver's parameters for ``params`` (SQLAlchemy's: by bind name)."""
+        """The driver's parameters for ``params`` (SQLAlchemy's: by bind name), each
+        value through its bind's processor, if it has one (inline: a statement binds
+        up to twenty values, and an action runs four statements)."""
         values = self.construct(params)
         if self.positional is not None:
-            return tuple(_process(self.binds[name], values[name]) for name in self.positional)
-        return {
-            self.escaped.get(name, name): _process(self.binds[name], value)
-            for name, value in values.items()
-        }
+            ordered = map(values.__getitem__, self.positional)
+            return tuple([v if p is None else p(v) for p, v in zip(self.in_order, ordered)])
+        out = {}
+        for name, value in values.items():
+            processor = self.binds[name]
+            out[self.escaped.get(name, name)] = value if processor is None else processor(value)
+        return out
 
     def make_row(self, raw: Sequence[Any], cursor: Any) -> Any:
         """The row of ``raw`` values as SQLAlchemy gives it (the first time, the
@@ -101,11 +106,7 @@ class _Compiled:
             codes = [column[1] for column in cursor.description]
             kinds = zip(self.columns, codes)
             self.results.append(tuple(kind.result_processor(self.dialect, c) for kind, c in kinds))
-        return self.row(*(_process(p, v) for p, v in zip(self.results[0], raw)))
-
-
-def _process(processor: Processor, value: Any) -> Any:
-    return value if processor is None else processor(value)
+        return self.row(*[v if p is None else p(v) for p, v in zip(self.results[0], raw)])
 
 
 def _compile(statement: ClauseElement, dialect: Dialect, keys: tuple[str, ...]) -> _Compiled:
@@ -127,7 +128,10 @@ def _compile(statement: ClauseElement, dialect: Dialect, keys: tuple[str, ...]) 
 
     positional = tuple(compiled.positiontup) if compiled.positiontup is not None else None
     escaped = dict(compiled.escaped_bind_names or {})
-    return _Compiled(dialect, compiled.string, construct, positional, escaped, binds, row, columns)
+    in_order = tuple(binds[name] for name in positional or ())
+    return _Compiled(
+        dialect, compiled.string, construct, positional, escaped, binds, in_order, row, columns
+    )
 
 
 def _row_type(names: list[str]) -> Callable[..., Any]:
