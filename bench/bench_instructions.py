@@ -3,9 +3,9 @@
     .venv/bin/python bench/bench_instructions.py [--baseline DIR] [--requests 200]
 
 Time on a shared 2-CPU machine swings by a third from one minute to the next; the
-instructions a request costs do not (the same tree and requests count the same within
-0.1%). So a change of a few percent on a request's path, which no timing resolves,
-is measured here. Each figure runs in a child process under valgrind's callgrind,
+instructions a request costs do not (two runs of one tree came out 0.1-0.7% apart;
+the children run with PYTHONHASHSEED=0). So a change of a few percent on a request's
+path, which no timing resolves, is measured here. Each figure runs in a child process under valgrind's callgrind,
 counting only while the requests run: the app is built, its SQLite database migrated
 and the requests warmed up before the count is switched on (``callgrind_control``).
 The figures are the app's own work per request, handed straight to its WSGI callable:
@@ -146,7 +146,7 @@ def count(tree: Path, kind: str, requests: int) -> float:
             ["valgrind", "--tool=callgrind", "--instr-atstart=no",
              f"--callgrind-out-file={out}", sys.executable, str(Path(__file__).resolve()),
              "--child", kind, "--requests", str(requests), "--signals", folder],
-            cwd=tree, env={**os.environ, "PYTHONPATH": str(tree),
+            cwd=tree, env={**os.environ, "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0",
                            "PYTHONDONTWRITEBYTECODE": "1"},
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
