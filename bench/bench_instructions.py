@@ -3,9 +3,10 @@
     .venv/bin/python bench/bench_instructions.py [--baseline DIR] [--requests 200]
 
 Time on a shared 2-CPU machine swings by a third from one minute to the next; the
-instructions a request costs do not (two runs of one tree came out 0.1-0.7% apart;
-the children run with PYTHONHASHSEED=0). So a change of a few percent on a request's
-path, which no timing resolves, is measured here. Each figure runs in a child process under valgrind's callgrind,
+instructions a request costs do not: the children run with PYTHONHASHSEED=0, and two
+runs of one tree counted 1,131,096 and 1,131,078 per 6-card check (0.1-0.7% apart with
+random hash seeds). So a change of a few percent on a request's path, which no timing
+resolves, is measured here. Each figure runs in a child process under valgrind's callgrind,
 counting only while the requests run: the app is built, its SQLite database migrated
 and the requests warmed up before the count is switched on (``callgrind_control``).
 The figures are the app's own work per request, handed straight to its WSGI callable:
