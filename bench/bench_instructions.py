@@ -6,11 +6,14 @@ Time on a shared 2-CPU machine swings by a third from one minute to the next; th
 instructions a request costs do not: the children run with PYTHONHASHSEED=0, and two
 runs of one tree counted 1,131,096 and 1,131,078 per 6-card check (0.1-0.7% apart with
 random hash seeds). So a change of a few percent on a request's path, which no timing
-resolves, is measured here. Each figure runs in a child process under valgrind's callgrind,
-counting only while the requests run: the app is built, its SQLite database migrated
-and the requests warmed up before the count is switched on (``callgrind_control``).
-The figures are the app's own work per request, handed straight to its WSGI callable:
-no gunicorn, gevent or socket (bench_speed.py measures the whole server).
+resolves, is measured here.
+
+Each figure runs in a child process under valgrind's callgrind, counting only while the
+requests run: the app is built, its SQLite database migrated and the requests warmed
+up before the count is switched on (``callgrind_control``). Each request is handed
+straight to the app's WSGI callable: no gunicorn, gevent or socket (bench_speed.py
+measures the whole server). The client's own work is counted too, not subtracted: a
+hand-built environ, reading the reply and, for an action, choosing the next one.
 
 Figures per request: ``GET /healthz``; a durable 2-Way Cards action (SQLite, keyed,
 with ``expected_version``: bench_speed.py's game); the grid scan, the Sequence move
@@ -19,7 +22,7 @@ target 1 counts a durable action's CPU against a /healthz in the server, where e
 request also pays the server's own work), and with ``--baseline`` (a checkout of
 another revision) every figure of this tree against the baseline's.
 
-valgrind: ``apt-get install valgrind`` (Debian). A run takes about 20 s per figure.
+valgrind: ``apt-get install valgrind`` (Debian). A figure takes 20 to 45 s per tree.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ WARM_UP = 30
 
 def environ(method: str, path: str, body: bytes | None = None, headers: dict | None = None):
     """A WSGI environ as gunicorn hands it over (built by hand: a few dict entries, so
-    that the client's own work is next to nothing in the count)."""
+    that the client adds little to the count)."""
     env = {
         "REQUEST_METHOD": method, "PATH_INFO": path, "QUERY_STRING": "",
         "SERVER_NAME": "127.0.0.1", "SERVER_PORT": "8000", "SERVER_PROTOCOL": "HTTP/1.1",
