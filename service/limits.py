@@ -113,6 +113,9 @@ def init_limits(app: Flask) -> Limiter:
     )
     if not app.config["RATELIMIT_ENABLED"]:
         return limiter  # limits off: the views stay unwrapped (no cost per request)
+    limited = frozenset((*CREATING, *ACTING))
+    # every other request is exempt before Flask-Limiter looks for its limits
+    limiter.request_filter(lambda: request.endpoint not in limited)
     for endpoints, limit in ((CREATING, create), (ACTING, act)):
         for endpoint in endpoints:
             # limit() returns the view wrapped, with its signature (Callable[P, R] in,
