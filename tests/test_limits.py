@@ -140,6 +140,35 @@ def test_an_unconfigured_api_key_is_no_client_of_its_own(make_app):
     assert _create(client, address="10.0.0.2").status_code == 201  # another address
 
 
+def test_only_the_limited_views_reach_the_limiters_check(make_app, monkeypatch):
+    """Flask-Limiter's own per-request hook is off (this app sets no default limits):
+    a /healthz or a GET never reaches its check, an action once (its view's wrapper)
+    and is still limited (the tests around this one)."""
+    from flask_limiter import Limiter
+
+    checked: list[str | None] = []
+    check = Limiter._check_request_limit
+
+    def counted(self, *args, **kwargs):
+        from flask import request
+
+        checked.append(request.endpoint)
+        return check(self, *args, **kwargs)
+
+    monkeypatch.setattr(Limiter, "_check_request_limit", counted)
+    client = make_app(RATELIMIT_ENABLED=True).test_client()
+    game = _create(client).get_json()
+    token = game["seats"]["north"]["token"]
+    assert client.get("/healthz").status_code == 200
+    auth = {"Authorization": f"Bearer {token}"}
+    assert client.get(f"/v1/games/{game['id']}", headers=auth).status_code == 200
+    action = {"type": "tick", "expected_version": 1}
+    assert (
+        client.post(f"/v1/games/{game['id']}/actions", headers=auth, json=action).status_code == 200
+    )
+    assert checked == ["games.create_game", "games.post_action"]
+
+
 def test_actions_are_limited_per_token(make_app):
     client = make_app(RATELIMIT_ENABLED=True, RATELIMIT_ACTIONS="3 per minute").test_client()
     game = _create(client).get_json()
