@@ -113,15 +113,12 @@ def init_limits(app: Flask) -> Limiter:
     )
     if not app.config["RATELIMIT_ENABLED"]:
         return limiter  # limits off: the views stay unwrapped (no cost per request)
-    limited = frozenset((*CREATING, *ACTING))
-    # every other request is exempt before Flask-Limiter looks for its limits
-    limiter.request_filter(lambda: request.endpoint not in limited)
     manager = limiter.limit_manager
     if not (manager.default_limits or manager.application_limits):
         # Flask-Limiter also checks every request in a hook of its own, for default and
-        # application limits. There are none here: the limited views' wrappers check
-        # their limits. Without the hook, a /healthz is about a fifth cheaper and an
-        # action 7% (interpreter instructions, bench/bench_instructions.py).
+        # application limits. There are none here: the limited views' wrappers below
+        # check their limits. Without the hook, a /healthz is about a third cheaper and
+        # an action 7% (interpreter instructions, bench/bench_instructions.py).
         app.before_request_funcs[None].remove(limiter._check_request_limit)
     for endpoints, limit in ((CREATING, create), (ACTING, act)):
         for endpoint in endpoints:

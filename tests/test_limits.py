@@ -8,6 +8,8 @@ import os
 import secrets
 
 import pytest
+from flask import request
+from flask_limiter import Limiter
 
 from service import create_app
 from service.config import ConfigError
@@ -144,14 +146,10 @@ def test_only_the_limited_views_reach_the_limiters_check(make_app, monkeypatch):
     """Flask-Limiter's own per-request hook is off (this app sets no default limits):
     a /healthz or a GET never reaches its check, an action once (its view's wrapper)
     and is still limited (the tests around this one)."""
-    from flask_limiter import Limiter
-
     checked: list[str | None] = []
     check = Limiter._check_request_limit
 
     def counted(self, *args, **kwargs):
-        from flask import request
-
         checked.append(request.endpoint)
         return check(self, *args, **kwargs)
 
