@@ -1,6 +1,7 @@
 """Interpreter instructions per request, in process (run by hand; needs valgrind).
 
     .venv/bin/python bench/bench_instructions.py [--baseline DIR] [--requests 200]
+        [--kinds healthz,...] [--server]
 
 Time on a shared 2-CPU machine swings by a third from one minute to the next; the
 instructions a request costs do not: the children run with PYTHONHASHSEED=0, and two
@@ -22,7 +23,18 @@ target 1 counts a durable action's CPU against a /healthz in the server, where e
 request also pays the server's own work), and with ``--baseline`` (a checkout of
 another revision) every figure of this tree against the baseline's.
 
+``--server``: the same requests served by gunicorn as ``make serve`` starts it
+(gunicorn.conf.py: the gevent worker, prometheus-client's multiprocess mode), one
+worker, counted in that worker only: so gunicorn's HTTP parsing, gevent and the
+sockets are in the figure too, and the client (this process, over one keep-alive
+connection) is not. callgrind cannot switch its count on in a forked worker, so each
+figure is the difference of two servers' worker totals, from start to exit: one
+served the warm-up and ``--requests`` more requests, the other the warm-up alone
+(both at once; about 80 s a figure on 2 CPUs).
+
 valgrind: ``apt-get install valgrind`` (Debian). A figure takes 20 to 45 s per tree.
+valgrind cannot run gunicorn's optional C parser (gunicorn-h1c: its SSE 4.2
+instructions stop the worker with SIGILL), which this project does not install.
 """
 
 from __future__ import annotations
@@ -34,7 +46,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -68,6 +82,33 @@ def environ(method: str, path: str, body: bytes | None = None, headers: dict | N
     return env
 
 
+def requester(kind: str, call: Callable[..., Any]) -> Callable[[], None]:
+    """One request of ``kind`` per call, made by ``call(method, path, body, headers,
+    expect)``."""
+    sys.path.insert(0, str(HERE))
+    if kind == "2-Way action":
+        from bench_speed import Game
+
+        game = [Game(call)]
+
+        def one() -> None:
+            if game[0].status != "active":
+                game[0] = Game(call)
+            game[0].step()
+    elif kind == "healthz":
+        def one() -> None:
+            call("GET", "/healthz")
+    else:
+        import bench_speed
+
+        path, name = CHECKS[kind]
+        body = getattr(bench_speed, name)
+
+        def one() -> None:
+            call("POST", path, body)
+    return one
+
+
 def child(kind: str, requests: int, signals: Path) -> None:
     """Build the app on a migrated SQLite file, warm ``kind`` up, then run ``requests``
     of it between ``signals``/ready, go and done."""
@@ -95,28 +136,7 @@ def child(kind: str, requests: int, signals: Path) -> None:
             raise RuntimeError(f"{method} {path} -> {status[0]} {reply[:300]!r}")
         return orjson.loads(reply) if reply else None
 
-    if kind == "2-Way action":
-        sys.path.insert(0, str(HERE))
-        from bench_speed import Game
-
-        game = [Game(call)]
-
-        def one() -> None:
-            if game[0].status != "active":
-                game[0] = Game(call)
-            game[0].step()
-    elif kind == "healthz":
-        def one() -> None:
-            call("GET", "/healthz")
-    else:
-        sys.path.insert(0, str(HERE))
-        import bench_speed
-
-        path, name = CHECKS[kind]
-        body = getattr(bench_speed, name)
-
-        def one() -> None:
-            call("POST", path, body)
+    one = requester(kind, call)
 
     for _ in range(WARM_UP):
         one()
@@ -170,11 +190,90 @@ def count(tree: Path, kind: str, requests: int) -> float:
         return int(totals[0].split()[1]) / requests
 
 
+# ----- --server: one gunicorn worker under callgrind, counted from start to exit ---------
+
+
+def served_total(tree: Path, kind: str, requests: int) -> int:
+    """Instructions of one gunicorn worker of ``tree`` (``make serve``'s settings, one
+    worker, limits off) from its start to its exit, having served WARM_UP requests of
+    ``kind`` and then ``requests`` more over one keep-alive connection."""
+    import http.client
+    import signal
+    import socket
+
+    import orjson
+
+    with tempfile.TemporaryDirectory(prefix="bench-instructions-") as folder:
+        url = f"sqlite:///{folder}/bench.sqlite3"
+        env = {**os.environ, "DATABASE_URL": url, "PROMETHEUS_MULTIPROC_DIR": folder,
+               "RATELIMIT_ENABLED": os.environ.get("RATELIMIT_ENABLED", "false"),
+               "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
+        subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=tree, env=env,
+                       check=True, capture_output=True)
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        server = subprocess.Popen(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={folder}/callgrind.%p",
+             sys.executable, "-m", "gunicorn", "--config", str(tree / "gunicorn.conf.py"),
+             "--workers", "1", "--timeout", "600", "--no-control-socket",
+             "--bind", f"127.0.0.1:{port}", "service:create_app()"],
+            cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+            for _ in range(600):  # valgrind starts the worker in a minute or so
+                try:
+                    connection.request("GET", "/healthz")
+                    connection.getresponse().read()
+                    break
+                except OSError:
+                    connection.close()
+                    time.sleep(0.5)
+            else:
+                raise RuntimeError("the server did not start")
+
+            def call(method: str, path: str, body: object = None,
+                     headers: dict | None = None, expect: int = 200):
+                sent = {**(headers or {})}
+                data = None if body is None else orjson.dumps(body)
+                if data is not None:
+                    sent["Content-Type"] = "application/json"
+                connection.request(method, path, body=data, headers=sent)
+                response = connection.getresponse()
+                reply = response.read()
+                if response.status != expect:
+                    raise RuntimeError(f"{method} {path} -> {response.status} {reply[:300]!r}")
+                return orjson.loads(reply) if reply else None
+
+            one = requester(kind, call)
+            for _ in range(WARM_UP + requests):
+                one()
+            workers = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+        finally:
+            server.send_signal(signal.SIGTERM)
+            server.wait(timeout=300)
+        out = Path(folder) / f"callgrind.{workers[0]}"
+        totals = [line for line in out.read_text().splitlines() if line.startswith("totals:")]
+        return int(totals[0].split()[1])
+
+
+def served_count(tree: Path, kind: str, requests: int) -> float:
+    """Instructions per request of ``kind`` in one gunicorn worker of ``tree``: two
+    servers at once, with and without ``requests`` more after the warm-up."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(2) as pool:
+        more, fewer = pool.map(lambda n: served_total(tree, kind, n), [requests, 0])
+    return (more - fewer) / requests
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--baseline", type=Path, help="a checkout to compare with")
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--kinds", default=",".join(KINDS))
+    parser.add_argument("--server", action="store_true",
+                        help="count in one gunicorn worker (gevent, sockets, HTTP parsing)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--signals", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -188,10 +287,12 @@ def main() -> None:
     figures: dict[tuple[str, str], float] = {}
     for kind in kinds:
         for label, tree in trees:
-            figures[label, kind] = count(tree, kind, args.requests)
+            measure = served_count if args.server else count
+            figures[label, kind] = measure(tree, kind, args.requests)
             print(f"  {label}: {kind} {figures[label, kind]:,.0f}", flush=True)
     labels = [label for label, _ in trees]
-    print(f"\ninstructions per request ({args.requests} requests, in process, SQLite)")
+    where = "in one gunicorn worker" if args.server else "in process"
+    print(f"\ninstructions per request ({args.requests} requests, {where}, SQLite)")
     print(f"{'figure':40s}" + "".join(f"{label:>16s}" for label in labels)
           + ("    this / baseline" if args.baseline else ""))
     rows = [(kind, lambda label, k=kind: figures[label, k], "{:,.0f}") for kind in kinds]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from service.config import SECRET_ENV, secret_key, settings
@@ -23,8 +24,6 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
 
     ``SECRET_KEY`` (from ``CARD_REFEREE_SECRET``) signs stream tickets; without it the
     app draws a random key, valid in this process only (logged outside tests)."""
-    from flask import Flask
-
     from service.api import init_api
     from service.api.base import MAX_BODY_BYTES
     from service.cli import purge_command
@@ -33,7 +32,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     from service.limits import init_limits
     from service.observability import init_observability
 
-    app = Flask(__name__, static_folder=None)
+    app = _referee_app(__name__)
     app.config.update(
         **settings(),
         MAX_CONTENT_LENGTH=MAX_BODY_BYTES,
@@ -64,6 +63,26 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     init_limits(app)
     app.cli.add_command(purge_command)
     return app
+
+
+def _referee_app(name: str) -> Flask:
+    """A Flask app whose ``ensure_sync`` (Flask's documented override point) hands a
+    plain function or method back at once: Flask's own check (``inspect.
+    iscoroutinefunction``) runs for each hook and view of every request, about ten
+    times. Anything else, an ``async def`` or a partial, goes Flask's way. (Imported
+    here, as in :func:`_no_sessions`.)"""
+    from inspect import CO_COROUTINE
+
+    from flask import Flask
+
+    class Referee(Flask):
+        def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+            code = getattr(func, "__code__", None)  # a method gives its function's
+            if code is not None and not code.co_flags & CO_COROUTINE:
+                return func
+            return super().ensure_sync(func)
+
+    return Referee(name, static_folder=None)
 
 
 def _no_sessions() -> SessionInterface:

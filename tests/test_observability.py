@@ -166,6 +166,27 @@ def test_metrics_count_requests_actions_refusals_and_replays(store_client, make_
     )
 
 
+def test_made_up_methods_are_counted_as_other_and_add_no_series(client):
+    def requests_of(method):
+        # a 405 matches no URL rule: its route is "unmatched"
+        return _value(
+            "card_referee_http_requests_total", method=method, route="unmatched", status="405"
+        )
+
+    def latencies_of(method):
+        return _value(
+            "card_referee_http_request_duration_seconds_count", method=method, route="unmatched"
+        )
+
+    before = {m: (requests_of(m), latencies_of(m)) for m in ("OTHER", "DELETE")}
+    for method in ("BREW", "BREW", "X-MADE-UP-1", "DELETE"):
+        assert client.open("/healthz", method=method).status_code == 405
+    assert (requests_of("OTHER"), latencies_of("OTHER")) == tuple(n + 3 for n in before["OTHER"])
+    assert (requests_of("DELETE"), latencies_of("DELETE")) == tuple(n + 1 for n in before["DELETE"])
+    named = {s.labels.get("method") for f in REGISTRY.collect() for s in f.samples}
+    assert "DELETE" in named and not {"BREW", "X-MADE-UP-1"} & named
+
+
 @pytest.mark.slow
 def test_metrics_add_up_every_gunicorn_worker(tmp_path):
     """Three workers with PROMETHEUS_MULTIPROC_DIR (as make serve runs them): whichever

@@ -11,7 +11,6 @@ action is rendered after the commit; a replayed one is rebuilt from the log."""
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 import time
 from dataclasses import dataclass, replace
@@ -391,10 +390,13 @@ class Actions:
                 {"version": row.version},
                 game=row.game,
             ), None
-        # apply gets a copy of its own (decoding the stored text again is several times
-        # cheaper than a deep copy): whatever it does, the fold starts from the snapshot
+        # apply gets copies of its own (decoding the stored text again is several times
+        # cheaper than a deep copy, and so is orjson's copy of the action, which is JSON
+        # read from a body or the log): whatever it does, the fold starts from the snapshot
         try:
-            new_events = module.apply(jsontext.loads(row.snapshot), actor, copy.deepcopy(action))
+            new_events = module.apply(
+                jsontext.loads(row.snapshot), actor, jsontext.plain_copy(action)
+            )
         except RuleViolation as violation:
             extra = {**violation.extra, **({"rule": violation.rule} if violation.rule else {})}
             return Refused(
