@@ -1,4 +1,5 @@
-"""Interpreter instructions per request, in process (run by hand; needs valgrind).
+"""Interpreter instructions per request, in process or in one gunicorn worker (run by
+hand; needs valgrind).
 
     .venv/bin/python bench/bench_instructions.py [--baseline DIR] [--requests 200]
         [--kinds healthz,...] [--server]
@@ -32,7 +33,8 @@ figure is the difference of two servers' worker totals, from start to exit: one
 served the warm-up and ``--requests`` more requests, the other the warm-up alone
 (both at once; about 80 s a figure on 2 CPUs).
 
-valgrind: ``apt-get install valgrind`` (Debian). A figure takes 20 to 45 s per tree.
+valgrind: ``apt-get install valgrind`` (Debian). A figure in process takes 20 to 45 s
+per tree.
 valgrind cannot run gunicorn's optional C parser (gunicorn-h1c: its SSE 4.2
 instructions stop the worker with SIGILL), which this project does not install.
 """
@@ -85,7 +87,8 @@ def environ(method: str, path: str, body: bytes | None = None, headers: dict | N
 def requester(kind: str, call: Callable[..., Any]) -> Callable[[], None]:
     """One request of ``kind`` per call, made by ``call(method, path, body, headers,
     expect)``."""
-    sys.path.insert(0, str(HERE))
+    if str(HERE) not in sys.path:
+        sys.path.insert(0, str(HERE))
     if kind == "2-Way action":
         from bench_speed import Game
 
