@@ -320,16 +320,23 @@ def free_port() -> int:
 class Server:
     """gunicorn over ``tree`` (its own code, this interpreter), ``workers`` workers."""
 
-    def __init__(self, tree: Path, url: str, workers: int):
+    def __init__(self, tree: Path, url: str, workers: int, log: Path | None = None):
+        """``log``: the workers' standard error (their request log, one JSON line per
+        request) goes to this file, else nowhere."""
         port = free_port()
         env = {**os.environ, "DATABASE_URL": url, "RATELIMIT_ENABLED": "false",
                "PYTHONPATH": str(tree), "PYTHONDONTWRITEBYTECODE": "1"}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py", "--workers",
-             str(workers), "--bind", f"127.0.0.1:{port}", "--log-level", "warning",
-             "--no-control-socket", "service:create_app()"],
-            cwd=tree, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL)
+        errors = subprocess.DEVNULL if log is None else log.open("ab")
+        try:
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "gunicorn", "--config", "gunicorn.conf.py",
+                 "--workers", str(workers), "--bind", f"127.0.0.1:{port}", "--log-level",
+                 "warning", "--no-control-socket", "service:create_app()"],
+                cwd=tree, env=env, start_new_session=True, stdout=subprocess.DEVNULL,
+                stderr=errors)
+        finally:
+            if log is not None:
+                errors.close()
         self.base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and self.process.poll() is None:
@@ -840,6 +847,27 @@ def postgres_cpu() -> float:
     return total
 
 
+def action_durations(log: Path, offset: int) -> list[float]:
+    """The server-side durations (ms, sorted) of the action POSTs that ``log`` (the
+    workers' request log) records after byte ``offset``: from the app's first hook to
+    its last (``duration_ms``), the time a request waits on the database and behind its
+    worker's other requests included, the client's own time not."""
+    durations = []
+    with log.open("rb") as lines:
+        lines.seek(offset)
+        for line in lines:
+            try:
+                entry = json.loads(line)
+            except ValueError:  # not a request log line (a warning, a traceback)
+                continue
+            if (isinstance(entry, dict) and entry.get("method") == "POST"
+                    and entry.get("route") == "/v1/games/<game_id>/actions"):
+                durations.append(float(entry["duration_ms"]))
+    if not durations:
+        raise RuntimeError(f"the request log {log} records no action POST")
+    return sorted(durations)
+
+
 def race_round(tree: Path, label: str, backend: str, database: Database, args,
                results: Results) -> None:
     """Halves races (``--race-players`` seats, ``--race-games`` games side by side, one
@@ -851,7 +879,9 @@ def race_round(tree: Path, label: str, backend: str, database: Database, args,
     each event its stream wakes it for)."""
     import random
     from service.play import HTTPTransport, Racer
-    server = Server(tree, database.url, args.workers)
+    folder = tempfile.TemporaryDirectory(prefix="bench-race-")
+    log = Path(folder.name) / "requests.log"
+    server = Server(tree, database.url, args.workers, log=log)
     tag = f"[{backend}] "
     options = {"players": args.race_players}
     waits: list[int] = []
@@ -865,6 +895,7 @@ def race_round(tree: Path, label: str, backend: str, database: Database, args,
                                        daemon=True)
             sampler.start()
         racer = Racer(lambda: HTTPTransport(server.base), random.Random(1))
+        logged = log.stat().st_size  # the warm-up's requests are before this
 
         def server_cpu() -> float:  # the workers', and on PostgreSQL its backends'
             return server.cpu() + (postgres_cpu() if backend == "postgresql" else 0.0)
@@ -883,20 +914,30 @@ def race_round(tree: Path, label: str, backend: str, database: Database, args,
     plays = sorted(racer.stats.play_seconds)
     if not plays:
         raise RuntimeError(f"no play in the race: {racer.stats.error_samples[:3]}")
+    served = action_durations(log, logged)
+    folder.cleanup()
     p50 = plays[len(plays) // 2]
-    results.add(label, tag + "race play POST p50 ms", p50 * 1000, None)
-    results.add(label, tag + "race play POST p99 ms", plays[int(len(plays) * .99)] * 1000,
-                None)
+    results.add(label, tag + "race play POST p50 ms (client)", p50 * 1000, None)
+    results.add(label, tag + "race play POST p99 ms (client)",
+                plays[int(len(plays) * .99)] * 1000, None)
+    served_p50 = served[len(served) // 2]
+    results.add(label, tag + "race action POST p50 ms (server)", served_p50, None)
+    results.add(label, tag + "race action POST p99 ms (server)",
+                served[int(len(served) * .99)], None)
     accepted = max(racer.stats.accepted["play"], 1)
     results.add(label, tag + "race: server CPU ms per accepted play", cpu * 1000 / accepted,
                 None)
     results.add(label, tag + "race: requests per accepted play",
                 racer.stats.requests / accepted, None)
     if backend == "postgresql":
-        sqlite = results.values.get((label, "[sqlite] race play POST p50 ms"))
+        sqlite = results.values.get((label, "[sqlite] race play POST p50 ms (client)"))
         if sqlite:
-            results.add(label, "race play POST p50 PostgreSQL / SQLite", p50 * 1000
-                        / sqlite[-1], ("<=", 1.5))
+            results.add(label, "race play POST p50 PostgreSQL / SQLite (client)",
+                        p50 * 1000 / sqlite[-1], None)
+        sqlite = results.values.get((label, "[sqlite] race action POST p50 ms (server)"))
+        if sqlite:
+            results.add(label, "race action POST p50 PostgreSQL / SQLite (server)",
+                        served_p50 / sqlite[-1], ("<=", 1.5))
         results.add(label, tag + "race: backends waiting on a lock (mean of samples)",
                     statistics.mean(waits) if waits else 0.0, None)
         results.add(label, tag + "race: backends waiting on a lock (max)",
