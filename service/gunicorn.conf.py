@@ -5,7 +5,8 @@ Serving model: gevent workers. Each connection is a greenlet, not a process or a
 thread, so open event streams (GET /v1/games/{id}/stream) and clients that send
 their request slowly cost a few kilobytes each instead of a worker: with sync
 workers, four sockets sending their headers one byte per second stalled every
-worker. psycopg 3 cooperates with gevent by itself; SQLite calls are short and
+worker. psycopg 3 cooperates with gevent by itself (a wait for a socket that is
+ready already goes on at once: service/store/waits.py); SQLite calls are short and
 never wait on the network. Several workers still use both cores, and every worker
 is the same: any of them serves actions and streams (README "Production").
 

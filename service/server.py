@@ -19,6 +19,10 @@ worker's ``worker_connections`` slots for as long as it is connected, so:
   header section too large: 431...) is answered as problem+json like every other
   refusal, instead of gunicorn's HTML page.
 
+Each worker also makes psycopg go on at once when a socket it would wait for is
+ready already, instead of waiting for a turn of the event loop
+(:mod:`service.store.waits`, put in place before the app is loaded).
+
 This module is imported by the gunicorn master (it loads the worker class): it imports
 neither Flask nor the app, so the workers import them after gevent patched the
 standard library.
@@ -145,8 +149,8 @@ def settle(cfg: Any) -> None:
 
 
 class GeventWorker(_GeventWorker):
-    """gunicorn's gevent worker with the read deadline, the per-address connection cap
-    and problem+json protocol errors (module docstring)."""
+    """gunicorn's gevent worker with the read deadline, the per-address connection cap,
+    problem+json protocol errors and psycopg's ready-first wait (module docstring)."""
 
     wsgi: WSGIApplication  # the app, as gunicorn's load_wsgi() loads it (wrapped below)
 
@@ -163,6 +167,10 @@ class GeventWorker(_GeventWorker):
         super().init_process()
 
     def load_wsgi(self) -> None:
+        # gevent has patched the standard library by now (init_process)
+        from service.store import waits
+
+        waits.install()
         super().load_wsgi()
         app, deadline = self.wsgi, self.read_deadline
 

@@ -23,3 +23,25 @@ def test_settled_settings_read_as_gunicorn_gives_them():
     assert own and not own & set(vars(cfg))
     assert cfg.worker_class is before["worker_class"]
     assert cfg.forwarded_allow_networks() == Config.forwarded_allow_networks(cfg)
+
+
+def test_the_worker_puts_the_ready_first_wait_in_place_before_loading_the_app(monkeypatch):
+    """service/store/waits.py: installed by each worker once gevent has patched it (its
+    init_process), before the app is loaded."""
+    from gunicorn.workers.ggevent import GeventWorker as GunicornGeventWorker
+
+    from service.server import GeventWorker
+    from service.store import waits
+
+    calls: list[str] = []
+    monkeypatch.setattr(waits, "install", lambda: calls.append("install") or True)
+
+    def load(worker):
+        calls.append("load the app")
+        worker.wsgi = lambda environ, start_response: []
+
+    monkeypatch.setattr(GunicornGeventWorker, "load_wsgi", load)
+    worker = GeventWorker.__new__(GeventWorker)
+    worker.read_deadline = 15.0
+    worker.load_wsgi()
+    assert calls == ["install", "load the app"]
