@@ -49,12 +49,15 @@ Figures (targets of the issue in brackets):
    * latency of one action at event ~``--long-events`` / at event ~10 [<= 1.2];
    * worker RSS before and after ``--memory-actions`` more actions [flat].
 3. Halves races per backend (``--race-games`` games of ``--race-players`` seats side by
-   side, a client thread per seat, service.play.Racer, no version on the plays): play
-   POST p50 and p99; PostgreSQL's p50 / SQLite's in the same round [<= 1.5]; on
-   PostgreSQL the backends waiting on a lock (pg_stat_activity sampled every 20 ms,
-   mean and max); the server's CPU per accepted play (the workers, on PostgreSQL with
-   every postgres process: the backends work for the server) and the requests (GETs
-   of the legal actions, POSTs) per accepted play.
+   side, a client thread per seat, service.play.Racer, no version on the plays): an
+   action POST's p50 and p99 in the server (its ``duration_ms`` in the workers'
+   request log), and PostgreSQL's p50 / SQLite's in the same round [<= 1.5]; for
+   reference a play POST's p50 and p99 as the racing client measured them (its own
+   time included: 16 seat threads in one process); on PostgreSQL the backends waiting
+   on a lock (pg_stat_activity sampled every 20 ms, mean and max); the server's CPU
+   per accepted play (the workers, on PostgreSQL with every postgres process: the
+   backends work for the server; their share printed apart) and the requests (GETs of
+   the legal actions, POSTs) per accepted play.
 
 Not measured here: the peer benchmark against boardgame.io (bench/bench_peer.py), and
 latency with 100,000 stored games against 1,000 (bench/bench_growth.py, which also times
@@ -871,10 +874,11 @@ def action_durations(log: Path, offset: int) -> list[float]:
 def race_round(tree: Path, label: str, backend: str, database: Database, args,
                results: Results) -> None:
     """Halves races (``--race-players`` seats, ``--race-games`` games side by side, one
-    client thread per seat, service.play.Racer): the p50 of a play POST, and on
-    PostgreSQL its ratio to SQLite's in the same round [<= 1.5] and the backends
-    waiting on a lock (sampled every 20 ms); the server's CPU per accepted play (the
-    workers, and on PostgreSQL every postgres process) and the requests per accepted
+    client thread per seat, service.play.Racer): the p50 of an action POST in the
+    server (the request log) and of a play POST at the client, on PostgreSQL the
+    server's ratio to SQLite's in the same round [<= 1.5] and the backends waiting on
+    a lock (sampled every 20 ms); the server's CPU per accepted play (the workers, and
+    on PostgreSQL every postgres process) and the requests per accepted
     play (legal-actions GETs and POSTs: a seat asks again after each refusal and after
     each event its stream wakes it for)."""
     import random
@@ -897,14 +901,14 @@ def race_round(tree: Path, label: str, backend: str, database: Database, args,
         racer = Racer(lambda: HTTPTransport(server.base), random.Random(1))
         logged = log.stat().st_size  # the warm-up's requests are before this
 
-        def server_cpu() -> float:  # the workers', and on PostgreSQL its backends'
-            return server.cpu() + (postgres_cpu() if backend == "postgresql" else 0.0)
+        def backends_cpu() -> float:  # on PostgreSQL: its processes work for the server
+            return postgres_cpu() if backend == "postgresql" else 0.0
 
-        cpu = server_cpu()
+        workers, backends = server.cpu(), backends_cpu()
         deadline = time.monotonic() + args.seconds
         while time.monotonic() < deadline:
             racer.race("halves", args.race_games, options, args.race_games)
-        cpu = server_cpu() - cpu
+        workers, backends = server.cpu() - workers, backends_cpu() - backends
         stop.set()
         if sampler is not None:
             sampler.join()
@@ -925,8 +929,11 @@ def race_round(tree: Path, label: str, backend: str, database: Database, args,
     results.add(label, tag + "race action POST p99 ms (server)",
                 served[int(len(served) * .99)], None)
     accepted = max(racer.stats.accepted["play"], 1)
-    results.add(label, tag + "race: server CPU ms per accepted play", cpu * 1000 / accepted,
-                None)
+    results.add(label, tag + "race: server CPU ms per accepted play",
+                (workers + backends) * 1000 / accepted, None)
+    if backend == "postgresql":
+        results.add(label, tag + "race: of which postgres processes' CPU ms",
+                    backends * 1000 / accepted, None)
     results.add(label, tag + "race: requests per accepted play",
                 racer.stats.requests / accepted, None)
     if backend == "postgresql":
