@@ -8,9 +8,11 @@ figure a ratio against a ceiling measured in the same run (run by hand).
         [--skip-race]
 
 ``--baseline DIR``: a checkout of another revision (``git archive main | tar -x -C
-DIR``); its server is measured in the same run, rounds interleaved with this tree's
-(baseline, this tree, baseline, ...), so the machine's load (2 cores, shared) hits both
-alike; every figure is printed as the range over the rounds, per tree.
+DIR``); its server is measured in the same run, rounds interleaved with this tree's,
+so the machine's load (2 cores, shared) hits both alike; every figure is printed as the
+range over the rounds, per tree. Which tree goes first alternates from round to round
+(the baseline in the first): the second of a round was measured worse (two copies of
+one tree, PostgreSQL action p99 at 16 games 45-55 ms first, 74-110 ms second, 3 rounds).
 
 Load generator: separate processes (one per client, up to 16), raw keep-alive sockets with
 the request bytes built up front (a few microseconds per request, far below the
@@ -991,13 +993,14 @@ def main() -> None:
           + ", ".join(f"{label}={path}" for label, path in trees), flush=True)
     results = Results()
     for round_ in range(args.rounds):
+        in_turn = trees if round_ % 2 == 0 else trees[::-1]
         if not args.skip_stateless:
-            for label, tree in trees:
+            for label, tree in in_turn:
                 stateless_round(tree, label, args, results)
                 print(f"  stateless {label} done", flush=True)
         for backend in args.backends.split(","):
             backend = backend.strip()
-            for label, tree in trees:
+            for label, tree in in_turn:
                 database = Database(backend, args.pg_url)
                 try:
                     if not args.skip_durable:
