@@ -342,8 +342,9 @@ def latency(base: str, url: str, samples: int,
         long.last_seq = pad_log(url, long.id, long_events - events_of(long) - samples // 2)
         near, far, short_seqs = [], [], []
         first_far = events_of(long) + 1
+        short = ScriptedGame(http)
         for i in range(samples):
-            if i % SHORT_SAMPLES == 0 or short.status != "active":
+            if (i and i % SHORT_SAMPLES == 0) or short.status != "active":
                 short = ScriptedGame(http)
             for game, out in ((short, near), (long, far)):
                 seat, action = game.next_action()
