@@ -419,3 +419,32 @@ def test_only_the_referee_reissues_and_only_for_a_seat_of_the_game(client):
         client.get(f"/v1/games/{game['id']}", headers=_auth(game["tokens"]["north"])).status_code
         == 200
     )
+
+
+def test_an_import_offloaded_to_gevent_s_threads_raises_its_refusal_quietly(monkeypatch):
+    """A refused import's exception comes back to the request (its 422) and is not also
+    printed by gevent's hub as a traceback on stderr (a refused import is no error of
+    the worker's)."""
+    import io
+
+    import gevent
+    from gevent import get_hub, monkey
+
+    from service.api import operations
+    from service.messages import Message
+    from service.store.rederive import ImportRefused
+
+    monkeypatch.setattr(monkey, "is_module_patched", lambda name: True)
+    hub = get_hub()
+    printed = io.StringIO()
+    monkeypatch.setattr(hub, "exception_stream", printed)
+
+    def refuse(field: str) -> None:
+        raise ImportRefused(Message("refused"), field)
+
+    with pytest.raises(ImportRefused) as refused:
+        operations._offload(refuse, "events.3")  # noqa: SLF001 - the seam under test
+    assert refused.value.field == "events.3"
+    assert operations._offload(lambda a, b: a + b, 2, 3) == 5  # noqa: SLF001
+    gevent.sleep(0.05)  # whatever the pool's thread reported is delivered by now
+    assert printed.getvalue() == ""

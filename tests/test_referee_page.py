@@ -637,6 +637,13 @@ def test_qr_code_of_a_link(base_url):
     assert too_long.status_code == 422
     assert too_long.headers["Content-Type"] == "application/problem+json"
     assert too_long.json()["code"] == "invalid-body"
+    # 1,000 characters, but 3,000 bytes of UTF-8: more than one QR code holds (2,331)
+    too_big = requests.post(base_url + "/referee/qr.svg", json={"text": "€" * 1000}, timeout=10)
+    assert too_big.status_code == 422
+    assert too_big.headers["Content-Type"] == "application/problem+json"
+    assert too_big.json()["code"] == "invalid-body"
+    accented = requests.post(base_url + "/referee/qr.svg", json={"text": "é" * 1000}, timeout=10)
+    assert accented.status_code == 200  # 2,000 bytes: one QR code holds them
     assert requests.post(base_url + "/referee/qr.svg", data="x", timeout=10).status_code == 415
     assert requests.get(base_url + "/referee/js/nope.js", timeout=10).status_code == 404
 

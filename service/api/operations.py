@@ -309,7 +309,7 @@ def _offload(fn: Callable[..., Any], *args: Any) -> Any:
     """``fn(*args)`` off the event loop when gevent runs the worker (a native thread
     of gevent's pool: the worker's other connections are served meanwhile, the GIL
     switching every few milliseconds); in place otherwise. ``fn`` is pure: no
-    request, no database."""
+    request, no database. What ``fn`` raises is raised here."""
     try:
         from gevent import get_hub, monkey
     except ImportError:  # pragma: no cover - gevent is a dependency
@@ -318,7 +318,20 @@ def _offload(fn: Callable[..., Any], *args: Any) -> Any:
         return fn(*args)
     if sys.getswitchinterval() > _SWITCH_INTERVAL:
         sys.setswitchinterval(_SWITCH_INTERVAL)
-    return get_hub().threadpool.apply(fn, args)
+    done, value = get_hub().threadpool.apply(_caught, (fn, args))
+    if not done:
+        raise value
+    return value
+
+
+def _caught(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[bool, Any]:
+    """``(True, fn(*args))``, or ``(False, the exception it raised)``: raised again by
+    :func:`_offload` in the request's greenlet. An exception that left the pool's thread
+    would also be printed by gevent, a traceback on stderr for every refused import."""
+    try:
+        return True, fn(*args)
+    except Exception as error:  # noqa: BLE001 - raised again by the caller
+        return False, error
 
 
 def _pause() -> None:

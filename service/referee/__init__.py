@@ -15,6 +15,7 @@ import segno
 from flask import Blueprint, Response, abort, send_from_directory
 from marshmallow import Schema, fields
 from marshmallow.validate import Length
+from webargs.flaskparser import abort as refuse
 
 from service.api.base import StrictParser
 
@@ -72,10 +73,16 @@ def qr_code() -> Response:
     (``image/svg+xml``, scalable, dark modules #000 on white). Stateless, no token: the
     page posts a seat's share link here (in the body, never in a URL, so the token in
     the link's fragment reaches no log). A body that is not ``{"text": 1-1000
-    characters}`` is a 422 ``invalid-body`` problem; not JSON: 415/400 as in the API."""
+    characters}`` is a 422 ``invalid-body`` problem, and so is a text too long for one
+    QR code (at error correction M, 2,331 bytes of UTF-8: 1,000 characters of three
+    bytes each are too many); not JSON: 415/400 as in the API."""
     body = _parser.parse(QRSchema(), location="json")
+    try:
+        code = segno.make(body["text"], error="m", micro=False)
+    except segno.DataOverflowError:
+        refuse(422, messages={"json": {"text": ["Too long for one QR code."]}})
     out = io.BytesIO()
-    segno.make(body["text"], error="m", micro=False).save(
+    code.save(
         out,
         kind="svg",
         xmldecl=False,
