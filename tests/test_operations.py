@@ -116,6 +116,54 @@ def _started(client, game, options, actions, seed="5e" * 32):
     return started
 
 
+@pytest.mark.parametrize(
+    ("game", "options", "actions", "field"),
+    [
+        ("halves", {"players": 2}, 4, "events.1"),
+        ("sequence-numbers", {"players": 2}, 4, "events.1"),
+        # its fold deals from the new seed: the view differs, or a later event no longer folds
+        ("solitaire-frenzy", {"players": 2}, 0, "view.players.p1.columns.0.0"),
+        ("solitaire-frenzy", {"players": 2}, 4, "events.4"),
+    ],
+)
+def test_an_unfinished_export_dealt_by_the_server_that_hides_its_cards_is_refused_saying_why(
+    client, game, options, actions, field
+):
+    """Only 2-Way Cards records every card the server deals: the other games' unfinished
+    exports are refused naming the first thing that does not replay without the seed,
+    and saying that only the operator's archive re-imports them."""
+    game_ = _started(client, game, options, actions)
+    body = assert_problem(
+        _import(client, _export(client, game_["id"], game_["referee_token"])),
+        422,
+        "import-mismatch",
+    )
+    assert body["errors"]["json"].keys() == {field}
+    assert "without the game's seed" in body["detail"]
+    assert body["detail"].endswith(
+        "re-imports from its export in 2-Way Cards only, in the other games from the "
+        "operator's archive"
+    )
+
+
+@pytest.mark.parametrize(
+    "game", ["two-way", "halves", "sequence", "sequence-numbers", "solitaire-frenzy"]
+)
+def test_an_unfinished_game_dealt_at_the_table_re_imports_from_its_export(client, game):
+    """At the table the referee reports every card dealt, so the log holds them all: the
+    export of an unfinished game replays without the seed, to the same referee view."""
+    options = {"dealing": "table", **({} if game == "two-way" else {"players": 2})}
+    # Solitaire Frenzy at the table: its seats report no moves (the referee may only retire one)
+    game_ = _started(client, game, options, 0 if game == "solitaire-frenzy" else 6)
+    document = _export(client, game_["id"], game_["referee_token"])
+    assert document["status"] == "active"
+    imported = _import(client, document)
+    assert imported.status_code == 201, imported.get_data(as_text=True)
+    copy_ = imported.get_json()
+    view = _referee_view(client, copy_["id"], copy_["referee_token"])
+    assert view["version"] == document["version"]
+
+
 def _referee_view(client, game_id, token):
     return client.get(f"/v1/games/{game_id}", headers=_auth(token)).get_json()
 
@@ -153,7 +201,11 @@ def test_an_unfinished_sequence_game_needs_its_seed_which_only_the_archive_has(c
     document = _export(client, game["id"], game["referee_token"])
     body = assert_problem(_import(client, document), 422, "import-mismatch")
     assert body["errors"]["json"].keys() == {"events.1"}
-    assert body["detail"] == "event 2 (dealt) does not replay: the engine refuses it here"
+    assert body["detail"] == (
+        "event 2 (dealt) does not replay without the game's seed: an unfinished game dealt "
+        "by the server re-imports from its export in 2-Way Cards only, in the other games "
+        "from the operator's archive"
+    )
     path = write_export(get_store(client.application), game["id"], tmp_path)
     assert path.stat().st_mode & 0o777 == 0o600
     archive = json.loads(path.read_text())

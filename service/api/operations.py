@@ -238,7 +238,8 @@ def import_record():
     one), every later event is what the engine makes of the action recorded at it (or
     of an idle seat's timeout), and the version, status and referee view are what they
     fold to. An unfinished game's export (no seed) imports only as this service's own
-    signed document, with a new secret seed for the cards still to come.
+    signed document, with a new secret seed for the cards still to come, and only where
+    its log holds every card dealt (2-Way Cards; any game dealt at the table).
 
     A document that does not re-derive: 422 `import-mismatch` naming the field as a
     JSON path (`errors`). A document this service did not sign (`signature`) imports

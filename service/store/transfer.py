@@ -43,10 +43,13 @@ Rulings (what an export may show, and how an import checks it):
   (seats, options) must be what ``new_game`` makes, every event must fold, and the
   status and referee view must match (their seed and commitment aside): the copy gets
   a NEW secret seed for the cards still to come (nobody, the importer included, knows
-  or chooses them). An engine whose fold checks each draw against the seed's deck
-  order (Sequence with server dealing) cannot replay it: that import is refused
-  naming the first draw, and only the archive re-imports it. (A copy made so cannot
-  be re-derived later either: its past was dealt from a seed it never had.)
+  or chooses them). In server dealing only 2-Way Cards logs every card it deals; the
+  other games' exports hide the cards dealt (Halves, Sequence, Sequence Numbers: the
+  first deal does not fold; Solitaire Frenzy: its fold deals from the new seed, so the
+  view or a later event differs): that import is refused saying so, naming the first
+  event or field, and only the archive re-imports it. A game dealt at the table logs
+  the cards the referee reports, and re-imports. (A copy made so cannot be re-derived
+  later either: its past was dealt from a seed it never had.)
 * A document without a valid signature (hand-made, altered, or another
   deployment's) imports only with an API key (the API's decision; see
   :class:`Unverified`); the copy is marked ``"verified": false`` for ever: a copy of
@@ -340,6 +343,17 @@ def _same_outcome(
             view.pop(key, None)
             exported.pop(key, None)
     difference = first_difference(exported, view, "view")
+    if not seeded:  # the deal and the draws the export hides came from the new seed
+        expect(
+            difference is None,
+            difference or "view",
+            Message(
+                "without the game's seed the events replay to another %(field)s: an "
+                "unfinished game dealt by the server re-imports from its export in 2-Way "
+                "Cards only, in the other games from the operator's archive",
+                field=difference,
+            ),
+        )
     expect(
         difference is None,
         difference or "view",
@@ -470,7 +484,9 @@ def _replay(
         except Exception as error:  # noqa: BLE001 - never the exception's text
             raise ImportRefused(
                 Message(
-                    "event %(seq)s (%(type)s) does not replay: the engine refuses it here",
+                    "event %(seq)s (%(type)s) does not replay without the game's seed: an "
+                    "unfinished game dealt by the server re-imports from its export in 2-Way "
+                    "Cards only, in the other games from the operator's archive",
                     seq=index + 1,
                     type=event["type"],
                 ),
