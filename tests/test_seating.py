@@ -94,7 +94,22 @@ def test_the_referee_invites_again_and_the_old_code_and_token_stop(store_client)
     )
 
 
-@pytest.mark.parametrize("name", ["", " Ana", "Ana ", "a" * 41, "Ana\nBo", "\x07"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "",
+        " Ana",
+        "Ana ",
+        "a" * 41,
+        "Ana\nBo",
+        "\x07",
+        "\u202eAna",  # a right-to-left override: what follows the name runs backwards
+        "Ana\u2066",  # an isolate left open
+        "\u200b",  # nothing visible
+        "\u200dAna",  # a joiner at an end joins nothing
+        "A\ufeffna",
+    ],
+)
 def test_a_display_name_is_1_to_40_printable_characters(store_client, name):
     response = store_client.post("/v1/games", json={"game": "counter", "names": {"north": name}})
     assert_problem(response, 422, "invalid-body")
@@ -148,3 +163,20 @@ def test_a_rematch_of_an_invitation_game_invites_again(store_client):
     assert all(
         set(entry) == {"invitation", "expires_at", "join_url"} for entry in again["seats"].values()
     )
+
+
+@pytest.mark.parametrize("name", ["👨\u200d👩\u200d👧 Ana", "דנה", "مريم", "Zoë"])
+def test_names_in_any_script_and_emoji_joined_inside_are_taken(store_client, name):
+    game = _create(store_client, names={"north": name})
+    view = store_client.get(
+        f"/v1/games/{game['id']}", headers=_bearer(game["seats"]["north"]["token"])
+    )
+    assert view.get_json()["names"]["north"] == name
+
+
+def test_a_name_given_when_joining_is_checked_as_at_creation(store_client):
+    game = _create(store_client, names={"north": "Ana"}, invitations=True)
+    code = game["seats"]["north"]["invitation"]
+    assert_problem(_join(store_client, game, "north", code, "\u202e\u202e"), 422, "invalid-body")
+    joined = _join(store_client, game, "north", code, "Bo")
+    assert joined.status_code == 200

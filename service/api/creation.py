@@ -70,8 +70,8 @@ NAME = {
     "minLength": 1,
     "maxLength": 40,
     "pattern": NAME_PATTERN,
-    "description": "a seat's display name: 1 to 40 characters, no control character "
-    "or line break, no leading or trailing space",
+    "description": "a seat's display name: 1 to 40 characters, no control, direction "
+    "or invisible character or line break, no leading or trailing space",
 }
 SEATING: dict[str, Schema] = {
     "names": {

@@ -116,7 +116,7 @@ NAME = [
     Length(1, 40),
     Regexp(
         NAME_PATTERN,
-        error="1 to 40 characters, no control character "
+        error="1 to 40 characters, no control, direction or invisible character "
         "or line break, no leading or trailing space",
     ),
 ]

@@ -56,8 +56,8 @@ class JoinSchema(Schema):
     name = fields.String(
         validate=games.NAME,
         metadata={
-            "description": "the player's display name: 1 to 40 characters, no control "
-            "character or line break, no leading or trailing space"
+            "description": "the player's display name: 1 to 40 characters, no control, "
+            "direction or invisible character or line break, no leading or trailing space"
         },
     )
 

@@ -31,15 +31,28 @@ INVITATION_SECONDS = 7 * 24 * 3600  # how long an invitation may be used (a week
 NAME_LENGTH = (1, 40)
 
 
-# 1 to 40 characters; no control characters (C0, DEL, C1) or line/paragraph separators;
-# no leading or trailing white space (the contract states the same pattern)
-_VISIBLE = "\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029"
-NAME_PATTERN = f"^[^\\s{_VISIBLE}]([^{_VISIBLE}]{{0,38}}[^\\s{_VISIBLE}])?$"
+# 1 to 40 characters; none a control character (C0, DEL, C1), a line or paragraph
+# separator, a direction control (marks, embeddings, overrides, isolates: text shown
+# after a name could run backwards) or an invisible one (zero-width space, word joiner,
+# BOM); no leading or trailing white space, and no zero-width (non-)joiner at either
+# end (inside a name they join emoji and some scripts' letters). The contract states
+# the same pattern.
+_NEVER = (
+    "\\x00-\\x1f\\x7f-\\x9f\\u2028\\u2029"  # controls, separators
+    "\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069"  # direction controls
+    "\\u200b\\u2060\\ufeff"  # invisible
+)
+_EDGE = f"\\s{_NEVER}\\u200c\\u200d"  # nor at either end
+NAME_PATTERN = f"^[^{_EDGE}]([^{_NEVER}]{{0,38}}[^{_EDGE}])?$"
 
 
 def valid_name(name: str) -> bool:
-    """A display name: 1 to 40 characters, none a control character or a line break,
-    no leading or trailing space (:data:`NAME_PATTERN`)."""
+    """A display name: 1 to 40 characters, none a control, direction or invisible
+    character or a line break, no leading or trailing space (:data:`NAME_PATTERN`).
+
+    >>> valid_name("Ana"), valid_name("\\u202eAna"), valid_name("\\u200b")
+    (True, False, False)
+    """
     return re.fullmatch(NAME_PATTERN, name) is not None
 
 
