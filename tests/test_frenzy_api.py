@@ -141,10 +141,11 @@ def test_refusals_are_problems_with_code_and_rule(store_client, make_game):
         "card-not-on-top",
     )
     assert problem["rule"] == "SF-H1"
-    problem = assert_problem(
-        post(store_client, game, "p1", {"type": "turn", "round": 0}), 409, "round-over"
-    )
-    assert problem["rule"] == "SF-E1"
+    for number in (0, -1):  # no round is numbered so: a wrong number, not a late play
+        problem = assert_problem(
+            post(store_client, game, "p1", {"type": "turn", "round": number}), 422, "invalid-round"
+        )
+        assert problem["rule"] == "SF-E2"
     problem = assert_problem(
         post(store_client, game, "p1", {"type": "turn"}), 422, "invalid-action"
     )

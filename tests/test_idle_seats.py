@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from helpers import assert_problem
 from service.store import GameStore, Refused, get_feed, get_store
 from test_stream import Reader, stream_path
 
@@ -316,3 +317,28 @@ def test_g_t1_a_streams_wake_up_comes_when_the_stores_rounded_clock_has_passed_i
     wait = _idle_at(store, record) - time.monotonic()
     assert round(read_at + wait, 3) >= 1001.0009
     assert wait < 1.0011  # and not later than that
+
+
+@pytest.mark.parametrize(
+    "game", ["two-way", "sequence", "sequence-numbers", "halves", "solitaire-frenzy"]
+)
+def test_g_t1_idle_seconds_is_from_1_to_a_week_in_every_game(store_client, game):
+    """docs/rulings.md G-T1: 1 to 604800 seconds, or null; more is refused, the most
+    named in the refusal."""
+    from service.games import IDLE_SECONDS_MAX
+
+    assert IDLE_SECONDS_MAX == 604800
+
+    players = {} if game == "two-way" else {"players": 2}
+
+    def create(idle):
+        return store_client.post(
+            "/v1/games", json={"game": game, "options": {**players, "idle_seconds": idle}}
+        )
+
+    assert create(IDLE_SECONDS_MAX).status_code == 201
+    assert create(None).status_code == 201
+    for idle in (IDLE_SECONDS_MAX + 1, 10**30, 0, 1.5):
+        problem = assert_problem(create(idle), 422, "invalid-option")
+        assert problem["rule"] == "G-T1"
+        assert "604800" in problem["detail"]

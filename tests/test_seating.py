@@ -180,3 +180,10 @@ def test_a_name_given_when_joining_is_checked_as_at_creation(store_client):
     assert_problem(_join(store_client, game, "north", code, "\u202e\u202e"), 422, "invalid-body")
     joined = _join(store_client, game, "north", code, "Bo")
     assert joined.status_code == 200
+
+
+@pytest.mark.parametrize("flag", ["yes", "true", 1, "on", None])
+def test_invitations_is_true_or_false_in_json_nothing_else(store_client, flag):
+    response = store_client.post("/v1/games", json={"game": "counter", "invitations": flag})
+    body = assert_problem(response, 422, "invalid-body")
+    assert "invitations" in body["errors"]["json"]

@@ -332,3 +332,15 @@ class DigitsInteger(fields.Integer):
         if isinstance(value, str) and not self._DIGITS.fullmatch(value):
             raise self.make_error("invalid")
         return super()._deserialize(value, attr, data, **kwargs)
+
+
+class StrictBoolean(fields.Boolean):
+    """true or false only (marshmallow's Boolean also takes "yes", "on", 1, "true"...):
+    a body says what it means in JSON's own words."""
+
+    def _deserialize(
+        self, value: Any, attr: str | None, data: Mapping[str, Any] | None, **kwargs: Any
+    ) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid")
+        return value

@@ -12,7 +12,7 @@ from typing import Any, overload
 from marshmallow import INCLUDE, Schema, ValidationError, fields
 from marshmallow.validate import Length, Range, Regexp
 
-from service.api.base import DigitsInteger
+from service.api.base import DigitsInteger, StrictBoolean
 from service.messages import Message
 from service.store.seating import NAME_PATTERN
 
@@ -148,7 +148,7 @@ class CreateGameSchema(Schema):
         },
     )
     names = fields.Dict(keys=fields.String(), values=fields.String(validate=NAME))
-    invitations = fields.Boolean(load_default=False)
+    invitations = StrictBoolean(load_default=False)
 
 
 class SeatTokenSchema(Schema):

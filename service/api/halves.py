@@ -18,7 +18,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate
 
 from service.api.actions import HALVES_CARD_PATTERN
-from service.api.base import Blueprint
+from service.api.base import Blueprint, StrictBoolean
 from service.i18n import localize
 from service.games.halves import MATCHES, PER_HALF, CardCodeError, card_code, check_play, parse_card
 
@@ -46,15 +46,6 @@ class HalvesCardField(fields.String):
             return card_code(parse_card(value))
         except CardCodeError as exc:
             raise ValidationError(str(exc)) from exc
-
-
-class StrictBoolean(fields.Boolean):
-    """true or false only (not "yes", 1 or "true")."""
-
-    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
-        if not isinstance(value, bool):
-            raise ValidationError("Not a boolean: true or false.")
-        return value
 
 
 class PlayCheckSchema(Schema):

@@ -160,6 +160,11 @@ class RuleViolation(Exception):
         self.extra = extra or {}
 
 
+# G-T1: option idle_seconds is a whole number of seconds from 1 to this (a week), or
+# null (off); every game refuses more (docs/rulings.md)
+IDLE_SECONDS_MAX = 7 * 24 * 3600
+
+
 ENGINE_MODULES = {
     "two-way": "service.games.two_way",
     "sequence": "service.games.sequence",

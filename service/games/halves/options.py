@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from service.games import RuleViolation
+from service.games import IDLE_SECONDS_MAX, RuleViolation
 from service.games.halves.cards import (
     DEFAULT_DECK,
     MATCHES,
@@ -247,15 +247,17 @@ def normalise_options(options: Any) -> Options:
 
 
 def _idle_seconds(options: Mapping[str, Any], dealing: str) -> int | None:
-    """G-T1: whole seconds from 1, or None (off); absent: 120 in server dealing, off in
-    table dealing, where a number is refused (the referee reports the table)."""
+    """G-T1: whole seconds from 1 to IDLE_SECONDS_MAX, or None (off); absent: 120 in
+    server dealing, off in table dealing, where a number is refused (the referee
+    reports the table)."""
     value = options.get("idle_seconds", IDLE_SECONDS if dealing == "server" else None)
     if value is None:
         return None
-    if type(value) is not int or value < 1:
+    if type(value) is not int or not 1 <= value <= IDLE_SECONDS_MAX:
         raise invalid_option(
             Message(
-                "option 'idle_seconds' must be a whole number of seconds from 1, or null (G-T1)"
+                "idle_seconds must be a whole number of seconds from 1 to %(most)s, or null",
+                most=IDLE_SECONDS_MAX,
             ),
             "G-T1",
             ("idle_seconds",),

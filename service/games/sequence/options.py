@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from service.games import IDLE_SECONDS_MAX
 from service.games.sequence.cards import (
     CLASSIC,
     CLASSIC_BOARD,
@@ -42,7 +43,7 @@ def _option(
 
 
 IDLE_DEFAULT = 300  # G-T1: seconds on turn before the turn is lost (server dealing)
-MAX_IDLE = 7 * 24 * 3600
+MAX_IDLE = IDLE_SECONDS_MAX  # G-T1, every game's
 
 _COMMON_OPTIONS = [
     _option(

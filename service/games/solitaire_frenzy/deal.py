@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from service.cards import DECK
-from service.games import RuleViolation
+from service.games import IDLE_SECONDS_MAX, RuleViolation
 from service.games.rng import shuffle
 from service.games.solitaire_frenzy.cards import COLUMNS, GAME, PILE_SIZE, PLAYERS
 from service.games.solitaire_frenzy.state import Layout, Options
@@ -194,18 +194,16 @@ def normalise_options(options: Any) -> Options:
 
 def _idle_seconds(options: Mapping[str, Any], dealing: str) -> int | None:
     """G-T1: ``idle_seconds`` as given (null: off), else the dealing's default; an
-    integer >= 1, and off in table dealing."""
+    integer from 1 to IDLE_SECONDS_MAX, and off in table dealing."""
     default = IDLE_SECONDS if dealing == "server" else None
     value = options.get("idle_seconds", default)
     if value is None:
         return None
-    if type(value) is not int or value < 1:
+    if type(value) is not int or not 1 <= value <= IDLE_SECONDS_MAX:
         raise invalid_option(
             Message(
-                "%(name)s must be of type %(type)s, not %(value)s",
-                name="idle_seconds",
-                type="integer >= 1 or null",
-                value=repr(value),
+                "idle_seconds must be a whole number of seconds from 1 to %(most)s, or null",
+                most=IDLE_SECONDS_MAX,
             ),
             "idle_seconds",
         )

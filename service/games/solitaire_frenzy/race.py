@@ -46,12 +46,21 @@ def _mode_rule(state: FrenzyState) -> str:
 
 
 def _check_round(state: FrenzyState, action: Action) -> None:
-    """The action's ``round``: required; an ended round is ``round-over`` (SF-E1, before
-    anything else, so a late play is never judged against a new deal)."""
+    """The action's ``round``: required, from 1 (else ``invalid-round``, SF-E2); an
+    ended round is ``round-over`` (SF-E1, before anything else, so a late play is never
+    judged against a new deal); a round not yet started is ``invalid-round``."""
     number = action.get("round")
     if not is_int(number):
         raise malformed(
             Message('name the round the action is for: "round" (an integer)'), rule="SF-E1"
+        )
+    if number < 1:  # no round was ever numbered so: not a late play, a wrong number
+        raise malformed(
+            Message(
+                "rounds are numbered from 1; this is round %(current)s", current=state["round"]
+            ),
+            "invalid-round",
+            "SF-E2",
         )
     if number < state["round"] or (number == state["round"] and state["status"] != "active"):
         raise refuse(

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Literal, NotRequired, TypedDict
 
 from service.cards import CardError, parse_card
-from service.games import RuleViolation
+from service.games import IDLE_SECONDS_MAX, RuleViolation
 from service.games.two_way.state import Faces, Options
 from service.games.two_way.tiles import FACE_COUNTS, GAME, SEATS, TILE_COUNT
 from service.messages import Message
@@ -200,14 +200,18 @@ def validate_manifest(manifest: object) -> list[Faces]:
 
 
 def _idle_seconds(options: Mapping[str, object], dealing: str) -> int | None:
-    """G-T1: option idle_seconds, an integer >= 1 or None; default 300 in server
-    dealing, None (off) in table dealing."""
+    """G-T1: option idle_seconds, an integer from 1 to IDLE_SECONDS_MAX or None;
+    default 300 in server dealing, None (off) in table dealing."""
     value = options.get("idle_seconds", IDLE_SECONDS if dealing == "server" else None)
     if value is None:
         return None
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+    if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= IDLE_SECONDS_MAX:
         raise invalid_option(
-            "idle_seconds", Message("must be a whole number of seconds, at least 1, or null")
+            "idle_seconds",
+            Message(
+                "idle_seconds must be a whole number of seconds from 1 to %(most)s, or null",
+                most=IDLE_SECONDS_MAX,
+            ),
         )
     return value
 
