@@ -42,7 +42,7 @@ serve: install
 	    --no-control-socket 'service:create_app()'
 
 # Delete expired idempotency records and finished/abandoned games past their retention
-# (README, "Operating"); PURGE_ARGS="--dry-run" or "--export-dir DIR"...
+# (docs/operations.md, "Operating"); PURGE_ARGS="--dry-run" or "--export-dir DIR"...
 purge: install
 	$(BIN)/flask --app service purge $(PURGE_ARGS)
 
