@@ -342,3 +342,68 @@ def test_g_t1_idle_seconds_is_from_1_to_a_week_in_every_game(store_client, game)
         problem = assert_problem(create(idle), 422, "invalid-option")
         assert problem["rule"] == "G-T1"
         assert "604800" in problem["detail"]
+
+
+@pytest.mark.parametrize("game", ["halves", "sequence"])
+def test_g_t1_a_finished_game_with_timeouts_re_imports_from_its_export(
+    store_app, store_client, make_game, game
+):
+    """Each recorded timeout advanced the version as an action does: the finished
+    game's signed export re-imports, its version 1 plus one per action and one per
+    timeout. Halves: both seats time out, then the referee retires one; Sequence: the
+    seats lose their turns until a round of passes ends the game (SQ-E1)."""
+    created = make_game(game, {"players": 2, "idle_seconds": 60})
+    referee, path = created["auth"]["referee"], f"/v1/games/{created['id']}"
+    ahead = 0
+    while True:
+        ahead += 61
+        _later(get_store(store_app), ahead)
+        view = store_client.get(path, headers=referee).get_json()  # records the timeout
+        if game == "sequence" and view["status"] == "active":
+            continue
+        break
+    if game == "halves":
+        retired = store_client.post(
+            f"{path}/actions",
+            headers=referee,
+            json={"type": "retire", "seat": "p2", "expected_version": view["version"]},
+        )
+        assert retired.status_code == 200, retired.get_data(as_text=True)
+    document = store_client.get(f"{path}/export", headers=referee).get_json()
+    assert document["status"] == "finished"
+    timeouts = {"halves": 1, "sequence": ahead // 61}[game]
+    assert (
+        document["version"]
+        == 1 + len(document["actions"]) + timeouts
+        > 1 + len(document["actions"])
+    )
+    imported = store_client.post("/v1/games/import", json=document)
+    assert imported.status_code == 201, imported.get_data(as_text=True)
+    document["version"] -= timeouts  # as if the timeouts had not advanced it
+    body = assert_problem(store_client.post("/v1/games/import", json=document), 422)
+    assert body["code"] == "import-mismatch" and list(body["errors"]["json"]) == ["version"]
+
+
+@pytest.mark.parametrize(
+    "game", ["two-way", "sequence", "sequence-numbers", "halves", "solitaire-frenzy"]
+)
+def test_g_t1_idle_seconds_is_off_in_table_dealing_in_every_game(store_client, game):
+    """G-T1: off in table mode. The referee reports the table's moves, so no seat's
+    turn may run out there: a number is refused, null or nothing taken."""
+    players = {} if game == "two-way" else {"players": 2}
+
+    def create(**idle):
+        return store_client.post(
+            "/v1/games", json={"game": game, "options": {**players, "dealing": "table", **idle}}
+        )
+
+    problem = assert_problem(create(idle_seconds=60), 422, "invalid-option")
+    assert problem["rule"] == "G-T1" and "table dealing" in problem["detail"]
+    for taken in (create(idle_seconds=None), create()):
+        assert taken.status_code == 201, taken.get_data(as_text=True)
+        created = taken.get_json()
+        view = store_client.get(
+            f"/v1/games/{created['id']}",
+            headers={"Authorization": f"Bearer {created['referee_token']}"},
+        ).get_json()
+        assert view["view"]["options"]["idle_seconds"] is None

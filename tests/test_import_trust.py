@@ -278,7 +278,7 @@ def test_a_foreign_signature_does_not_verify(db_url, counter_engine, client, app
 # ----- the counter engine: actions, positions, idle seats, refusals -----------------
 
 
-def _document(events: list[dict], actions: list[dict], seed: str = SEED) -> dict:
+def _document(events: list[dict], actions: list[dict], seed: str = SEED, timeouts: int = 0) -> dict:
     state = None
     for event in events:
         state = fake_engine.fold(state, event)
@@ -289,7 +289,7 @@ def _document(events: list[dict], actions: list[dict], seed: str = SEED) -> dict
         "game": "counter",
         "options": state["options"],
         "status": state["status"],
-        "version": 1 + len(actions),
+        "version": 1 + len(actions) + timeouts,
         "seed_commitment": commitment(seed),
         "seed": seed,
         "actions": actions,
@@ -372,11 +372,16 @@ def test_idle_events_re_derive_from_their_since_and_at(client):
     assert timed_out[0]["seat"] == "south"
     events, more = _played(events + timed_out, [("north", {"type": "add", "amount": 1})])
     actions.append(more[0])
-    assert _import(client, _document(events, actions)).status_code == 201
-    early = _document(events, actions)
+    assert _import(client, _document(events, actions, timeouts=1)).status_code == 201
+    # the timeout advanced the version as an action does (G-T1)
+    uncounted = _refused(_import(client, _document(events, actions)), "version")
+    assert uncounted["detail"] == (
+        "the version is 1 plus one per action and one per idle timeout: 4"
+    )
+    early = _document(events, actions, timeouts=1)
     early["events"][5]["at"] = 1_030.0  # 30 s idle: under idle_seconds
     assert _refused(_import(client, early), "events.5")["detail"] == "no timeout applies at event 6"
-    wrong = _document(events, actions)
+    wrong = _document(events, actions, timeouts=1)
     wrong["events"][5]["seat"] = "north"
     _refused(_import(client, wrong), "events.5.seat")
 

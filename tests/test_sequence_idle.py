@@ -26,7 +26,9 @@ def _game(game="sequence", **options):
 def test_g_t1_idle_seconds_defaults_to_300_in_server_and_off_in_table_dealing():
     assert _game()["options"]["idle_seconds"] == 300
     assert _game(dealing="table")["options"]["idle_seconds"] is None
-    assert _game(dealing="table", idle_seconds=5)["options"]["idle_seconds"] == 5
+    with pytest.raises(RuleViolation) as caught:  # off in table mode: the table reports
+        _game(dealing="table", idle_seconds=5)
+    assert (caught.value.code, caught.value.rule) == ("invalid-option", "G-T1")
     assert _game(idle_seconds=None)["options"]["idle_seconds"] is None
     names = [o["name"] for o in sq.CATALOG["sequence-numbers"]["options"]]
     assert "idle_seconds" in names
@@ -56,7 +58,11 @@ def test_g_t1_the_seat_on_turn_loses_it_at_the_deadline():
 
 def test_g_t1_nothing_happens_when_off_over_or_during_a_table_deal():
     assert sq.idle_events(_game(idle_seconds=None), T0, T0 + 10**6) == []
-    assert sq.idle_events(_game(dealing="table", idle_seconds=1), T0, T0 + 100) == []
+    # a table game of an earlier release may hold a number (now refused): not while
+    # the referee still deals
+    table = _game(dealing="table")
+    table["options"] = {**table["options"], "idle_seconds": 1}
+    assert sq.idle_events(table, T0, T0 + 100) == []
     over = dict(_game(idle_seconds=1), status="finished")
     assert sq.idle_events(over, T0, T0 + 100) == []
 

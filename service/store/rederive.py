@@ -259,10 +259,11 @@ def rederive(
     events: list[dict[str, Any]],
     actions: dict[int, dict[str, Any]],
     pause: Callable[[], None] = lambda: None,
-) -> dict[str, Any]:
+) -> tuple[dict[str, Any], int]:
     """The state the engine derives from the setup, ``actions`` and idle timeouts,
-    checking that it produces exactly ``events`` (module docstring). ``actions``:
-    :func:`check_actions`' result; every one must be used."""
+    checking that it produces exactly ``events`` (module docstring), and how many idle
+    timeouts it recorded (each advanced the game's version by one, as an action does).
+    ``actions``: :func:`check_actions`' result; every one must be used."""
     setup = setup_events(module, game, options, seed, events)
     _compare(
         setup,
@@ -273,7 +274,7 @@ def rederive(
     initial = _fold(module, None, setup, 0)
     assert initial is not None  # the setup begins with game-created (the engine contract)
     state = initial
-    index, paused = len(setup), len(setup)
+    index, paused, timeouts = len(setup), len(setup), 0
     while index < len(events):
         entry = actions.pop(index + 1, None)
         if entry is not None:
@@ -293,6 +294,7 @@ def rederive(
                 ),
             )
             produced = _idle(module, state, events[index], index)
+            timeouts += 1
             why = Message(
                 "event %(seq)s is not what the engine makes of the idle time it records",
                 seq=index + 1,
@@ -308,7 +310,7 @@ def rederive(
         f"actions.{min(e['index'] for e in actions.values())}.seq" if actions else "actions",
         Message("an action is recorded where no action's events begin"),
     )
-    return canonical(state)
+    return canonical(state), timeouts
 
 
 def _copy(value: Any) -> Any:

@@ -36,8 +36,8 @@ Rulings (what an export may show, and how an import checks it):
   ``seed_commitment`` and game-created, and the whole game is re-derived from the
   engine (:mod:`service.store.rederive`): the setup from the options and the seed,
   every later event from the action recorded at it (or an idle seat's timeout), the
-  ``version`` from the number of actions (1 + one per action), and the status and
-  referee view must be what they fold to. The copy keeps the seed.
+  ``version`` from the number of actions and idle timeouts (1 + one per each), and the
+  status and referee view must be what they fold to. The copy keeps the seed.
 * Import without a seed (an unfinished game's export): its deal cannot be
   re-derived, so only this service's own signed export imports so. game-created
   (seats, options) must be what ``new_game`` makes, every event must fold, and the
@@ -278,13 +278,17 @@ def check_import(
         actions = {
             seq: (entry["actor"], canonical(entry["action"])) for seq, entry in recorded.items()
         }
-        state = rederive(
+        state, timeouts = rederive(
             module, document["game"], document["options"], seed, events, recorded, pause
         )
+        version = 1 + len(actions) + timeouts
         expect(
-            document["version"] == 1 + len(actions),
+            document["version"] == version,
             "version",
-            Message("the version is 1 plus one per action: %(version)s", version=1 + len(actions)),
+            Message(
+                "the version is 1 plus one per action and one per idle timeout: %(version)s",
+                version=version,
+            ),
         )
     else:
         expect(

@@ -102,7 +102,7 @@ CATALOG: dict[str, dict[str, Any]] = {
                 "idle_seconds",
                 "integer",
                 IDLE_SECONDS,
-                "G-T1: seconds without any "
+                "G-T1: seconds (1 to 604800) without any "
                 "move after which every seat is treated as unable to play on the top "
                 "(HV-T4), so that a seat that left cannot freeze the game; server "
                 "dealing: default 120, null turns it off; table dealing: always off "

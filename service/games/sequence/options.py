@@ -91,10 +91,11 @@ _COMMON_OPTIONS = [
     _option(
         "idle_seconds",
         "integer",
-        None,
+        IDLE_DEFAULT,
         "G-T1 ruling: a seat on turn this many "
         "seconds (1 to 604800) loses that turn, recorded as turn-timed-out and a "
-        "pass; null: never. Default: 300 in server dealing, null in table dealing",
+        "pass; null: never. Default: 300 in server dealing; off (null) in table "
+        "dealing, where a number is refused",
     ),
 ]
 
@@ -210,7 +211,8 @@ def _choice(options: Mapping[str, Any], name: str, allowed: Sequence[Any], defau
 
 def _idle_seconds(options: Mapping[str, Any], dealing: str) -> int | None:
     """G-T1: whole seconds a seat may hold the turn (1 to MAX_IDLE), None for never;
-    left out: IDLE_DEFAULT in server dealing, None in table dealing."""
+    left out: IDLE_DEFAULT in server dealing, None in table dealing, where a number is
+    refused (the referee reports the table)."""
     if "idle_seconds" not in options:
         return IDLE_DEFAULT if dealing == "server" else None
     value = options["idle_seconds"]
@@ -219,6 +221,14 @@ def _idle_seconds(options: Mapping[str, Any], dealing: str) -> int | None:
             Message(
                 "idle_seconds must be a whole number of seconds from 1 to %(most)s, or null",
                 most=MAX_IDLE,
+            ),
+            "G-T1",
+        )
+    if value is not None and dealing == "table":
+        raise _invalid_option(
+            Message(
+                "option 'idle_seconds' is off in table dealing: the "
+                "referee reports the table (G-T1)"
             ),
             "G-T1",
         )

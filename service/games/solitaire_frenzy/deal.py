@@ -88,7 +88,7 @@ CATALOG: dict[str, dict[str, Any]] = {
                 "G-T1: a seat that still has "
                 "a productive move (or has not turned through its hand) while every "
                 "other seat has had none for this many seconds is treated as having no "
-                "move (SF-E1); an integer >= 1, or null for off. Default: 120 in "
+                "move (SF-E1); an integer 1 to 604800, or null for off. Default: 120 in "
                 "server dealing, null (off) in table dealing, where it must stay off",
             ),
             _option(

@@ -77,9 +77,10 @@ OPTIONS: list[OptionSpec] = [
         "name": "idle_seconds",
         "type": "integer",
         "default": IDLE_SECONDS,
-        "description": "G-T1: a seat on turn for this many seconds (at least 1) loses the "
+        "description": "G-T1: a seat on turn for this many seconds (1 to 604800) loses the "
         "rest of its turn (turn-timed-out, then a skipped turn, TW-T5); "
-        "null: never. Default 300 in server dealing, null in table dealing.",
+        "null: never. Default 300 in server dealing; off (null) in table dealing, where "
+        "a number is refused.",
     },
     {
         "name": "tile_manifest",
@@ -201,17 +202,30 @@ def validate_manifest(manifest: object) -> list[Faces]:
 
 def _idle_seconds(options: Mapping[str, object], dealing: str) -> int | None:
     """G-T1: option idle_seconds, an integer from 1 to IDLE_SECONDS_MAX or None;
-    default 300 in server dealing, None (off) in table dealing."""
+    default 300 in server dealing, None (off) in table dealing, where a number is
+    refused (the referee reports the table: no seat's turn runs out)."""
     value = options.get("idle_seconds", IDLE_SECONDS if dealing == "server" else None)
     if value is None:
         return None
     if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= IDLE_SECONDS_MAX:
-        raise invalid_option(
-            "idle_seconds",
+        raise RuleViolation(
+            "invalid-option",
             Message(
                 "idle_seconds must be a whole number of seconds from 1 to %(most)s, or null",
                 most=IDLE_SECONDS_MAX,
             ),
+            422,
+            rule="G-T1",
+        )
+    if dealing == "table":
+        raise RuleViolation(
+            "invalid-option",
+            Message(
+                "option 'idle_seconds' is off in table dealing: the "
+                "referee reports the table (G-T1)"
+            ),
+            422,
+            rule="G-T1",
         )
     return value
 
