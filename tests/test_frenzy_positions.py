@@ -271,13 +271,50 @@ REFUSALS = [
                     "reason": "stuck",
                     "out": None,
                     "board": {"p1": 9, "p2": 0},
-                    "pile": {"p1": 0, "p2": 0},
-                    "scores": {"p1": 8, "p2": 0},
+                    "pile": {"p1": 2, "p2": 13},
+                    "scores": {"p1": 8, "p2": -13},
                 }
             ],
         ),
         "SF-E2",
         "history[0].scores.p1",
+    ),
+    # an ended round as the referee's record of it would have to be (SF-M1, SF-E1)
+    (
+        "a round with more than a deck on the board",
+        lambda: pos(round=2, history=[ended("stuck", None, {"p1": 200}, {"p1": 5})]),
+        "SF-E2",
+        "history[0].board.p1",
+    ),
+    (
+        "a round with a 13-pile over 13",
+        lambda: pos(round=2, history=[ended("stuck", None, {}, {"p1": 14, "p2": 14})]),
+        "SF-E2",
+        "history[0].pile.p1",
+    ),
+    (
+        "a round ended out with its seat still holding 13-pile cards",
+        lambda: pos(round=2, history=[ended("out", "p1", {"p1": 13}, {"p1": 13, "p2": 13})]),
+        "SF-E1",
+        "history[0].pile.p1",
+    ),
+    (
+        "a round ended out naming nobody",
+        lambda: pos(round=2, history=[ended("out", None, {}, {"p1": 3, "p2": 4})]),
+        "SF-E1",
+        "history[0].out",
+    ),
+    (
+        "a round ended stuck with an empty 13-pile",
+        lambda: pos(round=2, history=[ended("stuck", None, {}, {"p1": 0, "p2": 4})]),
+        "SF-E1",
+        "history[0].pile.p1",
+    ),
+    (
+        "a round that a seat went out of, recorded as stuck",
+        lambda: pos(round=2, history=[ended("stuck", "p2", {}, {"p1": 3, "p2": 0})]),
+        "SF-E1",
+        "history[0].out",
     ),
     ("a seat missing", lambda: pos({"p1": seat()}), "G-P1", "players"),
     (
@@ -312,6 +349,21 @@ REFUSALS = [
         "retired",
     ),
 ]
+
+
+def ended(reason: str, out: str | None, board: dict, pile: dict, penalty: int = 1) -> dict:
+    """Round 1 of a 2-seat history, its scores and a position's totals adding up."""
+    board = {"p1": 0, "p2": 0, **board}
+    pile = {"p1": 5, "p2": 5, **pile}
+    scores = {s: board[s] - penalty * pile[s] for s in board}
+    return {
+        "round": 1,
+        "reason": reason,
+        "out": out,
+        "board": board,
+        "pile": pile,
+        "scores": scores,
+    }
 
 
 @pytest.mark.parametrize("what,build,rule,field", REFUSALS, ids=[r[0] for r in REFUSALS])

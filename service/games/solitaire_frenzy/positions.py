@@ -444,6 +444,7 @@ def _history(raw: Any, seats: list[str], number: int, penalty: int) -> list[Roun
             for d in (board, pile, scores)
         ):
             raise _shape(where, "{seat: integer} x 3 (board, pile, scores)", "SF-E2")
+        _check_record(entry, where, seats)
         for seat in board:
             if scores[seat] != board[seat] - penalty * pile[seat]:
                 raise invalid(
@@ -471,6 +472,35 @@ def _history(raw: Any, seats: list[str], number: int, penalty: int) -> list[Roun
             }
         )
     return out
+
+
+def _check_record(entry: dict[str, Any], where: str, seats: list[str]) -> None:
+    """One ended round as the referee's record of it would have to be (SF-M1): board
+    0 to 52 and 13-pile 0 to 13 per seat, together at most a deck; a round ended
+    ``out`` names the one seat that went out, with an empty 13-pile, and every other
+    seat still holds 13-pile cards (the round ends as the first one empties, SF-E1)."""
+    board, pile, out = entry["board"], entry["pile"], entry["out"]
+    for seat in board:
+        _count(board[seat], f"{where}.board.{seat}", 52, "SF-E2")
+        _count(pile[seat], f"{where}.pile.{seat}", PILE_SIZE, "SF-E2")
+        if board[seat] + pile[seat] > 52:
+            raise invalid(
+                f"{where}.board.{seat}",
+                Message(
+                    "%(seat)s: %(board)s on the board and %(pile)s in the "
+                    "13-pile are more than a deck's 52 cards",
+                    seat=seat,
+                    board=board[seat],
+                    pile=pile[seat],
+                ),
+                "SF-E2",
+            )
+    if (entry["reason"] == "out") != (out is not None) or (out is not None and out not in board):
+        expected = " | ".join(sorted(board)) if entry["reason"] == "out" else "null"
+        raise _shape(f"{where}.out", expected, "SF-E1")
+    for seat in board:
+        if (pile[seat] == 0) != (seat == out):
+            raise _shape(f"{where}.pile.{seat}", "0" if seat == out else f"1..{PILE_SIZE}", "SF-E1")
 
 
 def _totals(
