@@ -220,7 +220,25 @@ REFUSALS = [
     (dict(passes=2), "passes", "SQ-E1"),
     (dict(decks_without_sequence=1), "decks_without_sequence", "SQ-E1"),
     (dict(result={"reason": "sequences"}, turn=None), "result.reason", "SQ-S3"),
-    (dict(result={"reason": "stalemate", "winners": ["p1"]}, turn=None), "result.winners", "SQ-E1"),
+    (
+        dict(
+            result={"reason": "stalemate", "winners": ["p1"]},
+            turn=None,
+            reshuffles=2,
+            decks_without_sequence=2,
+        ),
+        "result.winners",
+        "SQ-E1",
+    ),
+    # a stated end the counters do not bear out (SQ-E1, G-T1)
+    (dict(result={"reason": "stalemate"}, turn=None), "result.reason", "SQ-E1"),
+    (
+        dict(result={"reason": "stalemate"}, turn=None, reshuffles=1, decks_without_sequence=1),
+        "result.reason",
+        "SQ-E1",
+    ),
+    (dict(result={"reason": "no-legal-play"}, turn=None), "result.reason", "SQ-E1"),
+    (dict(result={"reason": "idle"}, turn=None, passes=1), "result.reason", "G-T1"),
     (dict(result={"reason": "resigned"}, turn=None), "result.reason", "SQ-E1"),
     (dict(game="two-way"), "game", "G-P1"),
     (dict(colour="green"), "colour", "G-P1"),
@@ -232,6 +250,19 @@ REFUSALS = [
 def test_g_p1_unreachable_positions_are_refused_naming_field_and_rule(fields, field, rule):
     refusal = _refused(_base(**fields))
     assert (refusal.extra["field"], refusal.rule) == (field, rule)
+
+
+def test_sq_e1_a_stated_end_is_taken_where_the_counters_bear_it_out():
+    """A whole round of counted passes ends a game (no-legal-play, or idle when seats
+    lost their turns, G-T1); whole decks without a new sequence end it as a stalemate."""
+    ended = {"turn": None, "passes": 2}
+    assert _start(_base(result={"reason": "no-legal-play"}, **ended))["status"] == "finished"
+    assert _start(_base(result={"reason": "idle"}, **ended))["result"]["reason"] == "idle"
+    refusal = _refused(_base(result={"reason": "idle"}, **ended), idle_seconds=None)
+    assert (refusal.extra["field"], refusal.rule) == ("result.reason", "G-T1")
+    stalemate = _base(result={"reason": "stalemate"}, turn=None, reshuffles=2)
+    stalemate["decks_without_sequence"] = 2
+    assert _start(stalemate)["result"]["reason"] == "stalemate"
 
 
 def test_sq_s3_a_running_game_past_its_target_is_refused():

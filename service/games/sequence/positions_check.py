@@ -330,7 +330,7 @@ def check_counters(position: Mapping[str, Any], setup: Setup, read: Placed) -> C
         "passes": passes,
         "decks_without_sequence": barren,
         "sequences_at_reshuffle": mark,
-        **_result(position, setup, read),
+        **_result(position, setup, read, passes, barren),
     }
 
 
@@ -360,7 +360,14 @@ def _chips_played(setup: Setup, read: Placed) -> None:
             )
 
 
-def _result(position: Mapping[str, Any], setup: Setup, read: Placed) -> StatedResult:
+def _result(
+    position: Mapping[str, Any], setup: Setup, read: Placed, passes: int, barren: int
+) -> StatedResult:
+    """The stated result, if any: a side that reached its sequences ends the game
+    (SQ-S3 / SN-S1); else the reason must be one the counters bear out (SQ-E1): a whole
+    round of counted passes for ``no-legal-play`` and ``idle`` (``idle`` only with
+    option ``idle_seconds``, G-T1), at least ``stalemate_decks`` whole decks without a
+    new sequence for ``stalemate``."""
     win_rule = "SQ-S3" if read["game"] == "sequence" else "SN-S1"
     counts = {side: 0 for side in setup["teams"]}
     for entry in read["sequences"]:
@@ -383,11 +390,25 @@ def _result(position: Mapping[str, Any], setup: Setup, read: Placed) -> StatedRe
             "result.reason",
             "SQ-E1",
         )
-    if (result["reason"] == "sequences") != bool(reached) or len(reached) > 1:
+    reason = result["reason"]
+    if (reason == "sequences") != bool(reached) or len(reached) > 1:
         raise position_error(
             Message("the result does not match the sequences on the board"),
             "result.reason",
-            win_rule if result["reason"] == "sequences" else "SQ-E1",
+            win_rule if reason == "sequences" else "SQ-E1",
+        )
+    options, round_of_passes = setup["options"], passes == len(setup["seats"])
+    borne_out = {
+        "sequences": True,
+        "no-legal-play": round_of_passes,
+        "idle": round_of_passes and options.get("idle_seconds") is not None,
+        "stalemate": not round_of_passes and barren >= options["stalemate_decks"],
+    }[reason]
+    if not borne_out:
+        raise position_error(
+            Message("result.%(key)s does not match the position", key="reason"),
+            "result.reason",
+            "G-T1" if reason == "idle" else "SQ-E1",
         )
     return {"result": result, "winning_side": reached[0] if reached else None}
 
