@@ -106,6 +106,15 @@ def test_g_p1_a_position_of_another_game_is_422(store_client):
     response = _create(store_client, {**POSITION, "game": "two-way"})
     body = response.get_json()
     assert (response.status_code, body["code"], body["field"]) == (422, "invalid-position", "game")
+    assert body["detail"].endswith('its game is "two-way".')
+    nameless = {k: v for k, v in POSITION.items() if k != "game"}
+    assert (
+        _create(store_client, nameless)
+        .get_json()["detail"]
+        .endswith(
+            "its game is null."  # in JSON's words, not Python's None
+        )
+    )
 
 
 @pytest.mark.parametrize("position", [[], "count 7", None])

@@ -6,6 +6,7 @@ from here."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from typing import Any
@@ -347,7 +348,7 @@ def create_game(body: dict[str, Any]) -> Response:
                 Message(
                     "The position is not one of %(game)s: its game is %(given)s.",
                     game=body["game"],
-                    given=repr(position.get("game")),
+                    given=json.dumps(position.get("game"), ensure_ascii=False),
                 ),
                 422,
                 rule="G-P1",
