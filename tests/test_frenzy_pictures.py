@@ -76,3 +76,13 @@ def test_sf_p1_a_fresh_deal_says_nothing_of_a_position_and_text_is_phone_legible
     assert root.get("viewBox").split()[2] == "400"  # ~1 unit per px at 390 px wide
     sizes = [float(t.get("font-size")) for t in root.iter(f"{NS}text")]
     assert min(sizes) >= 12, "no text under 12 units (about 12 px on a phone)"
+
+
+@pytest.mark.parametrize(
+    ("lang", "status"), [("en", "In play"), ("fr", "En cours"), ("de", "Läuft")]
+)
+def test_a_race_in_play_is_headed_in_the_request_language(app, lang, status):
+    # no turn in a race: the header says the game is in play, in words, never "active"
+    state = sf.fold_all(None, sf.new_game(sf.GAME, {"players": 2}, SEED))
+    texts = _texts(_svg(app, lang, state))
+    assert texts[0] == status and "active" not in texts

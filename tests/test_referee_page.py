@@ -278,6 +278,28 @@ def test_two_way_tiles_found_by_their_faces(open_page):
     assert acts.count() >= 1 and "AS/KH" in " ".join(acts.all_text_contents())
 
 
+def test_a_tapped_tile_is_named_by_its_faces(open_page):
+    # the referee taps a tile of "Hand of blue": "Tapped: AS/KH", never its manifest id
+    page = open_page()
+    create(page, "two-way")
+    page.fill("#tile-query", "AS/KH")
+    page.click("#tile-picker button.tile[data-pick]")
+    page.fill("#tile-query", "")
+    for _ in range(4):
+        page.click("#tile-picker button.tile[data-pick]:not([disabled])")
+    before = version(page)
+    page.click("#tile-picker button.act")
+    newer(page, before)
+    for _ in range(5):  # green's deal
+        page.click("#tile-picker button.tile[data-pick]:not([disabled])")
+    before = version(page)
+    page.click("#tile-picker button.act")
+    newer(page, before)
+    page.click('#hand button.card[data-pick]:has-text("AS/KH")')
+    assert page.get_attribute('#hand button.card:has-text("AS/KH")', "aria-pressed") == "true"
+    assert page.text_content("#actions .chosen").startswith("Tapped: AS/KH ")
+
+
 def test_solitaire_frenzy_score_sheet_and_totals(open_page):
     # SF-M1: one seat out and only it with an empty 13-pile; SF-E2: board - pile
     page = open_page()
@@ -313,6 +335,34 @@ def test_solitaire_frenzy_score_sheet_and_totals(open_page):
     assert "p2" in page.text_content("#result strong")
     shoot(page, "solitaire-frenzy-sheet")
     assert_fits(page, PHONE["width"])
+
+
+@pytest.mark.parametrize(("width", "lang"), [(320, "en"), (390, "fr")])
+def test_solitaire_frenzy_score_sheet_fits_a_phone(open_page, width, lang):
+    # the sheet's four columns (headers wrapping) fit the screen: no sideways scrolling,
+    # before and after a round (the scores by round shown too)
+    page = open_page({"width": width, "height": 844})
+    page.select_option("#lang", lang)
+    page.wait_for_selector(f"html[lang={lang}]", state="attached")
+    create(page, "solitaire-frenzy")
+    page.wait_for_selector("#score-sheet #sheet-out-p2")
+    scroll = "[document.documentElement.scrollWidth, document.documentElement.clientWidth]"
+    scroll_width, client_width = page.evaluate(scroll)
+    assert client_width == width and scroll_width <= client_width
+    assert page.evaluate("document.querySelector('#score-sheet').scrollWidth") <= page.evaluate(
+        "document.querySelector('#score-sheet').clientWidth"
+    )
+    page.fill("#sheet-board-p1", "9")
+    page.fill("#sheet-pile-p1", "0")
+    page.check("#sheet-out-p1")
+    page.fill("#sheet-board-p2", "5")
+    page.fill("#sheet-pile-p2", "4")
+    before = version(page)
+    page.click("#score-sheet button.act")
+    newer(page, before)
+    page.wait_for_selector("table.scores")
+    scroll_width, client_width = page.evaluate(scroll)
+    assert scroll_width <= client_width == width
 
 
 def test_halves_played_by_halves_then_by_seat(open_page):
@@ -549,6 +599,108 @@ def test_an_invitation_link_joins_its_seat_once(open_page, base_url):
     assert again.status_code == 409 and again.json()["code"] == "invitation-used"
 
 
+JOIN_FAILED = json.loads((LANG_DIR / "en.json").read_text())["join.failed"]
+
+
+def test_a_seat_link_the_referee_replaced_says_so(browser, base_url):
+    # the referee makes a new link for p1 (POST .../seats/p1/token): the phone open on
+    # the old one is told so within seconds, as a phone opening the old link is; so is
+    # this tab when it reopens the game after its link was replaced meanwhile
+    import requests
+
+    created = requests.post(
+        base_url + "/v1/games",
+        timeout=10,
+        json={"game": "halves", "options": {"players": 3}, "seed": SEED},
+    ).json()
+    game_id = created["id"]
+
+    def new_link() -> str:
+        reply = requests.post(
+            f"{base_url}/v1/games/{game_id}/seats/p1/token",
+            timeout=10,
+            headers={"Authorization": "Bearer " + created["referee_token"]},
+        )
+        assert reply.status_code == 200
+        return reply.json()["token"]
+
+    phone, console = new_page(
+        browser, f"{base_url}/referee/#join={game_id}.p1.{created['seats']['p1']['token']}"
+    )
+    try:
+        phone.wait_for_selector("#game:not([hidden]) #hand button.card", state="attached")
+        # p2 plays (README): the phone shows it, so its live feed is open
+        seen = version(phone)
+        played = requests.post(
+            f"{base_url}/v1/games/{game_id}/actions",
+            timeout=10,
+            headers={"Authorization": "Bearer " + created["seats"]["p2"]["token"]},
+            json={"type": "play", "card": "GS-YX", "based_on": "GC-BX"},
+        )
+        assert played.status_code == 200
+        newer(phone, seen)
+        token = new_link()
+        phone.wait_for_selector("#join-problem:not([hidden]) .problem", timeout=8_000)
+        assert phone.text_content("#join-problem .detail") == JOIN_FAILED
+        assert phone.is_hidden("#game")
+        # the new link opens the seat; the tab is left, the link replaced, the tab reloaded
+        phone.goto(f"{base_url}/referee/#join={game_id}.p1.{token}")
+        phone.wait_for_selector("#game:not([hidden]) #hand button.card", state="attached")
+        phone.goto("about:blank")
+        new_link()
+        phone.goto(f"{base_url}/referee/")
+        phone.wait_for_selector("#join-problem:not([hidden]) .problem")
+        assert phone.text_content("#join-problem .detail") == JOIN_FAILED
+        assert phone.is_hidden("#game")
+        # the browser logs each refused request (401) and nothing else
+        assert [e for e in console.errors if " status of 401 " not in e] == []
+    finally:
+        phone.context.close()
+
+
+def test_start_from_the_whole_answer_of_get_position(open_page, base_url):
+    # G-P1: GET .../position's whole answer pasted as it is ({"id", "game", "version",
+    # "viewer", "position"}) starts the game from its "position"
+    import requests
+
+    created = requests.post(
+        base_url + "/v1/games", timeout=10, json={"game": "halves", "options": {"dealing": "table"}}
+    ).json()
+    referee = {"Authorization": "Bearer " + created["referee_token"]}
+    game = f"{base_url}/v1/games/{created['id']}"
+    legal = requests.get(game + "/legal-actions", timeout=10, headers=referee).json()["actions"]
+    deal = next(a for a in legal if a["type"] == "deal")
+    assert requests.post(game + "/actions", timeout=10, headers=referee, json=deal).ok
+    answer = requests.get(game + "/position", timeout=10, headers=referee).json()
+    assert {"id", "game", "version", "position"} <= set(answer)
+    page = open_page()
+    page.select_option("#new-game-kind", "halves")
+    page.click("#position-panel summary")
+    page.fill("#position-json", json.dumps(answer))
+    page.click("#position-start")
+    page.wait_for_selector("#game:not([hidden]) .top .hv-card", state="attached")
+    assert "started from a stated position" in page.text_content("#status")
+    assert page.text_content("#create-problem") == ""
+
+
+def test_a_refused_position_shows_no_raw_json(open_page):
+    # G-P1: the code, the rule, the detail and the field named in words; no errors JSON
+    page = open_page()
+    page.select_option("#new-game-kind", "halves")
+    page.click("#position-panel summary")
+    page.fill("#position-json", json.dumps({"game": "halves", "centre": "RC-GS"}))
+    page.click("#position-start")
+    page.wait_for_selector("#create-problem .problem")
+    assert page.text_content("#create-problem .code") == "invalid-position"
+    assert page.text_content("#create-problem .rule") == "G-P1"
+    assert "centre" in page.text_content("#create-problem .detail")
+    assert page.locator("#create-problem .errors li").all_text_contents() == [
+        "Field: position.centre"
+    ]
+    shown = page.text_content("#create-problem")
+    assert "{" not in shown and "[" not in shown
+
+
 def test_start_from_a_position_sends_it(open_page):
     # G-P1: the panel posts the pasted position as "position" in POST /v1/games
     page = open_page()
@@ -646,6 +798,24 @@ def test_qr_code_of_a_link(base_url):
     assert accented.status_code == 200  # 2,000 bytes: one QR code holds them
     assert requests.post(base_url + "/referee/qr.svg", data="x", timeout=10).status_code == 415
     assert requests.get(base_url + "/referee/js/nope.js", timeout=10).status_code == 404
+
+
+def test_every_option_choice_has_a_label(base_url):
+    # a catalog option's choices are shown by their labels (val.<choice>), in every
+    # language (the test below checks every language has every English label)
+    import requests
+
+    english = json.loads((LANG_DIR / "en.json").read_text())
+    catalog = requests.get(base_url + "/v1/games/catalog", timeout=10).json()["games"]
+    choices = {
+        f"val.{choice}"
+        for game in catalog
+        for option in game["options"]
+        for choice in option.get("choices") or []
+        if isinstance(choice, str)
+    }
+    assert "val.any_half" in choices  # Halves' "match"
+    assert choices - set(english) == set()
 
 
 def test_every_language_has_every_label_with_its_placeholders():

@@ -176,7 +176,7 @@ def status_line(view: dict) -> Message | str:
         return Message("Finished: %(winners)s won", winners=", ".join(result["winners"]))
     if view.get("turn"):
         return Message("Turn: %(seat)s", seat=view["turn"])
-    return str(view.get("status", ""))
+    return Message("In play") if view.get("status") == "active" else str(view.get("status", ""))
 
 
 def scores_line(scores: dict[str, Any]) -> str:

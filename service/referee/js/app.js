@@ -6,7 +6,7 @@ import {$, api, findGame, keepGame, myGames, openGameKey, problemNode, savedLang
         t} from "./core.js";
 import {renderMyGames, loadCatalog, renderGameChoice, setUpHome} from "./home.js";
 import {runCheck, showCheckFields} from "./checks.js";
-import {S, closeGame, leaveScreen, openGame, refresh, sendTyped} from "./screen.js";
+import {S, closeGame, leaveScreen, linkFailed, openGame, refresh, sendTyped} from "./screen.js";
 import {copy, parseJoin, showRefereeToken} from "./share.js";
 
 async function joinByInvitation() {
@@ -58,8 +58,7 @@ async function join() {
     openGame(entry);
     return true;
   }
-  $("join-problem").replaceChildren(problemNode({code: "invalid-link", detail: t("join.failed")}));
-  $("join-problem").hidden = false;
+  linkFailed();
   return false;
 }
 

@@ -116,13 +116,30 @@ export function gamePath(id, rest = "") {
 }
 
 export function problemNode(problem) {
-  // a refusal: its code, the rule it applies and the detail in the chosen language
+  // a refusal: its code, the rule it applies and the detail in the chosen language,
+  // then each field its errors name (a dotted path) with what the detail does not say
+  const detail = problem.detail || problem.title || "";
   const box = el("div", {class: "problem", role: "alert"},
     el("strong", {class: "code"}, problem.code || problem.status),
     problem.rule ? el("span", {class: "rule"}, problem.rule) : null,
-    el("span", {class: "detail"}, problem.detail || problem.title || ""));
-  if (problem.errors) box.append(el("pre", {class: "errors"}, JSON.stringify(problem.errors)));
+    el("span", {class: "detail"}, detail));
+  const lines = errorFields(problem.errors).map(([field, messages]) =>
+    [field ? t("problem.field", {field}) : "", ...messages.filter((m) => m !== detail)]
+      .filter(Boolean).join(" · ")).filter(Boolean);
+  if (lines.length) box.append(el("ul", {class: "errors"}, ...lines.map((line) => el("li", {}, line))));
   return box;
+}
+
+function errorFields(errors, path = []) {
+  // {"json": {"cards": {"1": ["..."]}}} -> [["cards.1", ["..."]]] (the location left out)
+  if (!errors || typeof errors !== "object") return [];
+  return Object.entries(errors).flatMap(([key, value]) => {
+    const at = path.concat(key);
+    if (value && typeof value === "object" && !Array.isArray(value)) return errorFields(value, at);
+    const messages = (Array.isArray(value) ? value : [value]).map(
+      (m) => (typeof m === "string" ? m : JSON.stringify(m)));
+    return [[at.slice(1).filter((k) => k !== "_schema").join("."), messages]];
+  });
 }
 
 export function svgNode(text) {

@@ -55,6 +55,11 @@ function tileWords(view, id) {
   return tile ? tileFaces(tile) : `#${id}`;
 }
 
+export function cardWords(game, view, key) {
+  // a tapped card or tile as people say it: a 2-Way tile id (the referee's) by its faces
+  return game === "two-way" && /^\d+$/.test(key) ? tileWords(view, Number(key)) : key;
+}
+
 export function findTiles(tiles, query) {
   // the tiles a typed face names: "AS/KH" (blue/green, either order) or one face "AS"
   const words = query.toUpperCase().replace(/\s+/g, "").split("/").filter(Boolean);

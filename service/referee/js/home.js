@@ -76,6 +76,13 @@ function chosenOptions() {
   return options;
 }
 
+function pastedPosition(pasted) {
+  // the whole answer of GET .../position ({"id", "game", "version", "position": {...}})
+  // or the bare position: the position either way
+  const inner = pasted && typeof pasted === "object" ? pasted.position : null;
+  return inner && typeof inner === "object" && !Array.isArray(inner) ? inner : pasted;
+}
+
 async function create(position) {
   // POST /v1/games (with "position": start there, G-P1); the tokens kept on this device
   const out = $("create-problem");
@@ -83,7 +90,7 @@ async function create(position) {
   let body;
   try {
     body = {game: $("new-game-kind").value, options: chosenOptions()};
-    if (position) body.position = JSON.parse($("position-json").value);
+    if (position) body.position = pastedPosition(JSON.parse($("position-json").value));
   } catch (error) {
     out.replaceChildren(problemNode({code: "invalid-json", detail: error.message}));
     return;

@@ -6,8 +6,8 @@
 
 import {$, api, confirmDialog, el, forgetGame, gamePath, has, problemNode, rememberOpen,
         svgNode, t, tOr} from "./core.js";
-import {GRID_GAMES, SCREENS, cellKey, cellWords, describe, expandLegal, isRare, offered,
-        pickable, seatName, tileFaces} from "./games.js";
+import {GRID_GAMES, SCREENS, cardWords, cellKey, cellWords, describe, expandLegal, isRare,
+        offered, pickable, seatName, tileFaces} from "./games.js";
 import {renderPickers, resetPickers, topCard} from "./pickers.js";
 import {renderShare} from "./share.js";
 
@@ -33,6 +33,7 @@ export function openGame(entry) {
   S.events = new Map();
   S.sel = {cell: null, card: null};
   rememberOpen(entry);
+  $("join-problem").hidden = true;
   $("home").hidden = true;
   $("game").hidden = false;
   $("verdict").replaceChildren();
@@ -58,6 +59,21 @@ export function leaveScreen() {
   if (S.onClose) S.onClose();
 }
 
+export function linkFailed() {
+  // what a phone is told when a seat's link opens nothing
+  $("join-problem").replaceChildren(problemNode({code: "invalid-link", detail: t("join.failed")}));
+  $("join-problem").hidden = false;
+}
+
+function lost(entry, reply) {
+  // the open seat's token refused (401: the referee made a new link): back to the first
+  // screen, told what a phone opening the old link is told; true if so
+  if (reply.status !== 401 || entry.role === "referee") return false;
+  leaveScreen();
+  linkFailed();
+  return true;
+}
+
 export async function closeGame() {
   // forget the game on this device (it stays on the server), after asking
   const entry = S.entry;
@@ -76,7 +92,7 @@ async function loadLog(entry) {
   for (;;) {
     const reply = await api("GET", gamePath(entry.id, `/events?after=${after}&limit=1000`),
                             undefined, {token: entry.token});
-    if (S.entry !== entry || !reply.ok) return;
+    if (S.entry !== entry || lost(entry, reply) || !reply.ok) return;
     reply.data.events.forEach(addEvent);
     if (!reply.data.events.length || after >= reply.data.last_seq) return;
     after = reply.data.events[reply.data.events.length - 1].seq;
@@ -127,7 +143,7 @@ async function openStream(entry) {
   if (S.entry !== entry || (S.view && S.view.result)) return;
   const reply = await api("POST", gamePath(entry.id, "/stream-tickets"), undefined,
                           {token: entry.token});
-  if (!reply.ok || S.entry !== entry) return;
+  if (S.entry !== entry || lost(entry, reply) || !reply.ok) return;
   const after = Math.max(0, ...S.events.keys());
   const source = new EventSource(gamePath(entry.id, "/stream?ticket=") +
     encodeURIComponent(reply.data.ticket) + `&after=${after}`);
@@ -188,7 +204,7 @@ async function refreshOnce() {
     grid ? Promise.resolve(null)
       : api("GET", gamePath(entry.id, "/picture.svg"), undefined,
             {...token, accept: "image/svg+xml"})]);
-  if (S.entry !== entry) return;
+  if (S.entry !== entry || lost(entry, body)) return;
   if (!body.ok) {
     $("verdict").replaceChildren(problemNode(body.data));
     return;
@@ -378,7 +394,7 @@ function renderActions() {
   const groups = offered(entry.game, S.legal, S.view, S.sel);
   const box = $("actions");
   const chosen = [S.sel.cell ? cellWords(S.sel.cell.split(",").map(Number)) : null,
-                  S.sel.card].filter(Boolean);
+                  S.sel.card ? cardWords(entry.game, S.view, S.sel.card) : null].filter(Boolean);
   const nodes = [];
   if (chosen.length) {
     nodes.push(el("p", {class: "chosen"}, t("chosen", {what: chosen.join(" · ")}), " ",
