@@ -64,3 +64,25 @@ def read_column(action: Action, field: str) -> int:
             "invalid-column",
         )
     return value
+
+
+# ----- a stated position's refusals (G-P1) ------------------------------------------------
+
+
+def invalid(field: str, detail: Message, rule: str = "G-P1") -> RuleViolation:
+    """The refusal of a position the rules cannot reach (G-P1), naming the field."""
+    return RuleViolation("invalid-position", detail, 422, rule, extra={"field": field})
+
+
+def shape(field: str, expected: str, rule: str = "G-P1") -> RuleViolation:
+    """A field of the wrong shape; ``expected`` is language-neutral notation."""
+    return invalid(
+        field, Message("%(field)s must be %(expected)s", field=field, expected=expected), rule
+    )
+
+
+def count(raw: object, field: str, most: int, rule: str = "G-P1") -> int:
+    """``raw``, a count 0 to ``most``; else :func:`shape`'s refusal."""
+    if not is_int(raw) or not 0 <= raw <= most:
+        raise shape(field, f"0..{most}", rule)
+    return raw

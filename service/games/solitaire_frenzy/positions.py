@@ -28,8 +28,9 @@ Default: ``"turning"`` when the waste is empty, else ``"broken"``.
 Cards a position leaves out (a pile, hand or waste given by its size, below its top)
 are the seat's deck minus every card placed, shuffled from the seed (label
 ``position-SEAT``) and laid pile, waste, hand. ``players`` may be left out in table
-mode (the score sheet alone). The history, if given, must add up to the totals; a
-history holding the current round means that round ended, so the game is over.
+mode (the score sheet alone). The history, if given, must add up to the totals
+(:mod:`service.games.solitaire_frenzy.sheet` reads both); a history holding the
+current round means that round ended, so the game is over.
 
 Refusals: RuleViolation ``invalid-position`` (422) naming the ``field`` (extra) and the
 rule broken: G-P1 (notation, a card twice or missing, a seat unknown), SF-P1 (a 13-pile
@@ -45,7 +46,6 @@ from collections.abc import Mapping
 from typing import Any, Literal, TypedDict
 
 from service.cards import DECK, CardError, parse_card
-from service.games import RuleViolation
 from service.games.solitaire_frenzy.cards import (
     COLUMNS,
     GAME,
@@ -55,13 +55,13 @@ from service.games.solitaire_frenzy.cards import (
     builds_on,
     next_card,
 )
-from service.games.solitaire_frenzy.errors import is_int
+from service.games.solitaire_frenzy.errors import count, invalid, is_int, shape
+from service.games.solitaire_frenzy.sheet import read_history, read_totals
 from service.games.solitaire_frenzy.state import (
     Foundation,
     Options,
     PileEntry,
     Retirement,
-    RoundRecord,
 )
 from service.messages import Message
 
@@ -90,18 +90,6 @@ class ReadSeat(TypedDict):
     cycle: Cycle
 
 
-def invalid(field: str, detail: Message, rule: str = "G-P1") -> RuleViolation:
-    """The refusal of a position the rules cannot reach (G-P1), naming the field."""
-    return RuleViolation("invalid-position", detail, 422, rule, extra={"field": field})
-
-
-def _shape(field: str, expected: str, rule: str = "G-P1") -> RuleViolation:
-    """A field of the wrong shape; ``expected`` is language-neutral notation."""
-    return invalid(
-        field, Message("%(field)s must be %(expected)s", field=field, expected=expected), rule
-    )
-
-
 def _card(raw: Any, field: str) -> str:
     try:
         card = parse_card(raw) if isinstance(raw, str) else None
@@ -119,14 +107,8 @@ def _card(raw: Any, field: str) -> str:
 
 def _cards(raw: Any, field: str, most: int = 52) -> list[str]:
     if not isinstance(raw, list) or len(raw) > most:
-        raise _shape(field, f"[card, ...] (0..{most})")
+        raise shape(field, f"[card, ...] (0..{most})")
     return [_card(c, f"{field}[{i}]") for i, c in enumerate(raw)]
-
-
-def _count(raw: Any, field: str, most: int, rule: str = "G-P1") -> int:
-    if not is_int(raw) or not 0 <= raw <= most:
-        raise _shape(field, f"0..{most}", rule)
-    return raw
 
 
 # ----- reading a position ---------------------------------------------------------------
@@ -135,28 +117,28 @@ def _count(raw: Any, field: str, most: int, rule: str = "G-P1") -> int:
 def _foundations(raw: Any, seats: list[str], one_per_suit: bool) -> list[Foundation]:
     """SF-F1: each pile an Ace then one rank up in its suit; owners are seats."""
     if not isinstance(raw, list):
-        raise _shape("foundations", '[{"id", "cards"}, ...]')
+        raise shape("foundations", '[{"id", "cards"}, ...]')
     piles: list[Foundation] = []
     ids: set[int] = set()
     for i, pile in enumerate(raw):
         where = f"foundations[{i}]"
         if not isinstance(pile, dict) or set(pile) - {"id", "cards", "suit", "top"}:
-            raise _shape(where, '{"id", "cards": [{"card", "seat"}, ...]}')
+            raise shape(where, '{"id", "cards": [{"card", "seat"}, ...]}')
         number = pile.get("id", i + 1)
         if not is_int(number) or number < 1 or number in ids:
-            raise _shape(f"{where}.id", "1, 2, ... (unique)", "SF-F1")
+            raise shape(f"{where}.id", "1, 2, ... (unique)", "SF-F1")
         ids.add(number)
         entries = pile.get("cards")
         if not isinstance(entries, list) or not 1 <= len(entries) <= 13:
-            raise _shape(f"{where}.cards", '[{"card", "seat"}, ...] (1..13)', "SF-F1")
+            raise shape(f"{where}.cards", '[{"card", "seat"}, ...] (1..13)', "SF-F1")
         cards: list[PileEntry] = []
         for j, entry in enumerate(entries):
             at = f"{where}.cards[{j}]"
             if not isinstance(entry, dict) or set(entry) != {"card", "seat"}:
-                raise _shape(at, '{"card", "seat"}')
+                raise shape(at, '{"card", "seat"}')
             card = _card(entry["card"], f"{at}.card")
             if entry["seat"] not in seats:
-                raise _shape(f"{at}.seat", " | ".join(seats))
+                raise shape(f"{at}.seat", " | ".join(seats))
             expected = None if j == 0 else next_card(cards[-1]["card"])
             if (j == 0 and not ace(card)) or (j > 0 and card != expected):
                 raise invalid(
@@ -190,7 +172,7 @@ def _foundations(raw: Any, seats: list[str], one_per_suit: bool) -> list[Foundat
 def _columns(raw: Any, field: str) -> list[list[str]]:
     """SF-P1: four columns; SF-R1: each built down in alternating colours."""
     if not isinstance(raw, list) or len(raw) != COLUMNS:
-        raise _shape(field, "[[card, ...] x 4]", "SF-P1")
+        raise shape(field, "[[card, ...] x 4]", "SF-P1")
     columns = [_cards(c, f"{field}[{i}]", 13) for i, c in enumerate(raw)]
     for i, column in enumerate(columns):
         for j in range(1, len(column)):
@@ -215,21 +197,21 @@ def _source(raw: Mapping[str, Any], name: SourceName, field: str, most: int) -> 
     (hand: ``{"size"}``) with the rest left to the seed."""
     if name in raw:
         if f"{name}_size" in raw or f"{name}_top" in raw:
-            raise _shape(f"{field}.{name}", f"{name} | {name}_top, {name}_size")
+            raise shape(f"{field}.{name}", f"{name} | {name}_top, {name}_size")
         cards = _cards(raw[name], f"{field}.{name}")
         if len(cards) > most:  # SF-P1: a 13-pile over its size
-            raise _shape(f"{field}.{name}", f"[card, ...] (0..{most})", "SF-P1")
+            raise shape(f"{field}.{name}", f"[card, ...] (0..{most})", "SF-P1")
         return {"cards": cards}
-    size = _count(
+    size = count(
         raw.get(f"{name}_size"), f"{field}.{name}_size", most, "SF-P1" if name == "pile" else "G-P1"
     )
     top = raw.get(f"{name}_top")
     if name == "hand":
         if top is not None:
-            raise _shape(f"{field}.hand_top", "null")
+            raise shape(f"{field}.hand_top", "null")
         return {"size": size}
     if (top is None) != (size == 0):
-        raise _shape(f"{field}.{name}_top", f"card if {name}_size > 0, else null")
+        raise shape(f"{field}.{name}_top", f"card if {name}_size > 0, else null")
     return {"size": size, "top": None if top is None else _card(top, f"{field}.{name}_top")}
 
 
@@ -249,7 +231,7 @@ def read_seat(raw: Any, seat: str) -> ReadSeat:
         "cycle",
     }
     if not isinstance(raw, dict) or set(raw) - known:
-        raise _shape(
+        raise shape(
             field,
             "{pile | pile_top, pile_size; columns; hand | hand_size; "
             "waste | waste_top, waste_size; cycle}",
@@ -262,7 +244,7 @@ def read_seat(raw: Any, seat: str) -> ReadSeat:
     if cycle is None:
         cycle = "turning" if _size(waste) == 0 else "broken"
     if cycle not in CYCLES:
-        raise _shape(f"{field}.cycle", " | ".join(CYCLES), "SF-H1")
+        raise shape(f"{field}.cycle", " | ".join(CYCLES), "SF-H1")
     out: ReadSeat = {
         "columns": columns,
         "pile": pile,
@@ -396,146 +378,22 @@ def _retired(raw: Any, seats: list[str], number: int, server: bool) -> dict[str,
     if raw is None:
         return {}
     if not isinstance(raw, dict) or set(raw) - set(seats):
-        raise _shape("retired", '{seat: {"round", "pile"}}', "SF-E3")
+        raise shape("retired", '{seat: {"round", "pile"}}', "SF-E3")
     out: dict[str, Retirement] = {}
     for seat in seats:
         if seat not in raw:
             continue
         entry, where = raw[seat], f"retired.{seat}"
         if not isinstance(entry, dict) or set(entry) - {"round", "pile"}:
-            raise _shape(where, '{"round", "pile"}', "SF-E3")
+            raise shape(where, '{"round", "pile"}', "SF-E3")
         left = entry.get("round", number)
         if not is_int(left) or not 1 <= left <= number:
-            raise _shape(f"{where}.round", f"1..{number}", "SF-E3")
+            raise shape(f"{where}.round", f"1..{number}", "SF-E3")
         pile = entry.get("pile")
         if pile is not None or server:
-            pile = _count(pile, f"{where}.pile", PILE_SIZE, "SF-E3")
+            pile = count(pile, f"{where}.pile", PILE_SIZE, "SF-E3")
         out[seat] = {"round": left, "pile": pile}
     return out
-
-
-def _history(raw: Any, seats: list[str], number: int, penalty: int) -> list[RoundRecord]:
-    """SF-E2: the ended rounds 1.. in order, each score board - penalty x pile."""
-    if not isinstance(raw, list) or len(raw) not in (number - 1, number):
-        raise _shape("history", f"[round 1, ..., round {number - 1} (or {number})]", "SF-E2")
-    out: list[RoundRecord] = []
-    for i, entry in enumerate(raw):
-        where = f"history[{i}]"
-        keys = {"round", "reason", "out", "board", "pile", "scores"}
-        if (
-            not isinstance(entry, dict)
-            or set(entry) != keys
-            or entry["round"] != i + 1
-            or entry["reason"] not in ("out", "stuck", "last-seat")
-            or (entry["out"] is not None and entry["out"] not in seats)
-        ):
-            raise _shape(
-                where,
-                f'{{"round": {i + 1}, "reason": out | stuck | last-seat, '
-                '"out", "board", "pile", "scores"}',
-                "SF-E2",
-            )
-        board, pile, scores = entry["board"], entry["pile"], entry["scores"]
-        if not all(
-            isinstance(d, dict)
-            and set(d) <= set(seats)
-            and set(d) == set(board)
-            and all(is_int(v) for v in d.values())
-            for d in (board, pile, scores)
-        ):
-            raise _shape(where, "{seat: integer} x 3 (board, pile, scores)", "SF-E2")
-        _check_record(entry, where, seats)
-        for seat in board:
-            if scores[seat] != board[seat] - penalty * pile[seat]:
-                raise invalid(
-                    f"{where}.scores.{seat}",
-                    Message(
-                        "%(field)s: %(seat)s scored %(board)s on the board and %(pile)s left in "
-                        "the 13-pile, so %(score)s, not %(value)s",
-                        field=f"{where}.scores.{seat}",
-                        seat=seat,
-                        board=board[seat],
-                        pile=pile[seat],
-                        score=board[seat] - penalty * pile[seat],
-                        value=scores[seat],
-                    ),
-                    "SF-E2",
-                )
-        out.append(
-            {
-                "round": entry["round"],
-                "reason": entry["reason"],
-                "out": entry["out"],
-                "board": board,
-                "pile": pile,
-                "scores": scores,
-            }
-        )
-    return out
-
-
-def _check_record(entry: dict[str, Any], where: str, seats: list[str]) -> None:
-    """One ended round as the referee's record of it would have to be (SF-M1): board
-    0 to 52 and 13-pile 0 to 13 per seat, together at most a deck; a round ended
-    ``out`` names the one seat that went out, with an empty 13-pile, and every other
-    seat still holds 13-pile cards (the round ends as the first one empties, SF-E1)."""
-    board, pile, out = entry["board"], entry["pile"], entry["out"]
-    for seat in board:
-        _count(board[seat], f"{where}.board.{seat}", 52, "SF-E2")
-        _count(pile[seat], f"{where}.pile.{seat}", PILE_SIZE, "SF-E2")
-        if board[seat] + pile[seat] > 52:
-            raise invalid(
-                f"{where}.board.{seat}",
-                Message(
-                    "%(seat)s: %(board)s on the board and %(pile)s in the "
-                    "13-pile are more than a deck's 52 cards",
-                    seat=seat,
-                    board=board[seat],
-                    pile=pile[seat],
-                ),
-                "SF-E2",
-            )
-    if (entry["reason"] == "out") != (out is not None) or (out is not None and out not in board):
-        expected = " | ".join(sorted(board)) if entry["reason"] == "out" else "null"
-        raise _shape(f"{where}.out", expected, "SF-E1")
-    for seat in board:
-        if (pile[seat] == 0) != (seat == out):
-            raise _shape(f"{where}.pile.{seat}", "0" if seat == out else f"1..{PILE_SIZE}", "SF-E1")
-
-
-def _totals(
-    raw: Any, seats: list[str], history: list[RoundRecord] | None, number: int, penalty: int
-) -> dict[str, int]:
-    """SF-E2: the running totals; they add up the history when it is given, else lie
-    within what the rounds played could give."""
-    if raw is None:
-        raw = {s: sum(r["scores"].get(s, 0) for r in history or []) for s in seats}
-    if (
-        not isinstance(raw, dict)
-        or set(raw) != set(seats)
-        or not all(is_int(v) for v in raw.values())
-    ):
-        raise _shape("totals", "{seat: integer} (every seat)", "SF-E2")
-    for seat in seats:
-        if history is not None:
-            due = sum(r["scores"].get(seat, 0) for r in history)
-            ok = raw[seat] == due
-        else:
-            played = number - 1
-            ok = -PILE_SIZE * penalty * played <= raw[seat] <= 52 * played
-        if not ok:
-            raise invalid(
-                f"totals.{seat}",
-                Message(
-                    "%(field)s: %(value)s cannot be %(seat)s's total after the rounds played "
-                    "(SF-E2: +1 per own card on the board, minus the 13-pile penalty)",
-                    field=f"totals.{seat}",
-                    value=raw[seat],
-                    seat=seat,
-                ),
-                "SF-E2",
-            )
-    return dict(raw)
 
 
 def read_position(raw: Any, options: Options, seats: list[str]) -> dict[str, Any]:
@@ -543,17 +401,17 @@ def read_position(raw: Any, options: Options, seats: list[str]) -> dict[str, Any
     ``invalid-position`` naming the field and the rule (see the module docstring)."""
     known = {"game", "round", "totals", "history", "retired", "foundations", "players"}
     if not isinstance(raw, dict) or set(raw) - known:
-        raise _shape("position", "{game, round, totals, history?, retired?, foundations, players}")
+        raise shape("position", "{game, round, totals, history?, retired?, foundations, players}")
     if raw.get("game") != GAME:
-        raise _shape("game", GAME)
+        raise shape("game", GAME)
     number, penalty = raw.get("round", 1), options["pile_penalty"]
     if not is_int(number) or not 1 <= number <= options["rounds"]:
-        raise _shape("round", f"1..{options['rounds']}", "SF-E2")
+        raise shape("round", f"1..{options['rounds']}", "SF-E2")
     server = options["dealing"] == "server"
     retired = _retired(raw.get("retired"), seats, number, server)
     active = [s for s in seats if s not in retired]
     history = (
-        None if raw.get("history") is None else _history(raw["history"], seats, number, penalty)
+        None if raw.get("history") is None else read_history(raw["history"], seats, number, penalty)
     )
     over = history is not None and len(history) == number
     if len(active) < 2 and not over:
@@ -563,8 +421,8 @@ def read_position(raw: Any, options: Options, seats: list[str]) -> dict[str, Any
             "SF-E3",
         )
     if over and len(active) >= 2 and number < options["rounds"]:
-        raise _shape("history", f"[round 1, ..., round {number - 1}]", "SF-E2")
-    totals = _totals(raw.get("totals"), seats, history, number, penalty)
+        raise shape("history", f"[round 1, ..., round {number - 1}]", "SF-E2")
+    totals = read_totals(raw.get("totals"), seats, history, number, penalty)
     round_seats = [s for s in seats if s in active or retired[s]["round"] == number]
     piles = _foundations(raw.get("foundations", []), round_seats, options["one_pile_per_suit"])
     players = raw.get("players")
@@ -572,7 +430,7 @@ def read_position(raw: Any, options: Options, seats: list[str]) -> dict[str, Any
     if players is None and not server:
         layouts = {}
     elif not isinstance(players, dict) or set(players) != set(active):
-        raise _shape("players", " ".join(active) + " (every seat still playing)")
+        raise shape("players", " ".join(active) + " (every seat still playing)")
     else:
         layouts = {seat: read_seat(players[seat], seat) for seat in active}
     for seat in round_seats:
