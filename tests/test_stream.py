@@ -663,9 +663,9 @@ def test_a_games_notifications_wake_its_streams_at_most_once_per_hold(db_url):
             feed._notified("unwatched:9")
             feed._release()  # not due yet
             assert watch.known == 5 and "unwatched" not in feed._held
-            feed._notified("g:5:1")  # the credentials first learnt, then a re-issue:
-            feed._notified("g:5:2")  # at once, during the hold
-            assert watch.revocations == 1 and watch.known == 5
+            feed._notified("g:5:1")  # the credentials first learnt (the streams check
+            feed._notified("g:5:2")  # their tokens), then a re-issue: at once, in the hold
+            assert watch.revocations == 2 and watch.known == 5
             time.sleep(max(0.0, ends - time.monotonic()))
             feed._release()
             assert watch.known == 7 and feed._release_due() > time.monotonic()
@@ -761,3 +761,61 @@ def test_sse_messages_follow_the_event_stream_format():
         Message("3", "message", "plain"),
         Message("4", "placed", "x"),
     ]
+
+
+def test_a_token_reissued_before_its_stream_watches_the_game_ends_the_stream_at_once(
+    open_stream, feed_app, client, make_game, monkeypatch
+):
+    """The token is checked when the request comes in, and the stream starts watching
+    the game a moment later: a re-issue between the two (which the feed may learn
+    before this stream counts it) ends the stream at once, not at its next heartbeat."""
+    from contextlib import contextmanager
+
+    feed_app.config["STREAM_HEARTBEAT_SECONDS"] = 30
+    game = make_game()
+    referee = open_stream(stream_path(game), game["auth"]["referee"])
+    referee.take(1)  # the game is watched; the feed knows its re-issues
+    feed = get_feed(feed_app)
+    original = feed.watch
+
+    @contextmanager
+    def late_watch(game_id):
+        before = feed._games[game_id].revocations  # noqa: SLF001 - what the feed learnt
+        reissued = client.post(
+            f"/v1/games/{game['id']}/seats/north/token", headers=game["auth"]["referee"]
+        )
+        assert reissued.status_code == 200
+        deadline = time.monotonic() + 5
+        while feed._games[game_id].revocations == before:  # noqa: SLF001
+            assert time.monotonic() < deadline, "the feed never learnt the re-issue"
+            time.sleep(0.01)
+        with original(game_id) as watch:  # counted before this stream watches
+            yield watch
+
+    monkeypatch.setattr(feed, "watch", late_watch)
+    north = open_stream(stream_path(game), game["auth"]["north"])
+    assert north.status == 200
+    assert north.done.wait(3), "the stream of a re-issued token is still open"
+    assert north.messages.empty()  # not even the opening view
+
+
+def test_the_first_reissue_count_learnt_for_a_watched_game_makes_its_streams_check(
+    store,
+):
+    """The feed learns a game's re-issue count with its first poll or notice after a
+    stream began to watch it; a re-issue made before that would be in the count it
+    starts from, so that first count wakes the streams to check their tokens too."""
+    status, created = store.create("counter", {})
+    assert status == 201
+    feed = Feed(store, listen=False)
+    try:
+        with feed.watch(created["id"]) as watch:
+            start = watch.revocations
+            feed.advance(created["id"], 4, credentials=1)  # first learnt: counts
+            assert watch.revocations == start + 1
+            feed.advance(created["id"], 4, credentials=1)  # nothing new
+            assert watch.revocations == start + 1
+            feed.advance(created["id"], 5, credentials=2)  # a re-issue
+            assert watch.revocations == start + 2
+    finally:
+        feed.close()

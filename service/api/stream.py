@@ -370,11 +370,16 @@ def _stream(
     It ends as soon as the feed learns that a token of the game was re-issued and its
     own (``token_hash``: the token it was opened with, or its ticket was asked with)
     no longer opens ``viewer`` (within about a second, every worker and host), and
-    checks that again at each heartbeat."""
+    checks that again at each heartbeat; and at once if it was re-issued before the
+    stream began to watch the game."""
     yield f"retry: {retry_ms}\n\n"
     sent = time.monotonic()
     with feed.watch(game_id) as watch:
         revocations = watch.revocations
+        # a token re-issued between the request's check and this watch (the feed may
+        # have learnt it before it counted for this stream) ends the stream at once
+        if _revoked(feed, game_id, viewer, token_hash):
+            return
         try:
             page: EventPage | None = None
             checked: float | None = None  # the `updated` checked

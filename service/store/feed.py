@@ -199,8 +199,9 @@ class Feed:
     def advance(self, game_id: str, last_seq: int, credentials: int | None = None) -> None:
         """The game's log reached ``last_seq`` (and its tokens were re-issued
         ``credentials`` times): wake its streams (unwatched games and stale news are
-        ignored); a change of ``credentials`` counts as a revocation, which makes each
-        stream check its token (see :mod:`service.api.stream`)."""
+        ignored); a change of ``credentials``, or the first count learnt while the game
+        is watched, counts as a revocation, which makes each stream check its token
+        (see :mod:`service.api.stream`)."""
         with self.lock:
             game = self._games.get(game_id)
             if game is None:
@@ -208,7 +209,9 @@ class Feed:
             wake = last_seq > game.last_seq
             game.last_seq = max(game.last_seq, last_seq)
             if credentials is not None:
-                if game.credentials is not None and credentials > game.credentials:
+                # the first count learnt for a watched game counts as a revocation too:
+                # a re-issue between a stream's own check and this poll is in it
+                if game.credentials is None or credentials > game.credentials:
                     game.revocations += 1
                     wake = True
                 game.credentials = max(game.credentials or 0, credentials)
