@@ -319,6 +319,9 @@ def test_solitaire_frenzy_score_sheet_and_totals(open_page):
     newer(page, before)
     page.wait_for_selector("table.scores")
     assert page.locator("table.scores tfoot td").all_text_contents() == ["9", "7"]
+    log = " ".join(page.locator("#log li").all_text_contents())
+    assert "pile: p1 0, p2 4 · " in log  # the 13-piles left, in words
+    assert "{" not in log and "[" not in log and "true" not in log  # never JSON
     logged = log_count(page)
     page.reload()
     page.wait_for_selector("table.scores")

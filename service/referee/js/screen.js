@@ -110,6 +110,24 @@ function addEvent(event) {
   $("log-count").textContent = String(S.events.size);
 }
 
+function valueWords(value) {
+  // a field's value as people read it, never JSON: {"p1": 0, "p2": 5} -> "p1 0, p2 5";
+  // [["9H"], ["KS", "QH"]] -> "9H / KS QH"; ["AS", "KH"] -> "AS KH"
+  if (Array.isArray(value)) {
+    return value.map((v) => (Array.isArray(v) ? v.map(valueWords).join(" ") : valueWords(v)))
+      .join(value.some(Array.isArray) ? " / " : " ");
+  }
+  if (value !== null && typeof value === "object") {
+    return Object.entries(value).map(([k, v]) => {
+      const name = has("field." + k) ? t("field." + k) : seatName(k);
+      const words = valueWords(v);
+      return v !== null && typeof v === "object" && !Array.isArray(v) ? `${name} (${words})`
+        : `${name} ${words}`;
+    }).join(", ");
+  }
+  return String(value);
+}
+
 function eventWords(event) {
   const skip = ["seq", "type", "seat", "at", "manifest", "board", "deck", "options", "seats",
                 "seed_commitment", "teams", "sides", "position", "totals", "view", "game",
@@ -129,13 +147,13 @@ function eventWords(event) {
           : value === "referee" ? t("role.referee")
           : key === "seat" || key === "winner" ? seatName(value)
             : Array.isArray(value) && key === "cell" ? cellWords(value)
-              : typeof value === "object" ? JSON.stringify(value) : String(value);
-      return has("field." + key) ? `${t("field." + key)}: ${text}`
-        : value === true ? "" : text;
+              : valueWords(value);
+      if (value === true) return has("field." + key) ? t("field." + key) : "";
+      return has("field." + key) ? `${t("field." + key)}: ${text}` : text;
     }).filter(Boolean);
   const head = `#${event.seq} ` + tOr("ev." + event.type, event.type) +
     (event.seat ? ` · ${seatName(event.seat)}` : "");
-  const tail = parts.join(", ");
+  const tail = parts.join(" · ");
   return tail.length > 160 ? head + " · " + tail.slice(0, 157) + "…" : head + (tail ? " · " + tail : "");
 }
 
