@@ -663,9 +663,9 @@ def test_a_games_notifications_wake_its_streams_at_most_once_per_hold(db_url):
             feed._notified("unwatched:9")
             feed._release()  # not due yet
             assert watch.known == 5 and "unwatched" not in feed._held
-            feed._notified("g:5:1")  # the credentials first learnt (the streams check
-            feed._notified("g:5:2")  # their tokens), then a re-issue: at once, in the hold
-            assert watch.revocations == 2 and watch.known == 5
+            feed._notified("g:5:1")  # the credentials first learnt, then a re-issue:
+            feed._notified("g:5:2")  # at once, during the hold
+            assert watch.revocations == 1 and watch.known == 5
             time.sleep(max(0.0, ends - time.monotonic()))
             feed._release()
             assert watch.known == 7 and feed._release_due() > time.monotonic()
@@ -799,23 +799,21 @@ def test_a_token_reissued_before_its_stream_watches_the_game_ends_the_stream_at_
     assert north.messages.empty()  # not even the opening view
 
 
-def test_the_first_reissue_count_learnt_for_a_watched_game_makes_its_streams_check(
-    store,
-):
-    """The feed learns a game's re-issue count with its first poll or notice after a
-    stream began to watch it; a re-issue made before that would be in the count it
-    starts from, so that first count wakes the streams to check their tokens too."""
+def test_a_reissue_right_after_a_game_is_first_watched_counts(store, monkeypatch):
+    """The feed reads a game's token re-issues as it begins to watch it: a re-issue
+    before its thread's first poll is counted (the streams check their tokens), not
+    taken into the count the feed starts from."""
     status, created = store.create("counter", {})
     assert status == 201
     feed = Feed(store, listen=False)
+    monkeypatch.setattr(feed, "_run", lambda: None)  # no poll but the one below
     try:
         with feed.watch(created["id"]) as watch:
             start = watch.revocations
-            feed.advance(created["id"], 4, credentials=1)  # first learnt: counts
+            store.reissue_token(created["id"], "north")
+            feed.poll()
             assert watch.revocations == start + 1
-            feed.advance(created["id"], 4, credentials=1)  # nothing new
+            feed.poll()  # nothing new
             assert watch.revocations == start + 1
-            feed.advance(created["id"], 5, credentials=2)  # a re-issue
-            assert watch.revocations == start + 2
     finally:
         feed.close()

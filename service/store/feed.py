@@ -182,6 +182,7 @@ class Feed:
         commit after the read is always learnt."""
         with self.lock:
             game = self._games.get(game_id)
+            new = game is None
             if game is None:
                 game = self._games[game_id] = _Game(threading.Condition(self.lock))
             game.watchers += 1
@@ -189,6 +190,8 @@ class Feed:
                 self._thread = threading.Thread(target=self._run, name="feed", daemon=True)
                 self._thread.start()
         try:
+            if new:
+                self._learn(game_id)
             yield Watch(self, game_id, game)
         finally:
             with self.lock:
@@ -196,12 +199,26 @@ class Feed:
                 if not game.watchers and self._games.get(game_id) is game:
                     del self._games[game_id]
 
+    def _learn(self, game_id: str) -> None:
+        """What the feed counts from for a game it begins to watch: its ``last_seq``
+        and token re-issues, read now. Left to the next poll, a re-issue made meanwhile
+        would be in the count it starts from, and the streams would not check their
+        tokens until their heartbeat (a stream checks its own once it watches: a
+        re-issue before this read ends it then). A database error leaves it to the
+        poll."""
+        try:
+            known = self.store.last_seqs([game_id]).get(game_id)
+        except Exception:  # noqa: BLE001 - the poll learns it as before
+            log.warning("event feed: could not read game %s as it began watching it", game_id)
+            return
+        if known is not None:
+            self.advance(game_id, *known)
+
     def advance(self, game_id: str, last_seq: int, credentials: int | None = None) -> None:
         """The game's log reached ``last_seq`` (and its tokens were re-issued
         ``credentials`` times): wake its streams (unwatched games and stale news are
-        ignored); a change of ``credentials``, or the first count learnt while the game
-        is watched, counts as a revocation, which makes each stream check its token
-        (see :mod:`service.api.stream`)."""
+        ignored); a change of ``credentials`` counts as a revocation, which makes each
+        stream check its token (see :mod:`service.api.stream`)."""
         with self.lock:
             game = self._games.get(game_id)
             if game is None:
@@ -209,9 +226,7 @@ class Feed:
             wake = last_seq > game.last_seq
             game.last_seq = max(game.last_seq, last_seq)
             if credentials is not None:
-                # the first count learnt for a watched game counts as a revocation too:
-                # a re-issue between a stream's own check and this poll is in it
-                if game.credentials is None or credentials > game.credentials:
+                if game.credentials is not None and credentials > game.credentials:
                     game.revocations += 1
                     wake = True
                 game.credentials = max(game.credentials or 0, credentials)
