@@ -347,22 +347,16 @@ def _same_outcome(
             view.pop(key, None)
             exported.pop(key, None)
     difference = first_difference(exported, view, "view")
-    if not seeded:  # the deal and the draws the export hides came from the new seed
-        expect(
-            difference is None,
-            difference or "view",
-            Message(
-                "without the game's seed the events replay to another %(field)s: an "
-                "unfinished game dealt by the server re-imports from its export in 2-Way "
-                "Cards only, in the other games from the operator's archive",
-                field=difference,
-            ),
+    if seeded:
+        why = Message("the events replay to another %(field)s", field=difference)
+    else:  # the deal and the draws the export hides came from the new seed
+        why = Message(
+            "without the game's seed the events replay to another %(field)s: an "
+            "unfinished game dealt by the server re-imports from its export in 2-Way "
+            "Cards only, in the other games from the operator's archive",
+            field=difference,
         )
-    expect(
-        difference is None,
-        difference or "view",
-        Message("the events replay to another %(field)s", field=difference),
-    )
+    expect(difference is None, difference or "view", why)
 
 
 def _events(exported: list[Any], pause: Callable[[], None]) -> list[dict[str, Any]]:

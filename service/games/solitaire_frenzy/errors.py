@@ -29,6 +29,17 @@ def raise_refusal(refusal: Refusal) -> NoReturn:
     raise refuse(refusal.code, refusal.detail, refusal.rule)
 
 
+def over_a_deck(seat: str, board: int, pile: int) -> Message:
+    """SF-M1: a seat's cards on the board and in its 13-pile, more than its 52."""
+    return Message(
+        "%(seat)s: %(board)s on the board and %(pile)s in the "
+        "13-pile are more than a deck's 52 cards",
+        seat=seat,
+        board=board,
+        pile=pile,
+    )
+
+
 def is_int(value: object) -> TypeGuard[int]:
     """An integer that is not a bool."""
     return isinstance(value, int) and not isinstance(value, bool)

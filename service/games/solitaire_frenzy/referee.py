@@ -8,7 +8,7 @@ from typing import Any
 
 from service.games import RuleViolation
 from service.games.solitaire_frenzy.cards import PILE_SIZE
-from service.games.solitaire_frenzy.errors import is_int, malformed, refuse
+from service.games.solitaire_frenzy.errors import is_int, malformed, over_a_deck, refuse
 from service.games.solitaire_frenzy.fold import emit
 from service.games.solitaire_frenzy.rounds import close_round, end_game, settle
 from service.games.solitaire_frenzy.state import Action, Event, FrenzyState
@@ -96,17 +96,7 @@ def do_record(state: FrenzyState, action: Action) -> list[Event]:
         board[seat] = _report_value(seat, entry, "board", 52)
         pile[seat] = _report_value(seat, entry, "pile", PILE_SIZE)
         if board[seat] + pile[seat] > 52:
-            raise malformed(
-                Message(
-                    "%(seat)s: %(board)s on the board and %(pile)s in the "
-                    "13-pile are more than a deck's 52 cards",
-                    seat=seat,
-                    board=board[seat],
-                    pile=pile[seat],
-                ),
-                "invalid-report",
-                "SF-M1",
-            )
+            raise malformed(over_a_deck(seat, board[seat], pile[seat]), "invalid-report", "SF-M1")
         if not isinstance(entry.get("out", False), bool):
             raise malformed(
                 Message("%(field)s is true or false", field=where + ".out"),

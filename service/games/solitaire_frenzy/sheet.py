@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from service.games.solitaire_frenzy.cards import PILE_SIZE
-from service.games.solitaire_frenzy.errors import count, invalid, is_int, shape
+from service.games.solitaire_frenzy.errors import count, invalid, is_int, over_a_deck, shape
 from service.games.solitaire_frenzy.state import RoundRecord
 from service.messages import Message
 
@@ -83,15 +83,7 @@ def _check_record(entry: dict[str, Any], where: str, seats: list[str]) -> None:
         count(pile[seat], f"{where}.pile.{seat}", PILE_SIZE, "SF-E2")
         if board[seat] + pile[seat] > 52:
             raise invalid(
-                f"{where}.board.{seat}",
-                Message(
-                    "%(seat)s: %(board)s on the board and %(pile)s in the "
-                    "13-pile are more than a deck's 52 cards",
-                    seat=seat,
-                    board=board[seat],
-                    pile=pile[seat],
-                ),
-                "SF-E2",
+                f"{where}.board.{seat}", over_a_deck(seat, board[seat], pile[seat]), "SF-E2"
             )
     if (entry["reason"] == "out") != (out is not None) or (out is not None and out not in board):
         expected = " | ".join(sorted(board)) if entry["reason"] == "out" else "null"
