@@ -661,6 +661,23 @@ def test_a_seat_link_the_referee_replaced_says_so(browser, base_url):
         phone.context.close()
 
 
+@pytest.mark.parametrize("game", ["two-way", "sequence", "halves", "solitaire-frenzy"])
+def test_the_idle_seconds_field_shows_only_when_the_service_deals(open_page, game):
+    # G-T1: off at a table, where a number is refused: the field is hidden there
+    page = open_page()
+    page.select_option("#new-game-kind", game)
+    page.wait_for_selector("#opt-idle_seconds", state="attached")
+    assert page.is_hidden("#opt-idle_seconds")  # the page starts at a table
+    page.select_option("#opt-dealing", json.dumps("server"))
+    assert page.is_visible("#opt-idle_seconds")
+    page.fill("#opt-idle_seconds", "60")
+    page.select_option("#opt-dealing", json.dumps("table"))
+    assert page.is_hidden("#opt-idle_seconds")
+    page.click("#create")
+    page.wait_for_selector("#game:not([hidden])")  # created: nothing refused
+    assert page.text_content("#create-problem") == ""
+
+
 def test_start_from_the_whole_answer_of_get_position(open_page, base_url):
     # G-P1: GET .../position's whole answer pasted as it is ({"id", "game", "version",
     # "viewer", "position"}) starts the game from its "position"

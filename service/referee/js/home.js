@@ -59,6 +59,19 @@ function optionInput(option) {
 function renderOptions() {
   const entry = catalog.find((g) => g.game === $("new-game-kind").value);
   $("options").replaceChildren(...(entry ? entry.options.map(optionInput) : []));
+  if ($("opt-dealing")) $("opt-dealing").addEventListener("change", fitToDealing);
+  fitToDealing();
+}
+
+function fitToDealing() {
+  // G-T1: idle_seconds is off at a table (a number is refused): its field is shown,
+  // with the server's default, only when the service deals
+  const dealing = $("opt-dealing");
+  const idle = $("opt-idle_seconds");
+  if (!dealing || !idle) return;
+  const table = dealing.value === JSON.stringify("table");
+  idle.closest("label").hidden = table;
+  if (table) idle.value = "";
 }
 
 function chosenOptions() {
