@@ -125,6 +125,17 @@ HANDS = {"p1": ["RT-BS", "GT-YC"], "p2": 3}
             "HV-T5",
         ),
         ({"centre": ["RC-GS"], "hands": HANDS, "in_a_row": -2}, {}, "in_a_row", "HV-T5"),
+        # HV-T5 stops block moves at N - 1 in a row: a one-card centre has had none
+        ({"centre": ["RC-GS"], "hands": HANDS, "in_a_row": 1}, {}, "in_a_row", "HV-T5"),
+        ({"centre": ["RC-GS", "BX-YT"], "hands": HANDS, "in_a_row": 2}, {}, "in_a_row", "HV-T5"),
+        # the centre is the starting card and one card a play or a pile turn
+        ({"centre": ["RC-GS"], "hands": HANDS, "counts": {"plays": 1}}, {}, "counts", "HV-T5"),
+        (
+            {"centre": ["RC-GS", "BX-YT"], "hands": HANDS, "counts": {"plays": 1, "pile_turns": 1}},
+            {},
+            "counts",
+            "HV-T5",
+        ),
         ({"centre": ["RC-GS"], "hands": HANDS, "counts": {"wins": 1}}, {}, "counts", "G-P1"),
         (
             {"centre": ["RC-GS"], "hands": HANDS, "counts": {"plays": "x"}},
@@ -139,6 +150,19 @@ def test_g_p1_an_unreachable_position_is_refused_naming_field_and_rule(
 ):
     refusal = refused(position, **options)
     assert (refusal.extra["field"], refusal.rule) == (field, rule), str(refusal.detail)
+
+
+def test_hv_t5_a_streak_and_counts_the_centre_can_hold_are_taken():
+    state = start(
+        {
+            "centre": ["RC-GS", "BX-YT", "YS-GX"],
+            "hands": HANDS,
+            "in_a_row": 2,
+            "counts": {"plays": 1, "pile_turns": 1, "bottom_card_moves": 5},
+        }
+    )
+    assert state["streak"] == 2 and not halves.bottom_moves_can_help(state)
+    assert state["counts"]["plays"] == 1 and state["counts"]["pile_turns"] == 1
 
 
 def test_g_p1_a_bad_option_is_still_invalid_option():

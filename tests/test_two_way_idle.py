@@ -116,7 +116,7 @@ def test_g_t1_a_timeout_that_leaves_a_full_grid_ends_the_game_tw_e2():
         "hands": {"blue": list(range(49, 52)), "green": list(range(52, 57))},
         "phase": "draw",
         "placed": 2,
-        "turn_number": 30,
+        "turn_number": 31,
     }
     state = start(position, SERVER_WITH_IDS)
     events = tw.idle_events(state, T0, T0 + 30)

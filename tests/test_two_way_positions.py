@@ -176,13 +176,23 @@ def test_g_p1_a_full_grid_position_can_end_with_the_last_discard():
         "hands": {"blue": list(range(49, 56)), "green": list(range(56, 61))},
         "phase": "discard",
         "placed": 2,
-        "turn_number": 20,
+        "turn_number": 21,
     }
     started = start(position, {"dealing": "table"})
     discard = tw.legal_actions(started, "referee")
     discard = next(a for a in discard if a["type"] == "discard")
     ended = fold_all(tw.apply(started, "referee", discard), started)
     assert ended["result"]["reason"] == "grid-full"
+
+
+def test_tw_t2_a_left_out_turn_number_is_the_first_turn_of_the_seat_on_turn():
+    for turn, number in (("blue", 1), ("green", 2)):
+        position = {"game": "two-way", "grid": [[None] * 7 for _ in range(7)], "turn": turn}
+        started = start(position)
+        assert (started["turn"], started["turn_number"]) == (turn, number)
+    read = tw.position(played({}, 30), "referee")
+    assert read["turn_number"] % 2 == (read["turn"] == "blue")
+    assert start({**read, "turn_number": read["turn_number"] + 2})["turn"] == read["turn"]
 
 
 # ----- refusals: each names its field and rule ----------------------------------------
@@ -326,6 +336,9 @@ REFUSALS = [
         ),
     ),
     ("manifest", "TW-C2", _with(manifest=["AS/AS"] * 108)),
+    # TW-T2: the seats alternate, so a seat's turns are all odd or all even
+    ("turn_number", "TW-T2", _with(turn_number=lambda p: p["turn_number"] + 1)),
+    ("turn_number", "TW-T2", _with(turn_number=lambda p: p["turn_number"] + 3)),
     (
         "grid[0][0]",
         "G-M1",

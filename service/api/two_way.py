@@ -321,7 +321,12 @@ class TwoWayPositionSchema(Schema):
     placed = fields.Integer(
         metadata={"description": "placements made this turn (default 0; 2 in draw and discard)"}
     )
-    turn_number = fields.Integer(metadata={"description": "default 1 (0 while dealing)"})
+    turn_number = fields.Integer(
+        metadata={
+            "description": "the first seat plays the odd turns (TW-T2); default the first "
+            "turn of the seat on turn, 1 or 2 (0 while dealing)"
+        }
+    )
     pending_skips = _by_seat(
         fields.Integer(validate=validate.OneOf((0, 1))),
         "a missed turn owed (TW-D5, TW-T5); default none",

@@ -318,8 +318,15 @@ def _check_counts(
     return box
 
 
-def _read_extras(reader: _Reader, position: Mapping[str, Any]) -> tuple[str, int, Counts]:
-    """(pile_turns_from, in_a_row, counts), defaults filled in."""
+def _read_extras(
+    reader: _Reader, position: Mapping[str, Any], centre: int
+) -> tuple[str, int, Counts]:
+    """(pile_turns_from, in_a_row, counts), defaults filled in, against the ``centre``'s
+    card count. The central pile is the HV-P2 card and one card a play or an HV-T5 pile
+    turn: ``plays + pile_turns`` is at most ``centre - 1`` (the counts may start at 0 when
+    a game is taken over). A block move leaves the pile's size alone and HV-T5 stops them
+    at ``centre - 1`` in a row, a pile turn adding the card it counts: ``in_a_row`` is at
+    most ``centre - 1`` as well."""
     seats, first = reader.seats, reader.seats.index(reader.options["first_seat"])
     turner = position.get("pile_turns_from", seats[(first + 1) % len(seats)])
     if turner not in seats:
@@ -329,6 +336,18 @@ def _read_extras(reader: _Reader, position: Mapping[str, Any]) -> tuple[str, int
             "HV-T5",
         )
     in_a_row = _count(position.get("in_a_row", 0), "in_a_row", rule="HV-T5")
+    if in_a_row > centre - 1:
+        raise _bad(
+            "in_a_row",
+            Message(
+                "%(count)s block moves in a row: a central pile of %(cards)s cards stops them "
+                "at %(most)s (HV-T5)",
+                count=in_a_row,
+                cards=centre,
+                most=centre - 1,
+            ),
+            "HV-T5",
+        )
     raw = position.get("counts", {})
     if not isinstance(raw, dict) or set(raw) - set(COUNTS):
         raise _must(
@@ -345,6 +364,18 @@ def _read_extras(reader: _Reader, position: Mapping[str, Any]) -> tuple[str, int
         "bottom_card_moves": count("bottom_card_moves"),
         "pile_turns": count("pile_turns"),
     }
+    if counts["plays"] + counts["pile_turns"] > centre - 1:
+        raise _bad(
+            "counts",
+            Message(
+                "%(plays)s plays and %(turns)s pile turns, but the central pile holds "
+                "%(cards)s cards: the first card and one for each",
+                plays=counts["plays"],
+                turns=counts["pile_turns"],
+                cards=centre,
+            ),
+            "HV-T5",
+        )
     return turner, in_a_row, counts
 
 
@@ -398,7 +429,7 @@ def read_position(
         raise _bad("retired", Message("every seat is retired: at least one plays (HV-T6)"), "HV-T6")
     hands, piles = _read_places(reader, position, retired)
     box = _check_counts(reader, position, hands, piles, retired)
-    turner, in_a_row, counts = _read_extras(reader, position)
+    turner, in_a_row, counts = _read_extras(reader, position, len(centre))
     timed_out = _read_timed_out(reader, position.get("timed_out", []), retired)
     stated: Position = {
         "game": GAME,

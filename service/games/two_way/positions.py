@@ -11,7 +11,8 @@ The notation is in ``notation``, the checks of what a position states in
   it must hold (stream ``position:<seat>``), an omitted bag is the rest.
 - Reachable (else 422 ``invalid-position`` naming the field and the rule): every tile
   exactly once (G-P1); hands of the size the phase implies: 5 off turn, 5 - placed
-  while placing or drawing, 7 before the discard (TW-T2); removed sequences correct
+  while placing or drawing, 7 before the discard (TW-T2); the first seat on the odd
+  turns (TW-T2); removed sequences correct
   on their owner's faces (TW-D4), within the slots (TW-D3), scores their sum (TW-E3);
   a seat holding every slot only in a finished game (TW-E1); a full grid only after
   a placement this turn (TW-E2); ``draw`` with fewer than 2 placements only on a

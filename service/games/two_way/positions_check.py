@@ -252,12 +252,28 @@ def turn_fields(position: Mapping[str, Any], options: Options) -> TurnFields:
             0 if phase == "deal" else 2,
             "TW-T2",
         ),
-        "turn_number": _integer(
-            position,
-            "turn_number",
-            0 if phase == "deal" else 1,
-            0 if phase == "deal" else 1,
-            0 if phase == "deal" else 10**6,
-            "TW-T2",
+        "turn_number": _turn_number(
+            position, phase, options["first_seat"], turn != options["first_seat"]
         ),
     }
+
+
+def _turn_number(position: Mapping[str, Any], phase: str, first: str, second: bool) -> int:
+    """TW-T2: the turns alternate from the first seat (a skipped turn is a turn, TW-T5),
+    so the first seat plays the odd turns and the other seat the even ones; 0 while
+    dealing. Left out: the first turn of the seat on turn (1 or 2)."""
+    if phase == "deal":
+        return _integer(position, "turn_number", 0, 0, 0, "TW-T2")
+    number = _integer(position, "turn_number", 1 + second, 1, 10**6, "TW-T2")
+    if number % 2 != (not second):
+        raise refuse(
+            "turn_number",
+            "TW-T2",
+            Message(
+                "turn %(number)s cannot be %(seat)s's: play goes in seat order from %(first)s",
+                number=number,
+                seat=position.get("turn"),
+                first=first,
+            ),
+        )
+    return number
