@@ -641,6 +641,17 @@ SEQUENCE_MORE = [
     ("invalid-option", "SQ-E1", lambda: sq.new_game("sequence", {"stalemate": "never"}, SEED)),
     ("invalid-option", "SQ-P1", lambda: sq.new_game("sequence", {"sides": 3}, SEED)),
     ("invalid-option", "SQ-S3", lambda: sq.new_game("sequence", {"sequences_to_win": 9}, SEED)),
+    # Sequence Numbers cites its own rules for the same options
+    (
+        "invalid-option",
+        "SN-P1",
+        lambda: sq.new_game("sequence-numbers", {"players": 4, "sides": 3}, SEED),
+    ),
+    (
+        "invalid-option",
+        "SN-S1",
+        lambda: sq.new_game("sequence-numbers", {"sequences_to_win": 5}, SEED),
+    ),
     ("invalid-position", "G-M1", lambda: _sq_position(owed_draws=["p1"])),
     (
         "invalid-position",

@@ -2,6 +2,7 @@
 it really applies, as seeds/refusals/sequence.yaml (kept beside the rule book) says; the
 walk (tests/refusal_walk.py) provokes every code with every rule the table lists."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,20 @@ def test_g_r1_each_sequence_refusal_cites_the_rule_the_table_gives(code, rule, p
         provoke()
     assert (caught.value.code, caught.value.rule) == (code, rule)
     assert (code, rule) in PAIRS, f"{code} citing {rule} is not in seeds/refusals/sequence.yaml"
+
+
+@pytest.mark.parametrize(
+    "code, rule, provoke",
+    [w for w in WALK if w[1].startswith("SN-")],
+    ids=[f"{c}-{r}" for c, r, _ in WALK if r.startswith("SN-")],
+)
+def test_g_r1_a_sequence_numbers_refusal_names_its_rule_in_its_words(code, rule, provoke):
+    """The detail of a refusal citing a Sequence Numbers rule, where it names rules,
+    names that one (e.g. SN-S2, not only SQ-S2, for a locked chip)."""
+    with pytest.raises(RuleViolation) as caught:
+        provoke()
+    detail = str(caught.value.detail)
+    assert rule in detail or not re.search(r"\b(SQ|SN|G)-[A-Z]+\d", detail), detail
 
 
 def test_g_r1_the_walk_provokes_every_code_and_rule_of_the_table():

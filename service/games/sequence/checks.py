@@ -281,7 +281,11 @@ def _target_refusal(
         if cell in locked:
             return (
                 "chip-locked",
-                Message("%(cell)s is part of a completed sequence (SQ-S2)", cell=[r, c]),
+                Message(
+                    "%(cell)s is part of a completed sequence (%(rule)s)",
+                    cell=[r, c],
+                    rule="SQ-S2" if classic else "SN-S2",
+                ),
                 "SQ-S2" if classic else "SN-S2",
             )
         return None

@@ -192,7 +192,11 @@ _OPTION_RULES = {
 }
 
 
-def _choice(options: Mapping[str, Any], name: str, allowed: Sequence[Any], default: Any) -> Any:
+def _choice(
+    options: Mapping[str, Any], name: str, allowed: Sequence[Any], default: Any, rule: str = ""
+) -> Any:
+    """``options[name]`` if one of ``allowed`` (``default`` when left out or null),
+    else 422 invalid-option citing ``rule`` (default: the option's shared rule)."""
     value = options.get(name, default)
     if value is None:
         return default
@@ -204,7 +208,7 @@ def _choice(options: Mapping[str, Any], name: str, allowed: Sequence[Any], defau
                 allowed=allowed,
                 value=repr(value),
             ),
-            _OPTION_RULES[name],
+            rule or _OPTION_RULES[name],
         )
     return value
 
@@ -257,13 +261,18 @@ def normalise_options(game: str, options: Any) -> Options:
         )
     players = _players(game, options)
     sides_ok = allowed_sides(game, players)
-    sides = _choice(options, "sides", sides_ok, sides_ok[0])
+    numbers = game == NUMBERS  # Sequence Numbers cites its own rules (SN-P1, SN-S1)
+    sides = _choice(options, "sides", sides_ok, sides_ok[0], "SN-P1" if numbers else "")
     out: Options = {
         "players": players,
         "sides": sides,
         "dealing": _choice(options, "dealing", ["server", "table"], "server"),
         "sequences_to_win": _choice(
-            options, "sequences_to_win", [1, 2, 3, 4], sequences_needed(game, players, sides)
+            options,
+            "sequences_to_win",
+            [1, 2, 3, 4],
+            sequences_needed(game, players, sides),
+            "SN-S1" if numbers else "",
         ),
         "first_seat": _choice(
             options, "first_seat", [f"p{i}" for i in range(1, players + 1)], "p1"
