@@ -299,6 +299,66 @@ def test_g_t1_a_real_time_game_ends_through_the_api_whatever_seats_go_idle(
     assert store.replay(game["id"]).ok
 
 
+def _frenzy_stuck_turner(store: GameStore) -> str:
+    """A Solitaire Frenzy game (idle_seconds 60) where p1 can play AS from its 13-pile
+    but never acts, and p2 has nothing to play however it turns (its cycle is known:
+    SF-E1), only turning."""
+    from service.cards import DECK
+
+    pile = ["AS", "AH", "AD", "AC", "2S", "2C", "4S", "4C", "5S", "5C", "6S", "6C", "KS"]
+    columns = [["2D"], ["2H"], ["3D"], ["3H"]]
+    used = set(pile) | {c[0] for c in columns}
+    hand = [c for c in DECK if c not in used and c != "JK"]
+    p1 = {"pile_top": "AS", "pile_size": 13, "columns": [["KH"], ["KD"], ["KC"], ["QS"]]}
+    position = {
+        "game": "solitaire-frenzy",
+        "round": 1,
+        "foundations": [],
+        "players": {
+            "p1": {**p1, "hand_size": 35, "waste_top": None, "waste_size": 0},
+            "p2": {"pile": pile, "columns": columns, "hand": hand, "waste": [], "cycle": "known"},
+        },
+    }
+    options = {"players": 2, "idle_seconds": 60}
+    status, body = store.create("solitaire-frenzy", options, SEED, position=position)
+    assert status == 201, body
+    return body["id"]
+
+
+def test_g_t1_turning_alone_does_not_hold_off_an_idle_seat_sf_e1(store):
+    """G-T1 counts the time every other seat has had no productive move; turning
+    alone is none (SF-E1): p2's turns leave the idle clock where p1 last could have
+    moved, so p1 times out 60 s after it and the round ends stuck."""
+    game_id = _frenzy_stuck_turner(store)
+    created = store.read(game_id)
+    for _ in range(3):
+        reply, _ = store.act(game_id, "p2", {"type": "turn", "round": 1}, None, _render)
+        assert reply[0] == 200
+    turned = store.read(game_id)
+    assert turned.version == created.version + 3 and turned.updated == created.updated
+    store.clock = lambda: created.updated + 59.9
+    assert store.current(game_id).version == turned.version
+    store.clock = lambda: created.updated + 60.001  # the store rounds to the ms
+    record = store.current(game_id)
+    events = [e.event for e in store.events(game_id, turned.last_seq)[1]]
+    assert [(e["type"], e["seat"]) for e in events[:2]] == [
+        ("seat-timed-out", "p1"),
+        ("round-ended", None),
+    ]
+    assert events[0]["since"] == created.updated
+    assert events[1]["reason"] == "stuck" and record.state["round"] == 2
+    assert store.replay(game_id).ok
+
+
+def test_g_t1_a_productive_move_restarts_the_idle_clock(store):
+    game_id = _frenzy_stuck_turner(store)
+    created = store.read(game_id)
+    play = {"type": "play", "round": 1, "card": "AS", "to": "foundation", "based_on": "new"}
+    reply, _ = store.act(game_id, "p1", play, None, _render)
+    assert reply[0] == 200, reply
+    assert store.read(game_id).updated > created.updated
+
+
 def test_g_t1_a_streams_wake_up_comes_when_the_stores_rounded_clock_has_passed_it():
     """The store's clock is rounded to the millisecond, the deadline is not: read at
     1000.0006 (1000.001 rounded), a deadline of 1001.0009 is 0.9999 s away by the

@@ -402,7 +402,8 @@ class Actions:
             return Refused(
                 violation.status, violation.code, violation.detail, extra, game=row.game
             ), None
-        return _applied(game_id, row, module, new_events, idle.epoch(utcnow()))
+        moment = utcnow() if idle.restarts_clock(module, new_events) else row.updated_at
+        return _applied(game_id, row, module, new_events, idle.epoch(moment))
 
     def _write(
         self,
@@ -445,7 +446,9 @@ class Actions:
             ]
             events += own
             assert snapshot is not None  # _decide gives it with every accepted action
-            game = _advance_params(new, snapshot, now, base_version)
+            # the game's moment is the action's unless it left the idle clock running
+            # (_decide: idle.restarts_clock), as new.updated says
+            game = _advance_params(new, snapshot, idle.moment(new.updated), base_version)
             record.update(
                 version=new.version, first_seq=new.last_seq - len(own) + 1, last_seq=new.last_seq
             )

@@ -70,6 +70,16 @@ def due(
     return list(hook(state, since=since, now=now))
 
 
+def restarts_clock(module: ModuleType, events: list[dict[str, Any]]) -> bool:
+    """Whether the events of an accepted action start the idle clock again (the game's
+    ``updated_at`` moves to the action's moment): yes unless the engine's
+    ``restarts_idle_clock(events)`` says no. G-T1 counts the time every other seat has
+    had no productive move; Solitaire Frenzy's turning alone is none (SF-E1), so a
+    stuck seat that keeps turning does not hold off an idle seat's deadline."""
+    hook = getattr(module, "restarts_idle_clock", None)
+    return hook is None or bool(hook(events))
+
+
 def deadline(state: dict[str, Any], since: float) -> float | None:
     """Epoch seconds when the game's idle deadline passes (None: G-T1 off, or the
     game is over)."""

@@ -141,7 +141,7 @@ from service.games.solitaire_frenzy.deal import CATALOG, deal, normalise_options
 from service.games.solitaire_frenzy.fold import fold, fold_all
 from service.games.solitaire_frenzy.foundations import board_counts
 from service.games.solitaire_frenzy.hand import hidden_cards
-from service.games.solitaire_frenzy.idle import idle_events
+from service.games.solitaire_frenzy.idle import idle_events, restarts_idle_clock
 from service.games.solitaire_frenzy.layouts import position
 from service.games.solitaire_frenzy.race import apply
 from service.games.solitaire_frenzy.rounds import (
@@ -185,6 +185,7 @@ __all__ = [
     "foundation_refusal",
     "hidden_cards",
     "idle_events",
+    "restarts_idle_clock",
     "legal_actions",
     "new_game",
     "next_card",

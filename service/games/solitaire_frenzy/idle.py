@@ -9,12 +9,25 @@ from service.games.solitaire_frenzy.rounds import can_move, settle
 from service.games.solitaire_frenzy.state import Event, FrenzyState
 
 
+def restarts_idle_clock(events: list[Event]) -> bool:
+    """G-T1/SF-E1: whether an accepted action's ``events`` start the idle clock again.
+    Turning (``turned``) alone is not a productive move (SF-E1): a seat that keeps
+    turning through a hand that holds nothing to play does not hold off the deadline
+    of a seat that has a move and never makes it. Any other event does.
+
+    >>> restarts_idle_clock([{"type": "turned", "seat": "p2"}])
+    False
+    """
+    return any(event["type"] != "turned" for event in events)
+
+
 def idle_events(state: FrenzyState, since: float, now: float) -> list[Event]:
     """G-T1: the events the idle deadline triggers at ``now`` (epoch seconds of the
     current request), the game's last recorded event being at ``since``.
 
     [] unless option ``idle_seconds`` is set, the game runs in server dealing and
-    ``now - since >= idle_seconds``. Then nobody has acted for ``idle_seconds``, so
+    ``now - since >= idle_seconds`` (``since``: the last event that restarted the
+    clock, :func:`restarts_idle_clock`). Then nobody has moved for ``idle_seconds``, so
     every active seat that still has a productive move, or has not turned through its
     hand (SF-E1, judged from what the table has seen), is idle while every other seat
     has had none: one ``seat-timed-out`` ``{seat, at: now, since}`` each, and from then
