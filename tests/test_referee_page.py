@@ -304,6 +304,12 @@ def test_solitaire_frenzy_score_sheet_and_totals(open_page):
     # SF-M1: one seat out and only it with an empty 13-pile; SF-E2: board - pile
     page = open_page()
     create(page, "solitaire-frenzy", rounds="2")
+    # the players keep their own 13-piles at a table: no empty column for them
+    assert page.locator("table.counts thead th").all_text_contents() == [
+        "Seat",
+        "Total",
+        "On the board",
+    ]
     page.fill("#sheet-board-p1", "9")
     page.fill("#sheet-pile-p1", "0")
     page.fill("#sheet-board-p2", "11")
@@ -571,6 +577,7 @@ def test_solitaire_frenzy_seat_plays_from_its_phone(open_page, base_url):
     phone.click('#hand button.card[data-card="6H"]')
     acts = phone.locator("#actions button.act").all_text_contents()
     assert acts == ["6H to column 2", "Turn three cards from the hand"]  # turning: always
+    assert "13-pile" in phone.locator("table.counts thead").text_content()  # served: known
     seen = version(phone)
     phone.click("#actions button.act >> nth=0")
     newer(phone, seen)

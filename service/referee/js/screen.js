@@ -338,7 +338,11 @@ function renderCounts() {
   if (view.hand_counts) columns.push(["count.hand", (s) => value(view.hand_counts, s)]);
   if (view.pile_counts) columns.push(["count.pile", (s) => value(view.pile_counts, s)]);
   if (view.players) {
-    columns.push(["count.thirteen", (s) => (view.players[s] || {}).pile_size ?? ""]);
+    // a table game's 13-piles are the players' own (SF-M1): a column only where one is known
+    const pile = (s) => (view.players[s] || {}).pile_size;
+    if (seats.some((s) => pile(s) !== undefined)) {
+      columns.push(["count.thirteen", (s) => pile(s) ?? ""]);
+    }
     columns.push(["count.board", (s) => (view.players[s] || {}).board ?? ""]);
   }
   if (view.sides) columns.push(["count.side", (s) => seatName(view.sides[s])]);
