@@ -359,6 +359,40 @@ def test_g_t1_a_productive_move_restarts_the_idle_clock(store):
     assert store.read(game_id).updated > created.updated
 
 
+def test_g_t1_a_turn_based_seat_loses_its_turn_idle_seconds_after_it_began(store):
+    """G-T1 "a seat on turn for idle_seconds loses that turn": a 2-Way placement within
+    the turn leaves the clock running from the turn's start; the discard that passes
+    the turn restarts it."""
+    from service.games import two_way
+
+    status, body = store.create("two-way", {"idle_seconds": 60}, SEED)
+    assert status == 201
+    game_id = body["id"]
+    created = store.read(game_id)
+    place = next(a for a in two_way.legal_actions(created.state, "blue") if a["type"] == "place")
+    reply, _ = store.act(game_id, "blue", place, created.version, _render)
+    assert reply[0] == 200
+    placed = store.read(game_id)
+    assert placed.updated == created.updated
+    store.clock = lambda: created.updated + 60.001  # the store rounds to the ms
+    record = store.current(game_id)
+    timed_out = [e.event for e in store.events(game_id, placed.last_seq)[1]][0]
+    assert (timed_out["type"], timed_out["seat"]) == ("turn-timed-out", "blue")
+    assert timed_out["since"] == created.updated and record.state["turn"] == "green"
+    assert store.replay(game_id).ok
+
+
+def test_g_t1_a_turn_based_turn_that_passes_restarts_the_clock(store):
+    from service.games import sequence
+
+    status, body = store.create("sequence", {"idle_seconds": 60}, SEED)
+    game_id = body["id"]
+    created = store.read(game_id)
+    play = next(a for a in sequence.legal_actions(created.state, "p1") if a["type"] == "play")
+    reply, _ = store.act(game_id, "p1", play, created.version, _render)
+    assert reply[0] == 200 and store.read(game_id).updated > created.updated
+
+
 def test_g_t1_a_streams_wake_up_comes_when_the_stores_rounded_clock_has_passed_it():
     """The store's clock is rounded to the millisecond, the deadline is not: read at
     1000.0006 (1000.001 rounded), a deadline of 1001.0009 is 0.9999 s away by the

@@ -160,7 +160,7 @@ from service.games.sequence.cards import (
 from service.games.sequence.checks import check_board, check_move
 from service.games.sequence.fold import deck_count, fold
 from service.games.sequence.lines import LINES, new_sequences, scan_sequences
-from service.games.sequence.moves import apply, idle_events
+from service.games.sequence.moves import apply, idle_events, restarts_idle_clock
 from service.games.sequence.options import (
     CATALOG,
     allowed_sides,
@@ -210,6 +210,7 @@ __all__ = [
     "fold",
     "hand_size",
     "idle_events",
+    "restarts_idle_clock",
     "is_dead",
     "is_stalemate",
     "label_of",

@@ -256,11 +256,23 @@ def _passed(
     return _start_turn(events, state, _next_seat(state, seat))
 
 
+def restarts_idle_clock(events: list[Event]) -> bool:
+    """G-T1: "a seat on turn for ``idle_seconds`` loses that turn": the clock runs from
+    the turn's start (``turn-started``) or the game's end, not from a dead card's
+    exchange or a table-talk discard within the turn (SQ-T4, SQ-T6).
+
+    >>> restarts_idle_clock([{"type": "dead-card-exchanged", "seat": "p1"}])
+    False
+    """
+    return any(event["type"] in ("turn-started", "game-ended") for event in events)
+
+
 def idle_events(state: SequenceState, since: float, now: float) -> list[Event]:
     """G-T1: the events of a seat that held the turn for ``idle_seconds`` (option; None:
     never): ``turn-timed-out`` ``{"seat", "at": now, "since": since}``, then a pass and
     what it brings (the next turn, or the end of SQ-E1 b). ``since``: epoch seconds of
-    the game's last recorded event; ``now``: of the current request. [] while the game
+    the turn's start (the last event that restarted the clock, :func:`restarts_idle_clock`);
+    ``now``: of the current request. [] while the game
     is not running, during a table deal, or before the deadline."""
     seconds = state["options"].get("idle_seconds")
     if seconds is None or state["status"] != "active" or state["turn"] is None:

@@ -93,7 +93,7 @@ from service.games.two_way.tiles import (
     game_manifest,
     pair_faces,
 )
-from service.games.two_way.turns import apply, idle_events
+from service.games.two_way.turns import apply, idle_events, restarts_idle_clock
 from service.games.two_way.views import legal_actions, view, view_event
 
 __all__ = [
@@ -118,6 +118,7 @@ __all__ = [
     "fold",
     "game_manifest",
     "idle_events",
+    "restarts_idle_clock",
     "legal_actions",
     "new_game",
     "normalise_options",

@@ -126,12 +126,29 @@ def turn_over(after: TwoWayState) -> list[Event]:
     return events
 
 
+# the events after which another seat is on turn (or nobody is): G-T1's clock restarts
+TURN_PASSED = ("discarded", "turn-skipped", "dealt", "game-ended")
+
+
+def restarts_idle_clock(events: list[Event]) -> bool:
+    """G-T1: "a seat on turn for ``idle_seconds`` loses that turn": the clock runs from
+    the turn's start, so only events that pass the turn (a discard, a skipped turn, the
+    deal, the end) restart it. A placement, a draw or a declaration (a wrong one too,
+    which may be made again and again, TW-T5) leaves it running.
+
+    >>> restarts_idle_clock([{"type": "declaration-rejected", "seat": "blue"}])
+    False
+    """
+    return any(event["type"] in TURN_PASSED for event in events)
+
+
 def idle_events(state: TwoWayState, since: float, now: float) -> list[Event]:
     """G-T1: the events of a seat's turn running out, or [].
 
-    ``since``/``now``: epoch seconds of the game's last recorded event and of the
-    current request. [] unless option ``idle_seconds`` is set, the game runs past its
-    deal and ``now - since >= idle_seconds``. Else ``turn-timed-out`` {seat, at: now,
+    ``since``/``now``: epoch seconds of the start of the turn (the game's last event
+    that restarted the clock, :func:`restarts_idle_clock`) and of the current request.
+    [] unless option ``idle_seconds`` is set, the game runs past its deal and
+    ``now - since >= idle_seconds``. Else ``turn-timed-out`` {seat, at: now,
     since} and ``turn-skipped`` {seat, "reason": "timed-out"} (TW-T5: the seat loses
     the rest of its turn), then what follows a turn's end (``turn_over``: a full grid
     ends the game, TW-E2; pending missed turns are served, TW-T5).
