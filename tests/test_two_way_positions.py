@@ -176,7 +176,7 @@ def test_g_p1_a_full_grid_position_can_end_with_the_last_discard():
         "hands": {"blue": list(range(49, 56)), "green": list(range(56, 61))},
         "phase": "discard",
         "placed": 2,
-        "turn_number": 21,
+        "turn_number": 25,
     }
     started = start(position, {"dealing": "table"})
     discard = tw.legal_actions(started, "referee")
@@ -336,6 +336,14 @@ REFUSALS = [
         ),
     ),
     ("manifest", "TW-C2", _with(manifest=["AS/AS"] * 108)),
+    # TW-T2: a turn places 2 tiles at most: 3 on the grid need 2 turns before this one
+    ("turn_number", "TW-T2", _with(grid=lambda p: [_row(_blue(RUN))] + p["grid"][1:])),
+    # TW-T5: the seat off turn at turn 1 has had no turn in which to declare wrongly
+    ("pending_skips", "TW-T5", _with(pending_skips={"blue": 0, "green": 1})),
+    # TW-T4: a discard with a placement still due (no idle turns: hands are never short)
+    ("placed", "TW-T4", _with(phase="discard", placed=0, hands=None)),
+    # TW-E1: the seat that completed its lengths did so in its own turn
+    ("turn", "TW-E1", _with(phase="over", turn="green", turn_number=2, bases=_complete_bases())),
     # TW-T2: the seats alternate, so a seat's turns are all odd or all even
     ("turn_number", "TW-T2", _with(turn_number=lambda p: p["turn_number"] + 1)),
     ("turn_number", "TW-T2", _with(turn_number=lambda p: p["turn_number"] + 3)),
@@ -368,8 +376,10 @@ def test_g_p1_a_tile_twice_is_refused_naming_where_it_already_is():
 def test_g_p1_a_valid_line_left_on_the_grid_is_reachable():
     """TW-T3: declaring is the player's choice, so an undeclared sequence is no
     refusal."""
-    position = _with(grid=lambda p: [_row(_blue(RUN))] + p["grid"][1:])()
+    # turn_number left out: the first of blue's turns that could have placed 3 tiles
+    position = _with(grid=lambda p: [_row(_blue(RUN))] + p["grid"][1:], turn_number=None)()
     started = start(position, {"dealing": "table"})
+    assert started["turn_number"] == 3
     assert {"type": "declare", "cells": [[0, 0], [0, 1], [0, 2]]} in tw.legal_actions(
         started, "blue"
     )

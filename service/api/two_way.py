@@ -323,8 +323,9 @@ class TwoWayPositionSchema(Schema):
     )
     turn_number = fields.Integer(
         metadata={
-            "description": "the first seat plays the odd turns (TW-T2); default the first "
-            "turn of the seat on turn, 1 or 2 (0 while dealing)"
+            "description": "the first seat plays the odd turns, and a turn places 2 tiles "
+            "at most (TW-T2); default the seat's first turn that can have placed the tiles "
+            "on the grid and in the bases (0 while dealing)"
         }
     )
     pending_skips = _by_seat(

@@ -12,12 +12,14 @@ The notation is in ``notation``, the checks of what a position states in
 - Reachable (else 422 ``invalid-position`` naming the field and the rule): every tile
   exactly once (G-P1); hands of the size the phase implies: 5 off turn, 5 - placed
   while placing or drawing, 7 before the discard (TW-T2); the first seat on the odd
-  turns (TW-T2); removed sequences correct
-  on their owner's faces (TW-D4), within the slots (TW-D3), scores their sum (TW-E3);
-  a seat holding every slot only in a finished game (TW-E1); a full grid only after
-  a placement this turn (TW-E2); ``draw`` with fewer than 2 placements only on a
-  full grid (TW-T4). A valid line left on the grid is reachable: declaring is a
-  choice (TW-T3), so it is never refused.
+  turns, and turns enough to have placed the tiles on the grid and in the bases, 2 a
+  turn (TW-T2); no missed turn owed by a seat that has had no turn (TW-T5); removed
+  sequences correct on their owner's faces (TW-D4), within the slots (TW-D3), scores
+  their sum (TW-E3); a seat holding every slot only in a finished game, on turn
+  (TW-E1); a full grid only after a placement this turn (TW-E2); ``draw`` with fewer
+  than 2 placements only on a full grid (TW-T4), ``discard`` alike unless G-T1 is on.
+  A valid line left on the grid is reachable: declaring is a choice (TW-T3), so it is
+  never refused.
 """
 
 from __future__ import annotations
@@ -358,10 +360,11 @@ def start_from_position(game: str, options: object, seed: str, position: object)
             ),
         )
     board: Board = {"grid": grid, "bases": bases}
-    completer = check_flow(board, turn, slots, hands.get(turn["turn"]) == [])
+    idle = chosen["idle_seconds"] is not None
+    completer = check_flow(board, turn, slots, hands.get(turn["turn"]) == [], idle)
     sizes = hand_sizes(turn["phase"], turn["turn"], turn["placed"], turn["dealt"])
     for seat, hand in hands.items():
-        check_hand(seat, hand, sizes[seat], turn, chosen["idle_seconds"] is not None)
+        check_hand(seat, hand, sizes[seat], turn, idle)
     unplaced = sorted(set(range(TILE_COUNT)) - set(ids))
     hands.update(_deal_missing(unplaced, sizes, position, seed))
     hands = {s: hands[s] for s in SEATS}

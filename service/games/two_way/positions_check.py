@@ -145,11 +145,12 @@ def _complete(board: Board, slots: Mapping[str, int]) -> list[str]:
 
 
 def check_flow(
-    board: Board, turn: TurnFields, slots: Mapping[str, int], no_tile: bool
+    board: Board, turn: TurnFields, slots: Mapping[str, int], no_tile: bool, idle: bool
 ) -> str | None:
     """TW-E1/TW-E2/TW-T4 reachability of turn and phase; the completer of a finished
     game (None after a full grid). ``no_tile``: the seat on turn holds no tile (only
-    after timed-out turns, G-T1), so no placement is due."""
+    after timed-out turns, G-T1), so no placement is due; ``idle``: G-T1 is on, so a
+    seat may have drawn without placing (its hand emptied by timed-out turns)."""
     complete = _complete(board, slots)
     full = not empty_cells(board)
     phase, placed = turn["phase"], turn["placed"]
@@ -169,6 +170,17 @@ def check_flow(
                     "is full (TW-E2)"
                 ),
             )
+        if complete and complete[0] != turn["turn"]:
+            raise refuse(
+                "turn",
+                "TW-E1",
+                Message(
+                    "%(seat)s completed its lengths by a declaration in its own turn: the "
+                    "turn is %(seat)s's",
+                    seat=complete[0],
+                ),
+            )
+        _check_turns_held_the_tiles(board, turn)
         return complete[0] if complete else None
     if complete:
         raise refuse(
@@ -191,12 +203,17 @@ def check_flow(
         )
     if phase == "place" and (full or placed >= 2):
         raise refuse("phase", "TW-T4", Message('no placement is due: the phase is "draw"'))
-    if phase == "draw" and placed < 2 and not full and not no_tile:
+    if (
+        placed < 2
+        and not full
+        and ((phase == "draw" and not no_tile) or (phase == "discard" and not idle))
+    ):
         raise refuse(
             "placed",
             "TW-T4",
             Message('a placement is due while a space is empty: the phase is "place"'),
         )
+    _check_turns_held_the_tiles(board, turn)
     return None
 
 
@@ -239,32 +256,67 @@ def turn_fields(position: Mapping[str, Any], options: Options) -> TurnFields:
             "TW-T5",
             Message("must give each seat 0 or 1 missed turn (0 while dealing)"),
         )
-    return {
+    placed = _integer(
+        position,
+        "placed",
+        2 if phase in ("draw", "discard") else 0,
+        0,
+        0 if phase == "deal" else 2,
+        "TW-T2",
+    )
+    fields: TurnFields = {
         "phase": phase,
         "turn": turn,
         "dealt": list(dealt),
         "pending_skips": {s: pending[s] for s in SEATS},
-        "placed": _integer(
-            position,
-            "placed",
-            2 if phase in ("draw", "discard") else 0,
-            0,
-            0 if phase == "deal" else 2,
-            "TW-T2",
-        ),
-        "turn_number": _turn_number(
-            position, phase, options["first_seat"], turn != options["first_seat"]
-        ),
+        "placed": placed,
+        "turn_number": _turn_number(position, phase, placed, options["first_seat"], turn),
     }
+    if fields["turn_number"] == 1 and fields["pending_skips"][other_seat(turn)]:
+        raise refuse(
+            "pending_skips",
+            "TW-T5",
+            Message(
+                "%(seat)s owes a missed turn but has not had a turn yet: a wrong "
+                "declaration is made in one's own turn (TW-D5)",
+                seat=other_seat(turn),
+            ),
+        )
+    return fields
 
 
-def _turn_number(position: Mapping[str, Any], phase: str, first: str, second: bool) -> int:
+def _tiles_played(position: Mapping[str, Any]) -> int:
+    """The tiles a position has on the grid and in the bases (every one was placed in
+    some turn); what is malformed counts nothing (the grid's and bases' own checks
+    refuse it)."""
+    grid, bases = position.get("grid"), position.get("bases")
+    rows = grid if isinstance(grid, list) else []
+    count = sum(sum(t is not None for t in row) for row in rows if isinstance(row, list))
+    entries = (
+        [e for v in bases.values() if isinstance(v, list) for e in v]
+        if isinstance(bases, dict)
+        else []
+    )
+    return count + sum(
+        len(e["tiles"]) for e in entries if isinstance(e, dict) and isinstance(e.get("tiles"), list)
+    )
+
+
+def _turn_number(
+    position: Mapping[str, Any], phase: str, placed: int, first: str, turn: str
+) -> int:
     """TW-T2: the turns alternate from the first seat (a skipped turn is a turn, TW-T5),
     so the first seat plays the odd turns and the other seat the even ones; 0 while
-    dealing. Left out: the first turn of the seat on turn (1 or 2)."""
+    dealing. A turn places 2 tiles at most, so the earlier turns and this one's
+    ``placed`` hold every tile on the grid and in the bases. Left out: the first turn
+    of the seat on turn that can hold them."""
     if phase == "deal":
         return _integer(position, "turn_number", 0, 0, 0, "TW-T2")
-    number = _integer(position, "turn_number", 1 + second, 1, 10**6, "TW-T2")
+    second, played = turn != first, _tiles_played(position)
+    least = 1 + second
+    while 2 * (least - 1) + placed < played:
+        least += 2
+    number = _integer(position, "turn_number", least, 1, 10**6, "TW-T2")
     if number % 2 != (not second):
         raise refuse(
             "turn_number",
@@ -272,8 +324,28 @@ def _turn_number(position: Mapping[str, Any], phase: str, first: str, second: bo
             Message(
                 "turn %(number)s cannot be %(seat)s's: play goes in seat order from %(first)s",
                 number=number,
-                seat=position.get("turn"),
+                seat=turn,
                 first=first,
             ),
         )
     return number
+
+
+def _check_turns_held_the_tiles(board: Board, turn: TurnFields) -> None:
+    """TW-T2: a turn places 2 tiles at most, so the turns before this one and its
+    ``placed`` hold every tile on the grid and in the bases."""
+    played = sum(t is not None for row in board["grid"] for t in row) + sum(
+        len(entry["tiles"]) for entries in board["bases"].values() for entry in entries
+    )
+    number = turn["turn_number"]
+    if 2 * (number - 1) + turn["placed"] < played:
+        raise refuse(
+            "turn_number",
+            "TW-T2",
+            Message(
+                "%(count)s tiles are on the grid and in the bases, more than %(number)s turns "
+                "of 2 placements at most could place",
+                count=played,
+                number=number,
+            ),
+        )
