@@ -187,3 +187,57 @@ def test_invitations_is_true_or_false_in_json_nothing_else(store_client, flag):
     response = store_client.post("/v1/games", json={"game": "counter", "invitations": flag})
     body = assert_problem(response, 422, "invalid-body")
     assert "invitations" in body["errors"]["json"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\u00ad",  # a soft hyphen: shown only where a line breaks
+        "\u3164",  # the Hangul filler, a "letter" drawn as nothing
+        "\u115f\u1160",  # the Hangul choseong and jungseong fillers
+        "\uffa0",  # the halfwidth Hangul filler
+        "\u180e",  # the Mongolian vowel separator
+        "\ufe0f",  # a variation selector with nothing to vary
+        "\u034f",  # the combining grapheme joiner
+        "\u2800\u2800",  # blank Braille patterns
+        "\u3164\u00a0\u3164",  # blank letters around a no-break space
+        "A" + "\u0301" * 38,  # a letter under a tower of accents
+        "Ana" + "\u0301" * 5,  # five marks in a row, even after a real name
+    ],
+)
+def test_a_display_name_must_show_something(store_client, name):
+    response = store_client.post("/v1/games", json={"game": "counter", "names": {"north": name}})
+    body = assert_problem(response, 422, "invalid-body")
+    assert body["errors"]["json"]["names"]["north"]["value"] == [
+        "at least one visible character, and at most 4 combining marks in a row"
+    ]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Ngọc Ánh",
+        "Ngo\u0323c A\u0301nh",  # the same, decomposed: one mark on each letter
+        "अनुष्का",
+        "李小龙",
+        "Zoë",
+        "A" + "\u0301" * 4,  # four marks in a row are still taken
+        "\u3164Ana",  # a filler beside a real letter shows the letter
+    ],
+)
+def test_a_display_name_with_something_to_see_is_taken(store_client, name):
+    game = _create(store_client, names={"north": name})
+    view = store_client.get(
+        f"/v1/games/{game['id']}", headers=_bearer(game["seats"]["north"]["token"])
+    )
+    assert view.get_json()["names"] == {"north": name}
+
+
+def test_a_name_with_nothing_to_see_is_refused_when_joining(store_client):
+    game = _create(store_client, invitations=True)
+    code = game["seats"]["north"]["invitation"]
+    body = assert_problem(_join(store_client, game, "north", code, "\u3164"), 422, "invalid-body")
+    assert body["errors"]["json"]["name"] == [
+        "at least one visible character, and at most 4 combining marks in a row"
+    ]
+    assert _join(store_client, game, "north", code, "Ana").status_code == 200  # code unused

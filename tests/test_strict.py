@@ -248,3 +248,133 @@ def test_gunicorn_chunked_bodies_and_the_start_message(new_database, tmp_path):
     finally:
         process.terminate()
         process.wait(20)
+
+
+def _no_body_paths(game: dict) -> list[str]:
+    """The POSTs that take no body, on ``game`` (seat north)."""
+    base = f"/v1/games/{game['id']}"
+    return [
+        f"{base}/seats/north/token",
+        f"{base}/referee/token",
+        f"{base}/seats/north/invitation",
+        f"{base}/rematch",
+        f"{base}/stream-tickets",
+    ]
+
+
+def _untouched(client, game: dict) -> None:
+    """Nothing was done: the seat's and the referee's tokens still open the game, which
+    has no rematch."""
+    seat = client.get(f"/v1/games/{game['id']}", headers=game["auth"]["north"])
+    assert seat.status_code == 200
+    referee = client.get(f"/v1/games/{game['id']}", headers=game["auth"]["referee"])
+    assert referee.status_code == 200 and "rematch" not in referee.get_json()
+
+
+@pytest.mark.parametrize(
+    "data, reason",
+    [(b"{not json", "Expecting"), (b'{"x": NaN}', "NaN"), (b'{"a": 1, "a": 1}', "duplicate")],
+)
+def test_a_post_that_takes_no_body_refuses_one_that_is_not_json(
+    store_client, make_game, data, reason
+):
+    game = make_game()
+    for path in _no_body_paths(game):
+        response = store_client.post(
+            path, data=data, content_type="application/json", headers=game["auth"]["referee"]
+        )
+        body = assert_problem(response, 400, "invalid-json")
+        assert reason in body["detail"] and body["errors"] == {"json": [body["detail"]]}
+    _untouched(store_client, game)
+
+
+@pytest.mark.parametrize("data", [b'{"x": 1}', b"[]", b"null", b"0", b'""', b'{"": {}}'])
+def test_a_post_that_takes_no_body_refuses_any_other_json_than_an_empty_object(
+    store_client, make_game, data
+):
+    game = make_game()
+    for path in _no_body_paths(game):
+        response = store_client.post(
+            path, data=data, content_type="application/json", headers=game["auth"]["referee"]
+        )
+        body = assert_problem(response, 422, "invalid-body")
+        assert body["detail"] == "This request takes no body: send none, or {}."
+        assert body["errors"] == {"json": {"_schema": [body["detail"]]}}
+    _untouched(store_client, game)
+
+
+@pytest.mark.parametrize("data", [None, b"{}", b" { } "])
+def test_a_post_that_takes_no_body_acts_with_none_or_an_empty_object(store_client, make_game, data):
+    game = make_game()
+    base = f"/v1/games/{game['id']}"
+    referee = game["auth"]["referee"]
+    sent = {} if data is None else {"data": data, "content_type": "application/json"}
+    ticket = store_client.post(f"{base}/stream-tickets", headers=referee, **sent)
+    assert ticket.status_code == 200 and ticket.get_json()["expires_in"] == 60
+    seat = store_client.post(f"{base}/seats/north/token", headers=referee, **sent)
+    assert seat.status_code == 200 and seat.get_json()["seat"] == "north"
+    assert store_client.get(base, headers=game["auth"]["north"]).status_code == 401  # re-issued
+    invited = store_client.post(f"{base}/seats/south/invitation", headers=referee, **sent)
+    assert invited.status_code == 200 and invited.get_json()["seat"] == "south"
+    rematch = store_client.post(f"{base}/rematch", headers=referee, **sent)
+    assert rematch.status_code == 201
+    assert store_client.get(base, headers=referee).get_json()["rematch"] == rematch.get_json()["id"]
+    rotated = store_client.post(f"{base}/referee/token", headers=referee, **sent)
+    assert rotated.status_code == 200 and rotated.get_json()["token"]
+    assert store_client.get(base, headers=referee).status_code == 401  # rotated
+
+
+def test_every_post_with_path_parameters_refuses_a_body_that_is_not_json(
+    store_app, store_client, make_game
+):
+    """A POST added later that reads no body still cannot take a broken one."""
+    game = make_game()
+    rules = [r.rule for r in store_app.url_map.iter_rules() if "POST" in r.methods]
+    paths = [
+        r.replace("<game_id>", game["id"]).replace("<seat>", "north") for r in rules if "<" in r
+    ]
+    assert len(paths) == 7
+    for path in paths:
+        response = store_client.post(
+            path,
+            data=b"{not json",
+            content_type="application/json",
+            headers=game["auth"]["referee"],
+        )
+        assert_problem(response, 400, "invalid-json")
+    _untouched(store_client, game)
+
+
+@pytest.mark.parametrize(
+    "content_type, charset",
+    [
+        ("application/json; charset=\u00fctf-8", "\u00fctf-8"),
+        ("application/json; charset=\xff", "\xff"),  # a raw byte (headers are Latin-1)
+        ("application/json; charset=", ""),
+        ('application/json; charset=""', ""),
+        ("application/json; charset=latin1; charset=utf-8", "latin1"),  # the last one is utf-8
+        ("application/json; charset=utf-8; CHARSET=latin1", "latin1"),
+        ('application/json; charset="utf-8', '"utf-8'),  # an unclosed quote
+        ("application/json; charset*=utf-8''latin1", "utf-8''latin1"),  # RFC 2231's form
+    ],
+)
+def test_every_charset_parameter_must_be_utf8(store_client, content_type, charset):
+    response = store_client.post("/v1/games", data=CREATE, headers={"Content-Type": content_type})
+    body = assert_problem(response, 415, "unsupported-media-type")
+    assert body["detail"] == f"Send the body as UTF-8, not {charset!r}."
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    [
+        "application/json",
+        "application/json; charset=UTF-8",
+        'application/json; charset="utf-8"',
+        "application/json;charset=utf8",
+        "application/json; charset=utf-8; charset=UTF-8",
+    ],
+)
+def test_a_utf8_charset_however_written_is_taken(store_client, content_type):
+    response = store_client.post("/v1/games", data=CREATE, headers={"Content-Type": content_type})
+    assert response.status_code == 201
+    assert response.get_json()["game"] == "counter"

@@ -145,14 +145,35 @@ def _require_json_body() -> Response | None:
         return None
     if request.mimetype != "application/json":
         return problem(415, detail=Message("Send the body as application/json."))
-    charset = request.mimetype_params.get("charset", "utf-8").lower()
-    if charset not in ("utf-8", "utf8"):
-        return problem(
-            415, detail=Message("Send the body as UTF-8, not %(charset)s.", charset=charset)
-        )
+    for charset in _charsets(request.headers.get("Content-Type", "")):
+        if charset.lower() not in ("utf-8", "utf8"):
+            return problem(
+                415,
+                detail=Message("Send the body as UTF-8, not %(charset)s.", charset=repr(charset)),
+            )
     if request.headers.get("Content-Encoding", "identity").lower() != "identity":
         return problem(415, detail=Message("Send the body without Content-Encoding."))
     return None
+
+
+def _charsets(content_type: str) -> list[str]:
+    """Every ``charset`` parameter's value in a raw Content-Type header, as sent (quotes
+    around a whole value removed). Werkzeug's parsed parameters keep the last of a
+    repeated one and drop one it cannot read (``charset=``, ``charset=ütf-8``): each
+    counts here, so none can hide another.
+
+    >>> _charsets('application/json; charset="UTF-8"; Charset=latin1; charset=')
+    ['UTF-8', 'latin1', '']
+    """
+    values = []
+    for parameter in content_type.split(";")[1:]:
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() in ("charset", "charset*"):
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] == '"':
+                value = value[1:-1]
+            values.append(value)
+    return values
 
 
 def _schema_not_current(error: SchemaNotCurrent) -> Response:

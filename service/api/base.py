@@ -11,22 +11,25 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
-from functools import update_wrapper
+from functools import update_wrapper, wraps
 from itertools import accumulate
 from types import FunctionType
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import flask_smorest
 import orjson
-from flask import Request, Response, current_app
+from flask import Request, Response, current_app, request
 from marshmallow import fields
 from webargs import core
 from webargs.flaskparser import FlaskParser, abort, is_json_request
 
+from service.errors import problem
 from service.messages import Message
 
 MAX_DEPTH = 32  # arrays/objects nested deeper than this are refused (400)
 MAX_BODY_BYTES = 64 * 1024  # larger bodies are refused with 413
+
+_View = TypeVar("_View", bound=Callable[..., Any])
 
 
 class InvalidJSON(ValueError):
@@ -211,14 +214,38 @@ class StrictParser(FlaskParser):
     def _raw_load_json(self, req: Request) -> Any:
         if not is_json_request(req):
             return core.missing
-        data = req.get_data(cache=True)
-        if not data:
-            return core.missing
-        try:
-            return strict_loads(data)
-        except InvalidJSON as exc:
-            detail = Message("Invalid JSON body: %(reason)s", reason=exc.reason)
-            abort(400, messages={"json": [detail]}, code="invalid-json", detail=detail)
+        return load_body(req)
+
+
+def load_body(req: Request) -> Any:
+    """The body of ``req`` parsed by :func:`strict_loads`; ``core.missing`` when it is
+    empty. Not strict JSON: aborts 400 ``invalid-json`` naming the defect."""
+    data = req.get_data(cache=True)
+    if not data:
+        return core.missing
+    try:
+        return strict_loads(data)
+    except InvalidJSON as exc:
+        detail = Message("Invalid JSON body: %(reason)s", reason=exc.reason)
+        abort(400, messages={"json": [detail]}, code="invalid-json", detail=detail)
+
+
+def takes_no_body(view: _View) -> _View:
+    """Decorates a view that takes no body (a POST that only acts: a token re-issued, a
+    rematch...): a body, when one is sent, is checked before the view runs. None or
+    ``{}``: the view runs; not strict JSON: 400 ``invalid-json`` as on every endpoint
+    (:func:`load_body`); any other JSON: 422 ``invalid-body``. Its media type, charset
+    and encoding were checked already (``_require_json_body`` in :mod:`service.api`)."""
+
+    @wraps(view)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        body = load_body(request)
+        if body is not core.missing and body != {}:
+            detail = Message("This request takes no body: send none, or {}.")
+            return problem(422, "invalid-body", detail, errors={"json": {"_schema": [detail]}})
+        return view(*args, **kwargs)
+
+    return cast(_View, checked)
 
 
 def operation_id(endpoint: str) -> str:

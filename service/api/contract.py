@@ -4,8 +4,9 @@
 service can give it, so that an endpoint added later is documented alike:
 
 * a POST: 413 ``payload-too-large`` and 415 ``unsupported-media-type`` (any body is
-  checked, service.api._require_json_body); with a JSON body also 400
-  ``invalid-json`` (service.api.base.strict_loads) and 422 (the schema);
+  checked, service.api._require_json_body), 400 ``invalid-json``
+  (service.api.base.strict_loads) and 422 (the schema, or a body sent to a POST that
+  takes none: service.api.base.takes_no_body);
 * query parameters: 422 ``invalid-query``;
 * bearer tokens (``bearerAuth``): 401 with ``WWW-Authenticate``, 404 (an unknown
   game, or a game the token is not for), 503 (the database: busy, or not at this
@@ -90,7 +91,7 @@ def implied_statuses(method: str, operation: dict) -> set[int]:
     security (see the module docstring)."""
     statuses: set[int] = set()
     if method == "post":
-        statuses |= {413, 415}
+        statuses |= {400, 413, 415, 422}
     if "requestBody" in operation:
         statuses |= {400, 422}
     if any(p.get("in") == "query" for p in operation.get("parameters", [])):

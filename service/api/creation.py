@@ -71,7 +71,8 @@ NAME = {
     "maxLength": 40,
     "pattern": NAME_PATTERN,
     "description": "a seat's display name: 1 to 40 characters, no control, direction "
-    "or invisible character or line break, no leading or trailing space",
+    "or invisible character or line break, no leading or trailing space; at least one "
+    "visible character, at most 4 combining marks in a row",
 }
 SEATING: dict[str, Schema] = {
     "names": {

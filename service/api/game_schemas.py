@@ -5,7 +5,7 @@ documentation, security requirements) and its request and reply schemas: what
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any, overload
 
@@ -14,7 +14,7 @@ from marshmallow.validate import Length, Range, Regexp
 
 from service.api.base import DigitsInteger, StrictBoolean
 from service.messages import Message
-from service.store.seating import NAME_PATTERN
+from service.store.seating import MAX_MARKS_IN_A_ROW, NAME_PATTERN, shows_something
 
 BEARER_REALM = 'Bearer realm="card-referee"'
 _INVALID_TOKEN = Message("The token is not valid.")
@@ -111,14 +111,27 @@ def _cell() -> fields.List[int]:
     )
 
 
+def _shows_something(name: str) -> None:
+    """A name with nothing to see, or a character under a pile of accents: refused
+    (:func:`~service.store.seating.shows_something`; no pattern can say it)."""
+    if name and not shows_something(name):  # empty: Length says it
+        raise ValidationError(
+            Message(
+                "at least one visible character, and at most %(marks)s combining marks in a row",
+                marks=MAX_MARKS_IN_A_ROW,
+            )
+        )
+
+
 # a seat's display name (service/store/seating.py): the contract states the same pattern
-NAME = [
+NAME: list[Callable[[Any], Any]] = [
     Length(1, 40),
     Regexp(
         NAME_PATTERN,
         error="1 to 40 characters, no control, direction or invisible character "
         "or line break, no leading or trailing space",
     ),
+    _shows_something,
 ]
 
 

@@ -31,7 +31,7 @@ from webargs.flaskparser import abort
 
 from service.api import games
 from service.api.actions import GAMES
-from service.api.base import Blueprint, InvalidJSON, strict_loads
+from service.api.base import Blueprint, InvalidJSON, strict_loads, takes_no_body
 from service.errors import problem
 from service.games import ENGINE_MODULES, RuleViolation
 from service.messages import Message
@@ -357,6 +357,7 @@ def _configured_api_key() -> bool:
 @blp.alt_response(403, response="FORBIDDEN")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=games.SECURITY)
+@takes_no_body
 def reissue_seat_token(game_id: str, seat: str):
     """A new bearer token for `seat` (referee only; a seat: 403 `referee-only`): the
     seat's old token is 401 from this answer on. No such seat: 404 `seat-not-found`.
@@ -379,6 +380,7 @@ def reissue_seat_token(game_id: str, seat: str):
 @blp.alt_response(403, response="FORBIDDEN")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=games.SECURITY)
+@takes_no_body
 def reissue_referee_token(game_id: str):
     """A new referee token (referee only; a seat: 403 `referee-only`): the old one is
     401 from this answer on, and so are the stream tickets it was given (a leaked

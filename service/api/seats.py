@@ -16,7 +16,7 @@ from marshmallow import Schema, fields
 from marshmallow.validate import Length
 
 from service.api import games
-from service.api.base import Blueprint
+from service.api.base import Blueprint, takes_no_body
 from service.errors import problem
 from service.messages import Message
 from service.store import REFEREE, SeatNotFound, StoreError, Unavailable, get_store
@@ -57,7 +57,8 @@ class JoinSchema(Schema):
         validate=games.NAME,
         metadata={
             "description": "the player's display name: 1 to 40 characters, no control, "
-            "direction or invisible character or line break, no leading or trailing space"
+            "direction or invisible character or line break, no leading or trailing space; "
+            "at least one visible character, at most 4 combining marks in a row"
         },
     )
 
@@ -119,9 +120,11 @@ def join_seat(body: dict, game_id: str, seat: str):
 @blp.alt_response(403, response="FORBIDDEN")
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=games.SECURITY, operationId="inviteSeat")
+@takes_no_body
 def invite_seat(game_id: str, seat: str):
     """A new invitation for `seat` (referee only): its earlier code and its token stop
-    working from this answer on (open streams of that token end). No such seat: 404."""
+    working from this answer on (open streams of that token end). No such seat: 404.
+    Takes no body."""
     try:
         issued = get_store(current_app).reinvite(game_id, seat)
     except SeatNotFound:
@@ -151,11 +154,12 @@ def invite_seat(game_id: str, seat: str):
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.alt_response(409, response="CONFLICT")
 @blp.doc(security=games.SECURITY, operationId="rematchGame")
+@takes_no_body
 def rematch_game(game_id: str):
     """Play again (referee only): the same game, seats, options and display names with
     a fresh seed (invitations again if this game used them); the two games name each
     other (`rematch` here, `rematch_of` there). A second rematch: 409
-    `rematch-exists` naming it."""
+    `rematch-exists` naming it. Takes no body."""
     record = get_store(current_app).read(game_id)
     try:
         created = games._seated(lambda: get_store(current_app).rematch(game_id))  # noqa: SLF001

@@ -52,7 +52,7 @@ from marshmallow.validate import Range
 from webargs.flaskparser import abort  # flask_smorest.abort itself, typed NoReturn
 
 from service.api import games
-from service.api.base import Blueprint, DigitsInteger
+from service.api.base import Blueprint, DigitsInteger, takes_no_body
 from service.errors import problem
 from service.messages import Message
 from service.store import (
@@ -195,6 +195,7 @@ def _fingerprint(token_hash: str) -> str:
 @blp.alt_response(404, response="NOT_FOUND")
 @blp.doc(security=games.SECURITY)
 @blp.doc(operationId="createStreamTicket")
+@takes_no_body
 def post_stream_ticket(game_id: str) -> Response:
     """A short-lived ticket that opens this game's stream as the caller (`?ticket=`),
     for browsers' EventSource, which cannot send the Authorization header.
@@ -203,6 +204,7 @@ def post_stream_ticket(game_id: str) -> Response:
     the service and opens streams for `expires_in` seconds (60); it is checked when a
     stream opens, so an open stream outlives it. Expired, garbled, another game's, or
     asked with a seat token re-issued since: 401. Never put the bearer token itself in a URL.
+    Takes no body.
     """
     token = request.headers["Authorization"].partition(" ")[2].strip()
     ticket = _serializer().dumps(

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hmac
 import re
 import secrets
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -46,14 +47,42 @@ _EDGE = f"\\s{_NEVER}\\u200c\\u200d"  # nor at either end
 NAME_PATTERN = f"^[^{_EDGE}]([^{_NEVER}]{{0,38}}[^{_EDGE}])?$"
 
 
+# characters that are letters to Unicode (Lo, So) yet are drawn as nothing: the Hangul
+# fillers and the blank Braille pattern
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+_UNSEEN = frozenset({"Cc", "Cf", "Mn", "Me", "Zs", "Zl", "Zp"})  # categories drawn as nothing
+MAX_MARKS_IN_A_ROW = 4  # combining marks on one character; more: text that spills over
+
+
+def shows_something(name: str) -> bool:
+    """Whether ``name`` would be seen: at least one character that is drawn (not a
+    control, format character, combining mark, space, separator or blank letter), and
+    no more than :data:`MAX_MARKS_IN_A_ROW` combining marks in a row (a letter under
+    dozens of accents spills over the text around it). :data:`NAME_PATTERN` cannot say
+    either.
+
+    >>> shows_something("Zoë"), shows_something("\\u3164"), shows_something("A" + "\\u0301" * 5)
+    (True, False, False)
+    """
+    if all(c in _BLANK_LETTERS or unicodedata.category(c) in _UNSEEN for c in name):
+        return False
+    marks = 0
+    for c in name:
+        marks = marks + 1 if unicodedata.category(c).startswith("M") else 0
+        if marks > MAX_MARKS_IN_A_ROW:
+            return False
+    return True
+
+
 def valid_name(name: str) -> bool:
     """A display name: 1 to 40 characters, none a control, direction or invisible
-    character or a line break, no leading or trailing space (:data:`NAME_PATTERN`).
+    character or a line break, no leading or trailing space (:data:`NAME_PATTERN`),
+    something to see (:func:`shows_something`).
 
     >>> valid_name("Ana"), valid_name("\\u202eAna"), valid_name("\\u200b")
     (True, False, False)
     """
-    return re.fullmatch(NAME_PATTERN, name) is not None
+    return re.fullmatch(NAME_PATTERN, name) is not None and shows_something(name)
 
 
 def _hash(code: str) -> str:
