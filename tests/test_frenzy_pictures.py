@@ -51,8 +51,8 @@ def test_g_p1_the_picture_labels_each_seat_and_says_it_started_from_a_position(a
                     seat: {
                         "pile_top": "5H",
                         "pile_size": 9,
-                        "columns": [["KS", "QH"], [], ["9C"], ["4S"]],
-                        "hand_size": 33,
+                        "columns": [["KS", "QH"], [], ["9C", "8H", "7S", "6H", "5S"], ["4S"]],
+                        "hand_size": 29,
                         "waste_top": "9D",
                         "waste_size": 6,
                     }
@@ -66,7 +66,7 @@ def test_g_p1_the_picture_labels_each_seat_and_says_it_started_from_a_position(a
     for label in (pile, waste, hand, columns):
         assert texts.count(label) == 3, (label, texts)
     assert stated in texts
-    assert texts.count("9") == 3 and texts.count("33") == 3 and "\u00d72" in texts
+    assert texts.count("9") == 3 and texts.count("29") == 3 and "\u00d72" in texts
 
 
 def test_sf_p1_a_fresh_deal_says_nothing_of_a_position_and_text_is_phone_legible(app):

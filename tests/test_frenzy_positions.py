@@ -52,6 +52,19 @@ def seat(
     return out
 
 
+# a seat that went out: its 13-pile played onto its columns, its hand as dealt
+OUT = seat(
+    pile_top=None,
+    pile_size=0,
+    columns=(
+        ("KS", "QH", "JC", "10D", "9S", "8H", "7C", "6D", "5S", "4H", "3C", "2D"),
+        ("KD", "QC", "JH"),
+        ("QS",),
+        ("4S",),
+    ),
+)
+
+
 def filled(position: dict) -> dict:
     """Every seat whose hand is not given takes what its deck has left as its hand."""
     position = copy.deepcopy(position)
@@ -319,11 +332,23 @@ REFUSALS = [
     ("a seat missing", lambda: pos({"p1": seat()}), "G-P1", "players"),
     (
         "two seats out",
-        lambda: pos(
-            {"p1": seat(pile_top=None, pile_size=0), "p2": seat(pile_top=None, pile_size=0)}
-        ),
+        lambda: pos({"p1": OUT, "p2": OUT}),
         "SF-E1",
         "players.p2.pile",
+    ),
+    (
+        "a hand over the 35 dealt (the 13-pile played down to 5, nothing elsewhere)",
+        lambda: pos({"p1": seat(pile_size=5), "p2": seat()}),
+        "SF-P1",
+        "players.p1.hand_size",
+    ),
+    (
+        "hand and waste over the 35 dealt",
+        lambda: pos(
+            {"p1": seat(pile_size=12, waste=("2C", "3C", "4C"), hand_size=33), "p2": seat()}
+        ),
+        "SF-P1",
+        "players.p1.hand_size",
     ),
     (
         "waste not whole groups in a pass",
@@ -370,6 +395,12 @@ def ended(reason: str, out: str | None, board: dict, pile: dict, penalty: int = 
 def test_g_p1_unreachable_positions_are_refused(what, build, rule, field):
     error = refused(build())
     assert (error.rule, error.extra["field"]) == (rule, field), error.detail
+
+
+def test_sf_e1_two_seats_out_is_unreachable_at_a_table_too():
+    # the round ended when the first went out; SF-M1's record refuses several out alike
+    error = refused(pos({"p1": OUT, "p2": OUT}), dealing="table")
+    assert (error.rule, error.extra["field"]) == ("SF-E1", "players.p2.pile")
 
 
 def test_sf_f1_one_pile_per_suit_refuses_two_open_piles_of_a_suit():

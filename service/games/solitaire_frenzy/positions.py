@@ -240,6 +240,18 @@ def read_seat(raw: Any, seat: str) -> ReadSeat:
     pile = _source(raw, "pile", field, PILE_SIZE)
     hand = _source(raw, "hand", field, 52)
     waste = _source(raw, "waste", field, 52)
+    dealt = 52 - PILE_SIZE - COLUMNS  # SF-P1: the hand as dealt; hand and waste only shrink
+    if _size(hand) + _size(waste) > dealt:
+        raise invalid(
+            f"{field}.{'hand' if 'cards' in hand else 'hand_size'}",
+            Message(
+                "%(count)s cards in hand and waste: the hand is dealt %(dealt)s and never grows "
+                "(SF-P1)",
+                count=_size(hand) + _size(waste),
+                dealt=dealt,
+            ),
+            "SF-P1",
+        )
     cycle = raw.get("cycle")
     if cycle is None:
         cycle = "turning" if _size(waste) == 0 else "broken"
@@ -436,7 +448,7 @@ def read_position(raw: Any, options: Options, seats: list[str]) -> dict[str, Any
     for seat in round_seats:
         _conserve(seat, layouts.get(seat), piles)
     emptied = [s for s in layouts if _size(layouts[s]["pile"]) == 0]
-    if len(emptied) > 1 and server:
+    if len(emptied) > 1:  # at a table as well: SF-M1's record refuses several out
         raise invalid(
             f"players.{emptied[1]}.pile",
             Message(
