@@ -1256,6 +1256,7 @@ HALVES = [
     ("invalid-position", "HV-C1", lambda: _hv_position({"centre": ["RZ-GS"]})),
     ("invalid-position", "HV-C1", lambda: _hv_position({"centre": ["RC-RS"]})),
     ("invalid-position", "HV-P2", lambda: _hv_position({"centre": []})),
+    ("invalid-position", "HV-P1", lambda: _hv_position({"piles": {"p1": 34}})),
     ("invalid-position", "HV-T2", lambda: _hv_position({"hands": {"p1": 5, "p2": 2}})),
     ("invalid-position", "HV-M1", lambda: _hv_position({}, dealing="table")),
     ("invalid-position", "HV-E1", lambda: _hv_position({"hands": {"p1": 0, "p2": 2}})),

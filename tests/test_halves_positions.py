@@ -125,6 +125,37 @@ HANDS = {"p1": ["RT-BS", "GT-YC"], "p2": 3}
             "HV-T5",
         ),
         ({"centre": ["RC-GS"], "hands": HANDS, "in_a_row": -2}, {}, "in_a_row", "HV-T5"),
+        # HV-P1: a seat never gains a card: 36 each of 72, the first seat 35 (HV-P2)
+        (
+            {"centre": ["RC-GS"], "hands": {"p1": 4, "p2": 4}, "piles": {"p1": 32, "p2": 10}},
+            {},
+            "piles.p1",
+            "HV-P1",
+        ),
+        (
+            {"centre": ["RC-GS"], "hands": {"p1": 4, "p2": 4}, "piles": {"p1": 10, "p2": 33}},
+            {},
+            "piles.p2",
+            "HV-P1",
+        ),
+        (
+            {"centre": ["RC-GS"], "hands": {"p1": 4, "p2": 4}, "retired": {"p3": 25}},
+            {"players": 3},
+            "retired.p3",
+            "HV-P1",
+        ),
+        # HV-P1: 72 cards to 5 seats leave 2 in the box, beside p5's 14 retired cards
+        (
+            {
+                "centre": ["RC-GS", "BX-YT"],
+                "hands": {"p1": 4, "p2": 4, "p3": 4, "p4": 4},
+                "piles": {"p1": 9, "p2": 10, "p3": 10, "p4": 10},
+                "retired": {"p5": 14},
+            },
+            {"players": 5},
+            "retired",
+            "HV-T6",
+        ),
         # HV-T5 stops block moves at N - 1 in a row: a one-card centre has had none
         ({"centre": ["RC-GS"], "hands": HANDS, "in_a_row": 1}, {}, "in_a_row", "HV-T5"),
         ({"centre": ["RC-GS", "BX-YT"], "hands": HANDS, "in_a_row": 2}, {}, "in_a_row", "HV-T5"),
@@ -150,6 +181,19 @@ def test_g_p1_an_unreachable_position_is_refused_naming_field_and_rule(
 ):
     refusal = refused(position, **options)
     assert (refusal.extra["field"], refusal.rule) == (field, rule), str(refusal.detail)
+
+
+def test_hv_p1_every_seat_may_hold_its_whole_share():
+    # 5 seats: 14 each and 2 left over; the first seat turned its starting card
+    position = {
+        "centre": ["RC-GS"],
+        "hands": {"p1": 4, "p2": 4, "p3": 4, "p4": 4},
+        "piles": {"p1": 9, "p2": 10, "p3": 10, "p4": 10},
+        "retired": {"p5": 14},
+    }
+    state = start(position, players=5)
+    assert [halves.cards_left(state, s) for s in ("p1", "p2", "p3", "p4")] == [13, 14, 14, 14]
+    assert len(state["box"]) == 2 + 14
 
 
 def test_hv_t5_a_streak_and_counts_the_centre_can_hold_are_taken():

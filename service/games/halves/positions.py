@@ -246,6 +246,32 @@ def _size(value: Place) -> int:
     return len(value) if isinstance(value, list) else value
 
 
+def _check_shares(
+    reader: _Reader, hands: dict[str, Place], piles: dict[str, Place], retired: dict[str, int]
+) -> None:
+    """HV-P1/HV-P2: a seat never gains a card, so it holds (or retired with) at most its
+    share of the deal, the first seat one fewer (it turned the starting card). Ruling:
+    more cards out of play than the deal's leftovers and the retired seats' is let
+    through (a position need not list every card played to the central pile)."""
+    share = len(reader.deck) // len(reader.seats)
+    for seat in reader.seats:
+        most = share - (seat == reader.options["first_seat"])
+        held = retired[seat] if seat in retired else _size(hands[seat]) + _size(piles[seat])
+        if held > most:
+            field = f"retired.{seat}" if seat in retired else f"piles.{seat}"
+            raise _bad(
+                field,
+                Message(
+                    "%(seat)s holds %(count)s cards, more than the %(most)s it was dealt "
+                    "(HV-P1: a seat never gains a card)",
+                    seat=seat,
+                    count=held,
+                    most=most,
+                ),
+                "HV-P1",
+            )
+
+
 def _check_counts(
     reader: _Reader,
     position: Mapping[str, Any],
@@ -275,17 +301,19 @@ def _check_counts(
                 box=position["box"],
             ),
         )
-    if sum(retired.values()) > box:
+    leftover = len(reader.deck) % len(reader.seats)  # HV-P1: the deal's leftovers
+    if leftover + sum(retired.values()) > box:
         raise _bad(
             "retired",
             Message(
                 "retired: the retired seats left with %(count)s cards, "
                 "more than the %(box)s out of play (HV-T6)",
                 count=sum(retired.values()),
-                box=box,
+                box=box - leftover,
             ),
             "HV-T6",
         )
+    _check_shares(reader, hands, piles, retired)
     active = [s for s in reader.seats if s not in retired]
     ones = []
     for seat in active:
