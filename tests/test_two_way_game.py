@@ -633,6 +633,7 @@ def test_tw_t5_a_missed_turn_is_skipped_with_an_event():
         ("discarded", "green"),
         ("turn-skipped", "blue"),
     ]
+    assert tw.view_event(game.state, events[1], "green")["rule"] == "TW-T5"  # G-R1
     assert game.turn == "green" and game.state["pending_skips"] == {"blue": 0, "green": 0}
     events = filler_turn(game, [[5, 4], [5, 5]])
     assert [e["type"] for e in events] == ["discarded"] and game.turn == "blue"
@@ -942,6 +943,11 @@ def test_tw_d5_incorrect_declaration_leaves_the_tiles_and_is_recorded():
     ]
     assert game.state["grid"] == grid and game.state["scores"]["blue"] == 0
     assert game.state["pending_skips"]["blue"] == 1
+    # G-R1: every copy of the verdict names its rule; the reasons stay the declarer's
+    for viewer in ("blue", "green", "referee", None):
+        shown = tw.view_event(game.state, events[0], viewer)
+        assert shown["rule"] == "TW-D5"
+        assert ("reasons" in shown) == (viewer in ("blue", "referee"))
     # the turn goes on (TW-T3; the length stays free: see test_tw_t3_tw_d5_...)
     assert game.state["phase"] == "place"
     game.ref({"type": "place", "tile": game.hand("blue")[0], "cell": [5, 0]})

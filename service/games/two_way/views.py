@@ -221,7 +221,32 @@ def view(state: TwoWayState, viewer: str | None) -> dict[str, Any]:
     return shown
 
 
+def ruling_of(event: Event) -> str | None:
+    """G-R1: the rule a logged verdict applied, named in every viewer's copy of it: a
+    declaration removed (TW-D4) or refused as incorrect (TW-D5), a turn skipped for a
+    missed turn owed (TW-T5) or lost to the idle deadline (G-T1); None for any other
+    event. Depends on the event's type alone, so it tells nobody a hidden face.
+
+    >>> ruling_of({"type": "turn-skipped", "seat": "blue", "reason": "timed-out"})
+    'G-T1'
+    """
+    kind = event["type"]
+    if kind == "turn-skipped":
+        return "G-T1" if event.get("reason") == "timed-out" else "TW-T5"
+    return {"declared": "TW-D4", "declaration-rejected": "TW-D5"}.get(kind)
+
+
 def view_event(state: TwoWayState, event: Event, viewer: str | None) -> Event | None:
+    """One logged event as ``viewer`` may see it (:func:`_view_event`), a verdict with
+    the rule it applied (``rule``, :func:`ruling_of`; G-R1)."""
+    shown = _view_event(state, event, viewer)
+    rule = ruling_of(event)
+    if rule is not None and "rule" not in shown:
+        shown["rule"] = rule
+    return shown
+
+
+def _view_event(state: TwoWayState, event: Event, viewer: str | None) -> Event:
     """One logged event as ``viewer`` may see it (the filter of :func:`view`).
 
     ``state`` is the game's current state (for the manifest and the status). The
