@@ -115,6 +115,24 @@ def test_double_slash_is_404_problem_not_a_redirect(client):
     assert_problem(client.get("/v1//games/catalog"), 404, "not-found")
 
 
+BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+
+
+def test_a_browser_at_the_services_address_lands_on_the_referees_page(client):
+    # a referee at a game night types the address; an API client still gets a problem
+    response = client.get("/", headers={"Accept": BROWSER})
+    assert (response.status_code, response.headers["Location"]) == (302, "/referee/")
+    assert response.data == b"" and "Content-Type" not in response.headers
+    for accept in ("*/*", "application/json"):
+        assert_problem(client.get("/", headers={"Accept": accept}), 404, "not-found")
+
+
+def test_the_page_without_its_slash_redirects_with_no_html(client):
+    response = client.get("/referee", headers={"Accept": BROWSER})
+    assert (response.status_code, response.headers["Location"]) == (308, "/referee/")
+    assert response.data == b"" and "Content-Type" not in response.headers
+
+
 def test_a_number_of_more_than_64_digits_is_400_in_plain_words(app, client):
     for route in post_routes(app):
         body = assert_problem(

@@ -239,6 +239,7 @@ def init_api(app: Flask) -> Api:
     api.register_blueprint(rules.problems_blp)
     api.register_blueprint(pictures.blp)
     app.register_blueprint(referee.bp)  # the page, outside the API and its contract
+    app.register_blueprint(referee.root)  # "/" and "/referee" lead a browser to it
     name_nullable_enums(api.spec)
 
     @app.get("/openapi.yaml")

@@ -12,7 +12,7 @@ import io
 from pathlib import Path
 
 import segno
-from flask import Blueprint, Response, abort, send_from_directory
+from flask import Blueprint, Response, abort, request, send_from_directory
 from marshmallow import Schema, fields
 from marshmallow.validate import Length
 from webargs.flaskparser import abort as refuse
@@ -33,7 +33,32 @@ POLICY = (
 QR_MAX_CHARS = 1000  # a share link is ~120 characters; a QR code holds at most ~2,900
 
 bp = Blueprint("referee", __name__, url_prefix="/referee")
+root = Blueprint("home", __name__)  # the service's own address, for a browser
 _parser = StrictParser()
+
+
+def _to_page(status: int) -> Response:
+    """A redirect to the page with an empty body (never Flask's HTML one)."""
+    response = Response(status=status, headers={"Location": "/referee/"})
+    del response.headers["Content-Type"]  # no body, so no type
+    return response
+
+
+@root.get("/")
+def home() -> Response:
+    """A browser opening the service's address lands on the game-night app (302 to
+    ``/referee/``): a referee at a table types the address, not the page's path. Any
+    other client (one that prefers JSON, or takes anything) gets the 404 problem: the
+    API lives under ``/v1``."""
+    if request.accept_mimetypes.best_match(["application/json", "text/html"]) != "text/html":
+        abort(404)
+    return _to_page(302)
+
+
+@root.get("/referee")
+def page_without_slash() -> Response:
+    """``/referee`` is the page's address too (308 to ``/referee/``, no HTML body)."""
+    return _to_page(308)
 
 
 def _secured(response: Response) -> Response:
