@@ -312,7 +312,8 @@ _TEXTLESS = {
     "games.get_catalog",
     "api-docs.openapi_json",
     "referee.page",
-}  # static HTML; the verdicts it shows come in its language
+    "home.page_without_slash",
+}  # static HTML (and the redirect to it, with no body); the page's verdicts come in its language
 
 
 def _french_answer(client, rule) -> tuple[int, dict]:
