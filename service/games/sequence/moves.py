@@ -271,9 +271,9 @@ def idle_events(state: SequenceState, since: float, now: float) -> list[Event]:
     """G-T1: the events of a seat that held the turn for ``idle_seconds`` (option; None:
     never): ``turn-timed-out`` ``{"seat", "at": now, "since": since}``, then a pass and
     what it brings (the next turn, or the end of SQ-E1 b). ``since``: epoch seconds of
-    the turn's start (the last event that restarted the clock, :func:`restarts_idle_clock`);
-    ``now``: of the current request. [] while the game
-    is not running, during a table deal, or before the deadline."""
+    the turn's start (the last event that restarted the clock,
+    :func:`restarts_idle_clock`); ``now``: of the current request. [] while the game is
+    not running, during a table deal, or before the deadline."""
     seconds = state["options"].get("idle_seconds")
     if seconds is None or state["status"] != "active" or state["turn"] is None:
         return []

@@ -23,7 +23,7 @@ def restarts_idle_clock(events: list[Event]) -> bool:
 
 def idle_events(state: FrenzyState, since: float, now: float) -> list[Event]:
     """G-T1: the events the idle deadline triggers at ``now`` (epoch seconds of the
-    current request), the game's last recorded event being at ``since``.
+    current request), the idle clock having started at ``since``.
 
     [] unless option ``idle_seconds`` is set, the game runs in server dealing and
     ``now - since >= idle_seconds`` (``since``: the last event that restarted the
