@@ -397,6 +397,21 @@ def test_g_p1_unreachable_positions_are_refused(what, build, rule, field):
     assert (error.rule, error.extra["field"]) == (rule, field), error.detail
 
 
+@pytest.mark.parametrize("dealing", ["server", "table"])
+def test_sf_e3_a_game_ended_by_a_retirement_starts_again_from_its_position(dealing):
+    # at a table the round in play is not scored (the players keep their piles), so the
+    # position has no history of it: one seat left is the finished game all the same
+    options = {"players": 2, "dealing": dealing}
+    state = sf.fold_all(None, sf.new_game(sf.GAME, options, SEED))
+    state = sf.fold_all(state, sf.apply(state, "referee", {"type": "retire", "seat": "p1"}))
+    assert state["result"]["reason"] == "last-seat"
+    position = json.loads(json.dumps(sf.position(state, "referee")))
+    again = sf.fold_all(None, sf.start_from_position(sf.GAME, options, SEED, position))
+    shown, before = sf.view(again, "referee"), sf.view(state, "referee")
+    assert {**shown, "from_position": False} == before
+    assert again["result"] == state["result"]
+
+
 def test_sf_e1_two_seats_out_is_unreachable_at_a_table_too():
     # the round ended when the first went out; SF-M1's record refuses several out alike
     error = refused(pos({"p1": OUT, "p2": OUT}), dealing="table")

@@ -224,8 +224,8 @@ REFUSALS = [
         dict(
             result={"reason": "stalemate", "winners": ["p1"]},
             turn=None,
-            reshuffles=2,
-            decks_without_sequence=2,
+            reshuffles=8,
+            decks_without_sequence=7,
         ),
         "result.winners",
         "SQ-E1",
@@ -260,9 +260,49 @@ def test_sq_e1_a_stated_end_is_taken_where_the_counters_bear_it_out():
     assert _start(_base(result={"reason": "idle"}, **ended))["result"]["reason"] == "idle"
     refusal = _refused(_base(result={"reason": "idle"}, **ended), idle_seconds=None)
     assert (refusal.extra["field"], refusal.rule) == ("result.reason", "G-T1")
-    stalemate = _base(result={"reason": "stalemate"}, turn=None, reshuffles=2)
-    stalemate["decks_without_sequence"] = 2
+    # an open board waits 4 x stalemate_decks whole decks, the last one the deck that
+    # ran out at the end (SQ-E1 ruling): 7 counted and the last one make 8
+    stalemate = _base(result={"reason": "stalemate"}, turn=None, reshuffles=8)
+    stalemate["decks_without_sequence"] = 7
     assert _start(stalemate)["result"]["reason"] == "stalemate"
+    stalemate["decks_without_sequence"] = 6
+    refusal = _refused(stalemate)
+    assert (refusal.extra["field"], refusal.rule) == ("result.reason", "SQ-E1")
+
+
+def test_sq_t4_an_exchange_under_a_table_talk_discard_is_still_this_turns():
+    """p1 exchanged its dead 2S this turn (SQ-T4), then paid a table-talk discard
+    (SQ-T6): the dead card lies under it, and the position read back is taken."""
+    options = {"players": 4}  # green p1 p3, blue p2 p4
+    board = _fold(sq.new_game("sequence", options, SEED))["board"]
+    two_s = [[r, c] for r in range(10) for c in range(10) if board[r][c] == "2S"]
+    position = {
+        "game": "sequence",
+        "chips": {"green": two_s[:1], "blue": two_s[1:]},
+        "hands": {"p1": ["3H", "4H", "5H", "6H", "7H", "8H"], "p2": 6, "p3": 6, "p4": 6},
+        "discards": {"p1": ["2S", "2S"], "p2": ["JD"]},
+        "turn": "p1",
+        "turn_number": 5,
+        "exchanged": True,
+        "penalty_due": ["p1"],
+    }
+    state = _start(position, **options)
+    state = _fold(sq.apply(state, "p1", {"type": "penalty-discard", "card": "3H"}), state)
+    assert state["discards"]["p1"] == ["2S", "2S", "3H"] and state["exchanged"]
+    again = _start(json.loads(json.dumps(sq.position(state, "referee"))), **options)
+    assert sq.view(again, "referee") == sq.view(state, "referee")
+
+
+def test_sq_e1_a_real_stalemate_starts_again_from_its_own_position():
+    """The stalemate is judged when the deck runs out again, so a closed board's game
+    ends with stalemate_decks - 1 whole decks recorded: its position is accepted."""
+    options = {"players": 3}
+    state = _played("sequence", options, MAX_ACTIONS, seed="%064x" % 1, rnd=random.Random(0))
+    assert state["result"]["reason"] == "stalemate" and sq.turn.board_closed(state)
+    position = json.loads(json.dumps(sq.position(state, "referee")))
+    assert position["decks_without_sequence"] == options.get("stalemate_decks", 2) - 1
+    again = _fold(sq.start_from_position("sequence", options, "%064x" % 1, position))
+    assert sq.view(again, "referee")["result"] == sq.view(state, "referee")["result"]
 
 
 def test_sq_s3_a_running_game_past_its_target_is_refused():

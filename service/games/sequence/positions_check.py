@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from typing import Any, Literal, TypedDict
 
 from service.games import RuleViolation
-from service.games.sequence.cards import _is_int, card_class
+from service.games.sequence.cards import STALEMATE_HARD_LIMIT, _is_int, card_class
+from service.games.sequence.lines import can_still_build
 from service.games.sequence.state import ChipGrid, Grid, SequenceRecord, Setup
 from service.games.sequence.turn import _dead_on
 from service.messages import Message
@@ -264,7 +265,9 @@ def check_flow(position: Mapping[str, Any], setup: Setup, read: Placed) -> FlowR
 
 
 def _exchanged(position: Mapping[str, Any], read: Placed) -> bool:
-    """SQ-T4: a dead card exchanged this turn lies on top of the seat's discard pile."""
+    """SQ-T4: a dead card exchanged this turn lies on the seat's discard pile: on top,
+    or under the table-talk discards made since (SQ-T6); the board has not changed
+    since, so it is dead still."""
     value = position.get("exchanged", False)
     if not isinstance(value, bool):
         raise position_error(Message("exchanged must be true or false"), "exchanged", "SQ-T4")
@@ -272,9 +275,13 @@ def _exchanged(position: Mapping[str, Any], read: Placed) -> bool:
         return value  # a finished game keeps its last turn's flag
     turn = position.get("turn")
     pile = read["discards"].get(turn) if turn else None
-    if not pile or not _dead_on(read["game"], read["board"], read["chips"], pile[-1]):
+    if not pile or not any(
+        _dead_on(read["game"], read["board"], read["chips"], card) for card in pile
+    ):
         raise position_error(
-            Message("no dead card tops the discard pile of the seat on turn"), "exchanged", "SQ-T4"
+            Message("no dead card lies on the discard pile of the seat on turn"),
+            "exchanged",
+            "SQ-T4",
         )
     return True
 
@@ -330,7 +337,7 @@ def check_counters(position: Mapping[str, Any], setup: Setup, read: Placed) -> C
         "passes": passes,
         "decks_without_sequence": barren,
         "sequences_at_reshuffle": mark,
-        **_result(position, setup, read, passes, barren),
+        **_result(position, setup, read, passes, _barren_at_the_end(setup, read, barren, mark)),
     }
 
 
@@ -360,6 +367,23 @@ def _chips_played(setup: Setup, read: Placed) -> None:
             )
 
 
+def _barren_at_the_end(setup: Setup, read: Placed, barren: int, mark: int) -> int:
+    """SQ-E1: a stalemate is judged when the deck runs out again (``turn.is_stalemate``),
+    so the deck that just ran out counts too (unless it brought a new sequence), and the
+    board must be closed for ``stalemate_decks`` to be enough (else 4 times as many):
+    the whole decks without a new sequence as the stalemate ruling counts them, 0 when
+    the board is still open and fewer than the hard limit."""
+    total = len(read["sequences"])
+    decks = barren + 1 if total == mark else 0
+    if decks >= STALEMATE_HARD_LIMIT * setup["options"]["stalemate_decks"]:
+        return decks
+    closed = not any(
+        can_still_build(read["board"], read["chips"], read["sequences"], side)
+        for side in setup["teams"]
+    )
+    return decks if closed else 0
+
+
 def _result(
     position: Mapping[str, Any], setup: Setup, read: Placed, passes: int, barren: int
 ) -> StatedResult:
@@ -367,7 +391,8 @@ def _result(
     (SQ-S3 / SN-S1); else the reason must be one the counters bear out (SQ-E1): a whole
     round of counted passes for ``no-legal-play`` and ``idle`` (``idle`` only with
     option ``idle_seconds``, G-T1), at least ``stalemate_decks`` whole decks without a
-    new sequence for ``stalemate``."""
+    new sequence for ``stalemate``, counted as the stalemate ruling counts them
+    (``_barren_at_the_end``)."""
     win_rule = "SQ-S3" if read["game"] == "sequence" else "SN-S1"
     counts = {side: 0 for side in setup["teams"]}
     for entry in read["sequences"]:

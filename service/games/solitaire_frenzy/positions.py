@@ -426,7 +426,9 @@ def read_position(raw: Any, options: Options, seats: list[str]) -> dict[str, Any
         None if raw.get("history") is None else read_history(raw["history"], seats, number, penalty)
     )
     over = history is not None and len(history) == number
-    if len(active) < 2 and not over:
+    # a table game the last seat was left in ends with its round unscored (the players
+    # keep their piles): fewer than two seats then is a finished game (SF-E3, SF-M1)
+    if len(active) < 2 and not over and server:
         raise invalid(
             "retired",
             Message("fewer than two seats still play: the game would be over (SF-E3)"),

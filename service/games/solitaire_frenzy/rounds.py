@@ -77,7 +77,8 @@ def start_from_position(game: str, options: Any, seed: str, position: Any) -> li
         {"type": "position-set", "seat": None, "position": stated},
     ]
     state = fold_all(fold(None, events[0]), events[1:])
-    if len(state["history"]) == state["round"]:  # the round in play has ended
+    if len(state["history"]) == state["round"] or len(state["active"]) < 2:
+        # the round in play has ended, or (at a table) the last seat was left: SF-E3
         end_game(events, state, "last-seat" if len(state["active"]) < 2 else "rounds-played")
     elif normal["dealing"] == "server":
         settle(events, state)
