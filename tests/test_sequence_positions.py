@@ -270,6 +270,31 @@ def test_sq_e1_a_stated_end_is_taken_where_the_counters_bear_it_out():
     assert (refusal.extra["field"], refusal.rule) == ("result.reason", "SQ-E1")
 
 
+def test_sq_p2_a_side_of_its_own_holds_a_whole_hand_in_server_dealing():
+    # the draw is part of every turn and no table-talk discard falls on a lone seat
+    refusal = _refused(_base(hands={"p1": ["7S", "2H", "3H"], "p2": 7}))
+    assert (refusal.extra["field"], refusal.rule) == ("hands.p1", "SQ-P2")
+    # a team's seat may be short by its table-talk discards (SQ-T6)
+    teams = _start(_base(hands={"p1": 4, "p2": 6, "p3": 6, "p4": 6}), players=4)
+    assert len(teams["hands"]["p1"]) == 4
+
+
+def test_g_p1_hands_given_as_counts_cannot_take_more_cards_than_are_left():
+    # p1's 7 cards and 91 discards leave 6 of the 104: p2's stated 7 cannot be dealt
+    cards = list(sq.CLASSIC_DECK)
+    position = {
+        "game": "sequence",
+        "chips": {},
+        "hands": {"p1": cards[:7], "p2": 7},
+        "discards": {"p1": cards[7:53], "p2": cards[53:98]},
+        "turn": "p1",
+        "turn_number": 93,
+    }
+    refusal = _refused(position)
+    assert (refusal.extra["field"], refusal.rule) == ("hands.p2", "G-P1")
+    assert "need 7 cards, the game has 6 left" in str(refusal.detail)
+
+
 def test_sq_t4_an_exchange_under_a_table_talk_discard_is_still_this_turns():
     """p1 exchanged its dead 2S this turn (SQ-T4), then paid a table-talk discard
     (SQ-T6): the dead card lies under it, and the position read back is taken."""

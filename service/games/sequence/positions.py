@@ -256,6 +256,19 @@ def _read(game: str, options: Options, setup: Setup, position: Any) -> ReadPosit
     places = [(f"hands.{s}", h) for s, h in hands.items() if isinstance(h, list)]
     places += [(f"discards.{s}", p) for s, p in discards.items()]
     rest = _conserve(setup["deck"], places + [("deck", deck or [])], deck is not None)
+    counted = [(s, h) for s, h in hands.items() if not isinstance(h, list)]
+    if counted and sum(h for _, h in counted) > len(rest):  # G-P1: dealt from the rest
+        raise position_error(
+            Message(
+                "%(field)s: the hands given as counts need %(count)s cards, the game has "
+                "%(left)s left",
+                field=f"hands.{counted[-1][0]}",
+                count=sum(h for _, h in counted),
+                left=len(rest),
+            ),
+            f"hands.{counted[-1][0]}",
+            "G-P1",
+        )
     placed: Placed = {
         "game": game,
         "board": setup["board"],

@@ -243,6 +243,9 @@ def check_flow(position: Mapping[str, Any], setup: Setup, read: Placed) -> FlowR
         )
     penalty = _penalties(position, setup, read)
     for seat, hand in read["hands"].items():
+        alone = len(setup["teams"][setup["sides"][seat]]) == 1
+        if not table and alone and position.get("result") is None:
+            _full_hand(seat, hand, setup["hand_size"], read)
         room = setup["hand_size"] - (seat in owed) - (seat == replacement) - lost.get(seat, 0)
         if _held(hand) > room:
             raise position_error(
@@ -262,6 +265,24 @@ def check_flow(position: Mapping[str, Any], setup: Setup, read: Placed) -> FlowR
         "lost_draws": {s: lost.get(s, 0) for s in seats},
         "penalty_due": penalty,
     }
+
+
+def _full_hand(seat: str, hand: list[str] | int, size: int, read: Placed) -> None:
+    """Server dealing: a seat that is a side of its own draws after every play and
+    every exchange (the draw is part of the turn, G-M1) and owes no table-talk discard
+    (SQ-T6 falls on teams), so a running game's hand is always whole (SQ-P2 / SN-P2)."""
+    if _held(hand) != size:
+        raise position_error(
+            Message(
+                "%(seat)s holds %(count)s cards: in server dealing a seat that is a side of "
+                "its own always holds %(size)s",
+                seat=seat,
+                count=_held(hand),
+                size=size,
+            ),
+            f"hands.{seat}",
+            _hand_rule(read),
+        )
 
 
 def _exchanged(position: Mapping[str, Any], read: Placed) -> bool:
