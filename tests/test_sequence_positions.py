@@ -279,6 +279,18 @@ def test_sq_p2_a_side_of_its_own_holds_a_whole_hand_in_server_dealing():
     assert len(teams["hands"]["p1"]) == 4
 
 
+def test_sq_t1_a_discard_pile_holds_at_most_two_cards_a_turn():
+    # p1 at turn 3 has had one turn (a play and an exchange) and may have exchanged in
+    # this one: 3 cards at most; turn_number left out is the least that holds them
+    def position(pile, **more):
+        return _base(chips={}, discards={"p1": pile, "p2": ["9C"]}, **more)
+
+    assert _start(position(["2H", "3H", "4H"], turn_number=3))["turn_number"] == 3
+    refusal = _refused(position(["2H", "3H", "4H", "5H"], turn_number=3))
+    assert (refusal.extra["field"], refusal.rule) == ("discards.p1", "SQ-T1")
+    assert _start(position(["2H", "3H", "4H", "5H"]))["turn_number"] == 5
+
+
 def test_g_p1_hands_given_as_counts_cannot_take_more_cards_than_are_left():
     # p1's 7 cards and 91 discards leave 6 of the 104: p2's stated 7 cannot be dealt
     cards = list(sq.CLASSIC_DECK)

@@ -131,6 +131,20 @@ def _chips_fit(setup: Setup, read: Placed, turn_number: int) -> str | None:
     return None
 
 
+def _discards_fit(setup: Setup, read: Placed, turn_number: int, turn: str) -> str | None:
+    """The first seat whose discard pile holds more cards than its turns could lay there
+    (SQ-T1, SQ-T4: a play and a dead card exchanged a turn, the turn in play's exchange;
+    SQ-T6: a team's seat also its table-talk discards, a hand's worth at most), or None.
+    A reshuffle (SQ-T7) only takes cards away."""
+    seats, first = setup["seats"], setup["options"]["first_seat"]
+    for seat in seats:
+        turns = 2 * _completed(seats, first, turn_number, seat) + (seat == turn)
+        talk = setup["hand_size"] if len(setup["teams"][setup["sides"][seat]]) > 1 else 0
+        if len(read["discards"][seat]) > turns + talk:
+            return seat
+    return None
+
+
 def check_turn(position: Mapping[str, Any], setup: Setup, read: Placed) -> TurnRead:
     """SQ-P1: whose turn (a seat; none only during a table deal or once the game is
     over), the turn number (consistent with ``first_seat`` and seat order), and no side
@@ -173,7 +187,7 @@ def _turn_number(position: Mapping[str, Any], setup: Setup, read: Placed) -> int
     given = position.get("turn_number")
     if given is None:
         number = base
-        while _chips_fit(setup, read, number):
+        while _chips_fit(setup, read, number) or _discards_fit(setup, read, number, turn):
             number += len(seats)
         return number
     number = _int(position, "turn_number", 1, 1, 10**6, "SQ-P1")
@@ -195,6 +209,16 @@ def _turn_number(position: Mapping[str, Any], setup: Setup, read: Placed) -> int
                 "%(side)s has more chips on the board than its seats have had turns", side=side
             ),
             f"chips.{side}",
+            "SQ-T1",
+        )
+    seat = _discards_fit(setup, read, number, turn)
+    if seat:
+        raise position_error(
+            Message(
+                "%(seat)s's discard pile holds more cards than its turns could lay there",
+                seat=seat,
+            ),
+            f"discards.{seat}",
             "SQ-T1",
         )
     return number
