@@ -291,6 +291,22 @@ def test_sq_t1_a_discard_pile_holds_at_most_two_cards_a_turn():
     assert _start(position(["2H", "3H", "4H", "5H"]))["turn_number"] == 5
 
 
+def test_sq_t5_a_seat_loses_at_most_a_draw_for_each_turn_it_has_had():
+    # table dealing: p1 at turn 3 has had one turn, so one draw to lose at most
+    def position(lost):
+        return _base(
+            chips={"green": ROW[:1]},
+            hands={"p1": 6, "p2": 7},
+            discards={"p1": ["3S"], "p2": ["9C"]},
+            turn_number=3,
+            lost_draws={"p1": lost},
+        )
+
+    assert _start(position(1), dealing="table")["lost_draws"]["p1"] == 1
+    refusal = _refused(position(2), dealing="table")
+    assert (refusal.extra["field"], refusal.rule) == ("lost_draws.p1", "SQ-T5")
+
+
 def test_g_p1_hands_given_as_counts_cannot_take_more_cards_than_are_left():
     # p1's 7 cards and 91 discards leave 6 of the 104: p2's stated 7 cannot be dealt
     cards = list(sq.CLASSIC_DECK)

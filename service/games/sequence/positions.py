@@ -279,10 +279,11 @@ def _read(game: str, options: Options, setup: Setup, position: Any) -> ReadPosit
         "deck": deck,
         "rest": rest,
     }
+    turn = check_turn(position, setup, placed)
     return {
         **placed,
-        **check_turn(position, setup, placed),
-        **check_flow(position, setup, placed),
+        **turn,
+        **check_flow(position, setup, placed, turn["turn_number"]),
         **check_counters(position, setup, placed),
     }
 

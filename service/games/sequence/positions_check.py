@@ -224,7 +224,9 @@ def _turn_number(position: Mapping[str, Any], setup: Setup, read: Placed) -> int
     return number
 
 
-def check_flow(position: Mapping[str, Any], setup: Setup, read: Placed) -> FlowRead:
+def check_flow(
+    position: Mapping[str, Any], setup: Setup, read: Placed, turn_number: int
+) -> FlowRead:
     """Owed draws (SQ-T5), a dead card's replacement and the exchange (SQ-T4), penalties
     (SQ-T6), lost draws, and every hand within its size (SQ-P2 / SN-P2) less the draws
     it owes or lost. Server dealing owes and loses no draw (G-M1)."""
@@ -236,6 +238,20 @@ def check_flow(position: Mapping[str, Any], setup: Setup, read: Placed) -> FlowR
         s not in seats or not _is_int(n) or n < 0 for s, n in lost.items()
     ):
         raise position_error(Message("lost_draws: {seat: count}"), "lost_draws", "SQ-T5")
+    first = setup["options"]["first_seat"]
+    for seat, n in lost.items():  # a draw lost is a play's (a finished game: turn 0)
+        played = _completed(seats, first, turn_number, seat) if turn_number else n
+        if n > played:
+            raise position_error(
+                Message(
+                    "%(seat)s lost %(count)s draws, more than the %(turns)s turns it has had",
+                    seat=seat,
+                    count=n,
+                    turns=played,
+                ),
+                f"lost_draws.{seat}",
+                "SQ-T5",
+            )
     if replacement is not None and replacement not in seats:
         raise position_error(
             Message(
