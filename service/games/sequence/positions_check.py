@@ -8,10 +8,9 @@ from collections.abc import Mapping
 from typing import Any, Literal, TypedDict
 
 from service.games import RuleViolation
-from service.games.sequence.cards import STALEMATE_HARD_LIMIT, _is_int, card_class
-from service.games.sequence.lines import can_still_build
+from service.games.sequence.cards import _is_int, card_class
 from service.games.sequence.state import ChipGrid, Grid, SequenceRecord, Setup
-from service.games.sequence.turn import _dead_on
+from service.games.sequence.turn import _dead_on, closed, stalemate_due
 from service.messages import Message
 
 REASONS = ("sequences", "stalemate", "no-legal-play", "idle")
@@ -398,7 +397,7 @@ def check_counters(position: Mapping[str, Any], setup: Setup, read: Placed) -> C
         "passes": passes,
         "decks_without_sequence": barren,
         "sequences_at_reshuffle": mark,
-        **_result(position, setup, read, passes, _barren_at_the_end(setup, read, barren, mark)),
+        **_result(position, setup, read, passes, _stalemated(setup, read, barren, mark)),
     }
 
 
@@ -428,32 +427,26 @@ def _chips_played(setup: Setup, read: Placed) -> None:
             )
 
 
-def _barren_at_the_end(setup: Setup, read: Placed, barren: int, mark: int) -> int:
+def _stalemated(setup: Setup, read: Placed, barren: int, mark: int) -> bool:
     """SQ-E1: a stalemate is judged when the deck runs out again (``turn.is_stalemate``),
-    so the deck that just ran out counts too (unless it brought a new sequence), and the
-    board must be closed for ``stalemate_decks`` to be enough (else 4 times as many):
-    the whole decks without a new sequence as the stalemate ruling counts them, 0 when
-    the board is still open and fewer than the hard limit."""
-    total = len(read["sequences"])
-    decks = barren + 1 if total == mark else 0
-    if decks >= STALEMATE_HARD_LIMIT * setup["options"]["stalemate_decks"]:
-        return decks
-    closed = not any(
-        can_still_build(read["board"], read["chips"], read["sequences"], side)
-        for side in setup["teams"]
+    so the deck that just ran out counts too, unless it brought a new sequence."""
+    decks = barren + 1 if len(read["sequences"]) == mark else 0
+    return stalemate_due(
+        setup["options"]["stalemate_decks"],
+        decks,
+        lambda: closed(read["board"], read["chips"], read["sequences"], setup["teams"]),
     )
-    return decks if closed else 0
 
 
 def _result(
-    position: Mapping[str, Any], setup: Setup, read: Placed, passes: int, barren: int
+    position: Mapping[str, Any], setup: Setup, read: Placed, passes: int, stalemated: bool
 ) -> StatedResult:
     """The stated result, if any: a side that reached its sequences ends the game
     (SQ-S3 / SN-S1); else the reason must be one the counters bear out (SQ-E1): a whole
     round of counted passes for ``no-legal-play`` and ``idle`` (``idle`` only with
     option ``idle_seconds``, G-T1), at least ``stalemate_decks`` whole decks without a
     new sequence for ``stalemate``, counted as the stalemate ruling counts them
-    (``_barren_at_the_end``)."""
+    (``_stalemated``)."""
     win_rule = "SQ-S3" if read["game"] == "sequence" else "SN-S1"
     counts = {side: 0 for side in setup["teams"]}
     for entry in read["sequences"]:
@@ -488,7 +481,7 @@ def _result(
         "sequences": True,
         "no-legal-play": round_of_passes,
         "idle": round_of_passes and options.get("idle_seconds") is not None,
-        "stalemate": not round_of_passes and barren >= options["stalemate_decks"],
+        "stalemate": not round_of_passes and stalemated,
     }[reason]
     if not borne_out:
         raise position_error(

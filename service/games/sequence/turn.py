@@ -3,7 +3,7 @@ the reshuffle and the stalemate (SQ-P1, SQ-T1, SQ-T4, SQ-T7, SQ-S3, SN-S1, SQ-E1
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from service.games import RuleViolation
 from service.games.sequence.cards import (
@@ -24,6 +24,7 @@ from service.games.sequence.state import (
     Grid,
     Reason,
     Result,
+    SequenceRecord,
     SequenceState,
 )
 from service.messages import Message
@@ -127,24 +128,33 @@ def _finish(
     return _emit(events, state, {"type": "game-ended", "seat": None, "result": result})
 
 
-def board_closed(state: SequenceState) -> bool:
+def closed(
+    board: Grid, chips: ChipGrid, sequences: list[SequenceRecord], sides: Iterable[str]
+) -> bool:
     """SQ-E1 ruling: the board is closed when no space can take a new chip of a side that
     could still build a sequence there (``can_still_build`` for no side): placements
     alone can make no new sequence; only a remover (one-eyed Jack, MINUS) can open one.
     A board with every non-corner space covered is closed."""
-    return not any(
-        can_still_build(state["board"], state["chips"], state["sequences"], side)
-        for side in state["teams"]
-    )
+    return not any(can_still_build(board, chips, sequences, side) for side in sides)
+
+
+def board_closed(state: SequenceState) -> bool:
+    """:func:`closed` for a game's state."""
+    return closed(state["board"], state["chips"], state["sequences"], state["teams"])
+
+
+def stalemate_due(decks: int, barren: int, is_closed: Callable[[], bool]) -> bool:
+    """SQ-E1 ruling, judged at a reshuffle after ``barren`` consecutive whole decks
+    without a new sequence: ``decks`` (option ``stalemate_decks``) of them once the board
+    is closed (``is_closed()``, asked only then), ``4 * decks`` while it is open (every
+    game ends)."""
+    return barren >= STALEMATE_HARD_LIMIT * decks or (barren >= decks and is_closed())
 
 
 def is_stalemate(state: SequenceState, barren: int) -> bool:
-    """SQ-E1 ruling, judged at a reshuffle after ``barren`` consecutive whole decks
-    without a new sequence: ``stalemate_decks`` of them once the board is closed
-    (``board_closed``), ``4 * stalemate_decks`` of them while it is open (every game
-    ends)."""
+    """:func:`stalemate_due` for a game's state."""
     decks = state["options"]["stalemate_decks"]
-    return barren >= STALEMATE_HARD_LIMIT * decks or (barren >= decks and board_closed(state))
+    return stalemate_due(decks, barren, lambda: board_closed(state))
 
 
 def _reshuffle(events: list[Event], state: SequenceState) -> SequenceState:
