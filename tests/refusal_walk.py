@@ -271,6 +271,11 @@ TWO_WAY = [
     ("invalid-position", "TW-T1", lambda: _tw_pos(dealt=["blue"])),
     ("invalid-position", "TW-T4", lambda: _tw_pos(phase="draw", placed=1)),
     ("invalid-position", "TW-T5", lambda: _tw_pos(pending_skips={"blue": 2, "green": 0})),
+    (
+        "invalid-position",
+        "TW-D5",
+        lambda: _tw_pos(turn="green", turn_number=2, pending_skips={"blue": 1, "green": 0}),
+    ),
     ("invalid-action", "G-R1", lambda: tw.apply(_tw(), "blue", {"type": "fly"})),
     ("invalid-action", "TW-D1", lambda: tw.apply(_tw(), "blue", {"type": "declare"})),
     (

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import json
 import random
+import re
 
 import pytest
 
@@ -119,11 +120,13 @@ def _started(client, game, options, actions, seed="5e" * 32):
 @pytest.mark.parametrize(
     ("game", "options", "actions", "field"),
     [
-        ("halves", {"players": 2}, 4, "events.1"),
-        ("sequence-numbers", {"players": 2}, 4, "events.1"),
-        # its fold deals from the new seed: the view differs, or a later event no longer folds
-        ("solitaire-frenzy", {"players": 2}, 0, "view.players.p1.columns.0.0"),
-        ("solitaire-frenzy", {"players": 2}, 4, "events.4"),
+        ("halves", {"players": 2}, 4, r"events\.1"),
+        ("sequence-numbers", {"players": 2}, 4, r"events\.1"),
+        # its fold deals from the new seed: the view differs (the first of p1's columns
+        # dealt another card: two seeds deal column 0 the same card one time in 52), or a
+        # later event no longer folds
+        ("solitaire-frenzy", {"players": 2}, 0, r"view\.players\.p1\.columns\.[0-3]\.0"),
+        ("solitaire-frenzy", {"players": 2}, 4, r"events\.4"),
     ],
 )
 def test_an_unfinished_export_dealt_by_the_server_that_hides_its_cards_is_refused_saying_why(
@@ -138,7 +141,8 @@ def test_an_unfinished_export_dealt_by_the_server_that_hides_its_cards_is_refuse
         422,
         "import-mismatch",
     )
-    assert body["errors"]["json"].keys() == {field}
+    [named] = body["errors"]["json"]
+    assert re.fullmatch(field, named), named
     assert "without the game's seed" in body["detail"]
     assert body["detail"].endswith(
         "re-imports from its export in 2-Way Cards only, in the other games from the "

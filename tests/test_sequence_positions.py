@@ -490,3 +490,63 @@ def test_g_p1_any_malformed_field_is_a_422_never_a_crash(field, value, options):
     except RuleViolation as refusal:
         assert refusal.status == 422 and refusal.code == "invalid-position"
         assert refusal.rule and refusal.extra["field"]
+
+
+def test_sq_e1_a_seat_that_laid_no_card_passed_every_turn_it_had():
+    # no discard pile holds a card: every turn was a pass, and a whole round of passes
+    # ends the game, so p1 cannot be on turn 3 of a running game (nor 101)
+    for number in (3, 101):
+        refusal = _refused(
+            {"chips": {}, "hands": {"p1": 7, "p2": 7}, "turn": "p1", "turn_number": number}
+        )
+        assert (refusal.extra["field"], refusal.rule) == ("turn_number", "SQ-E1")
+    # p1 passed turn 1: passes counts it
+    alone = {"chips": {}, "hands": {"p1": 7, "p2": 7}, "turn": "p2", "turn_number": 2}
+    assert _start({**alone, "passes": 1})["passes"] == 1
+    refusal = _refused(alone)
+    assert (refusal.extra["field"], refusal.rule) == ("passes", "SQ-E1")
+    # no more passes than turns played
+    refusal = _refused({**alone, "turn": "p1", "turn_number": 1, "passes": 1})
+    assert (refusal.extra["field"], refusal.rule) == ("passes", "SQ-E1")
+    # three seats: p1 played on turn 1, then p2 and p3 passed (2 counted)
+    three = {
+        "chips": {"green": [[0, 2]]},
+        "hands": {"p1": 6, "p2": 6, "p3": 6},
+        "discards": {"p1": ["4S"]},
+        "turn": "p1",
+        "turn_number": 4,
+    }
+    assert _start({**three, "passes": 2}, players=3)["passes"] == 2
+    refusal = _refused({**three, "passes": 1}, players=3)
+    assert (refusal.extra["field"], refusal.rule) == ("passes", "SQ-E1")
+    assert "(p2, p3)" in str(refusal.detail)
+    # after p3 played on turn 3, p2's pass no longer counts
+    played = {
+        **three,
+        "chips": {"green": [[0, 2]], "red": [[4, 4]]},
+        "discards": {"p1": ["4S"], "p3": ["5D"]},
+    }
+    assert _start(played, players=3)["passes"] == 0
+    # team play: a table-talk discard starts the count again, so p2's pass may not count
+    teams = {
+        "chips": {"green": [[0, 2]]},
+        "hands": {"p1": 6, "p2": 6, "p3": 6, "p4": 6},
+        "discards": {"p1": ["4S"]},
+        "turn": "p3",
+        "turn_number": 3,
+    }
+    assert _start(teams, players=4)["passes"] == 0
+
+
+def test_sq_t6_a_team_seat_is_short_by_its_table_talk_discards_at_most():
+    # server dealing, no reshuffle: every draw was made, so p3 (a team's seat, 6 cards
+    # a hand) can be short only by the table-talk discards on its own pile
+    position = {"chips": {}, "hands": {"p1": 6, "p2": 6, "p3": 2, "p4": 6}, "turn": "p1"}
+    refusal = _refused(position, players=4)
+    assert (refusal.extra["field"], refusal.rule) == ("hands.p3", "SQ-P2")
+    talk = {**position, "discards": {"p3": ["2H", "3H", "4H", "5H"]}}
+    assert len(_start(talk, players=4)["hands"]["p3"]) == 2
+    refusal = _refused({**talk, "discards": {"p3": ["2H", "3H", "4H"]}}, players=4)
+    assert refusal.extra["field"] == "hands.p3"
+    # table dealing: a draw may be owed or lost, so the hand may be shorter
+    assert len(_start(position, players=4, dealing="table")["hands"]["p3"]) == 2

@@ -259,6 +259,13 @@ def _complete_bases() -> dict:
     return {"blue": entries}
 
 
+def _full_grid_without(bases: list) -> list:
+    """49 tiles outside the base position's hands (ids 0-9) and ``bases``."""
+    used = {t for entry in bases for t in entry["tiles"]}
+    free = [i for i in range(10, 108) if i not in used][:49]
+    return [free[r * 7 : r * 7 + 7] for r in range(7)]
+
+
 def _row(tiles: list) -> list:
     return list(tiles) + [None] * (7 - len(tiles))
 
@@ -345,6 +352,25 @@ REFUSALS = [
     # TW-E1: the seat that completed its lengths did so in its own turn
     ("turn", "TW-E1", _with(phase="over", turn="green", turn_number=2, bases=_complete_bases())),
     # TW-T2: the seats alternate, so a seat's turns are all odd or all even
+    # TW-D5: a missed turn is owed for a wrong declaration of 3 occupied spaces
+    (
+        "pending_skips",
+        "TW-D5",
+        _with(turn="green", turn_number=2, pending_skips={"blue": 1, "green": 0}),
+    ),
+    # TW-E1: the completing declaration took its line off the grid, so it is not full
+    (
+        "grid",
+        "TW-E1",
+        _with(
+            phase="over",
+            turn_number=61,
+            bases=_complete_bases(),
+            grid=lambda p: _full_grid_without(p["bases"]["blue"]),
+        ),
+    ),
+    # TW-T5: without G-T1 half the turns placed a tile at least (skipped turns aside)
+    ("turn_number", "TW-T5", _with(turn_number=7)),
     ("turn_number", "TW-T2", _with(turn_number=lambda p: p["turn_number"] + 1)),
     ("turn_number", "TW-T2", _with(turn_number=lambda p: p["turn_number"] + 3)),
     (
@@ -446,3 +472,28 @@ def test_g_p1_any_malformed_position_is_a_422_naming_its_field(fields, dealing):
         assert isinstance(error.extra["field"], str) and error.rule
     else:
         assert_conserved(fold_all(events))
+
+
+def test_tw_t4_a_declaration_after_the_draw_leaves_the_discard_due():
+    """A grid one space short: blue fills it (1 placement, TW-T4), draws, then declares a
+    line, so 3 spaces are empty in the discard phase and no placement is due: that
+    position, read back, is taken (G-P1)."""
+    line = _blue(RUN)
+    others = [i for i in range(10, 108) if i not in line][:45]
+    grid = [others[r * 7 : r * 7 + 7] for r in range(6)] + [line + others[42:45] + [None]]
+    options = {"dealing": "table"}  # G-T1 is off in table dealing
+    state = start({"game": "two-way", "grid": grid, "turn": "blue"}, options)
+    for kind in ("place", "draw"):
+        action = next(a for a in tw.legal_actions(state, "referee") if a["type"] == kind)
+        state = fold_all(tw.apply(state, "referee", action), state)
+    declare = {"type": "declare", "cells": [[6, 0], [6, 1], [6, 2]]}
+    state = fold_all(tw.apply(state, "blue", declare), state)
+    assert (state["phase"], state["placed"]) == ("discard", 1)
+    again = start(tw.position(state, "referee"), options)
+    assert (again["phase"], again["placed"], again["turn"]) == ("discard", 1, "blue")
+    # without the declaration's base, the empty spaces could not be
+    position = {**tw.position(state, "referee"), "bases": {"blue": [], "green": []}}
+    del position["scores"]
+    with pytest.raises(RuleViolation) as error:
+        start(position, options)
+    assert (error.value.extra["field"], error.value.rule) == ("placed", "TW-T4")

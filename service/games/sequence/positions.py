@@ -284,7 +284,7 @@ def _read(game: str, options: Options, setup: Setup, position: Any) -> ReadPosit
         **placed,
         **turn,
         **check_flow(position, setup, placed, turn["turn_number"]),
-        **check_counters(position, setup, placed),
+        **check_counters(position, setup, placed, turn["turn_number"]),
     }
 
 

@@ -184,9 +184,14 @@ def _turn_number(position: Mapping[str, Any], setup: Setup, read: Placed) -> int
     seats, first, turn = setup["seats"], setup["options"]["first_seat"], position["turn"]
     base = (seats.index(turn) - seats.index(first)) % len(seats) + 1
     given = position.get("turn_number")
-    if given is None:
-        number = base
-        while _chips_fit(setup, read, number) or _discards_fit(setup, read, number, turn):
+    if given is None:  # the least that holds the chips, the discards and the passes
+        number, passes = base, position.get("passes")
+        passes = min(passes, len(seats)) if _is_int(passes) else 0  # checked later
+        while (
+            _chips_fit(setup, read, number)
+            or _discards_fit(setup, read, number, turn)
+            or number <= passes
+        ):
             number += len(seats)
         return number
     number = _int(position, "turn_number", 1, 1, 10**6, "SQ-P1")
@@ -364,11 +369,15 @@ def _penalties(position: Mapping[str, Any], setup: Setup, read: Placed) -> list[
     return due
 
 
-def check_counters(position: Mapping[str, Any], setup: Setup, read: Placed) -> CountersRead:
+def check_counters(
+    position: Mapping[str, Any], setup: Setup, read: Placed, turn_number: int
+) -> CountersRead:
     """SQ-T7 / SQ-E1 counters (reshuffles, counted passes below a full round, whole decks
     without a new sequence below the stalemate limit) and the result: a running game
     where a side has reached its sequences, or a stated result the position does not
-    bear out, is refused (SQ-S3 / SN-S1, SQ-E1)."""
+    bear out, is refused (SQ-S3 / SN-S1, SQ-E1). In server dealing before any
+    reshuffle, the empty discard piles and the team seats' short hands must fit too
+    (``_silent_seats``, ``_short_hands``)."""
     options, sequences = setup["options"], read["sequences"]
     finished = position.get("result") is not None
     reshuffles = _int(position, "reshuffles", 0, 0, 10**6, "SQ-T7")
@@ -392,6 +401,10 @@ def check_counters(position: Mapping[str, Any], setup: Setup, read: Placed) -> C
     )
     if not reshuffles:
         _chips_played(setup, read)
+        if not finished and turn_number:
+            _silent_seats(setup, read, turn_number, passes)
+        if not finished and setup["options"]["dealing"] == "server":
+            _short_hands(setup, read)
     return {
         "reshuffles": reshuffles,
         "passes": passes,
@@ -424,6 +437,75 @@ def _chips_played(setup: Setup, read: Placed) -> None:
                 ),
                 f"chips.{side}",
                 "SQ-T1",
+            )
+
+
+def _silent_seats(setup: Setup, read: Placed, turn_number: int, passes: int) -> None:
+    """SQ-E1 before any reshuffle: a seat whose discard pile is empty passed every turn
+    it had (a play, a removal, an exchange and a table-talk discard each lay a card
+    there), so the latest turns, back to the last one of a seat that laid a card, are
+    among the counted passes in a row; when no seat has laid a card, every turn was a
+    pass and a whole round of them would have ended the game. (Only the latter in
+    table dealing, where a late draw starts the count again, and in team play, where a
+    table-talk discard does.)"""
+    seats, first = setup["seats"], setup["options"]["first_seat"]
+    done = turn_number - 1
+    if passes > done:
+        raise position_error(
+            Message(
+                "passes counts %(passes)s passes, more than the %(turns)s turns played",
+                passes=passes,
+                turns=done,
+            ),
+            "passes",
+            "SQ-E1",
+        )
+    silent = {seat for seat in seats if not read["discards"][seat]}
+    plain = setup["options"]["dealing"] == "server" and all(
+        len(members) == 1 for members in setup["teams"].values()
+    )
+    if len(silent) < len(seats) and not plain:
+        return
+    latest = [seats[(seats.index(first) + done - k - 1) % len(seats)] for k in range(len(seats))]
+    forced = 0  # the latest turns (a round at most), each a seat's that laid no card
+    while forced < min(done, len(seats)) and latest[forced] in silent:
+        forced += 1
+    if passes < forced:
+        raise position_error(
+            Message(
+                "passes must be at least %(least)s: no card lies on the discard piles of the "
+                "seats that played the latest turns (%(seats)s)",
+                least=forced,
+                seats=", ".join(reversed(latest[:forced])),
+            )
+            if forced < len(seats)
+            else Message(
+                "no seat has laid a card in %(turns)s turns: a whole round of passes would "
+                "have ended the game",
+                turns=done,
+            ),
+            "passes" if forced < len(seats) else "turn_number",
+            "SQ-E1",
+        )
+
+
+def _short_hands(setup: Setup, read: Placed) -> None:
+    """SQ-P2 / SN-P2 and SQ-T6, server dealing, before any reshuffle: every draw was
+    made, so a team's seat is short of its hand size by its table-talk discards at
+    most, and those lie on its discard pile (a side of one seat: ``_full_hand``)."""
+    for seat, hand in read["hands"].items():
+        size, pile = setup["hand_size"], len(read["discards"][seat])
+        if _held(hand) < size - pile:
+            raise position_error(
+                Message(
+                    "%(seat)s holds %(count)s cards: every draw was made, and only its "
+                    "%(discards)s discarded cards can be table-talk discards",
+                    seat=seat,
+                    count=_held(hand),
+                    discards=pile,
+                ),
+                f"hands.{seat}",
+                _hand_rule(read),
             )
 
 

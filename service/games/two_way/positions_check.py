@@ -170,6 +170,16 @@ def check_flow(
                     "is full (TW-E2)"
                 ),
             )
+        if complete and full:
+            raise refuse(
+                "grid",
+                "TW-E1",
+                Message(
+                    "the declaration that completed %(seat)s's lengths ended the game and "
+                    "took 3 tiles at least off the grid: it cannot be full",
+                    seat=complete[0],
+                ),
+            )
         if complete and complete[0] != turn["turn"]:
             raise refuse(
                 "turn",
@@ -180,7 +190,7 @@ def check_flow(
                     seat=complete[0],
                 ),
             )
-        _check_turns_held_the_tiles(board, turn)
+        _check_turns_held_the_tiles(board, turn, idle)
         return complete[0] if complete else None
     if complete:
         raise refuse(
@@ -203,18 +213,33 @@ def check_flow(
         )
     if phase == "place" and (full or placed >= 2):
         raise refuse("phase", "TW-T4", Message('no placement is due: the phase is "draw"'))
-    if (
-        placed < 2
-        and not full
-        and ((phase == "draw" and not no_tile) or (phase == "discard" and not idle))
-    ):
+    if placed < 2 and not full and phase == "draw" and not no_tile:
         raise refuse(
             "placed",
             "TW-T4",
             Message('a placement is due while a space is empty: the phase is "place"'),
         )
-    _check_turns_held_the_tiles(board, turn)
+    if placed < 2 and phase == "discard" and not idle and not _freed_after_draw(board, turn):
+        # the grid was full at the draw (TW-T4); only a declaration since, of 3 spaces
+        # or more, can have emptied a space, and no placement is due again after it
+        raise refuse(
+            "placed",
+            "TW-T4",
+            Message(
+                "placed is %(placed)s: the grid was full at the draw, and only a "
+                "declaration since (3 spaces or more) can have emptied a space",
+                placed=placed,
+            ),
+        )
+    _check_turns_held_the_tiles(board, turn, idle)
     return None
+
+
+def _freed_after_draw(board: Board, turn: TurnFields) -> bool:
+    """TW-T4: a grid that was full at the draw shows empty spaces in the discard phase
+    only after a declaration of the seat on turn (3 spaces or more, into its bases)."""
+    empty = len(empty_cells(board))
+    return empty == 0 or (empty >= 3 and bool(board["bases"][turn["turn"]]))
 
 
 def turn_fields(position: Mapping[str, Any], options: Options) -> TurnFields:
@@ -331,13 +356,40 @@ def _turn_number(
     return number
 
 
-def _check_turns_held_the_tiles(board: Board, turn: TurnFields) -> None:
+def _check_turns_held_the_tiles(board: Board, turn: TurnFields, idle: bool) -> None:
     """TW-T2: a turn places 2 tiles at most, so the turns before this one and its
-    ``placed`` hold every tile on the grid and in the bases."""
+    ``placed`` hold every tile on the grid and in the bases. Without G-T1 every turn
+    places a tile at least (a space is empty at its start, or TW-E2 ended the game)
+    unless it is skipped (TW-T5), and a seat's skipped turn follows one it played, so
+    half the turns before this one placed a tile at least. TW-D5: a missed turn is
+    owed for a wrong declaration, of 3 occupied spaces at least, and a tile leaves the
+    grid only for a base, so the grid and the bases hold 3 tiles or more."""
     played = sum(t is not None for row in board["grid"] for t in row) + sum(
         len(entry["tiles"]) for entries in board["bases"].values() for entry in entries
     )
+    if played < 3 and any(turn["pending_skips"].values()):
+        raise refuse(
+            "pending_skips",
+            "TW-D5",
+            Message(
+                "a missed turn is owed for a wrong declaration of 3 occupied spaces at "
+                "least, but the grid and the bases hold %(count)s tiles",
+                count=played,
+            ),
+        )
     number = turn["turn_number"]
+    if not idle and played < number // 2:
+        raise refuse(
+            "turn_number",
+            "TW-T5",
+            Message(
+                "%(count)s tiles are on the grid and in the bases, fewer than the %(least)s "
+                "that %(number)s turns place, skipped turns aside",
+                count=played,
+                least=number // 2,
+                number=number - 1,
+            ),
+        )
     if 2 * (number - 1) + turn["placed"] < played:
         raise refuse(
             "turn_number",
