@@ -35,9 +35,20 @@ TRANSLATIONS = Path(__file__).resolve().parent / "translations"
 
 
 def _select() -> str:
+    """The first language range of the highest quality that names one of ours, by its
+    primary subtag (RFC 4647 lookup: ``fr-CH, en;q=0.9`` is ``fr``); ``*`` or none of
+    ours: :data:`DEFAULT`. (Werkzeug's ``best_match`` tries every exact tag first, so
+    it took ``en;q=0.9`` over ``fr-CH``.)"""
     if "Accept-Language" not in request.headers:  # no header: no parsing
         return DEFAULT
-    return request.accept_languages.best_match(LANGUAGES, default=DEFAULT)
+    # werkzeug lists "*" after the tags; sorted is stable, so ties keep the header's order
+    for tag, quality in sorted(request.accept_languages, key=lambda item: -item[1]):
+        if quality <= 0:
+            continue
+        primary = tag.lower().replace("_", "-").split("-")[0]
+        if tag == "*" or primary in LANGUAGES:
+            return primary if primary in LANGUAGES else DEFAULT
+    return DEFAULT
 
 
 def language() -> str:

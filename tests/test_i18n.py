@@ -456,3 +456,27 @@ def test_replies_are_plain_utf8_json_never_escaped(client):
     assert "ș".encode() in verdict.get_data() and b"\\u" not in verdict.get_data()
     rule = client.get("/v1/rules/SF-T1", headers={"Accept-Language": "ro"}).get_data()
     assert "câștigă".encode() in rule and b"\\u" not in rule
+
+
+@pytest.mark.parametrize(
+    "header, lang",
+    [
+        ("fr-CH, en;q=0.9", "fr"),  # a region tag is its language (RFC 4647 lookup)
+        ("de-DE, en;q=0.5", "de"),
+        ("en-GB, de;q=0.5", "en"),
+        ("en-US, fr;q=0.9", "en"),
+        ("nl, it-IT;q=0.8, es;q=0.7", "it"),  # the first of ours by quality
+        ("es;q=0.4, ro;q=0.6", "ro"),
+        ("*, de;q=0.5", "en"),  # any language: the default
+        ("fr;q=0, de-AT", "de"),
+        ("nl, pt", "en"),
+    ],
+)
+def test_the_language_is_the_first_of_the_highest_quality_by_its_primary_tag(client, header, lang):
+    response = client.post(
+        "/v1/two-way/sequences/check",
+        data="x",
+        headers={"Accept-Language": header, "Content-Type": "text/plain"},
+    )
+    assert response.status_code == 415
+    assert response.headers["Content-Language"] == lang
