@@ -160,7 +160,10 @@ def test_table_mode_falls_back_to_the_referee_for_the_deal_and_draws(transport):
     log = referee_log(transport, run)
     dealt = [e for e in log if e["type"] in ("dealt", "drawn")]
     assert dealt and all(e["by"] == "referee" for e in dealt)
-    assert {e["by"] for e in log if e["type"] in ("placed", "discarded")} == {"blue", "green"}
+    # the seats place and discard, the referee where a seat's face fits two of its tiles
+    # (G-M2: the seat cannot say which one)
+    by = {e["by"] for e in log if e["type"] in ("placed", "discarded")}
+    assert {"blue", "green"} <= by <= {"blue", "green", "referee"}
 
 
 @pytest.mark.parametrize(

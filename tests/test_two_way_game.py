@@ -496,16 +496,42 @@ def test_tw_t2_placement_checks_space_and_hand():
 
 
 def test_a_seat_names_a_tile_by_face_and_takes_the_earliest_drawn_of_two():
+    # server dealing: the service's tiles are the record, and the seat cannot tell its
+    # two 7H apart either: the earliest drawn goes first
+    hand = ["7H/KH", "7H/KC", "2S/3D", "4S/5D", "6S/7D"]
+    position = {"game": "two-way", "grid": [[None] * 7 for _ in range(7)], "hands": {"blue": hand}}
+    state = None
+    for event in tw.start_from_position("two-way", {}, SEED, position):
+        state = tw.fold(state, event)
+    first, second = state["hands"]["blue"][:2]
+    event = tw.apply(state, "blue", {"type": "place", "tile": "7h", "cell": [0, 0]})[0]
+    assert event["tile"] == first
+    state = tw.fold(state, event)
+    event = tw.apply(state, "blue", {"type": "place", "tile": "7H", "cell": [0, 1]})[0]
+    assert event["tile"] == second
+
+
+def test_g_m2_at_the_table_a_seat_face_that_fits_two_of_its_tiles_is_the_referees_to_name():
+    # table dealing: the tiles on the table are the record; blue cannot say which of its
+    # two 7H it laid (their green faces are hidden from it, and the refusal does not
+    # depend on them), so the referee names it; a truthful report of that tile later
+    # must not be refused as a conflict
     taken: set[int] = set()
     a, b = tile_ids(["7H", "7H"], "blue", taken)
     game = Game({"dealing": "table"})
     rest = game.spare(3, {a, b})
     game.act("referee", {"type": "draw", "seat": "blue", "tiles": [b, *rest[:2], a, rest[2]]})
     game.act("referee", {"type": "draw", "seat": "green", "tiles": game.spare(5, {a, b})})
-    event = game.act("blue", {"type": "place", "tile": "7h", "cell": [0, 0]})[0]
-    assert event["tile"] == b  # drawn first, although its id is higher or lower
-    event = game.act("blue", {"type": "place", "tile": "7H", "cell": [0, 1]})[0]
+    error = game.refused("blue", {"type": "place", "tile": "7h", "cell": [0, 0]})
+    assert (error.code, error.status, error.rule) == ("ambiguous-tile", 422, "G-M2")
+    assert error.extra == {"field": "tile"} and "2 tiles" in str(error.detail)
+    assert not any(
+        a.get("tile") == "7H" for a in tw.legal_actions(game.state, "blue") if a["type"] == "place"
+    )
+    event = game.act("referee", {"type": "place", "seat": "blue", "tile": a, "cell": [0, 0]})[0]
     assert event["tile"] == a
+    event = game.act("blue", {"type": "place", "tile": "7H", "cell": [0, 1]})[0]
+    assert event["tile"] == b  # the only 7H left: no doubt
 
 
 def test_tw_t3_declarations_before_between_after_placing_and_after_drawing():
@@ -1261,9 +1287,17 @@ def test_legal_discards_are_distinct_by_faces_and_skip_held_lengths():
     faces = [MANIFEST[t]["blue"] for t in game.hand("blue")]
     assert faces.count("7H") == 2 and ["7H", "7H"] in discards
     keys = [tuple(sorted(d)) for d in discards]
-    assert len(keys) == len(set(keys)) == len({tuple(sorted(p)) for p in combinations(faces, 2)})
+    # at the table a seat names every tile of a face it shows twice, or none (G-M2)
+    whole = {
+        tuple(sorted(p))
+        for p in combinations(faces, 2)
+        if all(p.count(f) == faces.count(f) for f in p)
+    }
+    assert len(keys) == len(set(keys)) == len(whole) and set(keys) == whole
     for body in discards:
         tw.apply(game.state, "blue", {"type": "discard", "tiles": body})
+    error = game.refused("blue", {"type": "discard", "tiles": ["7H", faces[-1]]})
+    assert (error.code, error.extra["field"]) == ("ambiguous-tile", "tiles[0]")
 
 
 # ----- integrity under random legal and illegal actions -----

@@ -137,8 +137,15 @@ def hand_tiles(
     """Tile ids of the named hand tiles: from the referee an id, a face pair or one
     face (``reports.referee_tile``); own-colour faces from a seat, the earliest-drawn
     tile first when two show the same face. 409 tile-not-in-hand, 422 for a bad name.
-    ``field`` names the body field ("tile", or "tiles" whose items are tiles[i])."""
+    ``field`` names the body field ("tile", or "tiles" whose items are tiles[i]).
+
+    G-M2, table dealing: a seat's face that more of its hand tiles show than it names
+    (one of its two 7H) is 422 ``ambiguous-tile``: the tiles on the table are the
+    record, and the seat cannot tell which one it means (their other faces are hidden
+    from it, so the refusal does not depend on them); the referee names it by id or
+    faces. In server dealing the service's tiles are the record: the earliest drawn."""
     hand = state["hands"][seat]
+    table = state["options"]["dealing"] == "table"
     taken: list[int] = []
     for i, name in enumerate(names):
         if by_referee:
@@ -165,9 +172,49 @@ def hand_tiles(
                     Message("no (more) %(card)s in %(seat)s's hand", card=face, seat=seat),
                     rule="TW-T2",
                 )
+            if table:
+                where = field if field == "tile" else f"{field}[{i}]"
+                _one_meant(state, seat, face, names[i:], taken, where)
             tile = found
         taken.append(tile)
     return taken
+
+
+def _one_meant(
+    state: TwoWayState,
+    seat: str,
+    face: str,
+    rest: Sequence[object],
+    taken: list[int],
+    field: str,
+) -> None:
+    """G-M2 (see :func:`hand_tiles`): ``face`` names every hand tile showing it still
+    untaken, or the report is ambiguous."""
+    showing = sum(
+        1 for t in state["hands"][seat] if t not in taken and state["manifest"][t][seat] == face
+    )
+    named = sum(1 for name in rest if _face_of(name) == face)
+    if showing > named:
+        raise RuleViolation(
+            "ambiguous-tile",
+            Message(
+                "%(count)s tiles of %(seat)s's hand show %(card)s: at the table the referee "
+                "names the one meant (by its id or both faces)",
+                count=showing,
+                seat=seat,
+                card=face,
+            ),
+            422,
+            rule="G-M2",
+            extra={"field": field},
+        )
+
+
+def _face_of(name: object) -> str | None:
+    try:
+        return parse_card(name)
+    except CardError:
+        return None
 
 
 def tile_names(action: Mapping[str, Any]) -> list[object]:

@@ -47,24 +47,31 @@ def _declarations(state: TwoWayState, seat: str) -> list[Action]:
 
 
 def _unique_names(state: TwoWayState, seat: str, by_referee: bool) -> list[int | str]:
-    """Hand tiles as an actor names them: ids (referee) or distinct faces (seat)."""
+    """Hand tiles as an actor names them: ids (referee) or distinct faces (seat; in
+    table dealing only a face one tile shows, G-M2: ``requests.hand_tiles``)."""
     hand = state["hands"][seat]
     if by_referee:
         return list(hand)
-    return list(dict.fromkeys(state["manifest"][t][seat] for t in hand))
+    faces = [state["manifest"][t][seat] for t in hand]
+    table = state["options"]["dealing"] == "table"
+    return [f for f in dict.fromkeys(faces) if not table or faces.count(f) == 1]
 
 
 def _discard_choices(state: TwoWayState, seat: str, by_referee: bool) -> list[list[int | str]]:
+    """Every discard, distinct by names (a seat in table dealing names every tile of a
+    face it shows or none, G-M2)."""
     hand = state["hands"][seat]
     names: Sequence[int | str] = hand if by_referee else [state["manifest"][t][seat] for t in hand]
+    whole = by_referee or state["options"]["dealing"] != "table"
     count = discard_count(state, seat)
     seen: set[tuple[str, ...]] = set()
     out = []
     for combo in combinations(names, count):
         key = tuple(sorted(map(str, combo)))
-        if key not in seen:
-            seen.add(key)
-            out.append(list(combo))
+        if key in seen or not (whole or all(combo.count(n) == names.count(n) for n in combo)):
+            continue
+        seen.add(key)
+        out.append(list(combo))
     return out
 
 
