@@ -1456,8 +1456,8 @@ FRENZY = [
         ),
     ),
     (
-        "suit-pile-open",
-        "SF-F1",
+        "stale-top-card",
+        "SF-T1",
         lambda: sf.apply(
             _sf_lay(pile=("AH",), piles=[("p2", ["AH", "2H"])], one_pile_per_suit=True),
             "p1",

@@ -253,11 +253,29 @@ def test_sf_f1_complete_pile_takes_nothing():
     refused(state, "p1", play("2S", to="foundation", pile=1, based_on="KS"), "pile-complete")
 
 
+def test_sf_t1_two_aces_racing_for_the_one_pile_of_a_suit():
+    # one_pile_per_suit: both seats aim their AH at "new"; the second arrives stale
+    base = new_state(one_pile_per_suit=True)
+    base = lay(base, "p1", pile=["9C", "AH"], columns=[["KS"], ["QD"], ["9S"], ["8H"]])
+    base = lay(base, "p2", pile=["3D", "AH"], columns=[["KC"], ["QH"], ["9D"], ["8D"]])
+    ace = play("AH", to="foundation", based_on="new")
+    _, after = act(base, "p1", ace)
+    error = refused(after, "p2", ace, "stale-top-card")
+    assert error.rule == "SF-T1"
+    assert error.extra["top"] == {"pile": 1, "card": "AH", "seat": "p1"}
+    # without the option the second Ace starts a pile of its own (SF-F1: unlimited)
+    base = {**base, "options": {**base["options"], "one_pile_per_suit": False}}
+    _, after = act(base, "p1", ace)
+    _, after = act(after, "p2", ace)
+    assert [p["suit"] for p in after["foundations"]] == ["H", "H"]
+
+
 def test_sf_f1_option_one_pile_per_suit():
     base = lay(new_state(one_pile_per_suit=True), "p1", pile=["KC", "AH"])
     state = board(base, ("p2", ["AH", "2H"]))
-    error = refused(state, "p1", play("AH", to="foundation", based_on="new"), "suit-pile-open")
-    assert error.rule == "SF-F1"
+    error = refused(state, "p1", play("AH", to="foundation", based_on="new"), "stale-top-card")
+    assert error.rule == "SF-T1"
+    assert error.extra["top"] == {"pile": 1, "card": "2H", "seat": "p2"}
     run = ["AH", "2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "10H", "JH", "QH", "KH"]
     _, after = act(board(base, ("p2", run)), "p1", play("AH", to="foundation", based_on="new"))
     assert len(after["foundations"]) == 2, "a completed pile frees its suit"

@@ -77,8 +77,10 @@ def read_based_on(action: Action) -> str:
 
 
 def check_new_pile(state: FrenzyState, card: str) -> None:
-    """SF-F1: only an Ace starts a pile; with ``one_pile_per_suit`` only while no pile
-    of its suit is open."""
+    """SF-F1: only an Ace starts a pile. With ``one_pile_per_suit`` only while no pile of
+    its suit is open: an Ace aimed at ``new`` when one is open arrives second (SF-T1:
+    its aim is stale), and is refused ``stale-top-card`` naming that pile's top, as a
+    race on an existing pile is."""
     refusal = foundation_refusal(card, None)
     if refusal is not None:
         raise_refusal(refusal)
@@ -86,15 +88,20 @@ def check_new_pile(state: FrenzyState, card: str) -> None:
         return
     for pile in state["foundations"]:
         if pile["suit"] == card[-1] and next_card(pile["cards"][-1]["card"]) is not None:
-            raise refuse(
-                "suit-pile-open",
+            top = pile["cards"][-1]
+            raise RuleViolation(
+                "stale-top-card",
                 Message(
-                    "pile %(pile)s of %(suit)s is still open: one pile per suit until it is "
-                    "complete (SF-F1)",
+                    "%(suit)s has pile %(pile)s already (top %(top)s, %(seat)s): one pile per "
+                    "suit until it is complete; your card stays where it was",
                     pile=pile["id"],
                     suit=card[-1],
+                    top=top["card"],
+                    seat=top["seat"],
                 ),
-                "SF-F1",
+                409,
+                "SF-T1",
+                extra={"top": {"pile": pile["id"], **top}},
             )
 
 

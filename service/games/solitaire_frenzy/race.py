@@ -132,7 +132,7 @@ def apply(state: FrenzyState, actor: str, action: Any) -> list[Event]:
     (``round-over``, ``game-over``, ``card-not-on-top``, ``card-on-board``,
     ``not-whole-column``, ``move-to-empty``, ``wrong-suit``, ``wrong-rank``,
     ``wrong-colour``, ``ace-needs-new-pile``, ``new-pile-needs-ace``,
-    ``suit-pile-open``, ``pile-complete``, ``unknown-pile``, ``stale-top-card``,
+    ``pile-complete``, ``unknown-pile``, ``stale-top-card``,
     ``not-pile-top``, ``nothing-to-turn``, ``play-order``, ``seat-retired``...).
     """
     if not isinstance(action, dict):
