@@ -34,24 +34,27 @@ def test_tw_s7_check_wrap_run(client):
         "cards": ["KS", "AS", "2S", "3S"],
         "assignment": ["KS", "AS", "2S", "3S"],
         "reasons": [],
+        "rule": "TW-S1",
     }
 
 
 @pytest.mark.parametrize(
-    "cards, kind, tier, points",
+    "cards, kind, tier, points, rule",
     [
-        (["5H", "6H", "7H"], "run", "high", 5),  # TW-S1
-        (["7H", "7S", "7D"], "same-rank", "high", 5),  # TW-S2
-        (["KH", "KS", "KD", "KC", "KH"], "same-rank", "high", 10),  # TW-S3
-        (["2H", "9H", "KH", "5H"], "suit-set", "low", 4),  # TW-S4
-        (["7H", "7S", "7H"], "same-rank", "low", 3),  # TW-S5
-        (["4C", "4H", "4C", "4H", "4C"], "same-rank", "low", 6),  # TW-S6
-        (["3D", "2D", "AD", "KD"], "run", "high", 7),  # TW-S7
+        (["5H", "6H", "7H"], "run", "high", 5, "TW-S1"),
+        (["7H", "7S", "7D"], "same-rank", "high", 5, "TW-S2"),
+        (["KH", "KS", "KD", "KC", "KH"], "same-rank", "high", 10, "TW-S3"),
+        (["2H", "9H", "KH", "5H"], "suit-set", "low", 4, "TW-S4"),
+        (["7H", "7S", "7H"], "same-rank", "low", 3, "TW-S5"),
+        (["4C", "4H", "4C", "4H", "4C"], "same-rank", "low", 6, "TW-S6"),
+        (["3D", "2D", "AD", "KD"], "run", "high", 7, "TW-S1"),  # TW-S7: the ace joins
     ],
 )
-def test_check_examples(client, cards, kind, tier, points):
+def test_check_examples(client, cards, kind, tier, points, rule):
+    """Each verdict names the rule of its kind (G-R1)."""
     body = check(client, cards)
     assert (body["valid"], body["kind"], body["tier"], body["points"]) == (True, kind, tier, points)
+    assert body["rule"] == rule
 
 
 def test_tw_s8_check_reports_joker_assignment(client):
@@ -80,6 +83,7 @@ def test_tw_s10_invalid_line_is_200_with_reasons(client):
                 "and suit) lie next to each other",
             }
         ],
+        "rule": "TW-S5",
     }
     assert check(client, ["QH", "QH", "JK"])["valid"] is False
     five = check(client, ["7H", "7S", "7S", "7D", "7C"])["reasons"]

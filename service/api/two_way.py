@@ -22,7 +22,14 @@ from marshmallow import Schema, ValidationError, fields, validate
 from service.api.actions import CARD_PATTERN
 from service.api.base import Blueprint, OneStepList, json_reply
 from service.cards import CardError, parse_card
-from service.games.two_way import GRID_SIZE, LINE_LENGTHS, classify_line, explain_reasons, scan_grid
+from service.games.two_way import (
+    GRID_SIZE,
+    LINE_LENGTHS,
+    classify_line,
+    explain_reasons,
+    kind_rule,
+    scan_grid,
+)
 from service.i18n import localize_fields
 
 blp = Blueprint("two-way", __name__, url_prefix="/v1/two-way", description="two-way validation")
@@ -135,6 +142,15 @@ class LineVerdictSchema(Schema):
         required=True,
         metadata={"description": "why the line is invalid (each with its rule); empty when valid"},
     )
+    rule = fields.String(
+        required=True,
+        metadata={
+            "description": "the rule the verdict applies (G-R1): the kind's when valid "
+            "(TW-S1 run, TW-S2/TW-S3 high and TW-S5/TW-S6 low same-rank lines of 3-4 and "
+            "5-6 cards, TW-S4 suit set), the first reason's when invalid",
+            "example": "TW-S1",
+        },
+    )
 
 
 class GridField(OneStepList):
@@ -203,6 +219,7 @@ def check_sequence(body: dict[str, list[str]]) -> Response:
     """
     verdict = classify_line(body["cards"])
     verdict["reasons"] = explain_reasons(verdict["reasons"], verdict["length"])
+    verdict["rule"] = kind_rule(verdict) or verdict["reasons"][0]["rule"]
     return json_reply(localize_fields(verdict, "reasons"))
 
 

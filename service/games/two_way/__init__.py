@@ -71,6 +71,7 @@ from service.games.two_way.lines import (
     LOW_POINTS,
     classify_line,
     explain_reasons,
+    kind_rule,
     scan_grid,
 )
 from service.games.two_way.notation import pair_name, parse_pair, position
@@ -113,6 +114,7 @@ __all__ = [
     "TwoWayState",
     "apply",
     "classify_line",
+    "kind_rule",
     "default_manifest",
     "explain_reasons",
     "fold",

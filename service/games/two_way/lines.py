@@ -238,6 +238,26 @@ def _judge(cards: tuple[str, ...]) -> _Verdict:
     return None, None, 0, cards, _reasons(one_suit, one_rank)
 
 
+def kind_rule(verdict: dict[str, Any]) -> str | None:
+    """The rule ID of a valid :func:`classify_line` verdict's kind (G-R1): TW-S1 run,
+    TW-S2/TW-S3 high and TW-S5/TW-S6 low same-rank lines of 3-4 and 5-6 cards, TW-S4
+    suit set; None for an invalid line (its reasons name theirs, :func:`explain_reasons`).
+
+    >>> kind_rule(classify_line(["5H", "6H", "7H"]))
+    'TW-S1'
+    """
+    if not verdict["valid"]:
+        return None
+    if verdict["kind"] == "run":
+        return "TW-S1"
+    if verdict["kind"] == "suit-set":
+        return "TW-S4"
+    long = verdict["length"] >= 5
+    if verdict["tier"] == "high":
+        return "TW-S3" if long else "TW-S2"
+    return "TW-S6" if long else "TW-S5"
+
+
 def classify_line(cards: list[str]) -> dict[str, Any]:
     """Judge 3..6 canonical card codes in line order (TW-S1..TW-S10).
 
