@@ -166,6 +166,21 @@ def test_table_mode_falls_back_to_the_referee_for_the_deal_and_draws(transport):
     assert {"blue", "green"} <= by <= {"blue", "green", "referee"}
 
 
+@pytest.mark.parametrize("game", ["solitaire-frenzy", "halves"])
+def test_real_time_games_at_a_table_are_played_by_the_referee_to_their_end(transport, game):
+    """dealing "table": the referee reports everything; in Solitaire Frenzy it records
+    each round (SF-M1), which legal actions do not list."""
+    player = Player(transport, random.Random(7))
+    run = player.play_game(game, {"dealing": "table", "players": 3})
+    assert player.stats.errors == 0, player.stats.error_samples
+    assert run.status == "finished"
+    log = referee_log(transport, run)
+    assert log[-1]["type"] == "game-ended" and log[-1]["result"] == run.view["result"]
+    if game == "solitaire-frenzy":
+        ended = [e for e in log if e["type"] == "round-ended"]
+        assert len(ended) == run.view["rounds"] == 3
+
+
 @pytest.mark.parametrize(
     "game, options",
     [

@@ -53,7 +53,9 @@ games side by side. The
 summary counts play POSTs, accepted plays, stale refusals (``stale-*``, lost races),
 other refusals by code, the events of accepted actions (e.g. Halves' block moves
 ``bottom-card-moved`` and ``pile-turned``) and winners. In table dealing the seats
-report nothing (the referee does), so those games are played as above.
+report nothing (the referee does), so those games are played as above; Solitaire
+Frenzy's referee records each round (``record-round``: one seat at random goes out,
+the others' figures at random within the rules), which legal actions do not list.
 
 At the end a summary is printed: games, turns, actions, declarations (valid/wrong),
 penalties (missed turns), winners, errors (any unexpected non-2xx, unfinished game,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 TWO_WAY = "two-way"
+FRENZY = "solitaire-frenzy"
 GAMES = ("two-way", "sequence", "sequence-numbers", "halves", "solitaire-frenzy")
 GRID_DIRECTIONS = ((0, 1), (1, 0), (1, 1), (1, -1))  # TW-D1: row, column, diagonals
 MAX_ACTIONS_PER_GAME = 20_000  # a guard: a game that has not ended by then is an error

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.play.constants import (
+    FRENZY,
     MAX_ACTIONS_PER_GAME,
     REFEREE_ONLY,
     RETRIES,
@@ -240,7 +241,25 @@ class Player:
                 actions = [a for a in actions if not (a["type"] == "draw" and "card" in a)]
             if actions:
                 return seat, version, actions
+        if run.game == FRENZY and run.view.get("options", {}).get("dealing") == "table":
+            return "referee", version, [self.round_report(run)]
         return None
+
+    def round_report(self, run: GameRun) -> dict:
+        """Solitaire Frenzy at a table (SF-M1): the referee records the round, which
+        legal actions do not list (its figures are the table's): one seat at random
+        goes out, the others' boards and 13-piles at random within the rules."""
+        seats = list(run.view["active"])
+        out = self.rng.choice(seats)
+        results = {
+            seat: {
+                "board": self.rng.randint(0, 13),
+                "pile": 0 if seat == out else self.rng.randint(1, 13),
+                "out": seat == out,
+            }
+            for seat in seats
+        }
+        return {"type": "record-round", "round": run.view["round"], "results": results}
 
     def choose(self, run: GameRun, seat: str, actions: list[dict]) -> dict:
         """A correct declaration if any; else (2-Way Cards, with probability
