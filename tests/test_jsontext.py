@@ -31,6 +31,19 @@ def test_canonical_is_the_standard_librarys_round_trip(value):
 
 
 @given(values)
+def test_canonical_read_back_is_the_text_and_what_it_reads_back(value):
+    text, read = jsontext.canonical_read_back(value)
+    assert text == jsontext.canonical_text(value)
+    assert read == jsontext.loads(text) == json.loads(json.dumps(value, sort_keys=True))
+
+
+def test_canonical_read_back_keeps_integers_past_64_bits_and_at_its_edges():
+    for number in (2**63 - 1, 2**64 - 1, -(2**63), 2**64, -(2**63) - 1, 10**30):
+        text, read = jsontext.canonical_read_back({"n": number, "t": (1, 2)})
+        assert read == {"n": number, "t": [1, 2]} and type(read["n"]) is int, number
+
+
+@given(values)
 def test_plain_copy_is_the_standard_librarys_round_trip_in_the_same_order(value):
     copied = jsontext.plain_copy(value)
     assert copied == json.loads(json.dumps(value))

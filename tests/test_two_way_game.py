@@ -67,7 +67,11 @@ class Game:
             self.state = tw.fold(self.state, event)
 
     def act(self, actor: str, action: dict) -> list[dict]:
+        given = json.dumps(self.state, sort_keys=True)
         events = tw.apply(self.state, actor, action)
+        assert (
+            json.dumps(self.state, sort_keys=True) == given
+        )  # apply is pure (the store folds its input)
         for event in events:
             before = json.dumps(self.state, sort_keys=True)
             state = tw.fold(self.state, event)

@@ -375,9 +375,9 @@ def check_counters(
     """SQ-T7 / SQ-E1 counters (reshuffles, counted passes below a full round, whole decks
     without a new sequence below the stalemate limit) and the result: a running game
     where a side has reached its sequences, or a stated result the position does not
-    bear out, is refused (SQ-S3 / SN-S1, SQ-E1). In server dealing before any
-    reshuffle, the empty discard piles and the team seats' short hands must fit too
-    (``_silent_seats``, ``_short_hands``)."""
+    bear out, is refused (SQ-S3 / SN-S1, SQ-E1). Before any reshuffle the empty
+    discard piles must fit the passes (``_silent_seats``) and, in server dealing, the
+    team seats' short hands their discard piles (``_short_hands``)."""
     options, sequences = setup["options"], read["sequences"]
     finished = position.get("result") is not None
     reshuffles = _int(position, "reshuffles", 0, 0, 10**6, "SQ-T7")
