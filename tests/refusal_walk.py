@@ -1641,6 +1641,7 @@ FRENZY = [
         ),
     ),
     ("game-over", "SF-E3", lambda: sf.apply(_sf_last_seat(), "p1", {"type": "turn", "round": 2})),
+    ("round-over", "SF-E3", lambda: sf.apply(_sf_last_seat(), "p1", {"type": "turn", "round": 1})),
     (
         "invalid-position",
         "SF-F1",

@@ -86,6 +86,12 @@ def test_tw_s10_invalid_line_is_200_with_reasons(client):
         "rule": "TW-S5",
     }
     assert check(client, ["QH", "QH", "JK"])["valid"] is False
+    # the verdict cites the loosest kind that could have taken the line: 5H 9H 5H is no
+    # run (TW-S1) and, what rules it out, no suit set (TW-S4: all cards different)
+    body = check(client, ["5H", "9H", "5H"])
+    assert [r["rule"] for r in body["reasons"]] == ["TW-S1", "TW-S4"]
+    assert body["rule"] == "TW-S4"
+    assert check(client, ["5H", "9S", "KD"])["rule"] == "TW-S4"  # mixed-ranks-and-suits
     five = check(client, ["7H", "7S", "7S", "7D", "7C"])["reasons"]
     assert [(r["code"], r["rule"]) for r in five] == [("identical-adjacent", "TW-S6")]
 

@@ -224,3 +224,11 @@ def test_export_and_import_of_a_game(store_client, make_game):
     assert {k: v for k, v in again.get_json().items() if k not in mine} == {
         k: v for k, v in document.items() if k not in mine
     }
+
+
+@pytest.mark.parametrize("dealing, rule", [("server", "G-M1"), ("table", "G-M2")])
+def test_a_seat_acting_for_another_cites_the_dealing_rule(store_client, make_game, dealing, rule):
+    """Who may act is G-M1 in server dealing and G-M2 at a table (docs/rulings.md)."""
+    game = make_game("solitaire-frenzy", {"players": 2, "dealing": dealing}, SEED)
+    response = post(store_client, game, "p1", {"type": "turn", "round": 1, "seat": "p2"})
+    assert assert_problem(response, 403, "seat-mismatch")["rule"] == rule

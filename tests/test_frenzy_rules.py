@@ -1064,3 +1064,20 @@ def test_new_game_replays_identically_and_the_seed_stays_hidden_until_the_end():
         "p2": 0,
         "p3": 0,
     }
+
+
+def test_g_r1_refusals_cite_the_rule_that_applies():
+    state = lay(new_state(), "p1", pile=["KC", "10H"], columns=[["5S"], [], [], []])
+    state = board(state, ("p2", ["AH", "2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H"]))
+    # based_on is SF-T1's (the aim of a foundation play), whatever the card played
+    error = refused(
+        state, "p1", play("10H", to="foundation", pile=1, based_on="ZZ"), "invalid-card", 422
+    )
+    assert error.rule == "SF-T1"
+    # a one-card column played onto itself is a move (SF-R2), not a pile play
+    error = refused(state, "p1", play("5S", to="column", column=0), "same-column", 422)
+    assert error.rule == "SF-R2"
+    # the round the last seat's retirement ended with the game: SF-E3, as its game-over
+    _, over = act(new_state(), "referee", {"type": "retire", "seat": "p2"})
+    assert refused(over, "p1", {"type": "turn", "round": 1}, "round-over").rule == "SF-E3"
+    assert refused(over, "p1", {"type": "turn", "round": 2}, "game-over").rule == "SF-E3"

@@ -77,11 +77,30 @@ def test_sq_t1_moves_check_legal_and_what_it_completes(client):
         "legal": True,
         "code": None,
         "detail": None,
-        "rule": None,
+        "rule": "SQ-T1",
         "action": "play",
         "card": "5S",
         "sequences": [{"side": "green", "cells": [[0, 0], [0, 1], [0, 2], [0, 3], [0, 4]]}],
     }
+
+
+@pytest.mark.parametrize(
+    "path, card, cell, rule",
+    [
+        ("/v1/sequence/moves/check", "JD", [5, 5], "SQ-T2"),
+        ("/v1/sequence/moves/check", "JS", [4, 4], "SQ-T3"),
+        ("/v1/sequence-numbers/moves/check", "PLUS", [5, 5], "SN-C2"),
+        ("/v1/sequence-numbers/moves/check", "MINUS", [4, 4], "SN-C2"),
+    ],
+)
+def test_g_r1_a_legal_move_names_the_rule_of_its_card(client, path, card, cell, rule):
+    body = ok(
+        client.post(
+            path,
+            json={"chips": {"blue": [[4, 4]]}, "side": "green", "card": card, "cell": cell},
+        )
+    )
+    assert (body["legal"], body["rule"]) == (True, rule)
 
 
 @pytest.mark.parametrize(

@@ -474,8 +474,13 @@ def post_action(game_id: str) -> Response:
     actor = g.actor
     if actor != REFEREE and "seat" in action and action["seat"] != actor:
         _store().authenticate(game_id, g.token)  # not from memory: a re-issued one is 401
+        # who may act is G-M1 in server dealing, G-M2 at a table (docs/rulings.md)
+        table = _store().read(game_id).options.get("dealing") == "table"
         return problem(
-            403, "seat-mismatch", Message("A seat token acts only as its own seat."), rule="G-M1"
+            403,
+            "seat-mismatch",
+            Message("A seat token acts only as its own seat."),
+            rule="G-M2" if table else "G-M1",
         )
     expected = _expected_version(action, game_id)
     idempotency = _idempotency(game_id, actor, {"action": action, "version": expected})

@@ -373,9 +373,10 @@ class MoveResultSchema(Schema):
     )
     rule = fields.String(
         required=True,
-        allow_none=True,
         metadata={
-            "description": "the rule ID the refusal applies (G-R1), e.g. SQ-T1; null when legal",
+            "description": "the rule ID the verdict applies (G-R1): the refusal's, or when "
+            "legal the card's kind's (SQ-T1 a card on a space showing it, SQ-T2 a two-eyed "
+            "Jack, SQ-T3 a one-eyed Jack; SN-C1 a problem card, SN-C2 PLUS and MINUS)",
             "example": "SQ-T1",
         },
     )

@@ -147,7 +147,8 @@ class LineVerdictSchema(Schema):
         metadata={
             "description": "the rule the verdict applies (G-R1): the kind's when valid "
             "(TW-S1 run, TW-S2/TW-S3 high and TW-S5/TW-S6 low same-rank lines of 3-4 and "
-            "5-6 cards, TW-S4 suit set), the first reason's when invalid",
+            "5-6 cards, TW-S4 suit set); when invalid, the rule of the loosest kind "
+            "that could have taken the line (its last reason's)",
             "example": "TW-S1",
         },
     )
@@ -219,7 +220,9 @@ def check_sequence(body: dict[str, list[str]]) -> Response:
     """
     verdict = classify_line(body["cards"])
     verdict["reasons"] = explain_reasons(verdict["reasons"], verdict["length"])
-    verdict["rule"] = kind_rule(verdict) or verdict["reasons"][0]["rule"]
+    # invalid: the rule of the loosest kind that could have taken the line, which its
+    # reasons list last (a one-suit line that is no run fails as a suit set, TW-S4)
+    verdict["rule"] = kind_rule(verdict) or verdict["reasons"][-1]["rule"]
     return json_reply(localize_fields(verdict, "reasons"))
 
 

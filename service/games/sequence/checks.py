@@ -11,6 +11,7 @@ from service.games.sequence.cards import (
     CORNERS,
     FREE,
     LENGTH,
+    NUMBERS,
     NUMBERS_BOARD,
     SIDES,
     SIZE,
@@ -52,7 +53,7 @@ class BoardCheck(TypedDict):
 
 
 class MoveCheck(TypedDict):
-    """``check_move``'s answer (code, detail and rule None when legal)."""
+    """``check_move``'s answer (code and detail None when legal)."""
 
     legal: bool
     code: str | None
@@ -334,7 +335,10 @@ def check_move(
     "cells"}]}``; ``action`` is ``remove-chip`` for a remover (JS/JH, MINUS), else
     ``play``; ``code`` null when legal, else ``space-occupied``,
     ``card-not-on-space``, ``no-chip``, ``own-chip``, ``chip-locked`` or
-    ``invalid-sequence``, and ``rule`` the rule it applies (G-R1; null when legal).
+    ``invalid-sequence``, and ``rule`` the rule it applies (G-R1; when legal, the
+    rule of the card's kind: SQ-T1 a card on a space showing it, SQ-T2 a two-eyed Jack,
+    SQ-T3 a one-eyed Jack; Sequence Numbers: SN-C1 a problem card, SN-C2 PLUS and
+    MINUS).
     Raises InputError (422) naming the field for malformed input.
     """
     grid, chip_grid, locked = _board_position(game, chips, sequences, board)
@@ -391,7 +395,15 @@ def check_move(
             return verdict
         verdict["sequences"] = [{"side": side, "cells": [list(x) for x in w]} for w in made]
     verdict["legal"] = True
+    verdict["rule"] = _LEGAL_RULES[game][card_class(game, canonical)]
     return verdict
+
+
+# G-R1: the rule a legal move applies, by game and the card's kind
+_LEGAL_RULES = {
+    CLASSIC: {"face": "SQ-T1", "wild": "SQ-T2", "remover": "SQ-T3"},
+    NUMBERS: {"face": "SN-C1", "wild": "SN-C2", "remover": "SN-C2"},
+}
 
 
 def _named_sequence(raw: Any) -> list[Cell]:

@@ -73,7 +73,13 @@ def read_based_on(action: Action) -> str:
             ),
             rule="SF-T1",
         )
-    return NEW if raw == NEW else read_card(action, "based_on")
+    if raw == NEW:
+        return NEW
+    try:
+        return read_card(action, "based_on")
+    except RuleViolation as error:  # G-R1: based_on is SF-T1's, whatever the action
+        error.rule = error.rule or "SF-T1"
+        raise
 
 
 def check_new_pile(state: FrenzyState, card: str) -> None:

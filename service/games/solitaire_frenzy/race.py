@@ -63,10 +63,16 @@ def _check_round(state: FrenzyState, action: Action) -> None:
             "SF-E2",
         )
     if number < state["round"] or (number == state["round"] and state["status"] != "active"):
+        # G-R1: the rule that ended the round: SF-E3 when the last seat left ended the
+        # game with it, else SF-E1 (a seat went out, or no seat could move)
+        result = state["result"]
+        left = (
+            number == state["round"] and result is not None and result.get("reason") == "last-seat"
+        )
         raise refuse(
             "round-over",
             Message("round %(round)s is over: nothing more can be played in it", round=number),
-            "SF-E1",
+            "SF-E3" if left else "SF-E1",
         )
     if number > state["round"] and state["status"] == "active":
         raise malformed(

@@ -239,7 +239,9 @@ def do_move(events: list[Event], state: FrenzyState, seat: str, action: Action) 
     never into an empty column."""
     source, target = read_column(action, "from_column"), read_column(action, "to_column")
     if source == target:
-        raise malformed(Message("from_column and to_column are the same column"), "same-column")
+        raise malformed(
+            Message("from_column and to_column are the same column"), "same-column", "SF-R2"
+        )
     columns = seat_layout(state, seat)["columns"]
     if not columns[source]:
         raise refuse(
