@@ -144,6 +144,20 @@ HANDS = {"p1": ["RT-BS", "GT-YC"], "p2": 3}
             "retired.p3",
             "HV-P1",
         ),
+        # HV-P1: a pile starts at the share less the 4 cards of the first hand (32; the
+        # first seat 31) and only shrinks, whatever the hand holds now
+        (
+            {"centre": ["RC-GS"], "hands": {"p1": 4, "p2": 0}, "piles": {"p1": 31, "p2": 33}},
+            {},
+            "piles.p2",
+            "HV-P1",
+        ),
+        (
+            {"centre": ["RC-GS"], "hands": {"p1": 3, "p2": 4}, "piles": {"p1": 32, "p2": 32}},
+            {"dealing": "table"},
+            "piles.p1",
+            "HV-P1",
+        ),
         # HV-P1: 72 cards to 5 seats leave 2 in the box, beside p5's 14 retired cards
         (
             {

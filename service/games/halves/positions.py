@@ -250,7 +250,9 @@ def _check_shares(
     reader: _Reader, hands: dict[str, Place], piles: dict[str, Place], retired: dict[str, int]
 ) -> None:
     """HV-P1/HV-P2: a seat never gains a card, so it holds (or retired with) at most its
-    share of the deal, the first seat one fewer (it turned the starting card). Ruling:
+    share of the deal, the first seat one fewer (it turned the starting card), and its
+    pile at most that less the 4 cards of its first hand (draws, HV-T2, and pile turns,
+    HV-T5, only take from it). Ruling:
     more cards out of play than the deal's leftovers and the retired seats' is let
     through (a position need not list every card played to the central pile)."""
     share = len(reader.deck) // len(reader.seats)
@@ -267,6 +269,19 @@ def _check_shares(
                     seat=seat,
                     count=held,
                     most=most,
+                ),
+                "HV-P1",
+            )
+        pile = _size(piles[seat]) if seat not in retired else 0
+        if pile > most - HAND:
+            raise _bad(
+                f"piles.{seat}",
+                Message(
+                    "%(seat)s's pile holds %(count)s cards, more than the %(most)s left once "
+                    "its hand was taken (HV-P1: a pile only shrinks)",
+                    seat=seat,
+                    count=pile,
+                    most=most - HAND,
                 ),
                 "HV-P1",
             )
