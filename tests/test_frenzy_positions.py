@@ -601,3 +601,57 @@ def test_g_m1_a_seats_position_never_depends_on_hidden_cards(seed, steps, client
         again = sf.position({**other, "status": "finished"}, None)
         event2 = sf.start_from_position(sf.GAME, {"players": 3}, seed, again)[1]
         assert shown == sf.view_event(other, event2, "p2")
+
+
+def _three(dealing: str = "server", **top) -> dict:
+    """A 3-seat position: every seat still playing laid out, or at a table the score
+    sheet alone."""
+    players = {s: seat() for s in ("p1", "p2", "p3") if s not in top.get("retired", {})}
+    position = pos(players, **top)
+    if dealing == "table":
+        del position["players"]
+    return position
+
+
+def _record(number: int, board: dict, pile: dict, out=None, reason=None) -> dict:
+    return {
+        "round": number,
+        "reason": reason or ("out" if out else "stuck"),
+        "out": out,
+        "board": board,
+        "pile": pile,
+        "scores": {s: board[s] - pile[s] for s in board},
+    }
+
+
+@pytest.mark.parametrize("dealing", ["server", "table"])
+def test_sf_e3_the_score_sheet_lists_the_seats_that_played_each_round(dealing):
+    options = {"players": 3, "dealing": dealing}
+    # round 1 without p3, who still plays: every seat of the round is recorded
+    record = _record(1, {"p1": 5, "p2": 3}, {"p1": 0, "p2": 4}, out="p1")
+    error = refused(_three(dealing, round=2, history=[record]), **options)
+    assert (error.rule, error.extra["field"]) == ("SF-E3", "history[0].board")
+    # p3 left in round 1: in round 1's record with the 13-pile it left with, in no later one
+    left = {"p3": {"round": 1, "pile": 5}}
+    first = _record(1, {"p1": 5, "p2": 3, "p3": 2}, {"p1": 0, "p2": 4, "p3": 5}, out="p1")
+    state, _ = start(_three(dealing, round=2, history=[first], retired=left), **options)
+    assert state["round"] == 2 and state["active"] == ["p1", "p2"]
+    eleven = _record(1, {"p1": 5, "p2": 3, "p3": 2}, {"p1": 0, "p2": 4, "p3": 11}, out="p1")
+    error = refused(_three(dealing, round=2, history=[eleven], retired=left), **options)
+    assert (error.rule, error.extra["field"]) == ("SF-E3", "history[0].pile.p3")
+    second = _record(2, {"p1": 5, "p2": 3, "p3": 9}, {"p1": 0, "p2": 4, "p3": 2}, out="p1")
+    error = refused(_three(dealing, round=3, history=[first, second], retired=left), **options)
+    assert (error.rule, error.extra["field"]) == ("SF-E3", "history[1].board")
+
+
+def test_sf_e3_a_round_the_last_seat_ended_is_the_games_last():
+    record = _record(
+        1, {"p1": 5, "p2": 3, "p3": 2}, {"p1": 3, "p2": 4, "p3": 2}, reason="last-seat"
+    )
+    error = refused(_three(round=2, history=[record]), players=3)
+    assert (error.rule, error.extra["field"]) == ("SF-E3", "history[0].reason")
+
+
+def test_sf_e1_a_seat_with_an_empty_13_pile_went_out_and_cannot_have_left():
+    error = refused(_three(retired={"p3": {"round": 1, "pile": 0}}), players=3)
+    assert (error.rule, error.extra["field"]) == ("SF-E1", "retired.p3.pile")

@@ -56,7 +56,7 @@ from service.games.solitaire_frenzy.cards import (
     next_card,
 )
 from service.games.solitaire_frenzy.errors import count, invalid, is_int, shape
-from service.games.solitaire_frenzy.sheet import read_history, read_totals
+from service.games.solitaire_frenzy.sheet import check_round_seats, read_history, read_totals
 from service.games.solitaire_frenzy.state import (
     Foundation,
     Options,
@@ -404,6 +404,16 @@ def _retired(raw: Any, seats: list[str], number: int, server: bool) -> dict[str,
         pile = entry.get("pile")
         if pile is not None or server:
             pile = count(pile, f"{where}.pile", PILE_SIZE, "SF-E3")
+        if pile == 0:  # its 13-pile emptied: it went out, and the round ended (SF-E1)
+            raise invalid(
+                f"{where}.pile",
+                Message(
+                    "%(seat)s's 13-pile was empty: it went out and the round ended then, so "
+                    "it cannot have left the round",
+                    seat=seat,
+                ),
+                "SF-E1",
+            )
         out[seat] = {"round": left, "pile": pile}
     return out
 
@@ -436,6 +446,8 @@ def read_position(raw: Any, options: Options, seats: list[str]) -> dict[str, Any
         )
     if over and len(active) >= 2 and number < options["rounds"]:
         raise shape("history", f"[round 1, ..., round {number - 1}]", "SF-E2")
+    if history is not None:
+        check_round_seats(history, seats, retired, over and len(active) < 2)
     totals = read_totals(raw.get("totals"), seats, history, number, penalty)
     round_seats = [s for s in seats if s in active or retired[s]["round"] == number]
     piles = _foundations(raw.get("foundations", []), round_seats, options["one_pile_per_suit"])

@@ -8,7 +8,7 @@ from typing import Any
 
 from service.games.solitaire_frenzy.cards import PILE_SIZE
 from service.games.solitaire_frenzy.errors import count, invalid, is_int, over_a_deck, shape
-from service.games.solitaire_frenzy.state import RoundRecord
+from service.games.solitaire_frenzy.state import Retirement, RoundRecord
 from service.messages import Message
 
 
@@ -91,6 +91,46 @@ def _check_record(entry: dict[str, Any], where: str, seats: list[str]) -> None:
     for seat in board:
         if (pile[seat] == 0) != (seat == out):
             raise shape(f"{where}.pile.{seat}", "0" if seat == out else f"1..{PILE_SIZE}", "SF-E1")
+
+
+def check_round_seats(
+    history: list[RoundRecord],
+    seats: list[str],
+    retired: dict[str, Retirement],
+    left_alone: bool,
+) -> None:
+    """SF-E3: each ended round's record lists exactly the seats that played it (a seat
+    that left in round k is in round k's record, with the 13-pile it left with, and in
+    no later one), and a round the last seat's retirement ended is the game's last
+    (``left_alone``: the game is over with fewer than two seats still playing)."""
+    for i, record in enumerate(history):
+        where, number = f"history[{i}]", record["round"]
+        playing = [s for s in seats if s not in retired or retired[s]["round"] >= number]
+        if set(record["board"]) != set(playing):
+            raise shape(f"{where}.board", " ".join(playing) + " (the seats of the round)", "SF-E3")
+        for seat in playing:
+            left = retired.get(seat)
+            if (
+                left
+                and left["round"] == number
+                and left["pile"] not in (None, record["pile"][seat])
+            ):
+                raise invalid(
+                    f"{where}.pile.{seat}",
+                    Message(
+                        "%(seat)s left round %(round)s with %(count)s cards in its 13-pile",
+                        seat=seat,
+                        round=number,
+                        count=left["pile"],
+                    ),
+                    "SF-E3",
+                )
+        if record["reason"] == "last-seat" and (i < len(history) - 1 or not left_alone):
+            raise invalid(
+                f"{where}.reason",
+                Message("the last seat's retirement ends the game: no round follows it"),
+                "SF-E3",
+            )
 
 
 def read_totals(
