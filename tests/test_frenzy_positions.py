@@ -368,6 +368,12 @@ REFUSALS = [
         "players.p1.cycle",
     ),
     (
+        "a known cycle with cards in hand and nothing turned since the pick-up",
+        lambda: pos({"p1": seat(cycle="known"), "p2": seat()}),
+        "SF-H1",
+        "players.p1.waste",
+    ),
+    (
         "fewer than two seats playing",
         lambda: pos({"p1": seat()}, retired={"p2": {"round": 1, "pile": 5}}),
         "SF-E3",

@@ -274,7 +274,8 @@ def _size(source: Source) -> int:
 
 def _check_cycle(seat: ReadSeat, field: str) -> None:
     """SF-H1: an unbroken pass turns groups of three from an empty waste; one that
-    ended is known; a seat with nothing to turn has no pass."""
+    ended is known (and once the hand is picked up again, a group lies on the waste); a
+    seat with nothing to turn has no pass."""
     hand, waste, cycle = _size(seat["hand"]), _size(seat["waste"]), seat["cycle"]
     if cycle == "broken":
         return
@@ -294,6 +295,18 @@ def _check_cycle(seat: ReadSeat, field: str) -> None:
             Message(
                 "%(field)s: the hand is turned through, so the cycle is known",
                 field=f"{field}.cycle",
+            ),
+            "SF-H1",
+        )
+    if cycle == "known" and hand and not waste:
+        # the pass that made it known emptied the hand; the turn after it picked the
+        # waste up and turned a group straight back onto it
+        raise invalid(
+            f"{field}.waste",
+            Message(
+                "%(field)s: a known cycle with cards in hand has turned a group since its "
+                "pick-up, so the waste is not empty",
+                field=f"{field}.waste",
             ),
             "SF-H1",
         )
