@@ -302,7 +302,7 @@ def test_g_t1_a_real_time_game_ends_through_the_api_whatever_seats_go_idle(
 def _frenzy_stuck_turner(store: GameStore) -> str:
     """A Solitaire Frenzy game (idle_seconds 60) where p1 can play AS from its 13-pile
     but never acts, and p2 has nothing to play however it turns (its cycle is known:
-    SF-E1), only turning."""
+    SF-E1; it has picked its waste up and turned a group since, SF-H1), only turning."""
     from service.cards import DECK
 
     pile = ["AS", "AH", "AD", "AC", "2S", "2C", "4S", "4C", "5S", "5C", "6S", "6C", "KS"]
@@ -316,7 +316,13 @@ def _frenzy_stuck_turner(store: GameStore) -> str:
         "foundations": [],
         "players": {
             "p1": {**p1, "hand_size": 35, "waste_top": None, "waste_size": 0},
-            "p2": {"pile": pile, "columns": columns, "hand": hand, "waste": [], "cycle": "known"},
+            "p2": {
+                "pile": pile,
+                "columns": columns,
+                "hand": hand[:-3],
+                "waste": hand[-3:],
+                "cycle": "known",
+            },
         },
     }
     options = {"players": 2, "idle_seconds": 60}
