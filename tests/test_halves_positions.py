@@ -431,3 +431,23 @@ def test_g_p1_play_goes_on_to_the_end_from_a_random_games_position(
         events += new
     assert again["status"] == "finished", "the game did not end"
     assert json.dumps(fold_all(events), sort_keys=True) == json.dumps(again, sort_keys=True)
+
+
+def test_g_p1_a_table_game_ended_no_legal_play_comes_back_one_blocked_report_from_its_end():
+    """At a table the same cards with every pile empty are also a running game waiting for
+    the referee's "blocked" (the notation states no result): posted back, the game runs,
+    and the next "blocked" ends it as it ended (HV-T5)."""
+    options = {"players": 2, "dealing": "table"}
+    state = fold_all(halves.new_game("halves", options, SEED))
+    state = fold_all(halves.apply(state, "referee", {"type": "deal", "card": "RC-GS"}), state)
+    while state["status"] == "active":
+        blocked = next(a for a in halves.legal_actions(state, "referee") if a["type"] == "blocked")
+        state = fold_all(halves.apply(state, "referee", blocked), state)
+    assert state["result"]["reason"] == "no-legal-play"
+    again = fold_all(
+        halves.start_from_position("halves", options, SEED, halves.position(state, "referee"))
+    )
+    assert again["status"] == "active"
+    blocked = next(a for a in halves.legal_actions(again, "referee") if a["type"] == "blocked")
+    again = fold_all(halves.apply(again, "referee", blocked), again)
+    assert again["result"] == state["result"]

@@ -551,7 +551,9 @@ def position(state: HalvesState, viewer: str | None) -> Position:
     once the game is over everyone everything the service knows (piles top first).
     A table game's referee position or a finished game's, posted back with the same
     options and seed, gives a game whose view is the original's (``from_position``
-    aside)."""
+    aside), but for a table game that ended ``no-legal-play``: it comes back running
+    (at a table the same cards are also a game waiting for the referee's ``blocked``,
+    and the notation states no result), and the next ``blocked`` ends it alike."""
     over = state["status"] != "active"
     active = active_seats(state)
     return {
