@@ -55,7 +55,7 @@ def canonical_read_back(value: Any) -> tuple[str, Any]:
 def canonical(value: Any) -> Any:
     """``value`` as it reads back from its :func:`canonical_text` (tuples become
     lists, keys strings and sorted): what a replay folds to."""
-    return loads(_dumps(value, _CANONICAL))
+    return _read_back(value, _CANONICAL)
 
 
 def plain_copy(value: Any) -> Any:
@@ -64,7 +64,16 @@ def plain_copy(value: Any) -> Any:
     (an engine's copy of an event or a part of its state; a 2-Way Cards seat's view of
     an event measured 3 to 4 times faster).
     ``plain_copy({1: (2, 3)}) == {"1": [2, 3]}``"""
-    return loads(_dumps(value, orjson.OPT_NON_STR_KEYS))
+    return _read_back(value, orjson.OPT_NON_STR_KEYS)
+
+
+def _read_back(value: Any, option: int) -> Any:
+    """``value`` as its JSON text (written with ``option``) reads back: by orjson alone
+    when orjson wrote it (no integer past 64 bits, see :func:`canonical_read_back`)."""
+    try:
+        return orjson.loads(orjson.dumps(value, option=option))
+    except TypeError:  # the standard library's text (an integer past 64 bits)
+        return loads(_dumps(value, option))
 
 
 def loads(text: str | bytes) -> Any:
