@@ -41,21 +41,15 @@ def canonical_text(value: Any) -> str:
 
 def canonical_read_back(value: Any) -> tuple[str, Any]:
     """:func:`canonical_text` of ``value`` and the value as that text reads back (what a
-    replay folds to). Text orjson wrote holds no integer past 64 bits, which it reads
-    back exactly, so it is read without :func:`loads`' scan for long digit runs (about
-    10 us on a 4 KB snapshot)."""
-    try:
-        raw = orjson.dumps(value, option=_CANONICAL)
-    except TypeError:  # the standard library's text (an integer past 64 bits)
-        raw = _dumps(value, _CANONICAL)
-        return raw.decode(), loads(raw)
-    return raw.decode(), orjson.loads(raw)
+    replay folds to), written and read once (:func:`_written`)."""
+    raw, read = _written(value, _CANONICAL)
+    return raw.decode(), read
 
 
 def canonical(value: Any) -> Any:
     """``value`` as it reads back from its :func:`canonical_text` (tuples become
     lists, keys strings and sorted): what a replay folds to."""
-    return _read_back(value, _CANONICAL)
+    return _written(value, _CANONICAL)[1]
 
 
 def plain_copy(value: Any) -> Any:
@@ -64,16 +58,20 @@ def plain_copy(value: Any) -> Any:
     (an engine's copy of an event or a part of its state; a 2-Way Cards seat's view of
     an event measured 3 to 4 times faster).
     ``plain_copy({1: (2, 3)}) == {"1": [2, 3]}``"""
-    return _read_back(value, orjson.OPT_NON_STR_KEYS)
+    return _written(value, orjson.OPT_NON_STR_KEYS)[1]
 
 
-def _read_back(value: Any, option: int) -> Any:
-    """``value`` as its JSON text (written with ``option``) reads back: by orjson alone
-    when orjson wrote it (no integer past 64 bits, see :func:`canonical_read_back`)."""
+def _written(value: Any, option: int) -> tuple[bytes, Any]:
+    """``value``'s JSON text (written with ``option``, as :func:`_dumps` writes it) and
+    the value it reads back. Text orjson wrote holds no integer past 64 bits, which it
+    reads back exactly, so it is read without :func:`loads`' scan for long digit runs
+    (about 10 us on a 4 KB snapshot)."""
     try:
-        return orjson.loads(orjson.dumps(value, option=option))
+        raw = orjson.dumps(value, option=option)
     except TypeError:  # the standard library's text (an integer past 64 bits)
-        return loads(_dumps(value, option))
+        raw = _dumps(value, option)
+        return raw, loads(raw)
+    return raw, orjson.loads(raw)
 
 
 def loads(text: str | bytes) -> Any:

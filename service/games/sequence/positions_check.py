@@ -287,9 +287,6 @@ def check_flow(
         )
     penalty = _penalties(position, setup, read)
     for seat, hand in read["hands"].items():
-        alone = len(setup["teams"][setup["sides"][seat]]) == 1
-        if not table and alone and position.get("result") is None:
-            _full_hand(seat, hand, setup["hand_size"], read)
         room = setup["hand_size"] - (seat in owed) - (seat == replacement) - lost.get(seat, 0)
         if _held(hand) > room:
             raise position_error(
@@ -309,24 +306,6 @@ def check_flow(
         "lost_draws": {s: lost.get(s, 0) for s in seats},
         "penalty_due": penalty,
     }
-
-
-def _full_hand(seat: str, hand: list[str] | int, size: int, read: Placed) -> None:
-    """Server dealing: a seat that is a side of its own draws after every play and
-    every exchange (the draw is part of the turn, G-M1) and owes no table-talk discard
-    (SQ-T6 falls on teams), so a running game's hand is always whole (SQ-P2 / SN-P2)."""
-    if _held(hand) != size:
-        raise position_error(
-            Message(
-                "%(seat)s holds %(count)s cards: in server dealing a seat that is a side of "
-                "its own always holds %(size)s",
-                seat=seat,
-                count=_held(hand),
-                size=size,
-            ),
-            f"hands.{seat}",
-            _hand_rule(read),
-        )
 
 
 def _exchanged(position: Mapping[str, Any], read: Placed) -> bool:
@@ -376,8 +355,8 @@ def check_counters(
     without a new sequence below the stalemate limit) and the result: a running game
     where a side has reached its sequences, or a stated result the position does not
     bear out, is refused (SQ-S3 / SN-S1, SQ-E1). Before any reshuffle the empty
-    discard piles must fit the passes (``_silent_seats``) and, in server dealing, the
-    team seats' short hands their discard piles (``_short_hands``)."""
+    discard piles must fit the passes (``_silent_seats``); in server dealing no hand may
+    be shorter than its draws allow (``_short_hands``)."""
     options, sequences = setup["options"], read["sequences"]
     finished = position.get("result") is not None
     reshuffles = _int(position, "reshuffles", 0, 0, 10**6, "SQ-T7")
@@ -403,8 +382,8 @@ def check_counters(
         _chips_played(setup, read)
         if not finished and turn_number:
             _silent_seats(setup, read, turn_number, passes)
-        if not finished and setup["options"]["dealing"] == "server":
-            _short_hands(setup, read)
+    if not finished and setup["options"]["dealing"] == "server":
+        _short_hands(setup, read, reshuffles)
     return {
         "reshuffles": reshuffles,
         "passes": passes,
@@ -489,24 +468,35 @@ def _silent_seats(setup: Setup, read: Placed, turn_number: int, passes: int) -> 
         )
 
 
-def _short_hands(setup: Setup, read: Placed) -> None:
-    """SQ-P2 / SN-P2 and SQ-T6, server dealing, before any reshuffle: every draw was
-    made, so a team's seat is short of its hand size by its table-talk discards at
-    most, and those lie on its discard pile (a side of one seat: ``_full_hand``)."""
+def _short_hands(setup: Setup, read: Placed, reshuffles: int) -> None:
+    """SQ-P2 / SN-P2, server dealing, a running game: the draw is part of every turn
+    (G-M1), so a hand is short only by table-talk discards (SQ-T6), which fall on teams
+    and lie on the seat's discard pile (until a reshuffle takes them): a seat that is a
+    side of its own always holds a whole hand, and before any reshuffle a team's seat
+    holds at least its hand size less its discard pile."""
+    size = setup["hand_size"]
     for seat, hand in read["hands"].items():
-        size, pile = setup["hand_size"], len(read["discards"][seat])
-        if _held(hand) < size - pile:
-            raise position_error(
-                Message(
-                    "%(seat)s holds %(count)s cards: every draw was made, and only its "
-                    "%(discards)s discarded cards can be table-talk discards",
-                    seat=seat,
-                    count=_held(hand),
-                    discards=pile,
-                ),
-                f"hands.{seat}",
-                _hand_rule(read),
+        alone = len(setup["teams"][setup["sides"][seat]]) == 1
+        pile = len(read["discards"][seat])
+        if alone and _held(hand) != size:
+            detail = Message(
+                "%(seat)s holds %(count)s cards: in server dealing a seat that is a side of "
+                "its own always holds %(size)s",
+                seat=seat,
+                count=_held(hand),
+                size=size,
             )
+        elif not alone and not reshuffles and _held(hand) < size - pile:
+            detail = Message(
+                "%(seat)s holds %(count)s cards: every draw was made, and only its "
+                "%(discards)s discarded cards can be table-talk discards",
+                seat=seat,
+                count=_held(hand),
+                discards=pile,
+            )
+        else:
+            continue
+        raise position_error(detail, f"hands.{seat}", _hand_rule(read))
 
 
 def _stalemated(setup: Setup, read: Placed, barren: int, mark: int) -> bool:
