@@ -34,7 +34,7 @@ def _tw(**options):
 
 
 def _tw_face(state, seat, i=0):
-    return state["manifest"][state["hands"][seat][i]][seat]
+    return tw.manifest_of(state)[state["hands"][seat][i]][seat]
 
 
 def _tw_placed(state):
@@ -89,8 +89,10 @@ def _tw_held_three(state):
 def _tw_ambiguous():
     """Table mode, dealt: two tiles of blue's hand show AS (AS/KH and QD/AS)."""
     state = copy.deepcopy(_tw_table_dealt())
-    state["manifest"][state["hands"]["blue"][0]] = {"blue": "AS", "green": "KH"}
-    state["manifest"][state["hands"]["blue"][1]] = {"blue": "QD", "green": "AS"}
+    manifest = list(tw.manifest_of(state))
+    manifest[state["hands"]["blue"][0]] = {"blue": "AS", "green": "KH"}
+    manifest[state["hands"]["blue"][1]] = {"blue": "QD", "green": "AS"}
+    state["manifest"] = tw.manifest_text(manifest)
     return state
 
 

@@ -152,7 +152,8 @@ def test_tile_manifest_default_is_described_as_dealt(store_app, store_client, ma
     custom = list(reversed(shipped))
 
     def manifest(**options):
-        return store.read(make_game("two-way", options=options, seed=SEED)["id"]).state["manifest"]
+        state = store.read(make_game("two-way", options=options, seed=SEED)["id"]).state
+        return list(two_way.manifest_of(state))
 
     assert manifest(dealing="table") == shipped
     server = manifest(dealing="server")

@@ -402,3 +402,51 @@ def test_0003_downgrade_gives_back_the_previous_release_games(new_database, back
                 connection.execute(text("UPDATE events SET type = 'forged'"))
     finally:
         engine.dispose()
+
+
+# ----- 0008: a 2-Way Cards snapshot's manifest as one string -----------------------------
+
+
+def _snapshot(url: str, game_id: str) -> dict:
+    engine = make_engine(url)
+    try:
+        with engine.connect() as connection:
+            return connection.execute(select(Game.snapshot).where(Game.id == game_id)).scalar_one()
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_0008_two_way_snapshots_keep_the_manifest_as_a_string_down_and_up(new_database, backend):
+    """0008 down gives a 2-Way Cards game in flight the manifest of 108 objects the
+    previous release kept; up gives the string back, and the game plays on to its end
+    with its log folding to its snapshot."""
+    url = new_database(backend)
+    migrate(url)
+    store = GameStore(url)
+    try:
+        _, body = store.create("two-way", {}, "ab" * 32)
+        game_id = body["id"]
+        manifest = [dict(t) for t in game_engine("two-way").manifest_of(store.read(game_id).state)]
+    finally:
+        store.dispose()
+    stored = _snapshot(url, game_id)
+    assert stored["manifest"] == game_engine("two-way").manifest_text(manifest)
+    assert stored["manifest"].count(",") == 107 and stored["manifest"].count("/") == 108
+
+    migrate(url, "0007_imported", down=True)
+    old = _snapshot(url, game_id)
+    assert old["manifest"] == manifest and len(manifest) == 108
+    assert {k: v for k, v in old.items() if k != "manifest"} == {
+        k: v for k, v in stored.items() if k != "manifest"
+    }
+
+    migrate(url)
+    assert _snapshot(url, game_id) == stored
+    store = GameStore(url)
+    try:
+        assert store.replay(game_id).ok
+        assert _play_to_the_end(store, game_id, random.Random(8)) > 0
+        assert store.replay(game_id).ok
+    finally:
+        store.dispose()

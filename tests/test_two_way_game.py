@@ -107,7 +107,7 @@ class Game:
 
     def face(self, tile: int, colour: str) -> str:
         """``tile``'s face in ``colour`` in this game's manifest."""
-        return self.state["manifest"][tile][colour]
+        return tw.manifest_of(self.state)[tile][colour]
 
     def own(self, seat: str, index: int = 0) -> str:
         """The face ``seat`` sees on its ``index``-th hand tile (how a seat names it)."""
@@ -196,7 +196,7 @@ def check_seat_view(state: dict, viewer: str) -> None:
     """TW-C3: a seat's view shows grid, both hands and both bases in its colour only,
     no tile id, no bag content, no seed while active."""
     shown = tw.view(state, viewer)
-    faces = state["manifest"]
+    faces = tw.manifest_of(state)
     assert not HIDDEN_KEYS & set(walk_keys(shown))
     assert shown["grid"] == [
         [None if t is None else faces[t][viewer] for t in r] for r in state["grid"]
@@ -214,7 +214,7 @@ def check_seat_view(state: dict, viewer: str) -> None:
 def check_seat_event(state: dict, event: dict, viewer: str) -> None:
     """The same filter over one logged event."""
     shown = tw.view_event(state, event, viewer)
-    faces = state["manifest"]
+    faces = tw.manifest_of(state)
     assert not HIDDEN_KEYS & set(walk_keys(shown))
     if "tile" in event:
         assert shown["card"] == faces[event["tile"]][viewer]
@@ -320,8 +320,8 @@ def test_tw_c1_grid_is_7_by_7_with_row_col_coordinates():
 
 def test_tw_c2_every_game_has_108_tiles_with_two_different_faces():
     state = Game().state
-    assert len(state["manifest"]) == 108
-    assert all(t["blue"] != t["green"] for t in state["manifest"])
+    assert len(tw.manifest_of(state)) == 108
+    assert all(t["blue"] != t["green"] for t in tw.manifest_of(state))
     assert sorted(tile_places(state)) == list(range(108))
 
 
@@ -334,14 +334,16 @@ def test_tw_c2_custom_manifest_is_used_for_faces():
 
 
 def test_tw_c2_ruling_server_games_re_pair_the_public_manifest_from_the_seed():
-    one, again, two = (Game(seed=s).state["manifest"] for s in ("01" * 32, "01" * 32, "02" * 32))
+    one, again, two = (
+        list(tw.manifest_of(Game(seed=s).state)) for s in ("01" * 32, "01" * 32, "02" * 32)
+    )
     assert one == again and one != two and one != MANIFEST
     for manifest in (one, two):
         assert tw.validate_manifest(manifest) == manifest  # TW-C2 still holds
         assert [t["blue"] for t in manifest] == [t["blue"] for t in MANIFEST]
-    assert Game({"dealing": "table"}).state["manifest"] == MANIFEST
+    assert list(tw.manifest_of(Game({"dealing": "table"}).state)) == MANIFEST
     swapped = [{"blue": t["green"], "green": t["blue"]} for t in MANIFEST]
-    assert Game({"tile_manifest": swapped}).state["manifest"] == swapped
+    assert list(tw.manifest_of(Game({"tile_manifest": swapped}).state)) == swapped
 
 
 def test_tw_c2_manifest_with_a_tile_showing_one_card_twice_is_refused():
@@ -1155,7 +1157,7 @@ def test_tw_e2_games_driven_by_legal_actions_end(seed):
 
 def test_tw_e4_draw_four_of_108_tiles_and_180_tiles_refused():
     game = Game()
-    assert len(game.state["manifest"]) == 108 and len(tile_places(game.state)) == 108
+    assert len(tw.manifest_of(game.state)) == 108 and len(tile_places(game.state)) == 108
     events = server_turn(game)
     draw = [e for e in game.log if e["type"] == "drawn"][0]
     assert len(draw["tiles"]) == 4 and events[0]["type"] == "discarded"
@@ -1275,7 +1277,8 @@ def test_legal_actions_are_complete_and_each_is_accepted():
 
 
 def game_faces(state: dict, colour: str) -> list[list[str | None]]:
-    return [[None if t is None else state["manifest"][t][colour] for t in r] for r in state["grid"]]
+    faces = tw.manifest_of(state)
+    return [[None if t is None else faces[t][colour] for t in r] for r in state["grid"]]
 
 
 def test_legal_discards_are_distinct_by_faces_and_skip_held_lengths():

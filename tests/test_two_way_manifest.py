@@ -86,3 +86,21 @@ def test_tw_c2_each_colour_is_exactly_two_decks_plus_four_jokers():
     k = next(i for i, t in enumerate(tiles) if t["green"] != "JK" and t["blue"] != "JK")
     tiles[k]["green"] = "JK"  # five green jokers
     assert "green" in refusal(tiles).detail
+
+
+def test_tw_c2_a_state_keeps_the_manifest_as_faces_pairs_in_tile_id_order():
+    """The state's manifest is one string, ``blue/green`` per tile in id order; read
+    back, tile t shows the faces the game's manifest gives it (custom: as given)."""
+    custom = list(reversed(tw.default_manifest()))
+    state = None
+    for event in tw.new_game("two-way", {"tile_manifest": custom}, "ab" * 32):
+        state = tw.fold(state, event)
+    pairs = state["manifest"].split(",")
+    assert len(pairs) == 108 and pairs[0] == f"{custom[0]['blue']}/{custom[0]['green']}"
+    assert pairs[107] == f"{custom[107]['blue']}/{custom[107]['green']}"
+    assert list(tw.manifest_of(state)) == custom
+    assert tw.manifest_text(tw.manifest_of(state)) == state["manifest"]
+    assert tw.manifest_of(dict(state)) is tw.manifest_of(state)  # read once per process
+    joker = [{"blue": "JK", "green": "10H"}, {"blue": "AS", "green": "JK"}]
+    assert tw.manifest_text(joker) == "JK/10H,AS/JK"
+    assert list(tw.manifest_of({"manifest": "JK/10H,AS/JK"})) == joker

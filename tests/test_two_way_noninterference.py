@@ -63,7 +63,7 @@ def hide_differently(state: dict, seat: str, rnd: random.Random) -> dict:
     """``state`` with the faces ``seat`` cannot see changed (TW-C3)."""
     other = copy.deepcopy(state)
     opponent = SEATS[1 - SEATS.index(seat)]
-    manifest = other["manifest"]
+    manifest = [dict(t) for t in tw.manifest_of(other)]
     in_bases = {t for s in SEATS for entry in other["bases"][s] for t in entry["tiles"]}
     tiles = [t for t in range(tw.TILE_COUNT) if t not in in_bases]
     faces = _rotated([manifest[t][opponent] for t in tiles], rnd)
@@ -72,6 +72,7 @@ def hide_differently(state: dict, seat: str, rnd: random.Random) -> dict:
     bag = [t for t in other["bag"] if t not in next_draw(state, seat)]
     for tile, pair in zip(bag, _rotated([manifest[t] for t in bag], rnd)):
         manifest[tile] = pair
+    other["manifest"] = tw.manifest_text(manifest)
     return other
 
 
@@ -93,7 +94,7 @@ def straight_lines(rnd: random.Random, count: int) -> list[list[list[int]]]:
 
 def probes(state: dict, seat: str, rnd: random.Random) -> list[dict]:
     faces = rnd.sample([*DECK, JOKER], 12)
-    faces += [state["manifest"][t][seat] for t in state["hands"][seat]]
+    faces += [tw.manifest_of(state)[t][seat] for t in state["hands"][seat]]
     cells = [[rnd.randrange(7), rnd.randrange(7)] for _ in range(3)]
     out = [{"type": "place", "tile": face, "cell": cell} for face in faces for cell in cells]
     out += [{"type": "draw"}, {"type": "draw", "tiles": [0, 1, 2, 3]}]

@@ -75,7 +75,7 @@ def assert_conserved(state: dict) -> None:
     places += [t for s in tw.SEATS for e in state["bases"][s] for t in e["tiles"]]
     assert sorted(places) == list(range(tw.TILE_COUNT))
     for colour in tw.SEATS:
-        assert Counter(t[colour] for t in state["manifest"]) == FACE_COUNTS
+        assert Counter(t[colour] for t in tw.manifest_of(state)) == FACE_COUNTS
 
 
 # ----- starting and reading -----------------------------------------------------------
@@ -154,7 +154,7 @@ def test_g_p1_what_the_position_leaves_out_is_dealt_from_the_seed():
     other = start(position, seed=OTHER_SEED)
     assert first == again and first["hands"] != other["hands"]
     assert [len(first["hands"][s]) for s in tw.SEATS] == [5, 5]
-    assert first["manifest"][first["grid"][3][3]] == {"blue": "AS", "green": "KH"}
+    assert tw.manifest_of(first)[first["grid"][3][3]] == {"blue": "AS", "green": "KH"}
     assert first["phase"] == "place" and first["turn"] == "blue"
     assert_conserved(first)
     assert tw.legal_actions(first, "blue")

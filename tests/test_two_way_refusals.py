@@ -14,6 +14,7 @@ import yaml
 from refusal_walk import TWO_WAY
 from service import rulebook
 from service.games import RuleViolation
+from service.games.two_way import manifest_of
 
 ROOT = Path(__file__).resolve().parent.parent
 TABLE = yaml.safe_load((ROOT / "seeds" / "refusals" / "two-way.yaml").read_text("utf-8"))
@@ -93,7 +94,7 @@ def test_tw_t4_a_declaration_freeing_spaces_makes_the_placement_due_and_refuses_
             "blue",
             {
                 "type": "place",
-                "tile": state["manifest"][state["hands"]["blue"][0]]["blue"],
+                "tile": manifest_of(state)[state["hands"]["blue"][0]]["blue"],
                 "cell": [6, 6],
             },
         ),
@@ -107,7 +108,7 @@ def test_tw_t4_a_declaration_freeing_spaces_makes_the_placement_due_and_refuses_
     with pytest.raises(RuleViolation) as error:
         tw.apply(state, "referee", {"type": "draw", "seat": "blue", "tiles": state["bag"][:3]})
     assert (error.value.code, error.value.rule) == ("wrong-phase", "TW-T4")
-    face = state["manifest"][state["hands"]["blue"][0]]["blue"]
+    face = manifest_of(state)[state["hands"]["blue"][0]]["blue"]
     state = fold_all(
         tw.apply(state, "blue", {"type": "place", "tile": face, "cell": [0, 0]}), state
     )
@@ -132,7 +133,7 @@ def test_tw_e2_game_over_after_a_full_grid_cites_tw_e2():
             "blue",
             {
                 "type": "discard",
-                "tiles": [state["manifest"][t]["blue"] for t in state["hands"]["blue"][:2]],
+                "tiles": [manifest_of(state)[t]["blue"] for t in state["hands"]["blue"][:2]],
             },
         ),
         state,

@@ -25,14 +25,14 @@ def dealt() -> dict:
 
 
 def name(state: dict, tile: int) -> str:
-    return tw.pair_name(state["manifest"][tile])
+    return tw.pair_name(tw.manifest_of(state)[tile])
 
 
 def unique_face(state: dict, hand: list[int]) -> tuple[int, str]:
     """A tile of ``hand`` with a face no other tile of the hand shows."""
     for tile in hand:
-        for face in state["manifest"][tile].values():
-            if sum(face in state["manifest"][t].values() for t in hand) == 1:
+        for face in tw.manifest_of(state)[tile].values():
+            if sum(face in tw.manifest_of(state)[t].values() for t in hand) == 1:
                 return tile, face
     raise AssertionError("no unique face")
 
@@ -61,9 +61,10 @@ def test_g_m2_the_referee_names_a_tile_by_id_by_its_faces_or_by_one_face():
 def test_g_m2_a_face_shown_by_several_tiles_of_the_hand_is_ambiguous():
     state = dealt()
     hand = state["hands"]["blue"]
-    faces = state["manifest"]
+    faces = list(tw.manifest_of(state))
     faces[0] = {"blue": "AS", "green": "KH"}  # two tiles of blue's hand now show AS
     faces[1] = {"blue": "QD", "green": "AS"}
+    state["manifest"] = tw.manifest_text(faces)
     error = refusal(lambda: place(state, "AS"))
     assert (error.code, error.status, error.rule) == ("ambiguous-tile", 422, "G-M2")
     assert error.extra == {"field": "tile", "candidates": ["AS/KH", "QD/AS"]}
@@ -83,7 +84,7 @@ def test_g_m2_a_pair_no_tile_of_the_manifest_shows_is_invalid_tile():
         f"{b}/{g}"
         for b in ("AS", "KH")
         for g in ("2C", "3D", "4H", "5S")
-        if not any((m["blue"], m["green"]) == (b, g) for m in state["manifest"])
+        if not any((m["blue"], m["green"]) == (b, g) for m in tw.manifest_of(state))
     )
     error = refusal(lambda: place(state, missing))
     assert (error.code, error.extra["field"]) == ("invalid-tile", "tile")

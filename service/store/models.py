@@ -52,7 +52,7 @@ NullableJSON = JSON(none_as_null=True).with_variant(
 
 # The Alembic revision these models match (the newest in migrations/versions, a test
 # keeps them equal): the service answers 503 on a database at any other revision.
-SCHEMA_REVISION = "0007_imported"
+SCHEMA_REVISION = "0008_two_way_manifest_text"
 
 IN_FLIGHT = "in-flight"
 DONE = "done"

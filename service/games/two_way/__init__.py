@@ -92,6 +92,8 @@ from service.games.two_way.tiles import (
     TILE_COUNT,
     default_manifest,
     game_manifest,
+    manifest_of,
+    manifest_text,
     pair_faces,
 )
 from service.games.two_way.turns import apply, idle_events, restarts_idle_clock
@@ -122,6 +124,8 @@ __all__ = [
     "idle_events",
     "restarts_idle_clock",
     "legal_actions",
+    "manifest_of",
+    "manifest_text",
     "new_game",
     "normalise_options",
     "pair_faces",

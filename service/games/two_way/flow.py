@@ -24,6 +24,7 @@ from service.games.two_way.tiles import (
     PLACEMENTS,
     SEATS,
     TILE_COUNT,
+    manifest_text,
 )
 from service.jsontext import plain_copy
 
@@ -40,7 +41,7 @@ def initial_state(event: Event) -> TwoWayState:
         "seats": list(event["seats"]),
         "options": options.copy(),
         "custom_manifest": event["custom_manifest"],
-        "manifest": [dict(t) for t in event["manifest"]],
+        "manifest": manifest_text(event["manifest"]),
         "seed": event["seed"],
         "slots": dict(SLOTS[(options["variant"], options["easy_extra_threes"])]),
         "bag": list(range(TILE_COUNT)),

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from service.cards import CardError, parse_card
 from service.games.two_way.state import Faces, PositionFields, TwoWayState
-from service.games.two_way.tiles import GAME, REFEREE, SEATS
+from service.games.two_way.tiles import GAME, REFEREE, SEATS, manifest_of
 
 # the fields of a state (and of a position-set event) a position is read from
 POSITION_KEYS = (
@@ -65,7 +65,7 @@ def parse_pair(value: object) -> tuple[str, str] | None:
 
 
 def _namer(
-    manifest: list[Faces], viewer: str | None, full: bool
+    manifest: Sequence[Faces], viewer: str | None, full: bool
 ) -> Callable[[int], str | int] | None:
     """How a tile is named: a full position names it by its face pair, or by its id
     when another tile of the manifest shows the same pair (so that a position posted
@@ -79,7 +79,7 @@ def _namer(
 
 
 def position_of(
-    data: PositionFields, manifest: list[Faces], viewer: str | None, full: bool
+    data: PositionFields, manifest: Sequence[Faces], viewer: str | None, full: bool
 ) -> dict[str, Any]:
     """The position notation of ``data`` (a state, or a position-set event's fields:
     POSITION_KEYS) as ``viewer`` may read it (G-P1, TW-C3).
@@ -132,7 +132,7 @@ def position(state: TwoWayState, viewer: str | None) -> dict[str, Any]:
     if viewer not in (*SEATS, REFEREE):
         viewer = None
     full = viewer == REFEREE or state["status"] == "finished"
-    shown = position_of(state, state["manifest"], viewer, full)
+    shown = position_of(state, manifest_of(state), viewer, full)
     if full:
         shown["custom_manifest"] = state["custom_manifest"]
     return shown

@@ -20,7 +20,7 @@ from service.cards import CardError, parse_card
 from service.games import RuleViolation
 from service.games.two_way.notation import pair_name, parse_pair
 from service.games.two_way.state import TwoWayState
-from service.games.two_way.tiles import TILE_COUNT
+from service.games.two_way.tiles import TILE_COUNT, manifest_of
 from service.messages import Message
 
 
@@ -70,7 +70,7 @@ def referee_tile(
     """The tile id the referee's ``value`` names among ``place`` (a hand, or the bag
     when ``where`` is "bag"), leaving out the tiles already ``taken`` by the same
     report. Refusals: module docstring (``field`` is the body field, e.g. tiles[1])."""
-    manifest = state["manifest"]
+    manifest = manifest_of(state)
     if isinstance(value, int) and not isinstance(value, bool):
         if not 0 <= value < TILE_COUNT:
             raise _invalid(field, value)

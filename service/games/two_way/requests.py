@@ -12,7 +12,7 @@ from service.games import RuleViolation
 from service.games.two_way.lines import DIRECTIONS, GRID_SIZE, LINE_LENGTHS
 from service.games.two_way.reports import referee_tile
 from service.games.two_way.state import Cell, TwoWayState
-from service.games.two_way.tiles import SEATS
+from service.games.two_way.tiles import SEATS, manifest_of
 from service.messages import Message
 
 _FIELDS = {  # action type -> body fields besides type/seat/expected_version
@@ -163,9 +163,8 @@ def hand_tiles(
                 face = parse_card(name)
             except CardError as error:
                 raise bad_request(error.message, "invalid-card") from None
-            found = next(
-                (t for t in hand if t not in taken and state["manifest"][t][seat] == face), None
-            )
+            faces = manifest_of(state)
+            found = next((t for t in hand if t not in taken and faces[t][seat] == face), None)
             if found is None:
                 raise RuleViolation(
                     "tile-not-in-hand",
@@ -190,9 +189,8 @@ def _one_meant(
 ) -> None:
     """G-M2 (see :func:`hand_tiles`): ``face`` names every hand tile showing it still
     untaken, or the report is ambiguous."""
-    showing = sum(
-        1 for t in state["hands"][seat] if t not in taken and state["manifest"][t][seat] == face
-    )
+    faces = manifest_of(state)
+    showing = sum(1 for t in state["hands"][seat] if t not in taken and faces[t][seat] == face)
     named = sum(1 for name in rest if _face_of(name) == face)
     if showing > named:
         raise RuleViolation(

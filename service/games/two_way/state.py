@@ -106,7 +106,7 @@ class TwoWayState(TypedDict):
     seats: list[str]  # ["blue", "green"]
     options: Options
     custom_manifest: bool
-    manifest: list[Faces]  # 108 tiles
+    manifest: str  # 108 tiles as tiles.manifest_text writes them: "AS/KH,..."
     seed: str
     slots: dict[str, int]  # TW-D3: length ("3".."6") -> sequences of it one may hold
     bag: list[int]  # tile ids, sorted

@@ -4,7 +4,10 @@ face pairs (tile id = index in the manifest)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
+from typing import Any
+
 from service.data import seed_file
 
 from service.cards import DECK, JOKER
@@ -33,6 +36,38 @@ def _shipped_tiles() -> tuple[tuple[str, str], ...]:
 def default_manifest() -> list[Faces]:
     """The shipped manifest (seeds/two-way-tiles.json): a fresh list of 108 tiles."""
     return [{"blue": blue, "green": green} for blue, green in _shipped_tiles()]
+
+
+def manifest_text(tiles: Iterable[Faces]) -> str:
+    """A manifest as a game's state keeps it (TW-C2): each tile's faces ``blue/green``,
+    comma-separated, the tile id its place: ``"AS/KH,2C/JD,..."``.
+
+    One string, not 108 objects: a 2-Way Cards action reads its game's state from JSON
+    and writes it back, and the manifest was three quarters of it (issue 23: reading
+    and writing the state took 43 us as objects, 10 us as one string).
+
+    >>> manifest_text([{"blue": "AS", "green": "KH"}, {"blue": "JK", "green": "2C"}])
+    'AS/KH,JK/2C'
+    """
+    return ",".join(f"{t['blue']}/{t['green']}" for t in tiles)
+
+
+@lru_cache(maxsize=256)
+def read_manifest(text: str) -> tuple[Faces, ...]:
+    """The tiles of a :func:`manifest_text`, tile id = index; built once per manifest
+    in a process and shared, so a caller never changes one.
+
+    >>> read_manifest("AS/KH,JK/2C")[1]
+    {'blue': 'JK', 'green': '2C'}
+    """
+    pairs = (pair.split("/") for pair in text.split(","))
+    return tuple({"blue": blue, "green": green} for blue, green in pairs)
+
+
+def manifest_of(state: Mapping[str, Any]) -> tuple[Faces, ...]:
+    """The manifest of a 2-Way Cards ``state`` (its ``"manifest"`` text, read by
+    :func:`read_manifest`): ``manifest_of(state)[tile]["blue"]`` is a tile's blue face."""
+    return read_manifest(state["manifest"])
 
 
 def pair_faces(blue: list[str], green_pool: list[str], seed: str, label: str) -> list[Faces]:

@@ -30,7 +30,7 @@ from service.games.two_way.requests import (
     tile_names,
 )
 from service.games.two_way.state import Action, Event, TwoWayState
-from service.games.two_way.tiles import HAND_SIZE, REFEREE, SEATS
+from service.games.two_way.tiles import HAND_SIZE, REFEREE, SEATS, manifest_of
 from service.messages import Message
 
 
@@ -214,7 +214,8 @@ def _apply_declare(
             ),
             rule="TW-D3",
         )
-    cards = [state["manifest"][t][seat] for t in tiles]
+    manifest = manifest_of(state)
+    cards = [manifest[t][seat] for t in tiles]
     verdict = classify_line(cards)
     base = {"seat": seat, "by": actor, "cells": cells, "tiles": tiles, "cards": cards}
     if not verdict["valid"]:

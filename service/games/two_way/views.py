@@ -11,8 +11,8 @@ from service.games.rng import commitment
 from service.games.two_way.flow import discard_count, draw_count, empty_cells, held_count
 from service.games.two_way.lines import scan_grid
 from service.games.two_way.notation import position_of
-from service.games.two_way.state import Action, BaseEntry, Event, TwoWayState
-from service.games.two_way.tiles import GAME, HAND_SIZE, PLACEMENTS, REFEREE, SEATS
+from service.games.two_way.state import Action, BaseEntry, Event, Faces, TwoWayState
+from service.games.two_way.tiles import GAME, HAND_SIZE, PLACEMENTS, REFEREE, SEATS, manifest_of
 from service.jsontext import plain_copy
 
 
@@ -28,9 +28,8 @@ class TileFaces(TypedDict):
 
 
 def face_grid(state: TwoWayState, colour: str) -> list[list[str | None]]:
-    return [
-        [None if t is None else state["manifest"][t][colour] for t in row] for row in state["grid"]
-    ]
+    manifest = manifest_of(state)
+    return [[None if t is None else manifest[t][colour] for t in row] for row in state["grid"]]
 
 
 def _declarations(state: TwoWayState, seat: str) -> list[Action]:
@@ -52,7 +51,8 @@ def _unique_names(state: TwoWayState, seat: str, by_referee: bool) -> list[int |
     hand = state["hands"][seat]
     if by_referee:
         return list(hand)
-    faces = [state["manifest"][t][seat] for t in hand]
+    manifest = manifest_of(state)
+    faces = [manifest[t][seat] for t in hand]
     table = state["options"]["dealing"] == "table"
     return [f for f in dict.fromkeys(faces) if not table or faces.count(f) == 1]
 
@@ -61,7 +61,8 @@ def _discard_choices(state: TwoWayState, seat: str, by_referee: bool) -> list[li
     """Every discard, distinct by names (a seat in table dealing names every tile of a
     face it shows or none, G-M2)."""
     hand = state["hands"][seat]
-    names: Sequence[int | str] = hand if by_referee else [state["manifest"][t][seat] for t in hand]
+    manifest = manifest_of(state)
+    names: Sequence[int | str] = hand if by_referee else [manifest[t][seat] for t in hand]
     whole = by_referee or state["options"]["dealing"] != "table"
     count = discard_count(state, seat)
     seen: set[tuple[str, ...]] = set()
@@ -125,31 +126,34 @@ def legal_actions(state: TwoWayState, viewer: str | None) -> list[Action]:
 # ----- views (TW-C3) -----
 
 
-def both_faces(state: TwoWayState, tile: int) -> TileFaces:
-    faces = state["manifest"][tile]
+def both_faces(manifest: Sequence[Faces], tile: int) -> TileFaces:
+    """A tile of ``manifest`` (:func:`~service.games.two_way.tiles.manifest_of`) as the
+    referee sees it."""
+    faces = manifest[tile]
     return {"tile": tile, "blue": faces["blue"], "green": faces["green"]}
 
 
-def show_tile(state: TwoWayState, tile: int, viewer: str) -> TileFaces | str:
-    """One tile as ``viewer`` sees it: its face in a seat's colour (TW-C3), both faces
-    and the id for the referee."""
+def show_tile(manifest: Sequence[Faces], tile: int, viewer: str) -> TileFaces | str:
+    """One tile of ``manifest`` as ``viewer`` sees it: its face in a seat's colour
+    (TW-C3), both faces and the id for the referee."""
     if viewer == REFEREE:
-        return both_faces(state, tile)
-    return state["manifest"][tile][viewer]
+        return both_faces(manifest, tile)
+    return manifest[tile][viewer]
 
 
 def _base_entry(
     state: TwoWayState, owner: str, entry: BaseEntry, viewer: str | None
 ) -> dict[str, object]:
     shown: dict[str, object] = {k: entry[k] for k in ("cells", "kind", "tier", "points", "length")}
+    manifest = manifest_of(state)
     if viewer == REFEREE:
         shown.update(
-            tiles=[both_faces(state, t) for t in entry["tiles"]],
+            tiles=[both_faces(manifest, t) for t in entry["tiles"]],
             cards=entry["cards"],
             assignment=entry["assignment"],
         )
     elif viewer in SEATS:
-        shown["cards"] = [show_tile(state, t, viewer) for t in entry["tiles"]]
+        shown["cards"] = [show_tile(manifest, t, viewer) for t in entry["tiles"]]
         if viewer == owner:
             shown["assignment"] = entry["assignment"]
     return shown
@@ -212,18 +216,19 @@ def view(state: TwoWayState, viewer: str | None) -> dict[str, Any]:
     if viewer is None:
         shown["grid"] = [[t is not None for t in row] for row in state["grid"]]
     else:
+        manifest = manifest_of(state)
         shown["grid"] = [
-            [None if t is None else show_tile(state, t, viewer) for t in row]
+            [None if t is None else show_tile(manifest, t, viewer) for t in row]
             for row in state["grid"]
         ]
         shown["hands"] = {
-            s: [show_tile(state, t, viewer) for t in state["hands"][s]] for s in SEATS
+            s: [show_tile(manifest, t, viewer) for t in state["hands"][s]] for s in SEATS
         }
     shown["bases"] = {
         s: [_base_entry(state, s, e, viewer) for e in state["bases"][s]] for s in SEATS
     }
     if viewer == REFEREE:
-        shown["bag"] = [both_faces(state, t) for t in state["bag"]]
+        shown["bag"] = [both_faces(manifest_of(state), t) for t in state["bag"]]
         shown["dealt"] = list(state["dealt"])
     return shown
 
@@ -276,7 +281,7 @@ def _view_event(state: TwoWayState, event: Event, viewer: str | None) -> Event:
         shown: Event = {
             "type": kind,
             "seat": None,
-            "position": position_of(event["state"], state["manifest"], viewer, full),
+            "position": position_of(event["state"], manifest_of(state), viewer, full),
         }
         if full:
             shown["stated"] = plain_copy(event["position"])
@@ -287,7 +292,7 @@ def _view_event(state: TwoWayState, event: Event, viewer: str | None) -> Event:
             del shown["seed"]  # the draws to come would follow from it
         tiles = event.get("tiles", [event["tile"]] if "tile" in event else None)
         if tiles is not None and kind != "game-created":
-            shown["faces"] = [both_faces(state, t) for t in tiles]
+            shown["faces"] = [both_faces(manifest_of(state), t) for t in tiles]
         return shown
     shown = {
         k: v
@@ -299,12 +304,13 @@ def _view_event(state: TwoWayState, event: Event, viewer: str | None) -> Event:
         shown["seed"] = event["seed"]
     if "tile" in event:
         if viewer is not None:
-            shown["card"] = show_tile(state, event["tile"], viewer)
+            shown["card"] = show_tile(manifest_of(state), event["tile"], viewer)
     if "tiles" in event and kind != "game-created":
         if viewer is None:
             shown["count"] = len(event["tiles"])
         else:
-            shown["cards"] = [show_tile(state, t, viewer) for t in event["tiles"]]
+            manifest = manifest_of(state)
+            shown["cards"] = [show_tile(manifest, t, viewer) for t in event["tiles"]]
     if viewer is not None and viewer == event.get("seat"):
         for key in ("assignment", "reasons"):
             if key in event:
