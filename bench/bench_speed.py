@@ -443,9 +443,10 @@ def measured(server: Server, work: Callable, clients: int, seconds: float,
 
 
 class Database:
-    """A fresh database migrated by this tree's Alembic; ``drop()`` removes it."""
+    """A fresh database migrated by ``tree``'s Alembic (a baseline's own revision: its
+    server refuses a database a later one migrated); ``drop()`` removes it."""
 
-    def __init__(self, backend: str, pg_url: str):
+    def __init__(self, backend: str, pg_url: str, tree: Path = ROOT):
         from sqlalchemy import create_engine, text
         from sqlalchemy.engine import make_url
         self.backend, self.admin_url, self.name = backend, pg_url, None
@@ -461,8 +462,8 @@ class Database:
             self.url = make_url(pg_url).set(database=self.name).render_as_string(
                 hide_password=False)
         subprocess.run([sys.executable, "-m", "alembic", "upgrade",
-                        "head"], cwd=ROOT, check=True, capture_output=True,
-                       env={**os.environ, "DATABASE_URL": self.url})
+                        "head"], cwd=tree, check=True, capture_output=True,
+                       env={**os.environ, "DATABASE_URL": self.url, "PYTHONPATH": str(tree)})
 
     def drop(self) -> None:
         if self.name is None:
@@ -1001,7 +1002,7 @@ def main() -> None:
         for backend in args.backends.split(","):
             backend = backend.strip()
             for label, tree in in_turn:
-                database = Database(backend, args.pg_url)
+                database = Database(backend, args.pg_url, tree)
                 try:
                     if not args.skip_durable:
                         durable_round(tree, label, backend, database, args, results,

@@ -55,7 +55,7 @@ def manifest_text(tiles: Iterable[Faces]) -> str:
 @lru_cache(maxsize=256)
 def read_manifest(text: str) -> tuple[Faces, ...]:
     """The tiles of a :func:`manifest_text`, tile id = index; built once per manifest
-    in a process and shared, so a caller never changes one.
+    in a process and shared between callers, so none may change them.
 
     >>> read_manifest("AS/KH,JK/2C")[1]
     {'blue': 'JK', 'green': '2C'}
