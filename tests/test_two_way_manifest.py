@@ -13,6 +13,7 @@ import pytest
 from service.cards import DECK, JOKER
 from service.games import RuleViolation
 from service.games import two_way as tw
+from service.games.two_way import tiles
 
 ROOT = Path(__file__).resolve().parents[1]
 FACES = Counter({**{card: 2 for card in DECK}, JOKER: 4})
@@ -104,3 +105,12 @@ def test_tw_c2_a_state_keeps_the_manifest_as_faces_pairs_in_tile_id_order():
     joker = [{"blue": "JK", "green": "10H"}, {"blue": "AS", "green": "JK"}]
     assert tw.manifest_text(joker) == "JK/10H,AS/JK"
     assert list(tw.manifest_of({"manifest": "JK/10H,AS/JK"})) == joker
+
+
+def test_tw_c2_manifests_share_one_faces_object_per_pair():
+    """Two games' manifests hold one object per face pair (a kept manifest is a row of
+    references, about 1 KB), and a worker keeps thousands of them."""
+    one = tw.manifest_of({"manifest": "AS/KH,JK/2C"})
+    two = tw.manifest_of({"manifest": "JK/2C,QD/AS,AS/KH"})
+    assert one[0] is two[2] and one[1] is two[0] and two[1] == {"blue": "QD", "green": "AS"}
+    assert tiles.read_manifest.cache_info().maxsize >= 4096

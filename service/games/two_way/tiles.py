@@ -52,16 +52,29 @@ def manifest_text(tiles: Iterable[Faces]) -> str:
     return ",".join(f"{t['blue']}/{t['green']}" for t in tiles)
 
 
-@lru_cache(maxsize=256)
+# a face pair "AS/KH" -> its tile's faces, one object for every manifest showing it
+# (at most 53 x 53 pairs: the card codes and the joker, TW-C2)
+_PAIRS: dict[str, Faces] = {}
+
+
+def _faces(pair: str) -> Faces:
+    faces = _PAIRS.get(pair)
+    if faces is None:
+        blue, green = pair.split("/")
+        faces = _PAIRS[pair] = {"blue": blue, "green": green}
+    return faces
+
+
+@lru_cache(maxsize=4096)
 def read_manifest(text: str) -> tuple[Faces, ...]:
     """The tiles of a :func:`manifest_text`, tile id = index; built once per manifest
-    in a process and shared between callers, so none may change them.
+    in a process, from face objects every manifest shares (so a manifest kept costs
+    about 1 KB: a worker keeps those of 4,096 games in play), so none may be changed.
 
     >>> read_manifest("AS/KH,JK/2C")[1]
     {'blue': 'JK', 'green': '2C'}
     """
-    pairs = (pair.split("/") for pair in text.split(","))
-    return tuple({"blue": blue, "green": green} for blue, green in pairs)
+    return tuple(map(_faces, text.split(",")))
 
 
 def manifest_of(state: Mapping[str, Any]) -> tuple[Faces, ...]:
