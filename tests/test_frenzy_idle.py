@@ -3,6 +3,7 @@ and treated as having no move (SF-E1), so no idle seat holds a round open for ev
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 
@@ -46,7 +47,9 @@ def test_g_t1_nothing_happens_before_the_deadline_or_when_off():
 
 def test_g_t1_sf_e1_every_seat_that_could_move_is_timed_out_and_the_round_ends_stuck():
     state = new(idle_seconds=30)
+    before = copy.deepcopy(state)
     events = sf.idle_events(state, T0, T0 + 31)
+    assert state == before  # pure: the store folds the events from the same state
     timed = [e for e in events if e["type"] == "seat-timed-out"]
     assert [(e["seat"], e["at"], e["since"]) for e in timed] == [
         ("p1", T0 + 31, T0),

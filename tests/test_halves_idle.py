@@ -5,6 +5,7 @@ Card codes: colour (R G B Y) + symbol (C S T X) per half, ``RC-GS``.
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 
@@ -55,7 +56,9 @@ def test_g_t1_nothing_happens_before_the_deadline_or_when_off():
 def test_g_t1_idle_seats_time_out_and_the_block_follows():
     state = start(IDLE, idle_seconds=30)
     assert halves.can_play(state, "p1") and not halves.can_play(state, "p2")
+    before = copy.deepcopy(state)
     events = halves.idle_events(state, T0, T0 + 30)
+    assert state == before  # pure: the store folds the events from the same state
     # every idle seat is named (naming only p1 would tell p2 that p1 holds a match)
     assert events[:2] == [
         {"type": "seat-timed-out", "seat": seat, "at": T0 + 30, "since": T0, "rule": "G-T1"}

@@ -1,6 +1,8 @@
 """G-T1 for Sequence and Sequence Numbers: a seat on turn for ``idle_seconds`` loses the
 turn (``turn-timed-out``, then a pass); a round of such passes ends a game its seats left."""
 
+import copy
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -44,7 +46,9 @@ def test_g_t1_a_bad_idle_seconds_is_refused(value):
 def test_g_t1_the_seat_on_turn_loses_it_at_the_deadline():
     state = _game(idle_seconds=60)
     assert sq.idle_events(state, T0, T0 + 59.9) == []
+    before = copy.deepcopy(state)
     events = sq.idle_events(state, T0, T0 + 60)
+    assert state == before  # pure: the store folds the events from the same state
     assert events == [
         {"type": "turn-timed-out", "seat": "p1", "at": T0 + 60, "since": T0},
         {"type": "passed", "seat": "p1", "timed_out": True},

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import copy
 import random
 
 import pytest
@@ -59,7 +60,9 @@ def test_g_t1_nothing_happens_before_the_deadline_or_when_off():
 def test_g_t1_the_seat_on_turn_times_out_and_its_turn_is_skipped():
     state = placed_once()
     seat = state["turn"]
+    before = copy.deepcopy(state)
     events = tw.idle_events(state, T0, T0 + 60)
+    assert state == before  # pure: the store folds the events from the same state
     assert events[0] == {
         "type": "turn-timed-out",
         "seat": seat,

@@ -173,8 +173,9 @@ class Actions:
         if not idle.passed(row.options, row.status, since, now):
             return None
         module = engine(row.game)
-        events = idle.due(module, jsontext.loads(row.snapshot), since, now)
-        return _applied(game_id, row, module, events, now) if events else None
+        state = jsontext.loads(row.snapshot)  # idle_events is pure: folded from it too
+        events = idle.due(module, state, since, now)
+        return _applied(game_id, row, module, events, now, state) if events else None
 
     # ----- actions --------------------------------------------------------------
 
@@ -533,17 +534,15 @@ def _applied(
     module: ModuleType,
     new_events: list[dict[str, Any]],
     updated: float,
-    before: dict[str, Any] | None = None,
+    before: dict[str, Any],
 ) -> tuple[Applied, str]:
     """``new_events`` appended to the game of ``row`` (a locked row): the outcome (the
     game after them at version + 1, the events with their seqs) and the new snapshot's
     JSON text. The events as the log will give them back, folded as a replay folds
-    them, from ``before`` (the row's snapshot decoded; decoded here when None)."""
+    them, from ``before`` (the row's snapshot, decoded once by the caller)."""
     stored = [
         StoredEvent(row.last_seq + i, _canonical_event(e)) for i, e in enumerate(new_events, 1)
     ]
-    if before is None:
-        before = jsontext.loads(row.snapshot)
     # the state exactly as a replay rebuilds it: as its snapshot text reads back
     snapshot, state = jsontext.canonical_read_back(
         _fold_all(module, before, [e.event for e in stored])
