@@ -146,24 +146,17 @@ def hand_tiles(
     faces. In server dealing the service's tiles are the record: the earliest drawn."""
     hand = state["hands"][seat]
     table = state["options"]["dealing"] == "table"
+    faces = manifest_of(state)
     taken: list[int] = []
     for i, name in enumerate(names):
+        where = field if field == "tile" else f"{field}[{i}]"
         if by_referee:
-            tile = referee_tile(
-                state,
-                name,
-                hand,
-                taken,
-                field if field == "tile" else f"{field}[{i}]",
-                "hand",
-                seat,
-            )
+            tile = referee_tile(state, name, hand, taken, where, "hand", seat)
         else:
             try:
                 face = parse_card(name)
             except CardError as error:
                 raise bad_request(error.message, "invalid-card") from None
-            faces = manifest_of(state)
             found = next((t for t in hand if t not in taken and faces[t][seat] == face), None)
             if found is None:
                 raise RuleViolation(
@@ -172,7 +165,6 @@ def hand_tiles(
                     rule="TW-T2",
                 )
             if table:
-                where = field if field == "tile" else f"{field}[{i}]"
                 _one_meant(state, seat, face, names[i:], taken, where)
             tile = found
         taken.append(tile)
