@@ -95,8 +95,8 @@ def check_new_pile(state: FrenzyState, card: str) -> None:
     for pile in state["foundations"]:
         if pile["suit"] == card[-1] and next_card(pile["cards"][-1]["card"]) is not None:
             top = pile["cards"][-1]
-            raise RuleViolation(
-                "stale-top-card",
+            raise _stale(
+                pile,
                 Message(
                     "%(suit)s has pile %(pile)s already (top %(top)s, %(seat)s): one pile per "
                     "suit until it is complete; your card stays where it was",
@@ -105,10 +105,19 @@ def check_new_pile(state: FrenzyState, card: str) -> None:
                     top=top["card"],
                     seat=top["seat"],
                 ),
-                409,
-                "SF-T1",
-                extra={"top": {"pile": pile["id"], **top}},
             )
+
+
+def _stale(pile: Foundation, detail: Message) -> RuleViolation:
+    """SF-T1 409 ``stale-top-card``: the play arrived second; ``top`` names the pile's
+    top now (its id, card and seat), so the client can aim again."""
+    return RuleViolation(
+        "stale-top-card",
+        detail,
+        409,
+        "SF-T1",
+        extra={"top": {"pile": pile["id"], **pile["cards"][-1]}},
+    )
 
 
 def check_aim(pile: Foundation, aim: str) -> None:
@@ -117,8 +126,8 @@ def check_aim(pile: Foundation, aim: str) -> None:
     if top["card"] == aim:
         return
     if any(entry["card"] == aim for entry in pile["cards"]):
-        raise RuleViolation(
-            "stale-top-card",
+        raise _stale(
+            pile,
             Message(
                 "pile %(pile)s has moved on: its top is now %(top)s (%(seat)s), not %(aim)s; "
                 "your card stays where it was",
@@ -127,9 +136,6 @@ def check_aim(pile: Foundation, aim: str) -> None:
                 seat=top["seat"],
                 aim=aim,
             ),
-            409,
-            "SF-T1",
-            extra={"top": {"pile": pile["id"], **top}},
         )
     raise refuse(
         "not-pile-top",
