@@ -27,6 +27,7 @@ from flask import Flask, Response, g, has_request_context, request
 # Flask-Babel ships no type information (no py.typed, no stubs): its names are Any here
 from flask_babel import Babel, get_locale, gettext
 
+from service.context import current_g
 from service.messages import Message
 
 LANGUAGES = ("en", "fr", "de", "es", "it", "ro")
@@ -110,9 +111,10 @@ def _translated(value: Any) -> Any:
 def _language_headers(response: Response) -> Response:
     """``Content-Language`` and ``Vary: Accept-Language`` on a response whose text
     was translated for this request."""
-    if g.get("localized"):
+    context = current_g()
+    if context.get("localized"):
         response.headers["Content-Language"] = (
-            str(get_locale()) if "_flask_babel" in g else _select()
+            str(get_locale()) if "_flask_babel" in context else _select()
         )  # no sentence translated: Flask-Babel's locale not built
         response.vary.add("Accept-Language")
     return response

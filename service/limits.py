@@ -23,11 +23,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, current_app, request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from service.context import current_flask, current_g, current_request
 from service.errors import problem
 from service.messages import Message
 
@@ -43,10 +44,11 @@ def _digest(secret: str) -> str:
 
 def require_api_key() -> Response | None:
     """The API key check of :data:`CREATING` endpoints (a ``before_request`` hook)."""
-    keys = current_app.config["API_KEYS"]
-    if not keys or request.endpoint not in CREATING:
+    keys = current_flask().config["API_KEYS"]
+    http = current_request()
+    if not keys or http.endpoint not in CREATING:
         return None
-    sent = request.headers.get(API_KEY_HEADER)
+    sent = http.headers.get(API_KEY_HEADER)
     if not sent:
         return problem(
             401,
@@ -80,8 +82,8 @@ def _creation_cost() -> int:
 def _actor() -> str:
     """Who is acting: the game and the actor its token authenticated as (the
     limit runs after authentication: a refused token never reaches it)."""
-    game_id = (request.view_args or {}).get("game_id", "")
-    return f"actor:{game_id}:{g.get('actor', '')}"
+    game_id = (current_request().view_args or {}).get("game_id", "")
+    return f"actor:{game_id}:{current_g().get('actor', '')}"
 
 
 def init_limits(app: Flask) -> Limiter:

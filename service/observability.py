@@ -40,7 +40,7 @@ import sys
 import time
 from typing import Any
 
-from flask import Flask, Response, g, has_request_context, request
+from flask import Flask, Response, has_request_context
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -52,6 +52,7 @@ from prometheus_client import (
 )
 from pythonjsonlogger.orjson import OrjsonFormatter
 
+from service.context import current_g, current_request
 from service.store import Applied, Refused
 
 REQUEST_ID_HEADER = "X-Request-Id"
@@ -82,8 +83,10 @@ class _RequestIdFilter(logging.Filter):
     """Puts ``request_id`` on every record made inside a request."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if has_request_context() and "request_id" in g:
-            record.request_id = g.request_id
+        if has_request_context():
+            request_id = current_g().get("request_id")
+            if request_id is not None:
+                record.request_id = request_id
         return True
 
 
@@ -116,9 +119,10 @@ def configure_logging(app: Flask) -> None:
 
 
 def _start() -> None:
-    sent = request.headers.get(REQUEST_ID_HEADER, "")
-    g.request_id = sent if _REQUEST_ID.fullmatch(sent) else secrets.token_hex(16)
-    g.started = time.perf_counter()
+    sent = current_request().headers.get(REQUEST_ID_HEADER, "")
+    context = current_g()
+    context.request_id = sent if _REQUEST_ID.fullmatch(sent) else secrets.token_hex(16)
+    context.started = time.perf_counter()
 
 
 def _series(method: str, route: str, status: int) -> tuple[Any, Any]:
@@ -138,22 +142,24 @@ def _series(method: str, route: str, status: int) -> tuple[Any, Any]:
 
 
 def _finish(response: Response) -> Response:
-    started = g.get("started")
+    context = current_g()
+    started = context.get("started")
     if started is None:  # the request never reached our first hook
         return response
     elapsed = time.perf_counter() - started
-    rule, method, status = request.url_rule, request.method, response.status_code
+    http = current_request()
+    rule, method, status = http.url_rule, http.method, response.status_code
     route = rule.rule if rule is not None else "unmatched"
     count, latency = _series(method, route, status)
     count.inc()
     latency.observe(elapsed)
-    response.headers[REQUEST_ID_HEADER] = g.request_id
+    response.headers[REQUEST_ID_HEADER] = context.request_id
     _REQUEST_LOG.info(
         "request",
         extra={
             "method": method,
             "route": route,
-            "path": request.path,
+            "path": http.path,
             "status": status,
             "duration_ms": round(elapsed * 1000, 3),
         },

@@ -6,7 +6,7 @@ import http
 from typing import Any
 
 import yaml
-from flask import Flask, Response, request
+from flask import Flask, Response
 from flask.json.provider import DefaultJSONProvider
 from flask_smorest import Api as _Api
 from apispec import BasePlugin
@@ -19,6 +19,7 @@ from werkzeug.exceptions import HTTPException
 from service import jsontext
 from service.api.base import strict_loads
 from service.api.bodies import init_bodies
+from service.context import current_request
 from service.api.contract import (
     RESPONSE_HEADERS,
     ResponsesPlugin,
@@ -141,17 +142,18 @@ def _require_json_body() -> Response | None:
     ``application/merge-patch+json`` or a vendor type means something this API does
     not do. Chunked bodies are checked alike (:mod:`service.api.bodies` gives them a
     Content-Length first)."""
-    if request.method not in ("POST", "PUT", "PATCH") or not request.content_length:
+    http = current_request()
+    if http.method not in ("POST", "PUT", "PATCH") or not http.content_length:
         return None
-    if request.mimetype != "application/json":
+    if http.mimetype != "application/json":
         return problem(415, detail=Message("Send the body as application/json."))
-    for charset in _charsets(request.headers.get("Content-Type", "")):
+    for charset in _charsets(http.headers.get("Content-Type", "")):
         if charset.lower() not in ("utf-8", "utf8"):
             return problem(
                 415,
                 detail=Message("Send the body as UTF-8, not %(charset)s.", charset=repr(charset)),
             )
-    if request.headers.get("Content-Encoding", "identity").lower() != "identity":
+    if http.headers.get("Content-Encoding", "identity").lower() != "identity":
         return problem(415, detail=Message("Send the body without Content-Encoding."))
     return None
 

@@ -18,11 +18,12 @@ from typing import Any, TypeVar, cast
 
 import flask_smorest
 import orjson
-from flask import Request, Response, current_app, request
+from flask import Request, Response
 from marshmallow import fields
 from webargs import core
 from webargs.flaskparser import FlaskParser, abort, is_json_request
 
+from service.context import current_flask, current_request
 from service.errors import problem
 from service.messages import Message
 
@@ -211,6 +212,11 @@ def _value_depth(value: Any) -> int:
 class StrictParser(FlaskParser):
     """webargs parser that reads JSON bodies with :func:`strict_loads`."""
 
+    def get_default_request(self) -> Request:
+        """The request itself, not Flask's proxy (see :mod:`service.context`): the
+        parser reads several of its attributes."""
+        return current_request()
+
     def _raw_load_json(self, req: Request) -> Any:
         if not is_json_request(req):
             return core.missing
@@ -239,7 +245,7 @@ def takes_no_body(view: _View) -> _View:
 
     @wraps(view)
     def checked(*args: Any, **kwargs: Any) -> Any:
-        body = load_body(request)
+        body = load_body(current_request())
         if body is not core.missing and body != {}:
             detail = Message("This request takes no body: send none, or {}.")
             return problem(422, "invalid-body", detail, errors={"json": {"_schema": [detail]}})
@@ -325,7 +331,7 @@ def json_reply(body: Any) -> Response:
     through). The dump copied every field again for nothing: it validates nothing."""
     # the provider's reply is the app's response_class, flask's Response: Flask types
     # JSONProvider.response with werkzeug's sansio base class
-    return cast(Response, current_app.json.response(body))
+    return cast(Response, current_flask().json.response(body))
 
 
 class OneStepList(fields.List[Any]):

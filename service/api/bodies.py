@@ -25,9 +25,10 @@ import io
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Literal
 
-from flask import Flask, Response, request
+from flask import Flask, Response
 from werkzeug.exceptions import HTTPException
 
+from service.context import current_request
 from service.errors import problem
 from service.messages import Message
 
@@ -114,7 +115,7 @@ def body_problem() -> Response | None:
     """The refusal :class:`ReadAhead` decided, if any (the app's first
     ``before_request``): 408 ``request-timeout`` or 501
     ``transfer-coding-not-implemented``."""
-    why = request.environ.get(_PROBLEM)
+    why = current_request().environ.get(_PROBLEM)
     if why is None:
         return None
     kind, value = why

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Response, current_app, g, request
+from flask import Response
 from webargs.flaskparser import abort  # flask_smorest.abort itself, typed NoReturn
 
 from service import jsontext
+from service.context import current_flask, current_g, current_request
 from service.api.game_schemas import _IF_MATCH, _INVALID_TOKEN, _KEY_PATTERN, BEARER_REALM
 from service.errors import problem, problem_response
 from service.messages import Message
@@ -28,7 +29,7 @@ from service.store.values import token_check
 
 
 def _store() -> GameStore:
-    return get_store(current_app)
+    return get_store(current_flask())
 
 
 def _unauthorized(detail: Message, error: str | None = None) -> Response:
@@ -48,10 +49,11 @@ CHECKED_BY_THE_READ = frozenset({ACTION_ENDPOINT, "games.get_game", "games.get_l
 
 def _authenticate() -> Response | None:
     """Resolve the bearer token of every /v1/games/{game_id}... request to an actor."""
-    game_id = (request.view_args or {}).get("game_id")
+    http = current_request()
+    game_id = (http.view_args or {}).get("game_id")
     if game_id is None:
         return None
-    header = request.headers.get("Authorization", "")
+    header = http.headers.get("Authorization", "")
     scheme, _, token = header.partition(" ")
     token = token.strip()
     if not header:
@@ -63,24 +65,26 @@ def _authenticate() -> Response | None:
     # the token of an action or of a read of the game may be answered from memory:
     # the store's read of the game checks it again in the same statement (act's and
     # current's ``token``, see checked_token), so a re-issued one is refused there
-    checked_again = request.endpoint in CHECKED_BY_THE_READ
+    checked_again = http.endpoint in CHECKED_BY_THE_READ
+    context = current_g()
     try:
-        g.actor = _store().authenticate(game_id, token, remembered=checked_again)
+        context.actor = _store().authenticate(game_id, token, remembered=checked_again)
     except Unauthenticated:
         return _unauthorized(_INVALID_TOKEN, "invalid_token")
-    g.token = token if checked_again else None
+    context.token = token if checked_again else None
     return None
 
 
 def checked_token() -> tuple[str, str | None] | None:
     """For a view in :data:`CHECKED_BY_THE_READ`: what the store's read of the game
     checks the request's token against (``GameStore.current(..., token=)``)."""
-    token = g.get("token")
-    return None if token is None else token_check(token, g.actor)
+    context = current_g()
+    token = context.get("token")
+    return None if token is None else token_check(token, context.actor)
 
 
 def _idempotency(scope: str, actor: str, payload: Any) -> IdempotencyRequest | None:
-    key = request.headers.get("Idempotency-Key")
+    key = current_request().headers.get("Idempotency-Key")
     if key is None:
         return None
     if not _KEY_PATTERN.fullmatch(key):
@@ -101,7 +105,7 @@ def _reply(status: int, body: dict[str, Any], replayed: bool = False) -> Respons
     if status >= 400:
         response = problem_response(status, body)
     else:
-        response = current_app.response_class(
+        response = current_flask().response_class(
             jsontext.reply_bytes(body),
             status=status,
             mimetype="application/json",
@@ -129,7 +133,7 @@ def _expected_version(action: dict[str, Any], game_id: str) -> int | None:
     conflicting-versions (``*`` names no version).
     """
     in_body = action.pop("expected_version", None)
-    header = request.headers.get("If-Match")
+    header = current_request().headers.get("If-Match")
     in_header = None
     if header is not None and header.strip() != "*":
         match = _IF_MATCH.fullmatch(header.strip())

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from flask import Response, current_app, g, request, url_for
+from flask import Response, g, url_for
 from flask.blueprints import BlueprintSetupState
 from marshmallow import Schema, fields
 from webargs.flaskparser import abort  # flask_smorest.abort itself, typed NoReturn
@@ -60,6 +60,7 @@ from service.api.game_schemas import (  # noqa: F401 - importable from here too
     EventsQuerySchema,
     EventsSchema,
 )
+from service.context import current_flask, current_g, current_request
 from service.errors import problem, problem_body
 from service.games import ENGINE_MODULES, RuleViolation, engine
 from service.messages import Message
@@ -208,9 +209,10 @@ def _cache_headers(response: Response) -> Response:
     """``Cache-Control: no-store`` (and ``Vary: Authorization`` on the GETs) on every
     response of the endpoints that carry tokens or a caller's view, errors and 304s
     included."""
-    if request.endpoint in _NO_STORE:
+    endpoint = current_request().endpoint
+    if endpoint in _NO_STORE:
         response.headers["Cache-Control"] = "no-store"
-    if request.endpoint in _VARY_ON_AUTHORIZATION:
+    if endpoint in _VARY_ON_AUTHORIZATION:
         response.vary.add("Authorization")
     return response
 
@@ -438,12 +440,12 @@ def _seed(top: str | None, option: object) -> str | None:
 def get_game(game_id: str) -> Response:
     """The game as the caller may see it: `view` from the engine, `version` (ETag)."""
     record = _store().current(game_id, checked_token())
-    tags = _etags(request.headers.get("If-None-Match", ""))
+    tags = _etags(current_request().headers.get("If-None-Match", ""))
     if "*" in tags or _etag(record.version) in tags:  # "*": the game exists (RFC 9110)
-        response = current_app.response_class(status=304)
+        response = current_flask().response_class(status=304)
         response.headers["ETag"] = _etag(record.version)
         return response
-    return _reply(200, _game_body(record, g.actor))
+    return _reply(200, _game_body(record, current_g().actor))
 
 
 @blp.post("/<game_id>/actions")
@@ -470,10 +472,11 @@ def post_action(game_id: str) -> Response:
     with `version`; missing: 428). A seat token acting for another `seat`: 403.
     A refused action is a problem with the engine's `code`; nothing is written.
     """
-    action = blp.ARGUMENTS_PARSER.parse(_ACTION_SCHEMA, request, location="json")
-    actor = g.actor
+    http, context = current_request(), current_g()
+    action = blp.ARGUMENTS_PARSER.parse(_ACTION_SCHEMA, http, location="json")
+    actor = context.actor
     if actor != REFEREE and "seat" in action and action["seat"] != actor:
-        _store().authenticate(game_id, g.token)  # not from memory: a re-issued one is 401
+        _store().authenticate(game_id, context.token)  # not from memory: a re-issued one is 401
         # who may act is G-M1 in server dealing, G-M2 at a table (docs/rulings.md)
         table = _store().read(game_id).options.get("dealing") == "table"
         return problem(
@@ -492,7 +495,7 @@ def post_action(game_id: str) -> Response:
         expected,
         _action_renderer(actor, outcomes.append),
         idempotency,
-        token=g.token,
+        token=context.token,
     )
     count_action(outcomes[-1] if outcomes else None, replayed)
     return _reply(status, body, replayed)
