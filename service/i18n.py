@@ -22,12 +22,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, g, has_request_context, request
+from flask import Flask, Response, has_request_context
 
 # Flask-Babel ships no type information (no py.typed, no stubs): its names are Any here
 from flask_babel import Babel, get_locale, gettext
 
-from service.context import current_g
+from service.context import current_g, current_request
 from service.messages import Message
 
 LANGUAGES = ("en", "fr", "de", "es", "it", "ro")
@@ -40,10 +40,11 @@ def _select() -> str:
     primary subtag (RFC 4647 lookup: ``fr-CH, en;q=0.9`` is ``fr``); ``*`` or none of
     ours: :data:`DEFAULT`. (Werkzeug's ``best_match`` tries every exact tag first, so
     it took ``en;q=0.9`` over ``fr-CH``.)"""
-    if "Accept-Language" not in request.headers:  # no header: no parsing
+    http = current_request()
+    if "Accept-Language" not in http.headers:  # no header: no parsing
         return DEFAULT
     # werkzeug lists "*" after the tags; sorted is stable, so ties keep the header's order
-    for tag, quality in sorted(request.accept_languages, key=lambda item: -item[1]):
+    for tag, quality in sorted(http.accept_languages, key=lambda item: -item[1]):
         if quality <= 0:
             continue
         primary = tag.lower().replace("_", "-").split("-")[0]
@@ -65,7 +66,7 @@ def translate(text: Any) -> Any:
     if not isinstance(text, Message):
         return text
     if has_request_context():
-        g.localized = True
+        current_g().localized = True
     params = {name: translate(value) for name, value in text.params.items()}
     return gettext(text.msgid, **params)
 
@@ -75,7 +76,7 @@ def pick(texts: dict[str, str]) -> str:
     already in every language, such as the rule book's titles). Marks the response as
     localized."""
     if has_request_context():
-        g.localized = True
+        current_g().localized = True
     return texts.get(language()) or texts[DEFAULT]
 
 
@@ -85,7 +86,7 @@ def localize(value: Any) -> Any:
     localized even when ``value`` holds no sentence this time (another answer of the
     same endpoint would)."""
     if has_request_context():
-        g.localized = True
+        current_g().localized = True
     return _translated(value)
 
 
@@ -94,7 +95,7 @@ def localize_fields(answer: Any, *names: str) -> Any:
     kept as they are: for an answer whose sentences sit in known entries (a verdict's
     ``reasons``, a move check's ``detail``), without walking its cards and cells."""
     if has_request_context():
-        g.localized = True
+        current_g().localized = True
     for name in names:
         answer[name] = _translated(answer[name])
     return answer

@@ -1,5 +1,6 @@
 """The app factory's Flask: ``ensure_sync`` hands plain functions and methods back as
-they are, and anything else goes Flask's way (service/__init__.py)."""
+they are, and anything else goes Flask's way; a request's ``max_content_length`` is
+read from its app (service/__init__.py)."""
 
 from __future__ import annotations
 
@@ -44,3 +45,19 @@ def test_async_views_and_partials_go_flasks_way(app):
         else:
             assert made is not func
             assert app.ensure_sync(func) is not func
+
+
+def test_a_request_reads_its_body_limit_from_its_own_app(app):
+    from service.api.base import MAX_BODY_BYTES
+
+    with app.test_request_context("/healthz"):
+        request = app.request_class({"REQUEST_METHOD": "GET"})
+        assert request.max_content_length == MAX_BODY_BYTES == 64 * 1024
+        app.config["MAX_CONTENT_LENGTH"] = 10  # the app's setting, read at each request
+        assert request.max_content_length == 10
+        request.max_content_length = 3  # a request's own limit wins, as in Flask
+        assert request.max_content_length == 3
+    other = Flask("other")  # Flask's own request class agrees on the same settings
+    other.config["MAX_CONTENT_LENGTH"] = 10
+    with other.test_request_context("/"):
+        assert other.request_class({"REQUEST_METHOD": "GET"}).max_content_length == 10
