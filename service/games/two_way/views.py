@@ -142,10 +142,9 @@ def show_tile(manifest: Sequence[Faces], tile: int, viewer: str) -> TileFaces | 
 
 
 def _base_entry(
-    state: TwoWayState, owner: str, entry: BaseEntry, viewer: str | None
+    manifest: Sequence[Faces], owner: str, entry: BaseEntry, viewer: str | None
 ) -> dict[str, object]:
     shown: dict[str, object] = {k: entry[k] for k in ("cells", "kind", "tier", "points", "length")}
-    manifest = manifest_of(state)
     if viewer == REFEREE:
         shown.update(
             tiles=[both_faces(manifest, t) for t in entry["tiles"]],
@@ -213,10 +212,10 @@ def view(state: TwoWayState, viewer: str | None) -> dict[str, Any]:
         "seed": state["seed"] if finished else None,
         "from_position": bool(state.get("from_position", False)),
     }
+    manifest = manifest_of(state)
     if viewer is None:
         shown["grid"] = [[t is not None for t in row] for row in state["grid"]]
     else:
-        manifest = manifest_of(state)
         shown["grid"] = [
             [None if t is None else show_tile(manifest, t, viewer) for t in row]
             for row in state["grid"]
@@ -225,10 +224,10 @@ def view(state: TwoWayState, viewer: str | None) -> dict[str, Any]:
             s: [show_tile(manifest, t, viewer) for t in state["hands"][s]] for s in SEATS
         }
     shown["bases"] = {
-        s: [_base_entry(state, s, e, viewer) for e in state["bases"][s]] for s in SEATS
+        s: [_base_entry(manifest, s, e, viewer) for e in state["bases"][s]] for s in SEATS
     }
     if viewer == REFEREE:
-        shown["bag"] = [both_faces(manifest_of(state), t) for t in state["bag"]]
+        shown["bag"] = [both_faces(manifest, t) for t in state["bag"]]
         shown["dealt"] = list(state["dealt"])
     return shown
 
