@@ -2,7 +2,7 @@
 hand; needs valgrind).
 
     .venv/bin/python bench/bench_instructions.py [--baseline DIR] [--requests 200]
-        [--kinds healthz,...] [--server]
+        [--kinds healthz,...] [--server] [--backend sqlite|postgresql] [--pg-url URL]
 
 Time on a shared 2-CPU machine swings by a third from one minute to the next; the
 instructions a request costs do not: the children run with PYTHONHASHSEED=0, and two
@@ -23,6 +23,11 @@ check and the 6-card check of bench_speed.py. Then each against /healthz (issue 
 target 1 counts a durable action's CPU against a /healthz in the server, where each
 request also pays the server's own work), and with ``--baseline`` (a checkout of
 another revision) every figure of this tree against the baseline's.
+
+``--backend postgresql``: the same requests on a fresh PostgreSQL database per figure
+(``--pg-url``, default ``TEST_DATABASE_URL``), migrated by the tree's own Alembic and
+dropped afterwards; only this process's instructions are counted (or the worker's), not
+the database server's.
 
 ``--server``: the same requests served by gunicorn as ``make serve`` starts it
 (gunicorn.conf.py: the gevent worker, prometheus-client's multiprocess mode), one
@@ -113,17 +118,11 @@ def requester(kind: str, call: Callable[..., Any]) -> Callable[[], None]:
 
 
 def child(kind: str, requests: int, signals: Path) -> None:
-    """Build the app on a migrated SQLite file, warm ``kind`` up, then run ``requests``
-    of it between ``signals``/ready, go and done."""
+    """Build the app on the migrated database ``DATABASE_URL``, warm ``kind`` up, then
+    run ``requests`` of it between ``signals``/ready, go and done."""
     import orjson
-    from alembic import command
-    from alembic.config import Config
 
-    folder = tempfile.TemporaryDirectory(prefix="bench-instructions-")
-    url = f"sqlite:///{folder.name}/bench.sqlite3"
-    config = Config(str(Path.cwd() / "alembic.ini"))
-    config.set_main_option("sqlalchemy.url", url)
-    command.upgrade(config, "head")
+    url = os.environ["DATABASE_URL"]
     os.environ.setdefault("RATELIMIT_ENABLED", "false")  # as bench_speed.py serves
     from service import create_app
 
@@ -151,7 +150,6 @@ def child(kind: str, requests: int, signals: Path) -> None:
     (signals / "done").touch()
     while (signals / "go").exists():
         time.sleep(0.02)
-    folder.cleanup()
 
 
 # ----- the parent: one child per tree and kind under callgrind -------------------------
@@ -164,8 +162,19 @@ def wait_for(path: Path, process: subprocess.Popen) -> None:
         time.sleep(0.05)
 
 
-def count(tree: Path, kind: str, requests: int) -> float:
+def database(tree: Path, backend: str, pg_url: str) -> Any:
+    """A fresh database of ``backend`` migrated by ``tree``'s Alembic (bench_speed.py's):
+    ``.url``, and ``.drop()`` when done."""
+    if str(HERE) not in sys.path:
+        sys.path.insert(0, str(HERE))
+    from bench_speed import Database
+
+    return Database(backend, pg_url, tree)
+
+
+def count(tree: Path, kind: str, requests: int, backend: str, pg_url: str) -> float:
     """Instructions per request of ``kind`` served by ``tree``'s app."""
+    store = database(tree, backend, pg_url)
     with tempfile.TemporaryDirectory(prefix="bench-instructions-") as folder:
         signals = Path(folder)
         out = signals / "callgrind.out"
@@ -173,8 +182,8 @@ def count(tree: Path, kind: str, requests: int) -> float:
             ["valgrind", "--tool=callgrind", "--instr-atstart=no",
              f"--callgrind-out-file={out}", sys.executable, str(Path(__file__).resolve()),
              "--child", kind, "--requests", str(requests), "--signals", folder],
-            cwd=tree, env={**os.environ, "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0",
-                           "PYTHONDONTWRITEBYTECODE": "1"},
+            cwd=tree, env={**os.environ, "DATABASE_URL": store.url, "PYTHONPATH": str(tree),
+                           "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"},
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             wait_for(signals / "ready", process)
@@ -189,6 +198,7 @@ def count(tree: Path, kind: str, requests: int) -> float:
         finally:
             if process.poll() is None:
                 process.kill()
+            store.drop()
         totals = [line for line in out.read_text().splitlines() if line.startswith("totals:")]
         return int(totals[0].split()[1]) / requests
 
@@ -196,7 +206,7 @@ def count(tree: Path, kind: str, requests: int) -> float:
 # ----- --server: one gunicorn worker under callgrind, counted from start to exit ---------
 
 
-def served_total(tree: Path, kind: str, requests: int) -> int:
+def served_total(tree: Path, kind: str, requests: int, backend: str, pg_url: str) -> int:
     """Instructions of one gunicorn worker of ``tree`` (``make serve``'s settings, one
     worker, limits off) from its start to its exit, having served WARM_UP requests of
     ``kind`` and then ``requests`` more over one keep-alive connection."""
@@ -206,13 +216,11 @@ def served_total(tree: Path, kind: str, requests: int) -> int:
 
     import orjson
 
+    store = database(tree, backend, pg_url)
     with tempfile.TemporaryDirectory(prefix="bench-instructions-") as folder:
-        url = f"sqlite:///{folder}/bench.sqlite3"
-        env = {**os.environ, "DATABASE_URL": url, "PROMETHEUS_MULTIPROC_DIR": folder,
+        env = {**os.environ, "DATABASE_URL": store.url, "PROMETHEUS_MULTIPROC_DIR": folder,
                "RATELIMIT_ENABLED": os.environ.get("RATELIMIT_ENABLED", "false"),
                "PYTHONPATH": str(tree), "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1"}
-        subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=tree, env=env,
-                       check=True, capture_output=True)
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
@@ -255,18 +263,21 @@ def served_total(tree: Path, kind: str, requests: int) -> int:
         finally:
             server.send_signal(signal.SIGTERM)
             server.wait(timeout=300)
+            store.drop()
         out = Path(folder) / f"callgrind.{workers[0]}"
         totals = [line for line in out.read_text().splitlines() if line.startswith("totals:")]
         return int(totals[0].split()[1])
 
 
-def served_count(tree: Path, kind: str, requests: int) -> float:
+def served_count(tree: Path, kind: str, requests: int, backend: str, pg_url: str) -> float:
     """Instructions per request of ``kind`` in one gunicorn worker of ``tree``: two
     servers at once, with and without ``requests`` more after the warm-up."""
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(2) as pool:
-        more, fewer = pool.map(lambda n: served_total(tree, kind, n), [requests, 0])
+        more, fewer = pool.map(
+            lambda n: served_total(tree, kind, n, backend, pg_url), [requests, 0]
+        )
     return (more - fewer) / requests
 
 
@@ -277,6 +288,9 @@ def main() -> None:
     parser.add_argument("--kinds", default=",".join(KINDS))
     parser.add_argument("--server", action="store_true",
                         help="count in one gunicorn worker (gevent, sockets, HTTP parsing)")
+    parser.add_argument("--backend", choices=["sqlite", "postgresql"], default="sqlite")
+    parser.add_argument("--pg-url", default=os.environ.get(
+        "TEST_DATABASE_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test"))
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--signals", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -291,11 +305,12 @@ def main() -> None:
     for kind in kinds:
         for label, tree in trees:
             measure = served_count if args.server else count
-            figures[label, kind] = measure(tree, kind, args.requests)
+            figures[label, kind] = measure(tree, kind, args.requests, args.backend, args.pg_url)
             print(f"  {label}: {kind} {figures[label, kind]:,.0f}", flush=True)
     labels = [label for label, _ in trees]
     where = "in one gunicorn worker" if args.server else "in process"
-    print(f"\ninstructions per request ({args.requests} requests, {where}, SQLite)")
+    backend = {"sqlite": "SQLite", "postgresql": "PostgreSQL"}[args.backend]
+    print(f"\ninstructions per request ({args.requests} requests, {where}, {backend})")
     print(f"{'figure':40s}" + "".join(f"{label:>16s}" for label in labels)
           + ("    this / baseline" if args.baseline else ""))
     rows = [(kind, lambda label, k=kind: figures[label, k], "{:,.0f}") for kind in kinds]

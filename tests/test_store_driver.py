@@ -250,3 +250,32 @@ def test_postgresql_runs_the_drivers_statements_prepared_outside_pipelines_only(
             assert (status, body["version"]) == (200, version + 1)
     finally:
         store.dispose()
+
+
+@pytest.mark.skipif(
+    not os.environ.get("TEST_DATABASE_URL"),
+    reason="the shared cursor is PostgreSQL's (TEST_DATABASE_URL)",
+)
+def test_postgresql_runs_a_driver_connections_statements_on_one_cursor(
+    new_database, counter_engine
+):
+    """Outside a pipeline a driver connection runs its statements on one psycopg
+    cursor: each result is read before the next statement, and a result read after
+    it raises instead of giving the next statement's rows."""
+    url = new_database("postgresql")
+    migrate(url)
+    store = GameStore(url)
+    try:
+        game_id = _game(store)
+        with store.uow.driver() as connection:
+            first = lock_game(connection, game_id, lock=False)
+            again = connection.execute(select(Game.id, Game.version).where(Game.id == game_id))
+            assert tuple(again.first()) == (game_id, first.version)
+            stale = connection.execute(select(Game.version).where(Game.id == game_id))
+            connection.execute(select(Game.id).where(Game.id == "no-such-game"))
+            with pytest.raises(RuntimeError):
+                stale.first()
+            with pytest.raises(RuntimeError):
+                list(stale)
+    finally:
+        store.dispose()
