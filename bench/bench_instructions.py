@@ -12,7 +12,10 @@ resolves, is measured here.
 
 Each figure runs in a child process under valgrind's callgrind, counting only while the
 requests run: the app is built, its SQLite database migrated and the requests warmed
-up before the count is switched on (``callgrind_control``). Each request is handed
+up before the count is switched on (``callgrind_control``), and the garbage of all that
+collected: else a full collection the app's start made due could fall among the counted
+requests (about 30 million instructions: a 6-card check with rate limits on counted
+1,375,186 per request with one among 100 requests, 986,598 without). Each request is handed
 straight to the app's WSGI callable: no gunicorn, gevent or socket (bench_speed.py
 measures the whole server). The client's own work is counted too, not subtracted: a
 hand-built environ, reading the reply and, for an action, choosing the next one.
@@ -36,7 +39,9 @@ sockets are in the figure too, and the client (this process, over one keep-alive
 connection) is not. callgrind cannot switch its count on in a forked worker, so each
 figure is the difference of two servers' worker totals, from start to exit: one
 served the warm-up and ``--requests`` more requests, the other the warm-up alone
-(both at once; about 80 s a figure on 2 CPUs).
+(both at once; about 80 s a figure on 2 CPUs). The worker's garbage is collected after
+the warm-up here too (a request with ``X-Bench-Collect``, by a ``post_request`` hook
+added to the tree's gunicorn settings).
 
 valgrind: ``apt-get install valgrind`` (Debian). A figure in process takes 20 to 45 s
 per tree.
@@ -47,6 +52,7 @@ instructions stop the worker with SIGILL), which this project does not install.
 from __future__ import annotations
 
 import argparse
+import gc
 import io
 import os
 import subprocess
@@ -142,6 +148,9 @@ def child(kind: str, requests: int, signals: Path) -> None:
 
     for _ in range(WARM_UP):
         one()
+    # the garbage of building the app, collected now: else the full collection it is
+    # due (about 30 million instructions) could fall among the counted requests
+    gc.collect()
     (signals / "ready").touch()
     while not (signals / "go").exists():
         time.sleep(0.02)
@@ -205,6 +214,22 @@ def count(tree: Path, kind: str, requests: int, backend: str, pg_url: str) -> fl
 
 # ----- --server: one gunicorn worker under callgrind, counted from start to exit ---------
 
+# the tree's gunicorn settings, plus a hook: the request that carries COLLECT_HEADER
+# (sent once the warm-up is over) collects the worker's garbage (see child())
+COLLECT_HEADER = "X-Bench-Collect"
+SERVER_SETTINGS = """
+import gc
+from pathlib import Path
+
+_SETTINGS = Path({settings!r})
+exec(compile(_SETTINGS.read_text(encoding="utf-8"), str(_SETTINGS), "exec"))
+
+
+def post_request(worker, req, environ, resp):
+    if environ.get({environ_key!r}):
+        gc.collect()
+"""
+
 
 def served_total(tree: Path, kind: str, requests: int, backend: str, pg_url: str) -> int:
     """Instructions of one gunicorn worker of ``tree`` (``make serve``'s settings, one
@@ -224,9 +249,13 @@ def served_total(tree: Path, kind: str, requests: int, backend: str, pg_url: str
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
+        settings = Path(folder) / "gunicorn.conf.py"
+        settings.write_text(SERVER_SETTINGS.format(
+            settings=str(tree / "service" / "gunicorn.conf.py"),
+            environ_key="HTTP_" + COLLECT_HEADER.upper().replace("-", "_")))
         server = subprocess.Popen(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={folder}/callgrind.%p",
-             sys.executable, "-m", "gunicorn", "--config", str(tree / "gunicorn.conf.py"),
+             sys.executable, "-m", "gunicorn", "--config", str(settings),
              "--workers", "1", "--timeout", "600", "--no-control-socket",
              "--bind", f"127.0.0.1:{port}", "service:create_app()"],
             cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -257,7 +286,10 @@ def served_total(tree: Path, kind: str, requests: int, backend: str, pg_url: str
                 return orjson.loads(reply) if reply else None
 
             one = requester(kind, call)
-            for _ in range(WARM_UP + requests):
+            for _ in range(WARM_UP):
+                one()
+            call("GET", "/healthz", headers={COLLECT_HEADER: "1"})
+            for _ in range(requests):
                 one()
             workers = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
         finally:
