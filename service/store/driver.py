@@ -141,37 +141,49 @@ def _row_type(names: list[str]) -> Callable[..., Any]:
 
 class _Result:
     """What :meth:`DriverConnection.execute` returns: ``first()`` and ``rowcount``, as
-    SQLAlchemy's result gives them. ``shared``: the connection's next statement runs
-    on the same cursor (see :meth:`DriverConnection.execute`), so the rows must be read
-    before it: a read after it raises ``RuntimeError`` (``run`` is this statement's
-    number on ``connection``)."""
+    SQLAlchemy's result gives them."""
 
-    def __init__(self, cursor: Any, compiled: _Compiled, shared: DriverConnection | None = None):
+    def __init__(self, cursor: Any, compiled: _Compiled):
         self._cursor = cursor
         self._compiled = compiled
-        self._shared = shared
-        self._run = 0 if shared is None else shared.runs
         self.rowcount = cursor.rowcount
 
-    def _check(self) -> None:
-        if self._shared is not None and self._shared.runs != self._run:
-            raise RuntimeError("a result read after its connection's next statement ran")
-
     def first(self) -> Any:
-        self._check()
         raw = self._cursor.fetchone()
         row = None if raw is None else self._compiled.make_row(raw, self._cursor)
-        if self._shared is None:
-            self._cursor.close()
+        self._cursor.close()
         return row
 
     def __iter__(self) -> Iterator[Any]:
         """Every row, as iterating SQLAlchemy's result gives them."""
-        self._check()
         rows = [self._compiled.make_row(raw, self._cursor) for raw in self._cursor.fetchall()]
-        if self._shared is None:
-            self._cursor.close()
+        self._cursor.close()
         return iter(rows)
+
+
+class _SharedResult(_Result):
+    """A :class:`_Result` on the cursor that runs its connection's next statement too
+    (PostgreSQL outside a pipeline, see :meth:`DriverConnection.execute`): it is not
+    closed, and its rows must be read before that statement (a read after it raises
+    ``RuntimeError``)."""
+
+    def __init__(self, cursor: Any, compiled: _Compiled, connection: DriverConnection):
+        super().__init__(cursor, compiled)
+        self._connection = connection
+        self._run = connection.runs
+
+    def first(self) -> Any:
+        self._check()
+        raw = self._cursor.fetchone()
+        return None if raw is None else self._compiled.make_row(raw, self._cursor)
+
+    def __iter__(self) -> Iterator[Any]:
+        self._check()
+        return iter([self._compiled.make_row(raw, self._cursor) for raw in self._cursor.fetchall()])
+
+    def _check(self) -> None:
+        if self._connection.runs != self._run:
+            raise RuntimeError("a result read after its connection's next statement ran")
 
 
 class DriverConnection:
@@ -196,10 +208,8 @@ class DriverConnection:
         self._cache = cache
         # as SQLAlchemy's connection.info in service.store.uow.pipelined (see synced)
         self.info: dict[str, Any] = {} if pipeline is None else {"pipeline": pipeline}
-        # PostgreSQL outside a pipeline: one cursor runs every statement (a psycopg
-        # cursor built for each cost about 0.6% of an action's instructions)
-        self._cursor: Any = None
-        self.runs = 0  # statements run so far (see _Result)
+        self._cursor: Any = None  # PostgreSQL outside a pipeline (see _execute_shared)
+        self.runs = 0  # statements run on it so far (see _SharedResult)
 
     def execute(
         self,
@@ -209,23 +219,33 @@ class DriverConnection:
     ) -> _Result:
         rows = params if isinstance(params, list) else [params or {}]
         compiled = self._compiled(statement, tuple(rows[0]))
-        self.runs += 1
-        if not self.autocommit:
-            cursor = self._connection.cursor()
-        elif self._cursor is None:
-            cursor = self._cursor = self._connection.cursor()
-        else:
-            cursor = self._cursor
+        if self.autocommit:  # PostgreSQL outside a pipeline: one cursor for every statement
+            return self._execute_shared(compiled, params, rows)
+        cursor = self._connection.cursor()
         if isinstance(params, list):
             cursor.executemany(compiled.sql, [compiled.parameters(r) for r in rows])
-        elif self.autocommit:  # PostgreSQL outside a pipeline: a prepared statement
-            cursor.execute(compiled.sql, compiled.parameters(rows[0]), prepare=True)
         else:
             cursor.execute(compiled.sql, compiled.parameters(rows[0]))
         pipeline = (execution_options or {}).get("pipeline_sync")
         if pipeline is not None:
             pipeline.sync()  # the result now (psycopg: an error is raised here)
-        return _Result(cursor, compiled, self if self.autocommit else None)
+        return _Result(cursor, compiled)
+
+    def _execute_shared(
+        self, compiled: _Compiled, params: Any, rows: Sequence[Mapping[str, Any]]
+    ) -> _Result:
+        """PostgreSQL outside a pipeline: each statement a prepared statement of the
+        connection, run on the one cursor of this block (a psycopg cursor built for
+        each statement cost about 0.6% of an action's instructions)."""
+        self.runs += 1
+        if self._cursor is None:
+            self._cursor = self._connection.cursor()
+        cursor = self._cursor
+        if isinstance(params, list):
+            cursor.executemany(compiled.sql, [compiled.parameters(r) for r in rows])
+        else:
+            cursor.execute(compiled.sql, compiled.parameters(rows[0]), prepare=True)
+        return _SharedResult(cursor, compiled, self)
 
     def _compiled(self, statement: ClauseElement, keys: tuple[str, ...]) -> _Compiled:
         # an INSERT's SQL depends on the columns given (SQLAlchemy's column_keys)
