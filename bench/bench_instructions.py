@@ -11,14 +11,15 @@ random hash seeds). So a change of a few percent on a request's path, which no t
 resolves, is measured here.
 
 Each figure runs in a child process under valgrind's callgrind, counting only while the
-requests run: the app is built, its SQLite database migrated and the requests warmed
-up before the count is switched on (``callgrind_control``), and the garbage of all that
-collected: else a full collection the app's start made due could fall among the counted
-requests (about 30 million instructions: a 6-card check with rate limits on counted
-1,375,186 per request with one among 100 requests, 986,598 without). Each request is handed
-straight to the app's WSGI callable: no gunicorn, gevent or socket (bench_speed.py
-measures the whole server). The client's own work is counted too, not subtracted: a
-hand-built environ, reading the reply and, for an action, choosing the next one.
+requests run: the app is built on a migrated database (``--backend``), the requests
+are warmed up and the garbage of all that is collected before the count is switched on
+(``callgrind_control``). Else a full collection that the app's start made due could
+fall among the counted requests: about 30 million instructions (a 6-card check with
+rate limits on counted 1,375,186 per request with one among 100 requests, 986,598
+without). Each request is handed straight to the app's WSGI callable: no gunicorn,
+gevent or socket (bench_speed.py measures the whole server). The client's own work is
+counted too, not subtracted: a hand-built environ, reading the reply and, for an
+action, choosing the next one.
 
 Figures per request: ``GET /healthz``; a durable 2-Way Cards action (SQLite, keyed,
 with ``expected_version``: bench_speed.py's game); the grid scan, the Sequence move
