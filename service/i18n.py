@@ -60,13 +60,19 @@ def language() -> str:
     return str(get_locale())
 
 
+def _mark_localized() -> None:
+    """Inside a request: its response gets ``Content-Language`` (see
+    :func:`_language_headers`)."""
+    if has_request_context():
+        current_g().localized = True
+
+
 def translate(text: Any) -> Any:
     """``text`` in the request's language when it is a :class:`Message` (its message
     parameters first), otherwise ``text`` as it is. Marks the response as localized."""
     if not isinstance(text, Message):
         return text
-    if has_request_context():
-        current_g().localized = True
+    _mark_localized()
     params = {name: translate(value) for name, value in text.params.items()}
     return gettext(text.msgid, **params)
 
@@ -75,8 +81,7 @@ def pick(texts: dict[str, str]) -> str:
     """The request's language's entry of ``texts`` (``{"en": ..., "fr": ...}``, data
     already in every language, such as the rule book's titles). Marks the response as
     localized."""
-    if has_request_context():
-        current_g().localized = True
+    _mark_localized()
     return texts.get(language()) or texts[DEFAULT]
 
 
@@ -85,8 +90,7 @@ def localize(value: Any) -> Any:
     :class:`Message` inside it translated (:func:`translate`). Marks the response as
     localized even when ``value`` holds no sentence this time (another answer of the
     same endpoint would)."""
-    if has_request_context():
-        current_g().localized = True
+    _mark_localized()
     return _translated(value)
 
 
@@ -94,8 +98,7 @@ def localize_fields(answer: Any, *names: str) -> Any:
     """``answer`` with the entries ``names`` localized (:func:`localize`) and the rest
     kept as they are: for an answer whose sentences sit in known entries (a verdict's
     ``reasons``, a move check's ``detail``), without walking its cards and cells."""
-    if has_request_context():
-        current_g().localized = True
+    _mark_localized()
     for name in names:
         answer[name] = _translated(answer[name])
     return answer

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from flask import Response, g, url_for
+from flask import Response, url_for
 from flask.blueprints import BlueprintSetupState
 from marshmallow import Schema, fields
 from webargs.flaskparser import abort  # flask_smorest.abort itself, typed NoReturn
@@ -546,7 +546,7 @@ def get_events(query: dict[str, int], game_id: str) -> Response:
         200,
         {
             "version": record.version,
-            "events": _events_out(record, page.events, g.actor),
+            "events": _events_out(record, page.events, current_g().actor),
             "last_seq": page.last_seq,
             "imported": record.imported,
         },
@@ -570,5 +570,5 @@ def get_legal_actions(game_id: str) -> Response:
     """Every action the caller may POST now, as complete bodies (add If-Match or
     `expected_version` = `version`)."""
     record = _store().current(game_id, checked_token())
-    actions = record.engine.legal_actions(record.state, g.actor)
+    actions = record.engine.legal_actions(record.state, current_g().actor)
     return _reply(200, {"game": record.game, "version": record.version, "actions": actions})

@@ -151,21 +151,24 @@ class _Result:
     def first(self) -> Any:
         raw = self._cursor.fetchone()
         row = None if raw is None else self._compiled.make_row(raw, self._cursor)
-        self._cursor.close()
+        self._release()
         return row
 
     def __iter__(self) -> Iterator[Any]:
         """Every row, as iterating SQLAlchemy's result gives them."""
         rows = [self._compiled.make_row(raw, self._cursor) for raw in self._cursor.fetchall()]
-        self._cursor.close()
+        self._release()
         return iter(rows)
+
+    def _release(self) -> None:
+        self._cursor.close()
 
 
 class _SharedResult(_Result):
     """A :class:`_Result` on the cursor that runs its connection's next statement too
-    (PostgreSQL outside a pipeline, see :meth:`DriverConnection._execute_shared`): it
-    is not closed, and its rows must be read before that statement (a read after it
-    raises ``RuntimeError``)."""
+    (PostgreSQL outside a pipeline, see :meth:`DriverConnection.execute`): it is not
+    closed, and its rows must be read before that statement (a read after it raises
+    ``RuntimeError``)."""
 
     def __init__(self, cursor: Any, compiled: _Compiled, connection: DriverConnection):
         super().__init__(cursor, compiled)
@@ -174,16 +177,18 @@ class _SharedResult(_Result):
 
     def first(self) -> Any:
         self._check()
-        raw = self._cursor.fetchone()
-        return None if raw is None else self._compiled.make_row(raw, self._cursor)
+        return super().first()
 
     def __iter__(self) -> Iterator[Any]:
         self._check()
-        return iter([self._compiled.make_row(raw, self._cursor) for raw in self._cursor.fetchall()])
+        return super().__iter__()
 
     def _check(self) -> None:
         if self._connection.runs != self._run:
             raise RuntimeError("a result read after its connection's next statement ran")
+
+    def _release(self) -> None:
+        pass  # the connection's next statement runs on this cursor
 
 
 class DriverConnection:
@@ -208,7 +213,9 @@ class DriverConnection:
         self._cache = cache
         # as SQLAlchemy's connection.info in service.store.uow.pipelined (see synced)
         self.info: dict[str, Any] = {} if pipeline is None else {"pipeline": pipeline}
-        self._cursor: Any = None  # PostgreSQL outside a pipeline (see _execute_shared)
+        # PostgreSQL outside a pipeline: the one cursor of the block (a psycopg cursor
+        # built for each statement cost 0.5 to 0.8% of an action's instructions, issue 23)
+        self._cursor: Any = None
         self.runs = 0  # statements run on it so far (see _SharedResult)
 
     def execute(
@@ -219,33 +226,25 @@ class DriverConnection:
     ) -> _Result:
         rows = params if isinstance(params, list) else [params or {}]
         compiled = self._compiled(statement, tuple(rows[0]))
-        if self.autocommit:  # PostgreSQL outside a pipeline: one cursor for every statement
-            return self._execute_shared(compiled, params, rows)
-        cursor = self._connection.cursor()
+        if self.autocommit:  # PostgreSQL outside a pipeline: one cursor for the block
+            self.runs += 1
+            if self._cursor is None:
+                self._cursor = self._connection.cursor()
+            cursor = self._cursor
+        else:
+            cursor = self._connection.cursor()
         if isinstance(params, list):
             cursor.executemany(compiled.sql, [compiled.parameters(r) for r in rows])
+        elif self.autocommit:  # PostgreSQL outside a pipeline: a prepared statement
+            cursor.execute(compiled.sql, compiled.parameters(rows[0]), prepare=True)
         else:
             cursor.execute(compiled.sql, compiled.parameters(rows[0]))
         pipeline = (execution_options or {}).get("pipeline_sync")
         if pipeline is not None:
             pipeline.sync()  # the result now (psycopg: an error is raised here)
+        if self.autocommit:
+            return _SharedResult(cursor, compiled, self)
         return _Result(cursor, compiled)
-
-    def _execute_shared(
-        self, compiled: _Compiled, params: Any, rows: Sequence[Mapping[str, Any]]
-    ) -> _Result:
-        """PostgreSQL outside a pipeline: each statement a prepared statement of the
-        connection, run on the one cursor of this block (a psycopg cursor built for
-        each statement cost 0.5 to 0.8% of an action's instructions, issue 23)."""
-        self.runs += 1
-        if self._cursor is None:
-            self._cursor = self._connection.cursor()
-        cursor = self._cursor
-        if isinstance(params, list):
-            cursor.executemany(compiled.sql, [compiled.parameters(r) for r in rows])
-        else:
-            cursor.execute(compiled.sql, compiled.parameters(rows[0]), prepare=True)
-        return _SharedResult(cursor, compiled, self)
 
     def _compiled(self, statement: ClauseElement, keys: tuple[str, ...]) -> _Compiled:
         # an INSERT's SQL depends on the columns given (SQLAlchemy's column_keys)
