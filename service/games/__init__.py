@@ -125,6 +125,7 @@ One vocabulary across games (DESIGN.md):
 
 from __future__ import annotations
 
+import functools
 import importlib
 from types import ModuleType
 from typing import Any
@@ -174,9 +175,11 @@ ENGINE_MODULES = {
 }
 
 
+@functools.cache
 def engine(game: str) -> ModuleType:
     """The engine module for a game name (``two-way``...). Raises KeyError (and
-    ImportError for a game registered before its engine is written)."""
+    ImportError for a game registered before its engine is written). Remembered: an
+    action asks three times, and ``importlib.import_module`` takes its import lock."""
     return importlib.import_module(ENGINE_MODULES[game])
 
 

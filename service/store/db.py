@@ -41,6 +41,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
+from gevent import monkey
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import (
@@ -136,8 +137,9 @@ class WriterLock:
     def _descriptor(self) -> int | None:
         if self.path is None:
             return None
-        if self._file is None or self._file[0] != os.getpid():
-            self._file = (os.getpid(), os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+        pid = os.getpid()  # a forked worker opens its own descriptor
+        if self._file is None or self._file[0] != pid:
+            self._file = (pid, os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
         return self._file[1]
 
     @contextmanager
@@ -175,10 +177,6 @@ def _flock(descriptor: int) -> None:
 
 def _cooperative() -> bool:
     """True when gevent has patched this process (a gunicorn gevent worker)."""
-    try:
-        from gevent import monkey
-    except ImportError:  # pragma: no cover - gevent is a dependency
-        return False
     return bool(monkey.is_module_patched("time"))
 
 
