@@ -23,7 +23,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -65,8 +65,8 @@ def _client() -> str:
     """Who is creating: a configured API key (hashed), else the address. (With
     ``API_KEYS`` set, any other key was refused before; without, every key is one
     the operator never handed out: the address counts.)"""
-    sent = request.headers.get(API_KEY_HEADER)
-    keys = current_app.config["API_KEYS"]
+    sent = current_request().headers.get(API_KEY_HEADER)
+    keys = current_flask().config["API_KEYS"]
     if sent and any(hmac.compare_digest(_digest(sent), _digest(key)) for key in keys):
         return "key:" + _digest(sent)[:32]
     return "addr:" + get_remote_address()
@@ -74,8 +74,8 @@ def _client() -> str:
 
 def _creation_cost() -> int:
     """An import counts as ``RATELIMIT_IMPORT_COST`` creations, a creation as one."""
-    if request.endpoint == "records.import_record":
-        return current_app.config["RATELIMIT_IMPORT_COST"]
+    if current_request().endpoint == "records.import_record":
+        return current_flask().config["RATELIMIT_IMPORT_COST"]
     return 1
 
 
@@ -96,21 +96,21 @@ def init_limits(app: Flask) -> Limiter:
     app.extensions["card-referee-limiter"] = limiter  # the limits hold it weakly
     app.before_request(require_api_key)
     create = limiter.shared_limit(
-        lambda: current_app.config["RATELIMIT_CREATE"],
+        lambda: current_flask().config["RATELIMIT_CREATE"],
         scope="create",
         key_func=_client,
         cost=_creation_cost,
         error_message=lambda: Message(
             "Too many games created or imported by this client: at most %(limit)s.",
-            limit=current_app.config["RATELIMIT_CREATE"],
+            limit=current_flask().config["RATELIMIT_CREATE"],
         ),
     )
     act = limiter.limit(
-        lambda: current_app.config["RATELIMIT_ACTIONS"],
+        lambda: current_flask().config["RATELIMIT_ACTIONS"],
         key_func=_actor,
         error_message=lambda: Message(
             "Too many actions with this token: at most %(limit)s.",
-            limit=current_app.config["RATELIMIT_ACTIONS"],
+            limit=current_flask().config["RATELIMIT_ACTIONS"],
         ),
     )
     if not app.config["RATELIMIT_ENABLED"]:
