@@ -36,7 +36,10 @@ Figures (targets of the issue in brackets):
      charged to the actions), and both in ms; on PostgreSQL, for reference, the CPU of
      every postgres process per action;
    * actions/s with ``--games`` clients / with a quarter of them [>= 1.5], and the
-     p99 / p50 of the action latency with ``--games`` clients [<= 3];
+     p99 / p50 of the action latency with ``--games`` clients [<= 3]; for reference the
+     same actions' p50, p99 and p99 / p50 in the server (their ``duration_ms`` in the
+     workers' request log: the clients' own waits for a CPU, on the machine they
+     share, left out);
    * connections per worker at mid-phase (each worker's sockets that /proc/net/tcp
      lists as ESTABLISHED on the server's port): the busiest worker's count / a fair
      share [<= 1.5], and the counts printed as the run goes;
@@ -748,7 +751,9 @@ def stateless_round(tree: Path, label: str, args, results: Results) -> None:
 
 def durable_round(tree: Path, label: str, backend: str, database: Database, args,
                   results: Results, memory: bool) -> None:
-    server = Server(tree, database.url, args.workers)
+    folder = tempfile.TemporaryDirectory(prefix="bench-durable-")
+    log = Path(folder.name) / "requests.log"
+    server = Server(tree, database.url, args.workers, log=log)
     tag = f"[{backend}] "
     try:
         work = playing(server.base)
@@ -757,9 +762,11 @@ def durable_round(tree: Path, label: str, backend: str, database: Database, args
             server, fixed_requests(server.base, "GET", "/healthz"), args.games, args.seconds)
         spread: list[int] = []
         backends = postgres_cpu()
+        logged = log.stat().st_size
         rate, latencies, action_cpu, busy = measured(server, work, args.games, args.seconds,
                                                      spread)
         backends = (postgres_cpu() - backends) / max(rate * args.seconds, 1)
+        in_server = action_durations(log, logged)
         few = max(1, args.games // 4)
         few_rate, _, _, _ = measured(server, work, few, args.seconds)
         raw = max(raw_commits(database.url, 1, args.seconds / 2),
@@ -789,6 +796,14 @@ def durable_round(tree: Path, label: str, backend: str, database: Database, args
         print(f"    {label} {backend}: connections per worker at {args.games} games: "
               f"{spread}", flush=True)
         results.add(label, tag + f"p99 / p50 ({args.games} games)", p99 / p50, ("<=", 3))
+        # the same actions in the server (the request log's duration_ms): the clients'
+        # own waits for a CPU left out (they share the machine's 2 CPUs with it)
+        server_p50 = in_server[len(in_server) // 2]
+        server_p99 = in_server[int(len(in_server) * 0.99)]
+        results.add(label, tag + "action p50 ms (server)", server_p50, None)
+        results.add(label, tag + "action p99 ms (server)", server_p99, None)
+        results.add(label, tag + f"for reference: p99 / p50 in the server ({args.games} "
+                    "games)", server_p99 / server_p50, None)
         if backend == "sqlite":
             health_latencies.sort()  # the tail the machine gives any request
             results.add(label, tag + "for reference: healthz p99 / p50",
@@ -811,6 +826,7 @@ def durable_round(tree: Path, label: str, backend: str, database: Database, args
             results.add(label, tag + "worker RSS MiB (largest, after)", max(after), None)
     finally:
         server.stop()
+        folder.cleanup()
     if backend == "sqlite":
         rate, p50, p99, mean = writers(tree, 4, args.seconds)
         results.add(label, tag + "4 writer processes, no HTTP: txn/s", rate, None)
