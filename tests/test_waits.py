@@ -64,6 +64,25 @@ CHILD = textwrap.dedent(
     start = ticks[0]
     report["slept"] = connection.execute("SELECT pg_sleep(0.3), 7").fetchone()[1]
     report["ticks"] = ticks[0] - start
+
+    # taking or holding a game's row lock: an answer within the budget is waited for
+    # whole (no turn of the event loop)...
+    turns[0] = 0
+    shipped, waits.HOLDING_WAIT_SECONDS = waits.HOLDING_WAIT_SECONDS, 1.0  # a busy machine
+    with waits.holding_lock():
+        report["held_answer"] = connection.execute("SELECT pg_sleep(0.002), 8").fetchone()[1]
+    report["turns_held"] = turns[0]
+    waits.HOLDING_WAIT_SECONDS = shipped
+    # ...and one slower than HOLDING_WAIT_SECONDS goes to the event loop after it
+    start = ticks[0]
+    with waits.holding_lock():
+        connection.execute("SELECT pg_sleep(0.3)")
+    report["ticks_held"] = ticks[0] - start
+    report["turns_held_slow"] = turns[0]
+    # outside the block, an answer not there at once goes through the event loop again
+    turns[0] = 0
+    connection.execute("SELECT pg_sleep(0.002)")
+    report["turns_after"] = turns[0]
     beside.kill()
 
     # a connection the server ended: psycopg's error, at once
@@ -114,4 +133,9 @@ def test_ready_sockets_skip_the_event_loop_and_waits_for_the_server_do_not(new_d
     assert report["rows"] == [0, 1, 2, 3, 4]
     # 0.3 s on the server: the ticker (every 0.01 s) ran meanwhile
     assert report["slept"] == 7 and report["ticks"] >= 10
+    # inside holding_lock (a game's row lock): the server's quick answer without a turn
+    # of the event loop, a slow one (0.3 s) with the ticker running after the first 5 ms
+    assert report["held_answer"] == 8 and report["turns_held"] == 0
+    assert report["turns_held_slow"] >= 1 and report["ticks_held"] >= 10
+    assert report["turns_after"] >= 1
     assert report["ended"] == "OperationalError"

@@ -215,11 +215,15 @@ def pipelined(connection: Connection) -> Iterator[None]:
     judges it as any other)."""
     import psycopg
 
+    from service.store import waits
+
     raw = connection.connection.driver_connection
     if not isinstance(raw, psycopg.Connection):  # pipeline mode is psycopg's
         raise TypeError("pipeline mode needs a psycopg connection")
     try:
-        with raw.pipeline() as pipeline:
+        # the block locks the game's row (the locked path, an idle catch-up): its waits
+        # for PostgreSQL keep the worker, briefly, instead of yielding (waits.py)
+        with waits.holding_lock(), raw.pipeline() as pipeline:
             connection.info["pipeline"] = pipeline
             raw.execute("BEGIN")  # by psycopg: SQLAlchemy does not track it (AUTOCOMMIT)
             yield
