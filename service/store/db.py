@@ -182,17 +182,14 @@ def _flock(descriptor: int) -> None:
     if not _cooperative():
         fcntl.flock(descriptor, fcntl.LOCK_EX)
         return
-    if _try_flock(descriptor):
-        return
     deadline = time.perf_counter() + BLOCKING_WAIT_SECONDS
-    while time.perf_counter() < deadline:
-        _blocking_sleep(POLL_SECONDS)  # the worker waits whole: no other greenlet runs
-        if _try_flock(descriptor):
-            return
     wait = 0.001
     while not _try_flock(descriptor):
-        time.sleep(wait)  # gevent's sleep: the hub serves others meanwhile
-        wait = min(wait * 2, 0.008)
+        if time.perf_counter() < deadline:
+            _blocking_sleep(POLL_SECONDS)  # the worker waits whole: no other greenlet runs
+        else:
+            time.sleep(wait)  # gevent's sleep: the hub serves others meanwhile
+            wait = min(wait * 2, 0.008)
 
 
 def _try_flock(descriptor: int) -> bool:
